@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import type { OpInput } from '../core/api/contract.js';
+
+/** LoCoMo's own JSON (Snap Research): a list of samples with `conversation`, `qa`, `sample_id`. */
+const Turn = z.object({
+  speaker: z.string(),
+  dia_id: z.string(),
+  text: z.string(),
+  blip_caption: z.string().optional(),
+});
+const Qa = z.object({
+  question: z.string(),
+  evidence: z.array(z.string()).default([]),
+  category: z.number().int(),
+});
+const Sample = z.object({
+  sample_id: z.string(),
+  conversation: z.record(z.string(), z.unknown()),
+  qa: z.array(Qa),
+});
+export type LocomoQa = z.infer<typeof Qa>;
+
+const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** "1:56 pm on 8 May, 2023" → ISO, read as UTC (LoCoMo gives no zone). */
+export function locomoTime(s: string): string {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(s);
+  if (!m) throw new Error(`unrecognised LoCoMo date-time "${s}"`);
+  let hour = Number(m[1]) % 12;
+  if (m[3]!.toLowerCase() === 'pm') hour += 12;
+  const month = months.indexOf(m[5]!.toLowerCase());
+  if (month < 0) throw new Error(`unrecognised month in "${s}"`);
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+}
+
+export interface LocomoSample {
+  id: string;
+  conversation: OpInput<'ingestConversation'>['conversation'];
+  questions: LocomoQa[];
+}
+
+/** Turns every session of a sample into one conversation, as BRIEF §6 prescribes. */
+export function loadLocomo(file: string): LocomoSample[] {
+  const samples = z.array(Sample).parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  return samples.map((s) => {
+    const c = s.conversation;
+    const sessions = Object.keys(c)
+      .map((k) => /^session_(\d+)$/.exec(k))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
+    const messages = sessions.flatMap((n) => {
+      const when = locomoTime(String(c[`session_${n}_date_time`]));
+      return z.array(Turn).parse(c[`session_${n}`]).map((t) => ({
+        id: t.dia_id,
+        speaker: t.speaker,
+        text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text,
+        timestamp: when,
+      }));
+    });
+    return { id: s.sample_id, conversation: { id: s.sample_id, messages }, questions: s.qa };
+  });
+}

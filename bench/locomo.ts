@@ -1,0 +1,88 @@
+/**
+ * LoCoMo evidence recall (BRIEF §6). Prints one JSON object:
+ * {"recall": {"500": x, ...}, "byCategory": {...}, "latencyMs": {"p50", "p95"}, "questions": n, ...}
+ *
+ *   npm run bench:locomo -- --data PATH [--budgets 500,1000,2000] [--mode hybrid|bm25|vector]
+ */
+import path from 'node:path';
+import { openEngine } from '../core/api/engine.js';
+import type { SearchMode } from '../core/retrieval/search.js';
+import { benchEmbedder } from './embedder.js';
+import { loadLocomo } from './locomo-data.js';
+import { argValue, percentile, round, words } from './stats.js';
+
+const argv = process.argv.slice(2);
+const data = path.resolve(argValue(argv, 'data') ?? path.join(import.meta.dirname, '..', '..', 'shared', 'bench', 'locomo-dev.json'));
+const budgets = (argValue(argv, 'budgets') ?? '500,1000,2000').split(',').map(Number);
+const mode = (argValue(argv, 'mode') ?? 'hybrid') as SearchMode;
+const retrieve = Number(argValue(argv, 'limit') ?? 60);
+
+const samples = loadLocomo(data);
+const { embedder, status } = await benchEmbedder();
+const engine = await openEngine({ home: null, embedder, embeddingStatus: status });
+
+const hits: Record<number, number> = Object.fromEntries(budgets.map((b) => [b, 0]));
+const byCat: Record<string, { n: number; hits: Record<number, number> }> = {};
+const latencies: number[] = [];
+let questions = 0;
+let episodes = 0;
+let messages = 0;
+const ingestStarted = performance.now();
+let ingestMs = 0;
+
+for (const s of samples) {
+  const ownerId = s.id;
+  const t0 = performance.now();
+  const r = await engine.call('ingestConversation', { ownerId, source: 'locomo', conversation: s.conversation });
+  ingestMs += performance.now() - t0;
+  episodes += r.episodesCreated;
+  messages += r.messagesAdded;
+  for (const q of s.questions) {
+    if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
+    const evidence = q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean);
+    const t = performance.now();
+    const out = await engine.call('search', { ownerId, query: q.question, mode, limit: retrieve });
+    latencies.push(performance.now() - t);
+    questions++;
+    const cat = (byCat[q.category] ??= { n: 0, hits: Object.fromEntries(budgets.map((b) => [b, 0])) });
+    cat.n++;
+    for (const budget of budgets) {
+      const covered = new Set<string>();
+      let used = 0;
+      for (const [i, item] of out.results.entries()) {
+        const n = words(item.text);
+        if (i > 0 && used + n > budget) break;
+        used += n;
+        for (const src of item.sources) if (src.externalId) covered.add(src.externalId);
+      }
+      if (evidence.every((e) => covered.has(e))) {
+        hits[budget]!++;
+        cat.hits[budget]!++;
+      }
+    }
+  }
+}
+await engine.close();
+
+const rate = (h: Record<number, number>, n: number) => Object.fromEntries(budgets.map((b) => [String(b), round(n ? h[b]! / n : 0)]));
+console.log(
+  JSON.stringify(
+    {
+      data: path.basename(data),
+      mode,
+      embeddingModel: status.available ? status.modelId : null,
+      recall: rate(hits, questions),
+      byCategory: Object.fromEntries(Object.entries(byCat).map(([c, v]) => [c, { questions: v.n, recall: rate(v.hits, v.n) }])),
+      latencyMs: { p50: round(percentile(latencies, 50), 1), p95: round(percentile(latencies, 95), 1) },
+      questions,
+      conversations: samples.length,
+      messages,
+      episodes,
+      wordsPerEpisode: null,
+      ingestMs: round(ingestMs, 0),
+      wallMs: round(performance.now() - ingestStarted, 0),
+    },
+    null,
+    2,
+  ),
+);

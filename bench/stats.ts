@@ -1,0 +1,18 @@
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function words(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+export function argValue(argv: readonly string[], name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  if (i >= 0) return argv[i + 1];
+  const eq = argv.find((a) => a.startsWith(`--${name}=`));
+  return eq?.slice(name.length + 3);
+}

@@ -1,0 +1,13 @@
+import type { EpisodeHit } from '../retrieval/search.js';
+
+/** Why a result is there, in words a person reads next to it. */
+export function explainHit(h: EpisodeHit): string {
+  const parts: string[] = [];
+  if (h.matchedBy.includes('bm25') && h.bm25 !== null) {
+    parts.push(`keywords ${h.matchedTerms.map((t) => `“${t}”`).join(', ')} (BM25 ${h.bm25.toFixed(2)})`);
+  }
+  if (h.matchedBy.includes('vector') && h.similarity !== null) {
+    parts.push(`close in meaning (similarity ${h.similarity.toFixed(2)})`);
+  }
+  return parts.length ? `matched by ${parts.join(' and ')}` : 'weak match';
+}

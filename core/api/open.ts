@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+import type { EngineConfig } from '../context.js';
+import type { Embedder } from '../embed/embedder.js';
+import { isEmbedError, openEmbedder, probeEmbedder, type ModelProgress, type ModelSourceOptions } from '../embed/index.js';
+import { openEngine, type EmbeddingStatus, type Engine } from './engine.js';
+
+/**
+ * Which embedding work a front end needs: `auto` loads the model (search, import), `probe` only looks
+ * for it (health), `off` skips it (listing, reading).
+ */
+export type EmbeddingNeed = 'auto' | 'probe' | 'off';
+
+export interface DefaultEngineOptions {
+  home: string;
+  embeddings: EmbeddingNeed;
+  warn: (message: string) => void;
+  onModelProgress?: (p: ModelProgress) => void;
+  config?: z.input<typeof EngineConfig>;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Model settings from the environment; the model itself lives under the data folder. */
+export function modelOptions(home: string, env: NodeJS.ProcessEnv = process.env): ModelSourceOptions {
+  return {
+    dataDir: home,
+    ...(env.NEMORI_EMBEDDING_MODEL ? { modelId: env.NEMORI_EMBEDDING_MODEL } : {}),
+    // Downloading on first use is what a person expects; NEMORI_ALLOW_DOWNLOAD=0 keeps a machine offline.
+    allowDownload: env.NEMORI_ALLOW_DOWNLOAD !== '0',
+    environment: env,
+  };
+}
+
+/**
+ * Opens the engine the way the CLI and the desktop app do: the store under `home`, and the embedding
+ * model when the command needs one. A missing model is a warning, never a failure: search falls back
+ * to keywords (seed 004).
+ */
+export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine> {
+  const options = modelOptions(o.home, o.env);
+  let embedder: Embedder | null = null;
+  let status: EmbeddingStatus;
+  if (o.embeddings === 'auto') {
+    try {
+      embedder = await openEmbedder({ ...options, ...(o.onModelProgress ? { onProgress: o.onModelProgress } : {}) });
+      status = { available: true, modelId: embedder.modelId, source: 'loaded', reason: null };
+    } catch (e) {
+      if (!isEmbedError(e)) throw e;
+      o.warn(`${e.message}; searching by keywords only`);
+      status = { available: false, modelId: options.modelId ?? 'default', source: null, reason: e.message };
+    }
+  } else {
+    const probe = await probeEmbedder(options);
+    status = { available: probe.available, modelId: probe.modelId, source: probe.source === 'none' ? null : `${probe.source}: ${probe.location ?? ''}`, reason: probe.reason ?? null };
+  }
+  return openEngine({ home: o.home, embedder, embeddingStatus: status, warn: o.warn, ...(o.config ? { config: o.config } : {}) });
+}

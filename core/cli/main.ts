@@ -1,0 +1,198 @@
+import { Command, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { DEFAULT_OWNER, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
+import type { CallOptions, Engine, ProgressEvent } from '../api/engine.js';
+import { openDefaultEngine } from '../api/open.js';
+import { isNemoriError } from '../domain/errors.js';
+import { resolveHome } from '../home.js';
+import { renderEpisode, renderEpisodeList, renderHealth, renderImport, renderSearch, renderStats } from './output.js';
+
+interface GlobalOptions {
+  home?: string;
+  json?: boolean;
+}
+
+/** Shows a progress bar only for work that runs longer than a second, and never under --json. */
+function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) => void; stop: () => void } {
+  const started = Date.now();
+  let bar: cliProgress.SingleBar | null = null;
+  return {
+    onProgress(e) {
+      if (!enabled || !process.stderr.isTTY) return;
+      if (!bar && Date.now() - started > 1000) {
+        bar = new cliProgress.SingleBar(
+          { format: '{bar} {percentage}% | {value}/{total} | {detail}', stream: process.stderr, hideCursor: true },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(e.total, e.done, { detail: e.detail ?? e.phase });
+      }
+      bar?.setTotal(e.total);
+      bar?.update(e.done, { detail: e.detail ?? e.phase });
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}
+
+async function withEngine<T>(
+  g: GlobalOptions,
+  embeddings: 'auto' | 'off' | 'probe',
+  fn: (engine: Engine) => Promise<T>,
+): Promise<T> {
+  const engine = await openDefaultEngine({
+    home: resolveHome(g.home),
+    embeddings,
+    warn: (m) => {
+      if (!g.json) process.stderr.write(`warning: ${m}\n`);
+    },
+  });
+  // Close the database on every exit path, including Ctrl-C mid-import (PGlite does not fsync on its own).
+  const onSignal = () => {
+    void engine.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await fn(engine);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await engine.close();
+  }
+}
+
+function print<T>(g: GlobalOptions, out: T, human: (o: T) => string): void {
+  process.stdout.write(g.json ? `${JSON.stringify(out, null, 2)}\n` : `${human(out)}\n`);
+}
+
+async function run<K extends OperationName>(
+  g: GlobalOptions,
+  embeddings: 'auto' | 'off' | 'probe',
+  op: K,
+  input: OpInput<K>,
+  human: (o: OpOutput<K>) => string,
+  opts: CallOptions = {},
+): Promise<OpOutput<K>> {
+  const out = await withEngine(g, embeddings, (e) => e.call(op, input, opts));
+  print(g, out, human);
+  return out;
+}
+
+const int = (v: string) => {
+  const n = Number.parseInt(v, 10);
+  if (!Number.isFinite(n)) throw new Error(`not a number: ${v}`);
+  return n;
+};
+
+export function buildCli(): Command {
+  const program = new Command('nemori')
+    .description('Nemori: your conversations as episodic memory, searchable offline.')
+    .addOption(new Option('--home <dir>', 'data folder (default: $NEMORI_HOME or the OS app-data folder)'))
+    .option('--json', 'print machine-readable JSON (documented in README)')
+    .showHelpAfterError();
+  const g = () => program.opts<GlobalOptions>();
+  const owner = () => new Option('--owner <id>', 'whose memory').default(process.env.NEMORI_OWNER ?? DEFAULT_OWNER);
+
+  program
+    .command('import')
+    .description('import conversation files (Nemori JSON / JSONL; see README "Formats")')
+    .argument('<files...>')
+    .addOption(owner())
+    .option('--format <id>', 'skip detection and read every file as this format')
+    .action(async (files: string[], o: { owner: string; format?: string }) => {
+      const progress = progressReporter(!g().json);
+      const out = await withEngine(g(), 'auto', (e) =>
+        e.call('importFiles', { ownerId: o.owner, paths: files, format: o.format }, { onProgress: progress.onProgress }),
+      ).finally(progress.stop);
+      print(g(), out, renderImport);
+      if (out.files.some((f) => f.error)) process.exitCode = 1;
+    });
+
+  program
+    .command('search')
+    .description('search memories (hybrid keyword + meaning by default)')
+    .argument('<query...>')
+    .addOption(owner())
+    .addOption(new Option('--mode <mode>', 'hybrid, bm25 or vector').choices(['hybrid', 'bm25', 'vector']).default('hybrid'))
+    .option('--limit <n>', 'how many results', int, 10)
+    .option('--since <date>', 'only memories from this date on (YYYY-MM-DD or ISO 8601)')
+    .option('--until <date>', 'only memories before this date')
+    .option('--min-importance <x>', 'only memories at least this important (0–1)', Number.parseFloat)
+    .action(async (words: string[], o: { owner: string; mode: 'hybrid' | 'bm25' | 'vector'; limit: number; since?: string; until?: string; minImportance?: number }) => {
+      await run(g(), o.mode === 'bm25' ? 'off' : 'auto', 'search', {
+        ownerId: o.owner,
+        query: words.join(' '),
+        mode: o.mode,
+        limit: o.limit,
+        since: o.since,
+        until: o.until,
+        minImportance: o.minImportance,
+      }, renderSearch);
+    });
+
+  const episodes = program.command('episodes').description('browse episodes');
+  episodes
+    .command('list')
+    .description('newest first')
+    .addOption(owner())
+    .option('--limit <n>', 'page size', int, 20)
+    .option('--cursor <cursor>', 'next page, from the previous output')
+    .option('--since <date>')
+    .option('--until <date>')
+    .action(async (o: { owner: string; limit: number; cursor?: string; since?: string; until?: string }) => {
+      await run(g(), 'off', 'listEpisodes', { ownerId: o.owner, limit: o.limit, cursor: o.cursor, since: o.since, until: o.until }, renderEpisodeList);
+    });
+  episodes
+    .command('show')
+    .description('one episode with its source messages (counts as recalling it)')
+    .argument('<id>')
+    .addOption(owner())
+    .action(async (id: string, o: { owner: string }) => {
+      await run(g(), 'off', 'getEpisode', { ownerId: o.owner, id }, renderEpisode);
+    });
+
+  program
+    .command('rebuild')
+    .description('rebuild the search indexes from stored episodes (and embed what is missing)')
+    .addOption(owner())
+    .option('--reembed', 'recompute every vector, e.g. after changing the model')
+    .action(async (o: { owner: string; reembed?: boolean }) => {
+      const progress = progressReporter(!g().json);
+      const out = await withEngine(g(), 'auto', (e) =>
+        e.call('rebuildIndexes', { ownerId: o.owner, reembed: Boolean(o.reembed) }, { onProgress: progress.onProgress }),
+      ).finally(progress.stop);
+      print(g(), out, (x) => `Re-indexed ${x.episodes} episodes, embedded ${x.embedded}.`);
+    });
+
+  program
+    .command('stats')
+    .description('counts per owner')
+    .option('--owner <id>', 'only this owner')
+    .action(async (o: { owner?: string }) => {
+      await run(g(), 'off', 'stats', { ownerId: o.owner }, renderStats);
+    });
+
+  program
+    .command('health')
+    .description('database status, counts, last write, embedding model availability')
+    .action(async () => {
+      await run(g(), 'probe', 'health', {}, renderHealth);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildCli();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    const message = isNemoriError(e) ? e.message : (e as Error).message;
+    if (program.opts<GlobalOptions>().json) {
+      process.stdout.write(`${JSON.stringify({ error: { code: isNemoriError(e) ? e.code : 'INTERNAL', message } })}\n`);
+    }
+    process.stderr.write(`nemori: ${message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,68 @@
+import type { OpOutput } from '../api/contract.js';
+
+/** Human-readable renderings of contract outputs; `--json` prints the outputs themselves. */
+
+const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
+const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+
+function when(iso: string): string {
+  return iso.slice(0, 16).replace('T', ' ');
+}
+
+export function renderSearch(o: OpOutput<'search'>): string {
+  if (o.results.length === 0) return `No memories match “${o.query}”.`;
+  return o.results
+    .map((r, i) => {
+      const snippet = r.summary || r.text.split('\n').slice(1, 3).join(' ');
+      return `${bold(`${i + 1}. ${r.title}`)}  ${dim(`${when(r.start)} · score ${r.score.toFixed(3)} · ${r.id}`)}\n   ${snippet.slice(0, 240)}\n   ${dim(r.reason.explanation)}`;
+    })
+    .join('\n\n');
+}
+
+export function renderEpisodeList(o: OpOutput<'listEpisodes'>): string {
+  if (o.episodes.length === 0) return 'No episodes yet. Import a conversation with `nemori import <file>`.';
+  const rows = o.episodes.map((e) => `${when(e.start)}  ${e.id}  ${e.title}`);
+  if (o.nextCursor) rows.push(dim(`… more: --cursor ${o.nextCursor}`));
+  return rows.join('\n');
+}
+
+export function renderEpisode(o: OpOutput<'getEpisode'>): string {
+  const e = o.episode;
+  const meta = [
+    `${when(e.start)} – ${when(e.end)} (UTC offset ${e.utcOffsetMin} min)`,
+    `type ${e.episodeType}, level ${e.level}, importance ${e.importance.toFixed(2)}, recalled ${e.recallCount}×, built by ${e.builder}`,
+    e.metadata.entities.length ? `entities: ${e.metadata.entities.join(', ')}` : '',
+    e.keywords.length ? `keywords: ${e.keywords.join(', ')}` : '',
+  ].filter(Boolean);
+  const messages = o.messages.map((m) => `  ${dim(when(m.sentAt))} ${m.speaker}: ${m.text}`);
+  return [bold(e.title), ...meta.map(dim), '', e.summary, '', e.content, '', bold(`Source messages (${o.messages.length})`), ...messages].join('\n');
+}
+
+export function renderStats(o: OpOutput<'stats'>): string {
+  if (o.owners.length === 0) return 'The store is empty.';
+  return o.owners
+    .map((s) => `${bold(s.ownerId)}: ${s.conversations} conversations, ${s.messages} messages, ${s.episodes} episodes (${s.embedded} embedded), last write ${s.lastWrite ?? 'never'}`)
+    .join('\n');
+}
+
+export function renderHealth(o: OpOutput<'health'>): string {
+  const mb = o.database.sizeBytes === null ? 'in memory' : `${(o.database.sizeBytes / 1e6).toFixed(1)} MB`;
+  const lines = [
+    `home: ${o.home ?? '(in memory)'}`,
+    `database: ${o.database.status}, schema v${o.database.schemaVersion}, opened in ${o.database.openMs.toFixed(0)} ms, ${mb}`,
+    `embedding model: ${o.embedding.modelId} — ${o.embedding.available ? `available (${o.embedding.source})` : `unavailable: ${o.embedding.reason}`}`,
+    renderStats({ owners: o.owners }),
+    ...o.warnings.map((w) => `warning: ${w}`),
+  ];
+  return lines.join('\n');
+}
+
+export function renderImport(o: OpOutput<'importFiles'>): string {
+  return o.files
+    .map((f) =>
+      f.error
+        ? `✗ ${f.error.message}`
+        : `✓ ${f.file} (${f.format}): ${f.conversations} conversations, ${f.messages} messages (${f.messagesAdded} new), ${f.episodesCreated} episodes built`,
+    )
+    .join('\n');
+}

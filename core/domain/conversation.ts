@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** ISO 8601 timestamp that must carry its UTC offset (or Z): a bare local time is ambiguous. */
+export const IsoTimestamp = z
+  .string()
+  .regex(
+    /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/,
+    'expected an ISO 8601 time with a UTC offset, e.g. 2023-05-08T13:56:00+08:00',
+  );
+
+export const MessageRole = z.enum(['user', 'assistant', 'other', 'system']);
+export type MessageRole = z.infer<typeof MessageRole>;
+
+/** Linked media (seed 002): recorded, never copied unless asked. */
+export const Attachment = z.object({
+  kind: z.enum(['image', 'audio', 'video', 'file', 'link', 'sticker', 'other']).default('file'),
+  name: z.string().optional(),
+  uri: z.string().optional(),
+  mimeType: z.string().optional(),
+  caption: z.string().optional(),
+});
+export type Attachment = z.infer<typeof Attachment>;
+
+/** One message as every importer emits it; `sentAt` is absolute, `utcOffsetMin` the sender's local offset. */
+export const IncomingMessage = z.object({
+  externalId: z.string().min(1).optional(),
+  speaker: z.string().min(1),
+  role: MessageRole.default('other'),
+  text: z.string(),
+  sentAt: z.date(),
+  utcOffsetMin: z.number().int().min(-14 * 60).max(14 * 60).default(0),
+  attachments: z.array(Attachment).default([]),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+export type IncomingMessage = z.infer<typeof IncomingMessage>;
+
+export const IncomingConversation = z.object({
+  source: z.string().min(1),
+  externalId: z.string().min(1),
+  title: z.string().optional(),
+  participants: z.array(z.string()).default([]),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+  messages: z.array(IncomingMessage),
+});
+export type IncomingConversation = z.infer<typeof IncomingConversation>;
+export type IncomingConversationInput = z.input<typeof IncomingConversation>;
+
+export const StoredMessage = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  externalId: z.string().nullable(),
+  seq: z.number().int(),
+  speaker: z.string(),
+  role: MessageRole,
+  text: z.string(),
+  sentAt: z.date(),
+  utcOffsetMin: z.number().int(),
+  attachments: z.array(Attachment),
+  episodeId: z.string().nullable(),
+});
+export type StoredMessage = z.infer<typeof StoredMessage>;
+
+/** Parses an ISO timestamp into the instant and the offset it was written in. */
+export function parseIsoWithOffset(value: string): { at: Date; utcOffsetMin: number } {
+  const at = new Date(value.replace(' ', 'T'));
+  const m = /(Z|([+-])(\d{2}):?(\d{2}))$/.exec(value);
+  let utcOffsetMin = 0;
+  if (m && m[1] !== 'Z') utcOffsetMin = (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
+  return { at, utcOffsetMin };
+}

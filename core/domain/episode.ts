@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+export const EpisodeType = z.enum([
+  'conversational',
+  'behavioral',
+  'spatial',
+  'creative',
+  'physiological',
+  'social',
+  'mixed',
+  'synthetic',
+]);
+export type EpisodeType = z.infer<typeof EpisodeType>;
+
+/** Seed 001 levels: 1 atomic, 2 compound, 3 thematic, 4 archival. */
+export const EpisodeLevel = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]);
+export type EpisodeLevel = z.infer<typeof EpisodeLevel>;
+
+export const Emotion = z.object({
+  label: z.string(),
+  /** -1 (negative) … 1 (positive) */
+  valence: z.number().min(-1).max(1).default(0),
+  intensity: z.number().min(0).max(1).default(0.5),
+});
+
+export const TimeReference = z.object({
+  phrase: z.string(),
+  start: z.string(),
+  end: z.string().optional(),
+  granularity: z.string(),
+});
+
+export const EpisodeMetadata = z.object({
+  entities: z.array(z.string()).default([]),
+  topics: z.array(z.string()).default([]),
+  emotions: z.array(Emotion).default([]),
+  keyPoints: z.array(z.string()).default([]),
+  timeReferences: z.array(TimeReference).default([]),
+  participants: z.array(z.string()).default([]),
+  messageCount: z.number().int().nonnegative().default(0),
+  custom: z.record(z.string(), z.unknown()).default({}),
+});
+export type EpisodeMetadata = z.infer<typeof EpisodeMetadata>;
+
+export const TemporalInfo = z.object({
+  start: z.date(),
+  end: z.date(),
+  /** The local offset the episode happened in, so its dates read as the person lived them. */
+  utcOffsetMin: z.number().int(),
+});
+export type TemporalInfo = z.infer<typeof TemporalInfo>;
+
+export const EpisodeBuilderKind = z.enum(['heuristic', 'llm', 'manual']);
+export const ProcessingStatus = z.enum(['ready', 'needs_rebuild']);
+
+/** What a builder produces, before the store gives it an id. */
+export const EpisodeDraft = z.object({
+  episodeType: EpisodeType.default('conversational'),
+  level: EpisodeLevel.default(1),
+  title: z.string().min(1),
+  content: z.string().min(1),
+  summary: z.string(),
+  temporal: TemporalInfo,
+  metadata: EpisodeMetadata.default(EpisodeMetadata.parse({})),
+  structuredData: z.record(z.string(), z.unknown()).default({}),
+  keywords: z.array(z.string()).default([]),
+  importance: z.number().min(0).max(1).default(0.5),
+  builder: EpisodeBuilderKind,
+  processingStatus: ProcessingStatus.default('ready'),
+  processingVersion: z.string(),
+});
+export type EpisodeDraft = z.infer<typeof EpisodeDraft>;
+
+export const Episode = EpisodeDraft.extend({
+  id: z.string().uuid(),
+  ownerId: z.string(),
+  conversationId: z.string().nullable(),
+  recallCount: z.number().int().nonnegative(),
+  lastAccessed: z.date().nullable(),
+  /** Model id of the stored vector, null when the episode has none (no model, or archived). */
+  embeddingModel: z.string().nullable(),
+  messageIds: z.array(z.string()),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+export type Episode = z.infer<typeof Episode>;
+
+/** Fields a person or program may change on an existing episode. */
+export const EpisodePatch = EpisodeDraft.pick({
+  episodeType: true,
+  level: true,
+  title: true,
+  content: true,
+  summary: true,
+  metadata: true,
+  structuredData: true,
+  keywords: true,
+  importance: true,
+}).partial();
+export type EpisodePatch = z.infer<typeof EpisodePatch>;

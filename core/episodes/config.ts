@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** How conversations are cut into episodes when no LLM decides (seed 001 degraded mode). */
+export const SegmentConfig = z.object({
+  /** A silence longer than this always ends an episode. */
+  maxGapMinutes: z.number().positive().default(30),
+  /** Size cap: an episode never grows past this many messages … */
+  maxMessages: z.number().int().positive().default(12),
+  /** … or this many words of message text. */
+  maxWords: z.number().int().positive().default(350),
+  /** Topic-shift cuts never leave an episode smaller than this. */
+  minMessages: z.number().int().positive().default(4),
+  /** Messages on each side of a candidate cut whose mean vectors are compared. */
+  window: z.number().int().positive().default(3),
+  /**
+   * A cut is made where the similarity dip is deeper than mean − depthFactor · stddev of all dips in the
+   * block (TextTiling's cut-off), so the threshold adapts to each conversation and each model.
+   */
+  depthFactor: z.number().default(0.5),
+});
+export type SegmentConfig = z.infer<typeof SegmentConfig>;
+export const defaultSegmentConfig: SegmentConfig = SegmentConfig.parse({});

@@ -1,0 +1,37 @@
+/** Human wording of times and people for episode text: "Monday, 8 May 2023, 13:56–14:10 (UTC+08:00)". */
+
+export function formatOffset(min: number): string {
+  const sign = min < 0 ? '-' : '+';
+  const a = Math.abs(min);
+  return `UTC${sign}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
+}
+
+/** Shifts an instant so its UTC fields read as local wall-clock time at the given offset. */
+export function toLocal(at: Date, utcOffsetMin: number): Date {
+  return new Date(at.getTime() + utcOffsetMin * 60_000);
+}
+
+const weekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+function hhmm(d: Date): string {
+  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+}
+
+export function localDate(at: Date, utcOffsetMin: number): string {
+  return toLocal(at, utcOffsetMin).toISOString().slice(0, 10);
+}
+
+export function describeSpan(start: Date, end: Date, utcOffsetMin: number): string {
+  const s = toLocal(start, utcOffsetMin);
+  const e = toLocal(end, utcOffsetMin);
+  const day = `${weekdays[s.getUTCDay()]}, ${s.getUTCDate()} ${months[s.getUTCMonth()]} ${s.getUTCFullYear()}`;
+  const sameDay = s.toISOString().slice(0, 10) === e.toISOString().slice(0, 10);
+  const until = hhmm(s) === hhmm(e) && sameDay ? '' : sameDay ? `–${hhmm(e)}` : ` – ${e.toISOString().slice(0, 10)} ${hhmm(e)}`;
+  return `${day}, ${hhmm(s)}${until} (${formatOffset(utcOffsetMin)})`;
+}
+
+export function joinNames(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? 'someone';
+  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}

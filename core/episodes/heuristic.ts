@@ -1,0 +1,94 @@
+import type { StoredMessage } from '../domain/conversation.js';
+import type { EpisodeDraft } from '../domain/episode.js';
+import { tokenize } from '../retrieval/tokenize.js';
+import { describeSpan, joinNames } from './describe.js';
+import { keywords, properNouns } from './keywords.js';
+import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
+
+export const HEURISTIC_VERSION = 'heuristic-1';
+
+/** A message as episode text: attachments are told, not dropped ("[shares a photo: a dog on a beach]"). */
+export function messageText(m: StoredMessage): string {
+  const media = m.attachments.map((a) => {
+    const what = a.kind === 'image' ? 'a photo' : a.kind === 'file' ? 'a file' : `a ${a.kind}`;
+    const about = a.caption ?? a.name;
+    return about ? `[shares ${what}: ${about}]` : `[shares ${what}]`;
+  });
+  return [m.text, ...media].filter(Boolean).join(' ');
+}
+
+function firstSentence(text: string, max: number): string {
+  const s = (/^.*?[.!?。！？](\s|$)/su.exec(text)?.[0] ?? text).trim().replace(/\s+/g, ' ');
+  return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
+}
+
+/**
+ * Seed 001's degraded-mode builder, made useful: the episode states who talked and exactly when, keeps
+ * every message (relative dates resolved to absolute ones in the sender's time zone), and draws its title,
+ * summary, keywords and entities from the text itself.
+ */
+export function buildHeuristicEpisode(messages: readonly StoredMessage[]): EpisodeDraft {
+  const first = messages[0]!;
+  const last = messages.at(-1)!;
+  const offset = first.utcOffsetMin;
+  const speakers = [...new Set(messages.map((m) => m.speaker))];
+  const texts = messages.map(messageText);
+  const body = texts.join('\n');
+
+  const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
+  const kw = keywords(body, 8, speakerTerms);
+  const entities = [...new Set([...speakers, ...properNouns(body, 8)])];
+
+  const lines = messages.map((m, i) => `${m.speaker}: ${annotateRelativeTimes(texts[i]!, m.sentAt, m.utcOffsetMin)}`);
+  const span = describeSpan(first.sentAt, last.sentAt, offset);
+  const content = `${joinNames(speakers)} talked on ${span}.\n${lines.join('\n')}`;
+
+  // The summary quotes the messages that carry most of the episode's keywords.
+  const kwTerms = new Set(kw.flatMap((k) => tokenize(k)));
+  const ranked = messages
+    .map((m, i) => ({ m, i, score: tokenize(texts[i]!).filter((t) => kwTerms.has(t)).length }))
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .slice(0, 2)
+    .sort((a, b) => a.i - b.i);
+  const summary = ranked.length
+    ? ranked.map((x) => `${x.m.speaker}: ${firstSentence(texts[x.i]!, 160)}`).join(' ')
+    : `${joinNames(speakers)} exchanged ${messages.length} messages.`;
+
+  const topic = kw.slice(0, 3).join(', ');
+  const title = topic ? `${joinNames(speakers)} on ${topic}` : firstSentence(texts[0] || `${joinNames(speakers)}`, 80);
+
+  const timeReferences = messages.flatMap((m, i) =>
+    findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin).map((t) => ({
+      phrase: t.phrase,
+      start: t.start,
+      ...(t.end ? { end: t.end } : {}),
+      granularity: t.granularity,
+    })),
+  );
+
+  return {
+    episodeType: 'conversational',
+    level: 1,
+    title,
+    content,
+    summary,
+    temporal: { start: first.sentAt, end: last.sentAt, utcOffsetMin: offset },
+    metadata: {
+      entities,
+      topics: kw.slice(0, 3),
+      emotions: [],
+      keyPoints: ranked.map((x) => firstSentence(texts[x.i]!, 160)),
+      timeReferences,
+      participants: speakers,
+      messageCount: messages.length,
+      custom: {},
+    },
+    structuredData: {},
+    keywords: kw,
+    importance: 0.5,
+    builder: 'heuristic',
+    processingStatus: 'ready',
+    processingVersion: HEURISTIC_VERSION,
+  };
+}

@@ -1,0 +1,50 @@
+import { tokenize } from '../retrieval/tokenize.js';
+
+const wordSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+
+/**
+ * Salient words of a text, in their readable surface form: terms are counted by their BM25 stem (so
+ * "hike", "hiking", "hiked" add up) and shown as the form used most often.
+ */
+export function keywords(text: string, limit: number, exclude: ReadonlySet<string> = new Set()): string[] {
+  const count = new Map<string, number>();
+  const surface = new Map<string, Map<string, number>>();
+  for (const seg of wordSegmenter.segment(text)) {
+    if (!seg.isWordLike) continue;
+    const word = seg.segment;
+    // Single letters and short Latin fragments are noise as keywords even when they are valid terms.
+    if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^\d+$/.test(word)) continue;
+    for (const term of tokenize(word)) {
+      if (exclude.has(term) || exclude.has(word.toLowerCase())) continue;
+      if (term.length < 2 && !/\p{Script=Han}/u.test(term)) continue;
+      count.set(term, (count.get(term) ?? 0) + 1);
+      const forms = surface.get(term) ?? new Map<string, number>();
+      forms.set(word, (forms.get(word) ?? 0) + 1);
+      surface.set(term, forms);
+      break;
+    }
+  }
+  return [...count]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, limit)
+    .map(([term]) => [...surface.get(term)!].sort((a, b) => b[1] - a[1])[0]![0]);
+}
+
+const NAME = /(?<![.!?]\s|^)\b\p{Lu}[\p{Ll}'’]+(?:\s+\p{Lu}[\p{Ll}'’]+)*/gu;
+const NOT_NAMES = new Set(['I', 'I\'m', 'OK', 'Oh', 'Hey', 'Hi', 'Yes', 'No', 'Thanks', 'Wow', 'The', 'It', 'That', 'This']);
+
+/**
+ * Likely names of people, places and things: capitalised words that do not start a sentence. Crude,
+ * but it is what a heuristic can know; the LLM builder replaces it with real entity extraction.
+ */
+export function properNouns(text: string, limit: number): string[] {
+  const count = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    for (const m of line.matchAll(NAME)) {
+      const name = m[0].replace(/['’]s$/, '');
+      if (NOT_NAMES.has(name)) continue;
+      count.set(name, (count.get(name) ?? 0) + 1);
+    }
+  }
+  return [...count].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([n]) => n);
+}

@@ -1,0 +1,91 @@
+import { NemoriError } from '../domain/errors.js';
+import type { Episode, EpisodeDraft, EpisodePatch } from '../domain/episode.js';
+import type { EngineContext } from '../context.js';
+import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
+
+/**
+ * Seed 001's EpisodeManager lifecycle as plain functions: every write to an episode rewrites its index
+ * entries in the same transaction, so search never sees an episode its indexes disagree with.
+ */
+
+async function vectorFor(ctx: EngineContext, e: Pick<Episode, 'title' | 'summary' | 'content'>) {
+  if (!ctx.embedder) return null;
+  const [v] = await ctx.embedder.embed([embeddingText(e)], 'passage');
+  return { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions, vector: v! };
+}
+
+export async function createEpisode(ctx: EngineContext, ownerId: string, draft: EpisodeDraft): Promise<Episode> {
+  const v = await vectorFor(ctx, draft);
+  const id = await ctx.store.transaction(async (r) => {
+    const id = await r.episodes.insert(ownerId, null, draft, ctx.clock.now());
+    if (v) await r.vectors.ensureIndex(v);
+    await indexEpisodes(r, ownerId, [{ id, ...draft }], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null);
+    return id;
+  });
+  return (await ctx.store.read.episodes.get(ownerId, id))!;
+}
+
+export async function updateEpisode(ctx: EngineContext, ownerId: string, id: string, patch: EpisodePatch): Promise<Episode> {
+  const before = await ctx.store.read.episodes.get(ownerId, id);
+  if (!before) throw new NemoriError('NOT_FOUND', `no episode ${id}`);
+  const after = { ...before, ...patch };
+  const textChanged = ['title', 'summary', 'content'].some((k) => k in patch);
+  const v = textChanged ? await vectorFor(ctx, after) : null;
+  await ctx.store.transaction(async (r) => {
+    await r.episodes.update(ownerId, id, patch, ctx.clock.now());
+    await r.bm25.remove(ownerId, [id]);
+    if (textChanged) await r.vectors.remove(ownerId, [id]);
+    if (v) await r.vectors.ensureIndex(v);
+    await indexEpisodes(r, ownerId, [after], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null);
+  });
+  return (await ctx.store.read.episodes.get(ownerId, id))!;
+}
+
+export async function deleteEpisode(ctx: EngineContext, ownerId: string, id: string): Promise<void> {
+  const found = await ctx.store.transaction(async (r) => {
+    await unindexEpisodes(r, ownerId, [id]);
+    return r.episodes.delete(ownerId, id);
+  });
+  if (!found) throw new NemoriError('NOT_FOUND', `no episode ${id}`);
+}
+
+/** Reading an episode is recalling it (seed 001 access tracking). */
+export async function recallEpisode(ctx: EngineContext, ownerId: string, id: string): Promise<Episode> {
+  await ctx.store.read.episodes.recordAccess(ownerId, [id], ctx.clock.now());
+  const e = await ctx.store.read.episodes.get(ownerId, id);
+  if (!e) throw new NemoriError('NOT_FOUND', `no episode ${id}`);
+  return e;
+}
+
+/**
+ * Rebuilds every index of an owner from the stored episodes: BM25 always, vectors for episodes whose
+ * vector is missing or from another model (all of them with `reembed`). Batched so memory stays flat.
+ */
+export async function rebuildIndexes(
+  ctx: EngineContext,
+  ownerId: string,
+  o: { reembed?: boolean; onProgress?: (done: number, total: number) => void } = {},
+): Promise<{ episodes: number; embedded: number }> {
+  const ids = await ctx.store.read.episodes.ids(ownerId);
+  await ctx.store.transaction((r) => r.bm25.clear(ownerId));
+  const batch = 256;
+  let embedded = 0;
+  const stale = new Set(ctx.embedder && !o.reembed ? await ctx.store.read.vectors.stale(ownerId, ctx.embedder.modelId, ids.length || 1) : ids);
+  for (let i = 0; i < ids.length; i += batch) {
+    const episodes = await ctx.store.read.episodes.getMany(ownerId, ids.slice(i, i + batch));
+    const toEmbed = ctx.embedder ? episodes.filter((e) => stale.has(e.id)) : [];
+    const vectors = ctx.embedder && toEmbed.length ? await ctx.embedder.embed(toEmbed.map(embeddingText), 'passage') : [];
+    await ctx.store.transaction(async (r) => {
+      if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
+      await indexEpisodes(
+        r,
+        ownerId,
+        episodes,
+        ctx.embedder ? { modelId: ctx.embedder.modelId, rows: toEmbed.map((e, j) => ({ episodeId: e.id, vector: vectors[j]! })) } : null,
+      );
+    });
+    embedded += toEmbed.length;
+    o.onProgress?.(Math.min(i + batch, ids.length), ids.length);
+  }
+  return { episodes: ids.length, embedded };
+}

@@ -1,0 +1,426 @@
+/**
+ * Relative time expressions → absolute dates, resolved against the message's own timestamp in the
+ * sender's local time zone. Episodes must state absolute dates: "I went hiking yesterday" sent on
+ * 2023-05-08 is stored as "I went hiking yesterday (2023-05-07)", so the memory still means something
+ * a year later and a query for "May 7" can find it.
+ *
+ * Everything here is a pure function of (text, ref instant, UTC offset): the result never depends on
+ * the time zone of the machine running it.
+ *
+ * English: chrono-node's casual parser. A result is kept only when it is RELATIVE, which is decided
+ * by re-parsing the text against a reference shifted by 400 days (changing year, month, day and
+ * weekday): a phrase whose stated (certain) date components change with the reference is relative
+ * ("yesterday", "next month", "two weeks ago"); one whose stated components do not is absolute and
+ * left alone ("on 8 May 2023", "May 8", "2023-05-07"). Time-only phrases ("at 3pm", "this morning"),
+ * hour/minute offsets ("2 hours ago") and "now" are ignored: they do not move the date.
+ *
+ * Weeks are Monday–Sunday everywhere (ISO 8601), in both languages:
+ *   - "last week" / 上周 = the previous Monday–Sunday week; "this week" / 这周 / 本周 = the current
+ *     one; "next week" / 下周 = the following one (granularity 'week', start Monday, end Sunday).
+ *   - "N weeks ago" / N周前 = the Monday–Sunday week containing the day 7·N days before.
+ *   - weekends ("this/last/next weekend", 周末 = 这周末, 上周末, 下周末) = Saturday–Sunday of the
+ *     current / previous / next week (granularity 'day', with an end).
+ * Weekdays:
+ *   - Chinese 上周X / 这周X / 下周X = day X of the previous / current / next Monday–Sunday week. Said on
+ *     Monday 2023-05-08, 上周六 = 2023-05-06; said on Sunday 2023-05-07, 上周六 = 2023-04-29 (the
+ *     current week, Mon 05-01 … Sun 05-07, already contains 05-06).
+ *   - English "last X" keeps chrono's rule: the most recent X strictly before today (1–7 days back).
+ *     Said on Monday 2023-05-08 "last Saturday" = 2023-05-06, and on Sunday 2023-05-07 it is also
+ *     2023-05-06 ("last" in English usually means "the one just past", unlike 上周X).
+ *   - English "next X" keeps chrono's rule, which is exactly "X of the next Monday–Sunday week"
+ *     (said on Monday 2023-05-08, "next Tuesday" = 2023-05-16, not tomorrow).
+ *   - English "this X" is overridden to "X of the current Monday–Sunday week" (chrono would always
+ *     look forward, so "this Monday" said on a Wednesday would become next week's Monday; in a
+ *     conversation about what happened it means two days ago).
+ *   - A bare weekday ("on Saturday", 周六) is NOT resolved: whether it is past or future depends on
+ *     tense, which we do not parse, and a wrong absolute date is worse than none.
+ *
+ * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
+ * 下个月 / 上个月 / 去年 / 周末 / 上周末 / 两周前 at all, its 上周X counts weeks from Sunday, its 明天
+ * stays "today" before 02:00, and it reads the reference in the machine's local time zone rather
+ * than the sender's. A small table-driven resolver covers the common expressions instead:
+ * 大前天 前天 昨天 今天 明天 后天 大后天 (and 昨晚 今晚 明早 …); 上上周/上周/这周/本周/下周/下下周 with an
+ * optional weekday (一…日, 星期天/礼拜天) or 末; bare 周末; N天/N周/N个星期/N个月/N年 + 前/后 (之前, 以后 …)
+ * with Arabic or Chinese numerals (一二两三…十…百, 半个月, 半年); 上个月/这个月/本月/下个月 (初/底/末);
+ * 大前年 前年 去年 今年 明年 后年 大后年. A match must start at an Intl.Segmenter word boundary, which
+ * rejects substrings of other words (然后|天黑 is not 后天, 登上|月球 is not 上月, 之前|天气 is not 前天).
+ *
+ * Dates: 'day' → YYYY-MM-DD, 'month' → YYYY-MM, 'year' → YYYY; 'week' and weekends carry an end.
+ */
+import * as chrono from 'chrono-node';
+import type { ParsedResult } from 'chrono-node';
+
+export type TimeGranularity = 'day' | 'week' | 'month' | 'year';
+
+export interface TimeMention {
+  /** The phrase as it appears in the text. */
+  phrase: string;
+  /** UTF-16 offset of `phrase` in the text. */
+  index: number;
+  /** YYYY-MM-DD ('day', 'week'), YYYY-MM ('month') or YYYY ('year'). */
+  start: string;
+  /** Last day of a range (weeks, weekends, "from yesterday to today"), same format as start. */
+  end?: string;
+  granularity: TimeGranularity;
+}
+
+/* ---------------- civil-calendar helpers (no time zones: plain Y-M-D arithmetic in UTC) -------- */
+
+interface CivilDate {
+  y: number;
+  /** 1–12 */
+  m: number;
+  d: number;
+}
+
+function civil(y: number, m: number, d: number): CivilDate {
+  const t = new Date(Date.UTC(y, m - 1, d)); // normalises overflow: (2023, 5, 0) → 2023-04-30
+  return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate() };
+}
+
+function addDays(c: CivilDate, n: number): CivilDate {
+  return civil(c.y, c.m, c.d + n);
+}
+
+/** Monday = 0 … Sunday = 6 */
+function isoWeekday(c: CivilDate): number {
+  return (new Date(Date.UTC(c.y, c.m - 1, c.d)).getUTCDay() + 6) % 7;
+}
+
+/** Monday of the week `weekOffset` weeks away from the week containing `c`. */
+function mondayOf(c: CivilDate, weekOffset = 0): CivilDate {
+  return addDays(c, -isoWeekday(c) + 7 * weekOffset);
+}
+
+function addMonths(c: CivilDate, n: number): { y: number; m: number } {
+  const total = c.y * 12 + (c.m - 1) + n;
+  return { y: Math.floor(total / 12), m: (((total % 12) + 12) % 12) + 1 };
+}
+
+const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+const fmtYear = (y: number): string => pad(y, 4);
+const fmtMonth = (y: number, m: number): string => `${fmtYear(y)}-${pad(m, 2)}`;
+const fmtDay = (c: CivilDate): string => `${fmtMonth(c.y, c.m)}-${pad(c.d, 2)}`;
+
+const dayMention = (phrase: string, index: number, c: CivilDate): TimeMention => ({
+  phrase, index, start: fmtDay(c), granularity: 'day',
+});
+const weekMention = (phrase: string, index: number, monday: CivilDate): TimeMention => ({
+  phrase, index, start: fmtDay(monday), end: fmtDay(addDays(monday, 6)), granularity: 'week',
+});
+/** Saturday–Sunday of the week starting `monday`. */
+const weekendMention = (phrase: string, index: number, monday: CivilDate): TimeMention => ({
+  phrase, index, start: fmtDay(addDays(monday, 5)), end: fmtDay(addDays(monday, 6)), granularity: 'day',
+});
+const monthMention = (phrase: string, index: number, ym: { y: number; m: number }): TimeMention => ({
+  phrase, index, start: fmtMonth(ym.y, ym.m), granularity: 'month',
+});
+const yearMention = (phrase: string, index: number, y: number): TimeMention => ({
+  phrase, index, start: fmtYear(y), granularity: 'year',
+});
+
+interface WallClock {
+  date: CivilDate;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** The sender's wall clock at `ref`: shift the instant by the offset and read it as UTC. */
+function wallClock(ref: Date, utcOffsetMinutes: number): WallClock {
+  const t = new Date(ref.getTime() + utcOffsetMinutes * 60_000);
+  return {
+    date: { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate() },
+    hour: t.getUTCHours(),
+    minute: t.getUTCMinutes(),
+    second: t.getUTCSeconds(),
+  };
+}
+
+/* ---------------- Chinese ---------------- */
+
+const ZH_DAY_OFFSETS: Readonly<Record<string, number>> = {
+  大前天: -3, 前天: -2, 昨天: -1, 昨日: -1, 昨晚: -1, 昨夜: -1,
+  今天: 0, 今日: 0, 今晚: 0, 今早: 0, 今夜: 0,
+  明天: 1, 明日: 1, 明晚: 1, 明早: 1, 后天: 2, 大后天: 3,
+};
+const ZH_YEAR_OFFSETS: Readonly<Record<string, number>> = {
+  大前年: -3, 前年: -2, 去年: -1, 今年: 0, 明年: 1, 后年: 2, 大后年: 3,
+};
+/** 上/下 + 周|个月 prefixes: how many weeks / months away. */
+const ZH_RELATIVE_PREFIX: Readonly<Record<string, number>> = { 上上: -2, 上: -1, 这: 0, 本: 0, 下: 1, 下下: 2 };
+const ZH_WEEKDAY: Readonly<Record<string, number>> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
+const ZH_DIGIT: Readonly<Record<string, number>> = {
+  零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9,
+};
+/** Largest count accepted per unit; beyond it the "number" is more likely a year (2020年前) or noise. */
+const ZH_MAX_COUNT = { day: 3650, week: 520, month: 1200, year: 200 } as const;
+
+const alternatives = (keys: readonly string[]): string => [...keys].sort((a, b) => b.length - a.length).join('|');
+const PREFIX_ALT = alternatives(Object.keys(ZH_RELATIVE_PREFIX));
+
+/**
+ * One pass over the text; alternatives are tried left to right at each position, so a count phrase
+ * (三天前) wins over the day word inside it and 大前天 wins over 前天.
+ */
+const ZH_PATTERN = new RegExp(
+  [
+    // N天前 / 两周后 / 三个星期之前 / 五个月以后 / 十年前 / 半年前 (月 needs 个 unless 半: 三月前 may mean "before March")
+    `(?<!第)(?<num>[0-9０-９]+|[零〇一二两三四五六七八九十百]+|半)(?<unit>天|个?(?:周|星期|礼拜)|个?月|年)(?:之|以)?(?<dir>前|后)(?!往)`,
+    // 上周 / 这周三 / 下个星期天 / 上周末 / 下下周
+    `(?<wp>${PREFIX_ALT})个?(?:周(?:(?<wd1>[一二三四五六日])|(?<we>末))?|(?:星期|礼拜)(?<wd2>[一二三四五六日天])?)(?!期)`,
+    // bare 周末 (每周末 / 每个周末 are habits, not dates)
+    `(?<![每个])(?<bw>周末)`,
+    // 上个月 / 本月 / 下个月底
+    `(?<mp>${PREFIX_ALT})个?月(?:初|底|末|中旬|上旬|下旬)?`,
+    `(?<yw>${alternatives(Object.keys(ZH_YEAR_OFFSETS))})(?:初|底|末)?`,
+    `(?<dw>${alternatives(Object.keys(ZH_DAY_OFFSETS))})`,
+  ].join('|'),
+  'g',
+);
+/** Cheap pre-check so texts without any candidate never reach the regex engine or the segmenter. */
+const ZH_HINT = /[天日晚早夜周星拜末月年]/;
+
+function parseZhNumber(s: string): number | null {
+  if (/^[0-9０-９]+$/.test(s)) {
+    return Number(s.replace(/[０-９]/g, (c) => String(c.charCodeAt(0) - 0xff10)));
+  }
+  if (s === '半') return 0.5;
+  let total = 0;
+  let digit: number | null = null;
+  for (const ch of s) {
+    if (ch === '十' || ch === '百') {
+      total += (digit ?? 1) * (ch === '十' ? 10 : 100);
+      digit = null;
+    } else if (ch === '零' || ch === '〇') {
+      continue; // placeholder, as in 一百零五
+    } else {
+      // Two digits in a row (一两, 三四) is a vague range ("one or two"), not a number.
+      if (digit !== null) return null;
+      digit = ZH_DIGIT[ch] ?? null;
+      if (digit === null) return null;
+    }
+  }
+  total += digit ?? 0;
+  return total > 0 ? total : null;
+}
+
+const zhSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+
+function wordStarts(text: string): Set<number> {
+  const starts = new Set<number>();
+  for (const s of zhSegmenter.segment(text)) starts.add(s.index);
+  return starts;
+}
+
+function resolveZh(g: Record<string, string | undefined>, phrase: string, index: number, today: CivilDate): TimeMention | null {
+  if (g.num !== undefined && g.unit !== undefined && g.dir !== undefined) {
+    const n = parseZhNumber(g.num);
+    if (n === null) return null;
+    const sign = g.dir === '前' ? -1 : 1;
+    const unit = g.unit.replace('个', '');
+    if (unit === '天') {
+      if (!Number.isInteger(n) || n > ZH_MAX_COUNT.day) return null;
+      return dayMention(phrase, index, addDays(today, sign * n));
+    }
+    if (unit === '月') {
+      if (n === 0.5) return weekMention(phrase, index, mondayOf(addDays(today, sign * 15))); // 半个月 ≈ 15 days
+      if (!g.unit.startsWith('个') || !Number.isInteger(n) || n > ZH_MAX_COUNT.month) return null;
+      return monthMention(phrase, index, addMonths(today, sign * n));
+    }
+    if (unit === '年') {
+      if (n === 0.5) return monthMention(phrase, index, addMonths(today, sign * 6));
+      if (!Number.isInteger(n) || n > ZH_MAX_COUNT.year) return null;
+      return yearMention(phrase, index, today.y + sign * n);
+    }
+    // 周 / 星期 / 礼拜
+    if (!Number.isInteger(n) || n > ZH_MAX_COUNT.week) return null;
+    return weekMention(phrase, index, mondayOf(addDays(today, sign * 7 * n)));
+  }
+  if (g.wp !== undefined) {
+    const monday = mondayOf(today, ZH_RELATIVE_PREFIX[g.wp] ?? 0);
+    if (g.we !== undefined) return weekendMention(phrase, index, monday);
+    const wd = g.wd1 ?? g.wd2;
+    if (wd !== undefined) return dayMention(phrase, index, addDays(monday, ZH_WEEKDAY[wd] ?? 0));
+    return weekMention(phrase, index, monday);
+  }
+  if (g.bw !== undefined) return weekendMention(phrase, index, mondayOf(today)); // 周末 = 这周末
+  if (g.mp !== undefined) return monthMention(phrase, index, addMonths(today, ZH_RELATIVE_PREFIX[g.mp] ?? 0));
+  if (g.yw !== undefined) return yearMention(phrase, index, today.y + (ZH_YEAR_OFFSETS[g.yw] ?? 0));
+  if (g.dw !== undefined) return dayMention(phrase, index, addDays(today, ZH_DAY_OFFSETS[g.dw] ?? 0));
+  return null;
+}
+
+function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
+  if (!ZH_HINT.test(text)) return [];
+  const out: TimeMention[] = [];
+  let starts: Set<number> | null = null;
+  for (const m of text.matchAll(ZH_PATTERN)) {
+    const index = m.index;
+    starts ??= wordStarts(text);
+    if (!starts.has(index)) continue; // the match begins inside another word
+    const mention = resolveZh(m.groups ?? {}, m[0], index, today);
+    if (mention !== null) out.push(mention);
+  }
+  return out;
+}
+
+/* ---------------- English (chrono-node) ---------------- */
+
+/** Words without which chrono cannot produce a relative date; skips chrono for most messages. */
+const EN_HINT =
+  /\b(?:yesterday|today|tonight|tomorrow|tmrw?|ago|later|last|next|this|past|from now|within|in\s+(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|couple))\b/i;
+const EN_WEEK_PHRASE = /^(?:the\s+)?(this|last|next|past|previous|coming)\s+week$/i;
+const EN_MODIFIER = /\b(this|last|past|next)\b/i;
+const EN_WEEKEND = /\bweekend\b/i;
+const EN_WEEK_UNIT = /\bweeks?\b/i;
+const EN_LEADING_JUNK = /^[\s,(（]+/;
+const EN_TRAILING_JUNK = /[\s,)）]+$/;
+/** Days added to the reference for the "is it relative?" re-parse: moves year, month, day and weekday. */
+const SHIFT_DAYS = 400;
+
+function resultDate(c: { get(component: 'year' | 'month' | 'day'): number | null }): CivilDate | null {
+  const y = c.get('year');
+  const m = c.get('month');
+  const d = c.get('day');
+  return y === null || m === null || d === null ? null : { y, m, d };
+}
+
+function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
+  if (!EN_HINT.test(text)) return [];
+  const today = wall.date;
+  // chrono reads the reference's fields in the machine's zone: build a Date whose local fields ARE the
+  // sender's wall clock, so every chrono computation happens in the sender's calendar.
+  const refLocal = new Date(today.y, today.m - 1, today.d, wall.hour, wall.minute, wall.second);
+  const results = chrono.casual.parse(text, refLocal);
+  let shifted: Map<string, ParsedResult> | null = null;
+  const out: TimeMention[] = [];
+
+  for (const r of results) {
+    const tags = r.tags();
+    if (tags.has('casualReference/now') || tags.has('result/relativeDateAndTime')) continue;
+    // chrono's weekday pattern may swallow "(", "," or "on" around the phrase.
+    const lead = EN_LEADING_JUNK.exec(r.text)?.[0].length ?? 0;
+    const phrase = r.text.slice(lead).replace(EN_TRAILING_JUNK, '');
+    const index = r.index + lead;
+    if (phrase.length === 0) continue;
+
+    const week = EN_WEEK_PHRASE.exec(phrase);
+    if (week) {
+      const mod = week[1]!.toLowerCase();
+      if (mod === 'past') {
+        // "the past week" is the rolling seven days ending today, not a calendar week.
+        out.push({ phrase, index, start: fmtDay(addDays(today, -6)), end: fmtDay(today), granularity: 'day' });
+      } else {
+        const offset = mod === 'this' ? 0 : mod === 'last' || mod === 'previous' ? -1 : 1;
+        out.push(weekMention(phrase, index, mondayOf(today, offset)));
+      }
+      continue;
+    }
+
+    if (r.start.isCertain('weekday') && !r.start.isCertain('day')) {
+      const mod = EN_MODIFIER.exec(phrase)?.[1]?.toLowerCase();
+      if (mod === undefined) continue; // bare weekday: tense decides past or future; do not guess
+      if (EN_WEEKEND.test(phrase)) {
+        const offset = mod === 'this' ? 0 : mod === 'next' ? 1 : -1;
+        out.push(weekendMention(phrase, index, mondayOf(today, offset)));
+        continue;
+      }
+      const weekday = r.start.get('weekday');
+      if (mod === 'this' && weekday !== null) {
+        out.push(dayMention(phrase, index, addDays(mondayOf(today), (weekday + 6) % 7)));
+        continue;
+      }
+      const date = resultDate(r.start);
+      if (date) out.push(dayMention(phrase, index, date));
+      continue;
+    }
+
+    const certainDay = r.start.isCertain('day');
+    const certainMonth = r.start.isCertain('month');
+    const certainYear = r.start.isCertain('year');
+    if (!certainDay && !certainMonth && !certainYear) continue; // time of day only: "at 3pm"
+
+    if (shifted === null) {
+      const refShifted = new Date(today.y, today.m - 1, today.d + SHIFT_DAYS, wall.hour, wall.minute, wall.second);
+      shifted = new Map(chrono.casual.parse(text, refShifted).map((s) => [`${s.index}:${s.text}`, s]));
+    }
+    const twin = shifted.get(`${r.index}:${r.text}`);
+    if (twin === undefined) continue;
+    const moved = (['year', 'month', 'day'] as const).some(
+      (c) => r.start.isCertain(c) && r.start.get(c) !== twin.start.get(c),
+    );
+    if (!moved) continue; // absolute: the text itself fixes every component it states
+
+    const start = resultDate(r.start);
+    if (start === null) continue;
+    if (EN_WEEK_UNIT.test(phrase)) {
+      out.push(weekMention(phrase, index, mondayOf(start))); // "two weeks ago", "in a week"
+    } else if (certainDay) {
+      const end = r.end ? resultDate(r.end) : null;
+      const m = dayMention(phrase, index, start);
+      if (end) m.end = fmtDay(end);
+      out.push(m);
+    } else if (certainMonth) {
+      out.push(monthMention(phrase, index, start));
+    } else {
+      out.push(yearMention(phrase, index, start.y));
+    }
+  }
+  return out;
+}
+
+/* ---------------- public API ---------------- */
+
+/**
+ * Relative time phrases in `text`, in text order, resolved against `ref` (the message's instant)
+ * as seen on the sender's wall clock (`utcOffsetMinutes`, e.g. +480 for UTC+8, -300 for UTC-5).
+ * Absolute dates are not returned.
+ */
+export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: number): TimeMention[] {
+  if (Number.isNaN(ref.getTime())) throw new RangeError('findTimeMentions: the reference date is invalid');
+  if (!Number.isFinite(utcOffsetMinutes) || Math.abs(utcOffsetMinutes) > 18 * 60) {
+    throw new RangeError(`findTimeMentions: UTC offset ${utcOffsetMinutes} min is outside ±18 h`);
+  }
+  if (text.length === 0) return [];
+  const wall = wallClock(ref, utcOffsetMinutes);
+  const all = [...findEnglishMentions(text, wall), ...findChineseMentions(text, wall.date)];
+  all.sort((a, b) => a.index - b.index || b.phrase.length - a.phrase.length);
+  // Drop overlaps (a Chinese and an English reading of the same span, or nested matches).
+  const out: TimeMention[] = [];
+  let end = -1;
+  for (const m of all) {
+    if (m.index < end) continue;
+    out.push(m);
+    end = m.index + m.phrase.length;
+  }
+  return out;
+}
+
+/** "2023-05-07", "2023-06", "2022", or "2023-05-01 – 2023-05-07" for ranges. */
+export function formatTimeMention(m: TimeMention): string {
+  return m.end === undefined ? m.start : `${m.start} – ${m.end}`;
+}
+
+/** An annotation already follows the phrase (idempotence: annotating twice changes nothing). */
+const ALREADY_ANNOTATED = /^\s*[(（]\s*\d{4}(?:-\d{2}){0,2}/;
+const CJK_CHAR = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
+
+/**
+ * Appends the absolute date after each relative phrase: "I went hiking yesterday (2023-05-07)",
+ * "我昨天（2023-05-07）去爬山了" (full-width parentheses after a Chinese phrase). Absolute dates and
+ * phrases that already carry an annotation are left alone.
+ */
+export function annotateRelativeTimes(text: string, ref: Date, utcOffsetMinutes: number): string {
+  const mentions = findTimeMentions(text, ref, utcOffsetMinutes);
+  let out = text;
+  for (let i = mentions.length - 1; i >= 0; i--) {
+    const m = mentions[i]!;
+    const at = m.index + m.phrase.length;
+    if (ALREADY_ANNOTATED.test(out.slice(at, at + 16))) continue;
+    const label = formatTimeMention(m);
+    const note = CJK_CHAR.test(m.phrase) ? `（${label}）` : ` (${label})`;
+    out = out.slice(0, at) + note + out.slice(at);
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+import type { IncomingConversation } from '../domain/conversation.js';
+import { NemoriError } from '../domain/errors.js';
+
+export interface ReadContext {
+  /** Non-fatal oddities (skipped lines, unknown message types) for the import report. */
+  warn(message: string): void;
+}
+
+/** One importer: recognises its files and turns one into conversations. A registry is just a list of these. */
+export interface ImportFormat {
+  id: string;
+  /** Human name for previews and errors. */
+  label: string;
+  /** Cheap check on the file name and its first bytes (up to 64 KiB, decoded as UTF-8). */
+  detect(file: { path: string; head: string }): boolean;
+  /**
+   * Streams the file's conversations, each complete and validated, without holding the whole file in
+   * memory. Throws `importError` (file + line or byte offset) on malformed input. The importer runs it
+   * twice — once to validate, once to store — so bad input stores nothing.
+   */
+  read(path: string, ctx: ReadContext): AsyncIterable<IncomingConversation>;
+}
+
+/** Byte offset → 1-based line and column, for messages a person can find in an editor. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+export function importError(file: string, where: { line: number; column?: number }, problem: string): NemoriError {
+  const at = where.column ? `line ${where.line}, column ${where.column}` : `line ${where.line}`;
+  return new NemoriError('IMPORT_PARSE', `${file}: ${at}: ${problem}`, { file, ...where });
+}

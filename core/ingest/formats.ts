@@ -1,0 +1,41 @@
+import fs from 'node:fs/promises';
+import { NemoriError } from '../domain/errors.js';
+import type { ImportFormat } from './format.js';
+import { genericJson, genericJsonl } from './generic.js';
+
+/** Every importer, most specific first: detection takes the first that recognises a file. */
+export const importFormats: readonly ImportFormat[] = [genericJsonl, genericJson];
+
+async function head(file: string, bytes = 64 * 1024): Promise<string> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function detectFormat(file: string, forced?: string): Promise<ImportFormat> {
+  if (forced) {
+    const f = importFormats.find((x) => x.id === forced);
+    if (!f) throw new NemoriError('INVALID_INPUT', `unknown format "${forced}"; known: ${importFormats.map((x) => x.id).join(', ')}`);
+    return f;
+  }
+  let text: string;
+  try {
+    text = await head(file);
+  } catch (e) {
+    throw new NemoriError('INVALID_INPUT', `${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const f = importFormats.find((x) => x.detect({ path: file, head: text }));
+  if (!f) {
+    throw new NemoriError(
+      'IMPORT_PARSE',
+      `${file}: line 1: not a format Nemori recognises (known: ${importFormats.map((x) => x.label).join(', ')}); use --format to force one`,
+      { file, line: 1 },
+    );
+  }
+  return f;
+}

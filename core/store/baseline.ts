@@ -1,0 +1,37 @@
+import type { Sql } from './sql.js';
+import { vectorLiteral } from './sql.js';
+
+/**
+ * The bare SQL our searches reduce to, for the scale benchmark: the same tables queried with nothing
+ * around them, so its numbers show what tokenising, fusion and result assembly cost on top.
+ */
+export function baselineRepo(q: Sql) {
+  return {
+    /** Posting-list scan with plain BM25 (content field only): the floor for keyword search. */
+    async bm25(ownerId: string, terms: readonly string[], limit: number): Promise<number> {
+      const r = await q.query(
+        `SELECT p.episode_id, sum(ln(1 + (st.doc_count - t.df + 0.5) / (t.df + 0.5)) * p.tf_content * 2.2
+                                  / (p.tf_content + 1.2 * (0.25 + 0.75 * p.len_content / (st.len_content::float8 / st.doc_count)))) AS s
+         FROM bm25_postings p
+         JOIN bm25_terms t ON t.owner_id = p.owner_id AND t.term = p.term
+         JOIN bm25_stats st ON st.owner_id = p.owner_id
+         WHERE p.owner_id = $1 AND p.term = ANY($2::text[])
+         GROUP BY p.episode_id ORDER BY s DESC LIMIT $3`,
+        [ownerId, terms, limit],
+      );
+      return r.rows.length;
+    },
+
+    /** Plain pgvector kNN over the same HNSW index. */
+    async knn(ownerId: string, modelId: string, dimensions: number, vector: Float32Array, limit: number): Promise<number> {
+      const lit = `'${modelId.replace(/'/g, "''")}'`;
+      const r = await q.query(
+        `SELECT episode_id FROM episode_embeddings
+         WHERE model_id = ${lit} AND owner_id = $1
+         ORDER BY embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) LIMIT $3`,
+        [ownerId, vectorLiteral(vector), limit],
+      );
+      return r.rows.length;
+    },
+  };
+}

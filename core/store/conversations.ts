@@ -1,0 +1,177 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Attachment, IncomingConversation, MessageRole, StoredMessage } from '../domain/conversation.js';
+import { chunks, type Sql } from './sql.js';
+
+interface MessageRow {
+  id: string;
+  conversation_id: string;
+  external_id: string | null;
+  seq: number;
+  speaker: string;
+  role: MessageRole;
+  content: string;
+  sent_at: Date;
+  utc_offset_min: number;
+  attachments: Attachment[];
+  episode_id: string | null;
+}
+
+const messageColumns =
+  'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
+
+function toMessage(r: MessageRow): StoredMessage {
+  return {
+    id: r.id,
+    conversationId: r.conversation_id,
+    externalId: r.external_id,
+    seq: r.seq,
+    speaker: r.speaker,
+    role: r.role,
+    text: r.content,
+    sentAt: r.sent_at,
+    utcOffsetMin: r.utc_offset_min,
+    attachments: r.attachments,
+    episodeId: r.episode_id,
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export interface StoredConversation {
+  id: string;
+  source: string;
+  externalId: string;
+  title: string | null;
+  participants: string[];
+  processed: boolean;
+}
+
+export function conversationRepo(q: Sql) {
+  return {
+    /** Creates the conversation or returns the existing one with the same source and external id. */
+    async upsert(ownerId: string, c: IncomingConversation, now: Date): Promise<{ id: string; created: boolean }> {
+      const r = await q.query<{ id: string; created: boolean }>(
+        `INSERT INTO conversations (id, owner_id, source, external_id, title, participants, metadata, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+         ON CONFLICT (owner_id, source, external_id) DO UPDATE
+           SET title = COALESCE(EXCLUDED.title, conversations.title), updated_at = EXCLUDED.updated_at
+         RETURNING id, (xmax = 0) AS created`,
+        [randomUUID(), ownerId, c.source, c.externalId, c.title ?? null, JSON.stringify(c.participants), JSON.stringify(c.metadata), now],
+      );
+      return r.rows[0]!;
+    },
+
+    /** Stores messages not seen before; returns how many were new. */
+    async addMessages(ownerId: string, conversationId: string, c: IncomingConversation): Promise<number> {
+      let added = 0;
+      const indexed = c.messages.map((m, seq) => ({ m, seq }));
+      for (const batch of chunks(indexed, 500)) {
+        const cols = {
+          id: [] as string[],
+          externalId: [] as (string | null)[],
+          dedupe: [] as string[],
+          seq: [] as number[],
+          speaker: [] as string[],
+          role: [] as string[],
+          content: [] as string[],
+          sentAt: [] as string[],
+          offset: [] as number[],
+          hash: [] as string[],
+          attachments: [] as string[],
+          metadata: [] as string[],
+        };
+        for (const { m, seq } of batch) {
+          const hash = sha256(m.text);
+          cols.id.push(randomUUID());
+          cols.externalId.push(m.externalId ?? null);
+          cols.dedupe.push(m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${hash}`));
+          cols.seq.push(seq);
+          cols.speaker.push(m.speaker);
+          cols.role.push(m.role);
+          cols.content.push(m.text);
+          cols.sentAt.push(m.sentAt.toISOString());
+          cols.offset.push(m.utcOffsetMin);
+          cols.hash.push(hash);
+          cols.attachments.push(JSON.stringify(m.attachments));
+          cols.metadata.push(JSON.stringify(m.metadata));
+        }
+        const r = await q.query(
+          `INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
+                                 sent_at, utc_offset_min, content_hash, attachments, metadata)
+           SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off, u.hash,
+                  u.attachments::jsonb, u.metadata::jsonb
+           FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
+                       $10::timestamptz[], $11::int[], $12::text[], $13::text[], $14::text[])
+                AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, hash, attachments, metadata)
+           ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
+          [ownerId, conversationId, cols.id, cols.externalId, cols.dedupe, cols.seq, cols.speaker, cols.role,
+           cols.content, cols.sentAt, cols.offset, cols.hash, cols.attachments, cols.metadata],
+        );
+        added += r.affectedRows ?? 0;
+      }
+      if (added > 0) {
+        await q.query(`UPDATE conversations SET processed = false WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+      }
+      return added;
+    },
+
+    /** Conversations with messages no episode has been built from yet (after an import or a crash). */
+    async withPendingMessages(ownerId: string): Promise<string[]> {
+      const r = await q.query<{ conversation_id: string }>(
+        `SELECT DISTINCT conversation_id FROM messages WHERE owner_id = $1 AND NOT processed`,
+        [ownerId],
+      );
+      return r.rows.map((x) => x.conversation_id);
+    },
+
+    async pendingMessages(ownerId: string, conversationId: string): Promise<StoredMessage[]> {
+      const r = await q.query<MessageRow>(
+        `SELECT ${messageColumns} FROM messages
+         WHERE owner_id = $1 AND conversation_id = $2 AND NOT processed ORDER BY sent_at, seq`,
+        [ownerId, conversationId],
+      );
+      return r.rows.map(toMessage);
+    },
+
+    async messagesOfEpisodes(ownerId: string, episodeIds: readonly string[]): Promise<StoredMessage[]> {
+      if (episodeIds.length === 0) return [];
+      const r = await q.query<MessageRow>(
+        `SELECT ${messageColumns} FROM messages
+         WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) ORDER BY sent_at, seq`,
+        [ownerId, episodeIds],
+      );
+      return r.rows.map(toMessage);
+    },
+
+    async linkToEpisode(ownerId: string, messageIds: readonly string[], episodeId: string): Promise<void> {
+      await q.query(
+        `UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
+        [ownerId, messageIds, episodeId],
+      );
+    },
+
+    async markProcessed(ownerId: string, conversationId: string, version: string): Promise<void> {
+      await q.query(
+        `UPDATE conversations SET processed = NOT EXISTS (
+             SELECT 1 FROM messages m WHERE m.owner_id = $1 AND m.conversation_id = $2 AND NOT m.processed),
+           processing_version = $3
+         WHERE owner_id = $1 AND id = $2`,
+        [ownerId, conversationId, version],
+      );
+    },
+
+    async get(ownerId: string, id: string): Promise<StoredConversation | null> {
+      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
+        `SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`,
+        [ownerId, id],
+      );
+      const row = r.rows[0];
+      return row
+        ? { id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }
+        : null;
+    },
+  };
+}
+export type ConversationRepo = ReturnType<typeof conversationRepo>;

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import type { Episode, EpisodeDraft, EpisodeMetadata, EpisodePatch } from '../domain/episode.js';
+import { Params, type Sql } from './sql.js';
+
+interface EpisodeRow {
+  id: string;
+  owner_id: string;
+  conversation_id: string | null;
+  episode_type: Episode['episodeType'];
+  level: number;
+  title: string;
+  content: string;
+  summary: string;
+  start_at: Date;
+  end_at: Date;
+  utc_offset_min: number;
+  metadata: EpisodeMetadata;
+  structured_data: Record<string, unknown>;
+  keywords: string[];
+  importance: number;
+  recall_count: number;
+  last_accessed: Date | null;
+  builder: Episode['builder'];
+  processing_status: Episode['processingStatus'];
+  processing_version: string;
+  created_at: Date;
+  updated_at: Date;
+  embedding_model: string | null;
+  message_ids: string[] | null;
+}
+
+const episodeSelect = `
+  SELECT e.*, ee.model_id AS embedding_model,
+         (SELECT array_agg(m.id ORDER BY m.sent_at, m.seq) FROM messages m WHERE m.episode_id = e.id) AS message_ids
+  FROM episodes e LEFT JOIN episode_embeddings ee ON ee.episode_id = e.id`;
+
+function toEpisode(r: EpisodeRow): Episode {
+  return {
+    id: r.id,
+    ownerId: r.owner_id,
+    conversationId: r.conversation_id,
+    episodeType: r.episode_type,
+    level: r.level as Episode['level'],
+    title: r.title,
+    content: r.content,
+    summary: r.summary,
+    temporal: { start: r.start_at, end: r.end_at, utcOffsetMin: r.utc_offset_min },
+    metadata: r.metadata,
+    structuredData: r.structured_data,
+    keywords: r.keywords,
+    importance: r.importance,
+    recallCount: r.recall_count,
+    lastAccessed: r.last_accessed,
+    builder: r.builder,
+    processingStatus: r.processing_status,
+    processingVersion: r.processing_version,
+    embeddingModel: r.embedding_model,
+    messageIds: r.message_ids ?? [],
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Query filters of seed 001, applied to the `e` alias wherever episodes are searched or listed. */
+export interface EpisodeFilters {
+  episodeTypes?: readonly string[] | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  minImportance?: number | undefined;
+  conversationId?: string | undefined;
+}
+
+export function hasFilters(f: EpisodeFilters): boolean {
+  return Boolean(f.episodeTypes?.length || f.since || f.until || f.minImportance !== undefined || f.conversationId);
+}
+
+export function filterSql(f: EpisodeFilters, p: Params): string {
+  const parts: string[] = [];
+  if (f.episodeTypes?.length) parts.push(`e.episode_type = ANY(${p.add(f.episodeTypes)}::text[])`);
+  // An episode overlapping the range matches: a chat that ran past midnight belongs to both days.
+  if (f.since) parts.push(`e.end_at >= ${p.add(f.since)}`);
+  if (f.until) parts.push(`e.start_at < ${p.add(f.until)}`);
+  if (f.minImportance !== undefined) parts.push(`e.importance >= ${p.add(f.minImportance)}`);
+  if (f.conversationId) parts.push(`e.conversation_id = ${p.add(f.conversationId)}`);
+  return parts.map((x) => ` AND ${x}`).join('');
+}
+
+export interface ListOptions extends EpisodeFilters {
+  limit: number;
+  /** Keyset cursor: episodes strictly older than this (start, id) pair. */
+  before?: { start: Date; id: string } | undefined;
+}
+
+export function episodeRepo(q: Sql) {
+  return {
+    async insert(ownerId: string, conversationId: string | null, d: EpisodeDraft, now: Date): Promise<string> {
+      const id = randomUUID();
+      await q.query(
+        `INSERT INTO episodes (id, owner_id, conversation_id, episode_type, level, title, content, summary, start_at, end_at,
+           utc_offset_min, metadata, structured_data, keywords, importance, builder, processing_status, processing_version,
+           created_at, updated_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19)`,
+        [id, ownerId, conversationId, d.episodeType, d.level, d.title, d.content, d.summary, d.temporal.start, d.temporal.end,
+         d.temporal.utcOffsetMin, JSON.stringify(d.metadata), JSON.stringify(d.structuredData), d.keywords, d.importance,
+         d.builder, d.processingStatus, d.processingVersion, now],
+      );
+      return id;
+    },
+
+    async get(ownerId: string, id: string): Promise<Episode | null> {
+      const r = await q.query<EpisodeRow>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = $2`, [ownerId, id]);
+      return r.rows[0] ? toEpisode(r.rows[0]) : null;
+    },
+
+    /** Episodes by id, in the order asked for; unknown ids are skipped. */
+    async getMany(ownerId: string, ids: readonly string[]): Promise<Episode[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<EpisodeRow>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`, [ownerId, ids]);
+      const byId = new Map(r.rows.map((row) => [row.id, toEpisode(row)]));
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    },
+
+    async list(ownerId: string, o: ListOptions): Promise<Episode[]> {
+      const p = new Params();
+      const owner = p.add(ownerId);
+      let cursor = '';
+      if (o.before) {
+        cursor = ` AND (e.start_at, e.id) < (${p.add(o.before.start)}, ${p.add(o.before.id)}::uuid)`;
+      }
+      const where = filterSql(o, p);
+      const r = await q.query<EpisodeRow>(
+        `${episodeSelect} WHERE e.owner_id = ${owner}${where}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
+        p.values,
+      );
+      return r.rows.map(toEpisode);
+    },
+
+    async ids(ownerId: string): Promise<string[]> {
+      const r = await q.query<{ id: string }>(`SELECT id FROM episodes WHERE owner_id = $1 ORDER BY start_at`, [ownerId]);
+      return r.rows.map((x) => x.id);
+    },
+
+    async update(ownerId: string, id: string, patch: EpisodePatch, now: Date): Promise<boolean> {
+      const p = new Params();
+      const sets: string[] = [];
+      const column: Record<keyof EpisodePatch, string> = {
+        episodeType: 'episode_type',
+        level: 'level',
+        title: 'title',
+        content: 'content',
+        summary: 'summary',
+        metadata: 'metadata',
+        structuredData: 'structured_data',
+        keywords: 'keywords',
+        importance: 'importance',
+      };
+      for (const [key, col] of Object.entries(column) as [keyof EpisodePatch, string][]) {
+        const v = patch[key];
+        if (v === undefined) continue;
+        sets.push(`${col} = ${p.add(typeof v === 'object' && !Array.isArray(v) ? JSON.stringify(v) : v)}`);
+      }
+      sets.push(`updated_at = ${p.add(now)}`);
+      const r = await q.query(
+        `UPDATE episodes SET ${sets.join(', ')} WHERE owner_id = ${p.add(ownerId)} AND id = ${p.add(id)}`,
+        p.values,
+      );
+      return (r.affectedRows ?? 0) > 0;
+    },
+
+    async delete(ownerId: string, id: string): Promise<boolean> {
+      const r = await q.query(`DELETE FROM episodes WHERE owner_id = $1 AND id = $2`, [ownerId, id]);
+      return (r.affectedRows ?? 0) > 0;
+    },
+
+    /** Seed 001 access tracking: reading an episode is recalling it. */
+    async recordAccess(ownerId: string, ids: readonly string[], now: Date): Promise<void> {
+      if (ids.length === 0) return;
+      await q.query(
+        `UPDATE episodes SET recall_count = recall_count + 1, last_accessed = $3 WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
+        [ownerId, ids, now],
+      );
+    },
+
+    async counts(ownerId: string): Promise<{ episodes: number; conversations: number; messages: number; lastWrite: Date | null }> {
+      const r = await q.query<{ episodes: number; conversations: number; messages: number; last_write: Date | null }>(
+        `SELECT (SELECT count(*)::int FROM episodes WHERE owner_id = $1) AS episodes,
+                (SELECT count(*)::int FROM conversations WHERE owner_id = $1) AS conversations,
+                (SELECT count(*)::int FROM messages WHERE owner_id = $1) AS messages,
+                (SELECT max(updated_at) FROM episodes WHERE owner_id = $1) AS last_write`,
+        [ownerId],
+      );
+      const row = r.rows[0]!;
+      return { episodes: row.episodes, conversations: row.conversations, messages: row.messages, lastWrite: row.last_write };
+    },
+
+    async owners(): Promise<string[]> {
+      // The one cross-owner query: listing which owners exist, for `stats` and `health`.
+      const r = await q.query<{ owner_id: string }>(
+        `SELECT owner_id FROM conversations UNION SELECT owner_id FROM episodes ORDER BY 1`,
+      );
+      return r.rows.map((x) => x.owner_id);
+    },
+  };
+}
+export type EpisodeRepo = ReturnType<typeof episodeRepo>;

@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { baselineRepo } from './baseline.js';
+import { bm25Repo } from './bm25.js';
+import { conversationRepo } from './conversations.js';
+import { episodeRepo } from './episodes.js';
+import { acquireLock, type DirLock } from './lock.js';
+import { defaultMigrationsDir, migrate } from './migrate.js';
+import type { Sql } from './sql.js';
+import { vectorRepo } from './vectors.js';
+
+function repos(q: Sql) {
+  return {
+    conversations: conversationRepo(q),
+    episodes: episodeRepo(q),
+    bm25: bm25Repo(q),
+    vectors: vectorRepo(q),
+    baseline: baselineRepo(q),
+  };
+}
+export type Repos = ReturnType<typeof repos>;
+
+export interface OpenStoreOptions {
+  /** Directory holding the database; omitted → an in-memory store (tests, dry runs). */
+  dir?: string | undefined;
+  migrationsDir?: string | undefined;
+}
+
+/**
+ * The one owner of the PGlite instance. Only this folder speaks SQL; everything else goes through the
+ * repositories it hands out, either directly (`read`) or inside one transaction (`transaction`).
+ */
+export class Store {
+  private closed = false;
+
+  private constructor(
+    private readonly db: PGlite,
+    private readonly lock: DirLock | null,
+    readonly dir: string | null,
+    readonly openMs: number,
+  ) {}
+
+  static async open(o: OpenStoreOptions = {}): Promise<Store> {
+    const started = performance.now();
+    let lock: DirLock | null = null;
+    if (o.dir) {
+      fs.mkdirSync(o.dir, { recursive: true });
+      lock = acquireLock(path.join(o.dir, 'nemori.lock'));
+    }
+    try {
+      const db = await PGlite.create({
+        dataDir: o.dir ? path.join(o.dir, 'pg') : undefined,
+        extensions: { vector },
+      });
+      try {
+        await migrate(db, o.migrationsDir ?? defaultMigrationsDir);
+        // Owner filters are applied after the HNSW scan; iterative scans keep filtered kNN from coming back short.
+        await db.exec(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64;`);
+      } catch (e) {
+        await db.close();
+        throw e;
+      }
+      return new Store(db, lock, o.dir ?? null, performance.now() - started);
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
+  }
+
+  get read(): Repos {
+    this.assertOpen();
+    return repos(this.db);
+  }
+
+  /** Runs `fn` in one transaction: everything it writes commits together or not at all. */
+  async transaction<T>(fn: (r: Repos) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.db.transaction((tx) => fn(repos(tx)));
+  }
+
+  /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir). */
+  async backup(file: string): Promise<void> {
+    this.assertOpen();
+    const blob = await this.db.dumpDataDir('gzip');
+    fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
+  }
+
+  async sizeOnDisk(): Promise<number | null> {
+    if (!this.dir) return null;
+    const walk = (d: string): number =>
+      fs.readdirSync(d, { withFileTypes: true }).reduce((sum, e) => {
+        const p = path.join(d, e.name);
+        return sum + (e.isDirectory() ? walk(p) : fs.statSync(p).size);
+      }, 0);
+    return walk(this.dir);
+  }
+
+  async schemaVersion(): Promise<number> {
+    const r = await this.db.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    return r.rows[0]?.v ?? 0;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.db.close();
+    } finally {
+      this.lock?.release();
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the store is closed');
+  }
+}

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { filterSql, type EpisodeFilters } from './episodes.js';
+import { chunks, Params, vectorLiteral, type Sql } from './sql.js';
+
+export interface VectorSpace {
+  modelId: string;
+  dimensions: number;
+}
+
+export interface VectorHit {
+  episodeId: string;
+  similarity: number;
+}
+
+/** Model ids go into index names and partial-index predicates, so they are quoted, never interpolated raw. */
+function quoteLiteral(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+function indexName(space: VectorSpace): string {
+  return `episode_hnsw_${createHash('sha1').update(`${space.modelId}:${space.dimensions}`).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * The embedding column has no fixed dimension (models differ), so each model gets a partial HNSW index
+ * over `embedding::vector(dim)`. Queries repeat the same cast and model predicate literally, which is
+ * what lets the planner pick that index.
+ */
+function distanceExpr(space: VectorSpace, queryParam: string): string {
+  return `ee.embedding::vector(${space.dimensions}) <=> ${queryParam}::vector(${space.dimensions})`;
+}
+
+export function vectorRepo(q: Sql) {
+  return {
+    async ensureIndex(space: VectorSpace): Promise<void> {
+      if (!Number.isInteger(space.dimensions) || space.dimensions <= 0) throw new Error(`bad dimension ${space.dimensions}`);
+      await q.exec(
+        `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON episode_embeddings
+         USING hnsw ((embedding::vector(${space.dimensions})) vector_cosine_ops)
+         WHERE model_id = ${quoteLiteral(space.modelId)}`,
+      );
+    },
+
+    async upsert(ownerId: string, modelId: string, rows: readonly { episodeId: string; vector: Float32Array }[]): Promise<void> {
+      for (const batch of chunks(rows, 500)) {
+        await q.query(
+          `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
+           SELECT u.id, $1, $2, u.v::vector FROM unnest($3::uuid[], $4::text[]) AS u(id, v)
+           ON CONFLICT (episode_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
+          [ownerId, modelId, batch.map((r) => r.episodeId), batch.map((r) => vectorLiteral(r.vector))],
+        );
+      }
+    },
+
+    async remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
+      if (episodeIds.length === 0) return;
+      await q.query(`DELETE FROM episode_embeddings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, episodeIds]);
+    },
+
+    /** Episodes whose vector is missing or from another model: the re-embedding work list. */
+    async stale(ownerId: string, modelId: string, limit: number): Promise<string[]> {
+      const r = await q.query<{ id: string }>(
+        `SELECT e.id FROM episodes e LEFT JOIN episode_embeddings ee ON ee.episode_id = e.id
+         WHERE e.owner_id = $1 AND (ee.model_id IS NULL OR ee.model_id <> $2) ORDER BY e.start_at LIMIT $3`,
+        [ownerId, modelId, limit],
+      );
+      return r.rows.map((x) => x.id);
+    },
+
+    async search(
+      ownerId: string,
+      space: VectorSpace,
+      vector: Float32Array,
+      o: { limit: number; filters: EpisodeFilters; within?: readonly string[] | undefined },
+    ): Promise<VectorHit[]> {
+      const p = new Params();
+      const owner = p.add(ownerId);
+      const qv = p.add(vectorLiteral(vector));
+      const dist = distanceExpr(space, qv);
+      const within = o.within ? ` AND ee.episode_id = ANY(${p.add(o.within)}::uuid[])` : '';
+      const filters = filterSql(o.filters, p);
+      const joinEpisodes = filters ? ` JOIN episodes e ON e.id = ee.episode_id AND e.owner_id = ${owner}${filters}` : '';
+      const r = await q.query<{ episode_id: string; distance: number }>(
+        `SELECT ee.episode_id, ${dist} AS distance FROM episode_embeddings ee${joinEpisodes}
+         WHERE ee.model_id = ${quoteLiteral(space.modelId)} AND ee.owner_id = ${owner}${within}
+         ORDER BY ${dist} LIMIT ${p.add(o.limit)}`,
+        p.values,
+      );
+      return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance }));
+    },
+
+    async count(ownerId: string, modelId: string): Promise<number> {
+      const r = await q.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM episode_embeddings WHERE owner_id = $1 AND model_id = $2`,
+        [ownerId, modelId],
+      );
+      return r.rows[0]!.n;
+    },
+  };
+}
+export type VectorRepo = ReturnType<typeof vectorRepo>;

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../core/api/engine.js';
+import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await openMemoryEngine();
+});
+afterAll(async () => {
+  await engine.close();
+});
+
+describe('importing the generic JSON format', () => {
+  it('stores every message and builds episodes that keep the exact times and the sources', async () => {
+    const ownerId = newOwner();
+    const out = await engine.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')] });
+    const [file] = out.files;
+    expect(file?.error).toBeNull();
+    expect(file).toMatchObject({ format: 'json', conversations: 2, messages: 8, messagesAdded: 8 });
+    // Morning hike talk and the evening message are 11 hours apart: two episodes, plus the Chinese chat.
+    expect(file?.episodesCreated).toBe(3);
+
+    const list = await engine.call('listEpisodes', { ownerId });
+    expect(list.episodes).toHaveLength(3);
+    const hike = list.episodes.find((e) => e.content.includes('Gornergrat'))!;
+    expect(hike.start).toBe('2023-05-08T07:00:00.000Z');
+    expect(hike.end).toBe('2023-05-08T07:06:00.000Z');
+    expect(hike.utcOffsetMin).toBe(120);
+    expect(hike.messageIds).toHaveLength(4);
+    // "yesterday" is stated as an absolute date in the episode.
+    expect(hike.content).toContain('2023-05-07');
+    expect(hike.metadata.entities).toEqual(expect.arrayContaining(['Alice', 'Bob']));
+  });
+
+  it('adds nothing when the same file is imported again', async () => {
+    const ownerId = newOwner();
+    const file = fixture('import', 'two-days.json');
+    await engine.call('importFiles', { ownerId, paths: [file] });
+    const before = await engine.call('stats', { ownerId });
+    const again = await engine.call('importFiles', { ownerId, paths: [file] });
+    expect(again.files[0]).toMatchObject({ messagesAdded: 0, episodesCreated: 0 });
+    expect(await engine.call('stats', { ownerId })).toEqual(before);
+  });
+
+  it('appends only the new messages of a conversation that grew', async () => {
+    const ownerId = newOwner();
+    const dir = tempDir();
+    const base = JSON.parse(fs.readFileSync(fixture('import', 'two-days.json'), 'utf8'));
+    const grown = structuredClone(base);
+    grown.conversations[0].messages.push({ id: 'm7', speaker: 'Alice', text: 'Booked the Salomon boots online.', timestamp: '2023-05-10T10:00:00+02:00' });
+    fs.writeFileSync(path.join(dir, 'a.json'), JSON.stringify(base));
+    fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify(grown));
+    await engine.call('importFiles', { ownerId, paths: [path.join(dir, 'a.json')] });
+    const out = await engine.call('importFiles', { ownerId, paths: [path.join(dir, 'b.json')] });
+    expect(out.files[0]).toMatchObject({ messagesAdded: 1, episodesCreated: 1 });
+    const stats = await engine.call('stats', { ownerId });
+    expect(stats.owners[0]).toMatchObject({ messages: 9, episodes: 4 });
+  });
+
+  it('JSONL: one message per line, grouped by conversation', async () => {
+    const ownerId = newOwner();
+    const file = path.join(tempDir(), 'chat.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        { conversation: 'c1', speaker: 'Ann', text: 'Our cat Miso learned to open the fridge.', timestamp: '2024-01-02T08:00:00Z' },
+        { conversation: 'c2', speaker: 'Ann', text: 'Dentist on Friday at nine.', timestamp: '2024-01-03T08:00:00Z' },
+        { conversation: 'c1', speaker: 'Ben', text: 'Miso is a genius.', timestamp: '2024-01-02T08:01:00Z' },
+      ].map((x) => JSON.stringify(x)).join('\n'),
+    );
+    const out = await engine.call('importFiles', { ownerId, paths: [file] });
+    expect(out.files[0]).toMatchObject({ format: 'jsonl', conversations: 2, messages: 3, episodesCreated: 2 });
+  });
+});
+
+describe('malformed input', () => {
+  it('names the file and the line, and stores nothing from it', async () => {
+    const ownerId = newOwner();
+    const file = path.join(tempDir(), 'broken.json');
+    const good = fs.readFileSync(fixture('import', 'two-days.json'), 'utf8');
+    // The 2nd conversation's first timestamp loses its offset: validation must fail on line 19.
+    fs.writeFileSync(file, good.replace('"2023-06-12T19:00:00+08:00"', '"yesterday evening"'));
+    const out = await engine.call('importFiles', { ownerId, paths: [file] });
+    expect(out.files[0]?.error?.code).toBe('IMPORT_PARSE');
+    expect(out.files[0]?.error?.message).toMatch(/broken\.json: line 19, column \d+: conversations\[1\]\.messages\[0\]\.timestamp/);
+    expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ conversations: 0, messages: 0, episodes: 0 });
+  });
+
+  it('reports a JSON syntax error by line, and keeps importing the other files', async () => {
+    const ownerId = newOwner();
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'cut.json'), '{"conversations": [{"id": "x", "messages": [\n  {"speaker": "A", "text": "hi"');
+    fs.writeFileSync(path.join(dir, 'bad.jsonl'), '{"conversation":"c","speaker":"A","text":"ok","timestamp":"2024-01-01T00:00:00Z"}\n{"conversation":"c", oops}\n');
+    const out = await engine.call('importFiles', {
+      ownerId,
+      paths: [path.join(dir, 'cut.json'), path.join(dir, 'bad.jsonl'), fixture('import', 'two-days.json')],
+    });
+    expect(out.files[0]?.error?.message).toMatch(/cut\.json: line 2, column \d+: invalid JSON/);
+    expect(out.files[1]?.error?.message).toMatch(/bad\.jsonl: line 2: invalid JSON/);
+    expect(out.files[2]).toMatchObject({ error: null, messagesAdded: 8 });
+    expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ messages: 8 });
+  });
+});

@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { annotateRelativeTimes, findTimeMentions, type TimeMention } from '../../core/episodes/relative-time.js';
+
+/** Monday 2023-05-08, 10:30 in UTC+8. */
+const REF = new Date('2023-05-08T10:30:00+08:00');
+const CST = 480;
+
+/** The one mention found in `text`, as "start" or "start..end". */
+function resolve(text: string, ref = REF, offset = CST): string {
+  const found = findTimeMentions(text, ref, offset);
+  expect(found, `mentions in ${JSON.stringify(text)}`).toHaveLength(1);
+  const m = found[0]!;
+  return m.end === undefined ? m.start : `${m.start}..${m.end}`;
+}
+
+describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
+  it.each([
+    ['I went hiking yesterday', '2023-05-07'],
+    ['the day before yesterday', '2023-05-06'],
+    ['we talked last night', '2023-05-07'],
+    ['see you tomorrow', '2023-05-09'],
+    ['3 days ago', '2023-05-05'],
+    ['in 3 days', '2023-05-11'],
+    ['last Saturday', '2023-05-06'],
+    ['next Friday', '2023-05-19'], // chrono: X of the next Monday–Sunday week
+    ['this Friday', '2023-05-12'],
+    ['this weekend', '2023-05-13..2023-05-14'],
+    ['last weekend', '2023-05-06..2023-05-07'],
+    ['last week', '2023-05-01..2023-05-07'],
+    ['two weeks ago', '2023-04-24..2023-04-30'],
+    ['next month', '2023-06'],
+    ['last month', '2023-04'],
+    ['last year', '2022'],
+    ['a year ago', '2022'],
+  ])('%s → %s', (text, expected) => {
+    expect(resolve(text)).toBe(expected);
+  });
+
+  it('reports phrase, position and granularity', () => {
+    expect(findTimeMentions('I went hiking yesterday and next month I move', REF, CST)).toEqual<TimeMention[]>([
+      { phrase: 'yesterday', index: 14, start: '2023-05-07', granularity: 'day' },
+      { phrase: 'next month', index: 28, start: '2023-06', granularity: 'month' },
+    ]);
+    expect(findTimeMentions('last week', REF, CST)[0]?.granularity).toBe('week');
+  });
+
+  it('resolves "this Monday" said on a Wednesday to the Monday of the current week', () => {
+    const wednesday = new Date('2023-05-10T12:00:00+08:00');
+    expect(resolve('I saw her this Monday', wednesday)).toBe('2023-05-08');
+  });
+
+  it('ignores absolute dates, bare weekdays and time-of-day phrases', () => {
+    for (const text of ['on 8 May 2023 we met', 'May 8 was fun', 'see 2023-05-07', 'on Saturday', 'at 3pm', '2 hours ago', 'right now']) {
+      expect(findTimeMentions(text, REF, CST), text).toEqual([]);
+    }
+  });
+});
+
+describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
+  it.each([
+    ['我昨天去爬山了', '2023-05-07'],
+    ['前天', '2023-05-06'],
+    ['大前天', '2023-05-05'],
+    ['明天见', '2023-05-09'],
+    ['后天', '2023-05-10'],
+    ['三天前', '2023-05-05'],
+    ['二十三天前', '2023-04-15'],
+    ['十天后', '2023-05-18'],
+    ['上周六', '2023-05-06'],
+    ['这周三', '2023-05-10'],
+    ['下周一', '2023-05-15'],
+    ['下个星期天', '2023-05-21'],
+    ['上上周五', '2023-04-28'],
+    ['上周', '2023-05-01..2023-05-07'],
+    ['周末去爬山', '2023-05-13..2023-05-14'],
+    ['上周末', '2023-05-06..2023-05-07'],
+    ['两周前', '2023-04-24..2023-04-30'],
+    ['下个月', '2023-06'],
+    ['上个月', '2023-04'],
+    ['三个月前', '2023-02'],
+    ['半年前', '2022-11'],
+    ['去年', '2022'],
+    ['前年', '2021'],
+    ['今年', '2023'],
+    ['十年前', '2013'],
+  ])('%s → %s', (text, expected) => {
+    expect(resolve(text)).toBe(expected);
+  });
+
+  it('上周六 said on a Sunday is the Saturday of the previous Monday–Sunday week', () => {
+    const sunday = new Date('2023-05-07T12:00:00+08:00');
+    expect(resolve('上周六', sunday)).toBe('2023-04-29');
+    // English "last Saturday" on the same Sunday is the Saturday just past (chrono's rule).
+    expect(resolve('last Saturday', sunday)).toBe('2023-05-06');
+  });
+
+  it('does not read time words out of other words', () => {
+    for (const text of ['然后天黑了', '登上月球', '聪明天才', '之前天气很好', '马上月底了', '每个周末都去', '2020年前我住在北京', '三月前', '周六']) {
+      expect(findTimeMentions(text, REF, CST), text).toEqual([]);
+    }
+  });
+
+  it('handles mixed English and Chinese', () => {
+    const found = findTimeMentions('Last Saturday 我们去了上海，昨天回来', REF, CST);
+    expect(found.map((m) => [m.phrase, m.start])).toEqual([
+      ['Last Saturday', '2023-05-06'],
+      ['昨天', '2023-05-07'],
+    ]);
+  });
+});
+
+describe('time zones', () => {
+  const originalTz = process.env.TZ;
+  afterEach(() => {
+    if (originalTz === undefined) delete process.env.TZ;
+    else process.env.TZ = originalTz;
+  });
+
+  it("resolves against the sender's local date, not UTC", () => {
+    // 01:30 on May 8 in Shanghai is still May 7 in UTC; "yesterday" is relative to the local May 8.
+    const lateNight = new Date('2023-05-08T01:30:00+08:00');
+    expect(lateNight.toISOString().slice(0, 10)).toBe('2023-05-07');
+    expect(resolve('yesterday', lateNight, 480)).toBe('2023-05-07');
+    expect(resolve('我昨天去爬山了', lateNight, 480)).toBe('2023-05-07');
+    // The same instant seen from UTC is a different day.
+    expect(resolve('yesterday', lateNight, 0)).toBe('2023-05-06');
+    // West of UTC: 02:00Z on May 8 is 21:00 on May 7 in New York (UTC−5 in May).
+    expect(resolve('yesterday', new Date('2023-05-08T02:00:00Z'), -300)).toBe('2023-05-06');
+  });
+
+  it("does not depend on the machine's time zone", () => {
+    const text = 'Yesterday and last Saturday, next month, two weeks ago; 昨天 上周六 下个月 三天前';
+    process.env.TZ = 'UTC';
+    const utc = findTimeMentions(text, REF, CST);
+    for (const [tz, offset] of [['America/Los_Angeles', 420], ['Asia/Kolkata', -330], ['Pacific/Kiritimati', -840]] as const) {
+      process.env.TZ = tz;
+      expect(REF.getTimezoneOffset(), 'the zone switch took effect').toBe(offset);
+      expect(findTimeMentions(text, REF, CST), tz).toEqual(utc);
+    }
+  });
+});
+
+describe('annotateRelativeTimes', () => {
+  it('appends the absolute date after relative phrases only', () => {
+    expect(annotateRelativeTimes('I went hiking yesterday; on 8 May 2023 we met. Next month I move.', REF, CST)).toBe(
+      'I went hiking yesterday (2023-05-07); on 8 May 2023 we met. Next month (2023-06) I move.',
+    );
+    expect(annotateRelativeTimes('我昨天去爬山了，上周六去了上海，2023年5月1日回来', REF, CST)).toBe(
+      '我昨天（2023-05-07）去爬山了，上周六（2023-05-06）去了上海，2023年5月1日回来',
+    );
+    expect(annotateRelativeTimes('last week', REF, CST)).toBe('last week (2023-05-01 – 2023-05-07)');
+  });
+
+  it('is idempotent', () => {
+    const once = annotateRelativeTimes('I went hiking yesterday and 我上周末去了北京', REF, CST);
+    expect(annotateRelativeTimes(once, REF, CST)).toBe(once);
+  });
+
+  it('leaves text without relative phrases unchanged', () => {
+    for (const text of ['', 'Hello there', 'We met on 8 May 2023.', '我喜欢用 Python 写脚本']) {
+      expect(annotateRelativeTimes(text, REF, CST)).toBe(text);
+    }
+  });
+
+  it('rejects an invalid reference or offset', () => {
+    expect(() => findTimeMentions('yesterday', new Date(Number.NaN), 0)).toThrow(RangeError);
+    expect(() => findTimeMentions('yesterday', REF, 24 * 60)).toThrow(RangeError);
+  });
+});
