@@ -1,20 +1,24 @@
-import path from 'node:path';
 import type { EmbeddingStatus } from '../core/api/engine.js';
+import { modelOptions } from '../core/api/open.js';
 import type { Embedder } from '../core/embed/embedder.js';
-import { isEmbedError, openEmbedder, TINY_MODEL_ID } from '../core/embed/index.js';
+import { isEmbedError, openEmbedder, type OpenEmbedderOptions } from '../core/embed/index.js';
+import { resolveHome } from '../core/home.js';
+import { tinyModelOptions } from '../test/fixtures/tiny-model/index.js';
 
 /**
- * The model benchmarks run with: NEMORI_MODEL_DIR (e.g. a real multilingual-e5-small) when set, else
- * the project's tiny test model, so the numbers can always be produced offline. The JSON says which.
+ * The model a benchmark runs with, named in its JSON:
+ * - `product`: what the app would use — NEMORI_MODEL_DIR, else the default model already downloaded
+ *   into the data folder. Never downloads (benchmarks stay offline); when the model is absent, search
+ *   degrades to keywords exactly as the app does.
+ * - `tiny`: the project's 1 MB synthetic test model (a 3k-word vocabulary): exercises the vector path,
+ *   says nothing about retrieval quality.
  */
-export async function benchEmbedder(): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
-  const dir = process.env.NEMORI_MODEL_DIR;
-  const options = dir
-    ? { modelDir: dir, ...(process.env.NEMORI_EMBEDDING_MODEL ? { modelId: process.env.NEMORI_EMBEDDING_MODEL } : {}) }
-    : { modelDir: path.join(import.meta.dirname, '..', 'test', 'fixtures', 'tiny-model'), modelId: TINY_MODEL_ID };
+export async function benchEmbedder(which: 'product' | 'tiny'): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
+  const options: OpenEmbedderOptions =
+    which === 'tiny' ? tinyModelOptions() : { ...modelOptions(resolveHome()), allowDownload: false };
   try {
-    const embedder = await openEmbedder({ ...options, allowDownload: false });
-    return { embedder, status: { available: true, modelId: embedder.modelId, source: options.modelDir, reason: null } };
+    const embedder = await openEmbedder(options);
+    return { embedder, status: { available: true, modelId: embedder.modelId, source: which, reason: null } };
   } catch (e) {
     if (!isEmbedError(e)) throw e;
     return { embedder: null, status: { available: false, modelId: options.modelId ?? 'default', source: null, reason: e.message } };

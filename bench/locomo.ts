@@ -2,7 +2,8 @@
  * LoCoMo evidence recall (BRIEF §6). Prints one JSON object:
  * {"recall": {"500": x, ...}, "byCategory": {...}, "latencyMs": {"p50", "p95"}, "questions": n, ...}
  *
- *   npm run bench:locomo -- --data PATH [--budgets 500,1000,2000] [--mode hybrid|bm25|vector]
+ *   npm run bench:locomo -- --data PATH [--budgets 500,1000,2000] [--mode hybrid|bm25|vector] [--model product|tiny]
+ *                          [--fusion weighted|rrf] [--alpha 0.7] [--config '{"segment":{…}}']
  */
 import path from 'node:path';
 import { openEngine } from '../core/api/engine.js';
@@ -16,14 +17,22 @@ const data = path.resolve(argValue(argv, 'data') ?? path.join(import.meta.dirnam
 const budgets = (argValue(argv, 'budgets') ?? '500,1000,2000').split(',').map(Number);
 const mode = (argValue(argv, 'mode') ?? 'hybrid') as SearchMode;
 const retrieve = Number(argValue(argv, 'limit') ?? 60);
+const fusion = argValue(argv, 'fusion') as 'weighted' | 'rrf' | undefined;
+const alpha = argValue(argv, 'alpha');
+const retrievalConfig = { ...(fusion ? { fusion } : {}), ...(alpha ? { alpha: Number(alpha) } : {}) };
+// Any engine setting, as JSON: --config '{"segment":{"maxMessages":8}}'
+const extraConfig = JSON.parse(argValue(argv, 'config') ?? '{}') as { segment?: object; retrieval?: object };
 
 const samples = loadLocomo(data);
-const { embedder, status } = await benchEmbedder();
-const engine = await openEngine({ home: null, embedder, embeddingStatus: status });
+const model = (argValue(argv, 'model') ?? 'product') as 'product' | 'tiny';
+const { embedder, status } = await benchEmbedder(model);
+const engine = await openEngine({ home: null, embedder, embeddingStatus: status, config: { segment: extraConfig.segment ?? {}, retrieval: { ...retrievalConfig, ...extraConfig.retrieval } } });
 
 const hits: Record<number, number> = Object.fromEntries(budgets.map((b) => [b, 0]));
 const byCat: Record<string, { n: number; hits: Record<number, number> }> = {};
 const latencies: number[] = [];
+const modesUsed = new Set<string>();
+const warnings = new Set<string>();
 let questions = 0;
 let episodes = 0;
 let messages = 0;
@@ -43,6 +52,8 @@ for (const s of samples) {
     const t = performance.now();
     const out = await engine.call('search', { ownerId, query: q.question, mode, limit: retrieve });
     latencies.push(performance.now() - t);
+    modesUsed.add(out.mode);
+    for (const w of out.warnings) warnings.add(w);
     questions++;
     const cat = (byCat[q.category] ??= { n: 0, hits: Object.fromEntries(budgets.map((b) => [b, 0])) });
     cat.n++;
@@ -70,7 +81,10 @@ console.log(
     {
       data: path.basename(data),
       mode,
+      modeUsed: [...modesUsed].join(','),
+      retrieval: engine.context.config.retrieval,
       embeddingModel: status.available ? status.modelId : null,
+      warnings: [...warnings, ...(status.reason ? [status.reason] : [])],
       recall: rate(hits, questions),
       byCategory: Object.fromEntries(Object.entries(byCat).map(([c, v]) => [c, { questions: v.n, recall: rate(v.hits, v.n) }])),
       latencyMs: { p50: round(percentile(latencies, 50), 1), p95: round(percentile(latencies, 95), 1) },
@@ -78,7 +92,6 @@ console.log(
       conversations: samples.length,
       messages,
       episodes,
-      wordsPerEpisode: null,
       ingestMs: round(ingestMs, 0),
       wallMs: round(performance.now() - ingestStarted, 0),
     },

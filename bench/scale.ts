@@ -2,7 +2,7 @@
  * Scale benchmark: a deterministic mixed English/Chinese corpus ingested through the API, then search
  * latency per mode against raw SQL baselines on the same tables. Prints one JSON object.
  *
- *   npm run bench:scale -- --episodes 100000 [--home DIR] [--queries 60]
+ *   npm run bench:scale -- --episodes 100000 [--home DIR] [--queries 60] [--model tiny|product]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,7 +33,7 @@ function cachedQueries(inner: Embedder, cache: Map<string, Float32Array>): Embed
   };
 }
 
-const { embedder: base, status } = await benchEmbedder();
+const { embedder: base, status } = await benchEmbedder((argValue(argv, 'model') ?? 'tiny') as 'product' | 'tiny');
 if (!base) throw new Error(`the scale benchmark needs an embedding model: ${status.reason}`);
 const queries = syntheticQueries(queryCount);
 const embedTimes: number[] = [];

@@ -1,8 +1,8 @@
 /**
  * Where the embedding model comes from, decided in one place:
  *
- *  - `dir`    a folder given by the user or the app (NEMORI_MODEL_DIR, `modelDir`, the
- *             packaged resources/models); loaded with remote loading off.
+ *  - `dir`    a folder given by the user (NEMORI_MODEL_DIR, `modelDir`) or shipped with
+ *             the app (`bundledDir`, resources/models); loaded with remote loading off.
  *  - `cache`  a copy downloaded earlier into `<dataDir>/models/<modelId>`; also remote off.
  *  - `remote` not on disk yet and downloading is allowed: transformers.js fetches it
  *             (from the Hub or NEMORI_HF_MIRROR) into `<dataDir>/models` on first use.
@@ -23,7 +23,7 @@ import {
   readManifest,
   writeManifest,
 } from './model-manifest.js';
-import { DEFAULT_MODEL_ID, specFor, type ModelDtype, type ModelSpec } from './model-specs.js';
+import { DEFAULT_MODEL_ID, MODEL_DTYPES, specFor, type ModelSpec } from './model-specs.js';
 
 export const MODEL_DIR_ENV = 'NEMORI_MODEL_DIR';
 export const MIRROR_ENV = 'NEMORI_HF_MIRROR';
@@ -36,9 +36,14 @@ export const ModelSourceOptionsSchema = z.object({
   /** Hub id of the model; defaults to multilingual-e5-small. */
   modelId: z.string().min(1).optional(),
   /** Precision to load; defaults to the spec's (q8 for e5, fp32 otherwise). */
-  dtype: z.enum(['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4']).optional(),
+  dtype: z.enum(MODEL_DTYPES).optional(),
   /** A model folder, or a folder holding `<modelId>/`. Overrides NEMORI_MODEL_DIR. */
   modelDir: z.string().min(1).optional(),
+  /**
+   * A folder holding `<modelId>/` shipped with the app (resources/models). Used when the
+   * model is there and silently skipped when it is not, so unbundled builds download.
+   */
+  bundledDir: z.string().min(1).optional(),
   /** The app's data directory; downloads go to `<dataDir>/models`. */
   dataDir: z.string().min(1).optional(),
   /** Fetch the model when it is not on disk. Defaults to NEMORI_ALLOW_DOWNLOAD=1, else off. */
@@ -81,6 +86,7 @@ interface Settings {
   readonly spec: ModelSpec;
   readonly modelDir: string | undefined;
   readonly modelDirFrom: string;
+  readonly bundledDir: string | undefined;
   readonly dataDir: string | undefined;
   readonly allowDownload: boolean;
   readonly remoteHost: string;
@@ -103,9 +109,10 @@ function settingsFrom(options: ModelSourceOptions): Settings {
   const modelId = o.modelId ?? DEFAULT_MODEL_ID;
   return {
     modelId,
-    spec: specFor(modelId, o.dtype as ModelDtype | undefined),
+    spec: specFor(modelId, o.dtype),
     modelDir: o.modelDir ?? envDir,
     modelDirFrom: o.modelDir !== undefined ? 'the modelDir option' : MODEL_DIR_ENV,
+    bundledDir: o.bundledDir !== undefined ? resolve(o.bundledDir) : undefined,
     dataDir: o.dataDir !== undefined ? resolve(o.dataDir) : undefined,
     allowDownload: o.allowDownload ?? environment[ALLOW_DOWNLOAD_ENV] === '1',
     remoteHost: o.mirror ?? envMirror ?? DEFAULT_REMOTE_HOST,
@@ -179,6 +186,13 @@ export async function resolveModelSource(options: ModelSourceOptions = {}): Prom
     );
   }
 
+  if (s.bundledDir !== undefined) {
+    const dir = join(s.bundledDir, s.modelId);
+    if ((await missingFiles(dir, s.spec.files)).length === 0) {
+      return { ...base, kind: 'dir', dir, ...addressOf(dir), remoteHost: undefined, ownsDir: false };
+    }
+  }
+
   if (s.dataDir !== undefined) {
     const root = modelsDir(s.dataDir);
     const dir = join(root, s.modelId);
@@ -198,12 +212,12 @@ export async function resolveModelSource(options: ModelSourceOptions = {}): Prom
 
   const where = s.dataDir !== undefined ? ` into ${modelsDir(s.dataDir)}` : '';
   const download = s.allowDownload
-    ? `downloading needs the app's data directory (dataDir)`
-    : `or allow downloading it${where} (${ALLOW_DOWNLOAD_ENV}=1${s.dataDir === undefined ? ' with a data directory' : ''})`;
+    ? `; downloading needs the app's data directory (dataDir)`
+    : `, or allow downloading it${where} (${ALLOW_DOWNLOAD_ENV}=1${s.dataDir === undefined ? ' with a data directory' : ''})`;
   throw new EmbedError(
     'MODEL_UNAVAILABLE',
     `embedding model ${s.modelId} is not downloaded and remote loading is off; ` +
-      `set ${MODEL_DIR_ENV} to a folder containing ${filesList(s.spec)}, ${download}`,
+      `set ${MODEL_DIR_ENV} to a folder containing ${filesList(s.spec)}${download}`,
   );
 }
 

@@ -166,7 +166,7 @@ async function loadModel(source: ModelSource, onProgress: ((p: ModelProgress) =>
   }
 
   try {
-    if (source.kind === 'remote') verification = await verifyModelFiles(source);
+    if (source.kind === 'remote' && source.verify) verification = await verifyModelFiles(source);
     return { pipe, dimensions: await dimensionsOf(source), verification };
   } catch (error) {
     await pipe.dispose();
@@ -251,7 +251,7 @@ class TransformersEmbedder implements Embedder {
               `expected ${this.dimensions} dimensions`,
           );
         }
-        const data = Float32Array.from(tensor.data as ArrayLike<number>);
+        const data = tensor.data instanceof Float32Array ? tensor.data : Float32Array.from(tensor.data as ArrayLike<number>);
         batch.forEach((original, row) => {
           out[original] = data.slice(row * width, (row + 1) * width);
         });

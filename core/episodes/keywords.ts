@@ -30,8 +30,13 @@ export function keywords(text: string, limit: number, exclude: ReadonlySet<strin
     .map(([term]) => [...surface.get(term)!].sort((a, b) => b[1] - a[1])[0]![0]);
 }
 
-const NAME = /(?<![.!?]\s|^)\b\p{Lu}[\p{Ll}'’]+(?:\s+\p{Lu}[\p{Ll}'’]+)*/gu;
-const NOT_NAMES = new Set(['I', 'I\'m', 'OK', 'Oh', 'Hey', 'Hi', 'Yes', 'No', 'Thanks', 'Wow', 'The', 'It', 'That', 'This']);
+/** Capitalised words (or acronyms) not at the start of a sentence, joined when consecutive. */
+const NAME = /(?<![.!?]\s|^)\b(?:\p{Lu}[\p{Ll}'’]+|\p{Lu}{2,})(?:\s+(?:\p{Lu}[\p{Ll}'’]+|\p{Lu}{2,}))*/gu;
+const NOT_NAMES = new Set([
+  'I', "I'm", 'OK', 'Oh', 'Hey', 'Hi', 'Yes', 'No', 'Thanks', 'Wow', 'The', 'It', 'That', 'This', 'LOL', 'OMG',
+  'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday',
+  'January', 'February', 'March', 'April', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
+]);
 
 /**
  * Likely names of people, places and things: capitalised words that do not start a sentence. Crude,

@@ -1,4 +1,5 @@
 import type { StoredMessage } from '../domain/conversation.js';
+import { tokenize } from '../retrieval/tokenize.js';
 import type { SegmentConfig } from './config.js';
 
 export type Segment = StoredMessage[];
@@ -26,12 +27,6 @@ export function splitByTimeGap(messages: readonly StoredMessage[], maxGapMinutes
   return blocks;
 }
 
-function meanVector(vs: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(vs[0]!.length);
-  for (const v of vs) for (let i = 0; i < v.length; i++) out[i]! += v[i]!;
-  return out;
-}
-
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0, na = 0, nb = 0;
   for (let i = 0; i < a.length; i++) {
@@ -42,20 +37,58 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/**
- * TextTiling over message embeddings: the similarity of the windows either side of every gap, then the
- * depth of each dip relative to the peaks around it. Returns the gap indexes (cut before message i)
- * whose depth passes the block's own cut-off.
- */
-export function topicShiftCuts(vectors: readonly Float32Array[], c: SegmentConfig): number[] {
-  const n = vectors.length;
-  if (n < 2 * c.minMessages) return [];
-  const sims: number[] = [];
-  for (let i = 1; i < n; i++) {
-    const left = vectors.slice(Math.max(0, i - c.window), i);
-    const right = vectors.slice(i, Math.min(n, i + c.window));
-    sims.push(cosine(meanVector(left), meanVector(right)));
+function sparseCosine(a: Map<string, number>, b: Map<string, number>): number {
+  let dot = 0, na = 0, nb = 0;
+  for (const [t, x] of a) {
+    na += x * x;
+    dot += x * (b.get(t) ?? 0);
   }
+  for (const y of b.values()) nb += y * y;
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/**
+ * How alike the `window` messages before each gap are to the `window` after it (gap i = before message i).
+ * With an embedding model the windows are mean vectors; without one they are term counts, which is
+ * TextTiling as Hearst first described it.
+ */
+export function gapSimilarities(n: number, window: number, windowSimilarity: (l0: number, l1: number, r0: number, r1: number) => number): number[] {
+  const sims: number[] = [];
+  for (let i = 1; i < n; i++) sims.push(windowSimilarity(Math.max(0, i - window), i, i, Math.min(n, i + window)));
+  return sims;
+}
+
+export function embeddingSimilarity(vectors: readonly Float32Array[]) {
+  return (l0: number, l1: number, r0: number, r1: number) => {
+    const mean = (from: number, to: number) => {
+      const out = new Float32Array(vectors[0]!.length);
+      for (let k = from; k < to; k++) for (let d = 0; d < out.length; d++) out[d]! += vectors[k]![d]!;
+      return out;
+    };
+    return cosine(mean(l0, l1), mean(r0, r1));
+  };
+}
+
+export function lexicalSimilarity(texts: readonly string[]) {
+  const bags = texts.map((t) => tokenize(t));
+  return (l0: number, l1: number, r0: number, r1: number) => {
+    const bag = (from: number, to: number) => {
+      const m = new Map<string, number>();
+      for (let k = from; k < to; k++) for (const t of bags[k]!) m.set(t, (m.get(t) ?? 0) + 1);
+      return m;
+    };
+    return sparseCosine(bag(l0, l1), bag(r0, r1));
+  };
+}
+
+/**
+ * TextTiling's cut choice: the depth of each similarity dip relative to the peaks around it, cut where
+ * the depth passes the block's own cut-off (so the threshold adapts to each conversation and model),
+ * deepest first, never leaving a piece under `minMessages`. Returns cut positions (cut before message i).
+ */
+export function topicShiftCuts(sims: readonly number[], c: SegmentConfig): number[] {
+  const n = sims.length + 1;
+  if (n < 2 * c.minMessages) return [];
   const depth = sims.map((s, j) => {
     let l = s, r = s;
     for (let k = j; k >= 0 && sims[k]! >= l; k--) l = sims[k]!;
@@ -71,9 +104,7 @@ export function topicShiftCuts(vectors: readonly Float32Array[], c: SegmentConfi
     .sort((a, b) => b.d - a.d);
   const cuts: number[] = [];
   for (const cand of candidates) {
-    const points = [0, ...cuts, n].sort((a, b) => a - b);
-    const ok = points.every((p) => Math.abs(p - cand.at) >= c.minMessages);
-    if (ok) cuts.push(cand.at);
+    if ([0, ...cuts, n].every((p) => Math.abs(p - cand.at) >= c.minMessages)) cuts.push(cand.at);
   }
   return cuts.sort((a, b) => a - b);
 }
@@ -104,8 +135,8 @@ export function capSize(block: Segment, c: SegmentConfig): Segment[] {
 }
 
 /**
- * Episode boundaries without an LLM: time gaps first, then topic shifts (when message vectors are given)
- * inside each block, then the size cap.
+ * Episode boundaries without an LLM: time gaps first, then topic shifts inside each block (by message
+ * vectors when a model gave them, else by shared words), then the size cap.
  */
 export function segmentMessages(
   messages: readonly StoredMessage[],
@@ -114,8 +145,12 @@ export function segmentMessages(
 ): Segment[] {
   const out: Segment[] = [];
   for (const block of splitByTimeGap(messages, c.maxGapMinutes)) {
-    const vectors = block.length >= 2 * c.minMessages ? vectorsOf?.(block) ?? null : null;
-    const cuts = vectors ? topicShiftCuts(vectors, c) : [];
+    let cuts: number[] = [];
+    if (block.length >= 2 * c.minMessages) {
+      const vectors = vectorsOf?.(block) ?? null;
+      const similarity = vectors ? embeddingSimilarity(vectors) : lexicalSimilarity(block.map((m) => m.text));
+      cuts = topicShiftCuts(gapSimilarities(block.length, c.window, similarity), c);
+    }
     let from = 0;
     for (const at of [...cuts, block.length]) {
       out.push(...capSize(block.slice(from, at), c));

@@ -15,9 +15,9 @@ let fetches = 0;
 
 beforeAll(() => {
   // Any network use by transformers.js goes through env.fetch; none is allowed here.
-  env.fetch = async (...args: Parameters<typeof fetch>) => {
+  env.fetch = async (input: string | URL, init?: RequestInit) => {
     fetches += 1;
-    return realFetch(...args);
+    return realFetch(input, init);
   };
 });
 afterAll(() => {

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { IncomingConversation, IsoTimestamp, parseIsoWithOffset, type Attachment, type IncomingMessage } from '../domain/conversation.js';
+import type { ImportFormat } from './format.js';
+import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
+import { attachment, mediaKind } from './media.js';
+
+/**
+ * Claude.ai export (Settings → Privacy → Export data): a zip with `conversations.json` (plus users.json
+ * and projects.json, which carry no messages). Each conversation lists its `chat_messages` in order.
+ */
+
+const ContentBlock = z.looseObject({ type: z.string(), text: z.string().nullish() });
+
+const ChatMessage = z.looseObject({
+  uuid: z.string().min(1),
+  sender: z.string(),
+  text: z.string().nullish(),
+  content: z.array(ContentBlock).nullish(),
+  created_at: IsoTimestamp,
+  attachments: z
+    .array(z.looseObject({ file_name: z.string().nullish(), file_type: z.string().nullish(), file_size: z.number().nullish(), extracted_content: z.string().nullish() }))
+    .nullish(),
+  files: z.array(z.looseObject({ file_name: z.string().nullish(), file_uuid: z.string().nullish() })).nullish(),
+});
+type ChatMessage = z.infer<typeof ChatMessage>;
+
+const Conversation = z.looseObject({
+  uuid: z.string().min(1),
+  name: z.string().nullish(),
+  summary: z.string().nullish(),
+  created_at: IsoTimestamp.nullish(),
+  chat_messages: z.array(ChatMessage),
+});
+type Conversation = z.infer<typeof Conversation>;
+
+const WHO = {
+  human: { speaker: 'User', role: 'user' },
+  assistant: { speaker: 'Claude', role: 'assistant' },
+} as const;
+
+function message(m: ChatMessage): IncomingMessage | null {
+  const who = WHO[m.sender as keyof typeof WHO];
+  if (!who) return null;
+  // Text blocks are what the chat shows; thinking, tool calls and tool results are scaffolding.
+  const blocks = (m.content ?? []).filter((b) => b.type === 'text' && b.text?.trim()).map((b) => b.text!);
+  const parts = blocks.length > 0 ? [blocks.join('\n\n')] : m.text?.trim() ? [m.text] : [];
+  const attachments: Attachment[] = [];
+  for (const a of m.attachments ?? []) {
+    attachments.push(attachment({ kind: mediaKind({ mimeType: a.file_type, name: a.file_name }), name: a.file_name, mimeType: a.file_type }));
+    // Claude read the file's text; keeping it makes the conversation searchable for what was discussed.
+    if (a.extracted_content?.trim()) parts.push(`[attached file: ${a.file_name ?? 'untitled'}]\n${a.extracted_content.trim()}`);
+  }
+  for (const f of m.files ?? []) {
+    if (f.file_name && attachments.some((a) => a.name === f.file_name)) continue;
+    attachments.push(attachment({ kind: mediaKind({ name: f.file_name }), name: f.file_name }));
+  }
+  const text = parts.join('\n\n');
+  if (!text && attachments.length === 0) return null;
+  const { at, utcOffsetMin } = parseIsoWithOffset(m.created_at);
+  return { externalId: m.uuid, speaker: who.speaker, role: who.role, text, sentAt: at, utcOffsetMin, attachments, metadata: {} };
+}
+
+function toConversation(c: Conversation): IncomingConversation {
+  const messages: IncomingMessage[] = [];
+  let skipped = 0;
+  for (const m of c.chat_messages) {
+    const out = message(m);
+    if (out) messages.push(out);
+    else skipped++;
+  }
+  const metadata: Record<string, unknown> = { skipped, timeZone: 'UTC (times in the export carry their offset, which is Z)' };
+  if (c.summary) metadata.summary = c.summary;
+  if (c.created_at) metadata.createdAt = c.created_at;
+  return IncomingConversation.parse({
+    source: 'claude',
+    externalId: c.uuid,
+    title: c.name || undefined,
+    participants: [...new Set(messages.map((m) => m.speaker))],
+    metadata,
+    messages,
+  });
+}
+
+export const claudeImport: ImportFormat = {
+  id: 'claude',
+  label: 'Claude.ai export',
+  detect: (f) => detectConversationsJson(f, /"chat_messages"\s*:/),
+  async *read(file) {
+    for await (const src of conversationSources(file)) {
+      yield* readConversationArray(src, Conversation, 'conversation', async (_i, c) => toConversation(c));
+    }
+  },
+};

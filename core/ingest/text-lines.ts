@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import { Readable, type Transform } from 'node:stream';
+import iconv from 'iconv-lite';
+
+/**
+ * Text exports come in whatever encoding the exporting app and OS chose: UTF-8 with or without a BOM,
+ * UTF-16 (older Windows tools), or GBK/GB18030 (Chinese Windows: old QQ, WeChat CSV saved by Excel).
+ * Everything here streams: a multi-gigabyte file is read in chunks and never held whole.
+ */
+
+export type TextEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'gb18030';
+
+export interface TextSource {
+  encoding: TextEncoding;
+  /** Bytes to skip before decoding (the BOM). */
+  skip: number;
+}
+
+export interface TextLine {
+  /** The line without its line ending. */
+  line: string;
+  /** 1-based, as an editor shows it. */
+  lineNo: number;
+}
+
+const SNIFF_BYTES = 64 * 1024;
+
+async function readStart(file: string, bytes: number): Promise<Buffer> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** BOM first; else strict UTF-8 over the first 64 KiB; else GB18030 (a superset of GBK and GB2312). */
+export function sniffEncoding(start: Uint8Array): TextSource {
+  if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return { encoding: 'utf8', skip: 3 };
+  if (start[0] === 0xff && start[1] === 0xfe) return { encoding: 'utf16le', skip: 2 };
+  if (start[0] === 0xfe && start[1] === 0xff) return { encoding: 'utf16be', skip: 2 };
+  try {
+    // `stream: true` tolerates a character cut in half at the end of the sample.
+    new TextDecoder('utf-8', { fatal: true }).decode(start, { stream: true });
+    return { encoding: 'utf8', skip: 0 };
+  } catch {
+    return { encoding: 'gb18030', skip: 0 };
+  }
+}
+
+export async function detectTextEncoding(file: string): Promise<TextSource> {
+  return sniffEncoding(await readStart(file, SNIFF_BYTES));
+}
+
+/** The file as a stream of decoded strings (BOM removed). */
+export async function openText(file: string): Promise<{ encoding: TextEncoding; stream: Readable }> {
+  const src = await detectTextEncoding(file);
+  const raw = fs.createReadStream(file, { start: src.skip, highWaterMark: 256 * 1024 });
+  let stream: Readable;
+  if (src.encoding === 'utf8') {
+    raw.setEncoding('utf8');
+    stream = raw;
+  } else {
+    // iconv-lite's typings say ReadWriteStream; at run time it is a stream.Transform.
+    const decoder = iconv.decodeStream(src.encoding === 'utf16be' ? 'utf16-be' : src.encoding === 'utf16le' ? 'utf16le' : 'gb18030', {
+      stripBOM: true,
+    }) as unknown as Transform;
+    raw.on('error', (e) => decoder.destroy(e));
+    stream = raw.pipe(decoder);
+  }
+  return { encoding: src.encoding, stream };
+}
+
+/** Splits a stream of strings into lines; accepts \n, \r\n and lone \r (old Mac exports). */
+export async function* splitLines(chunks: AsyncIterable<string | Buffer>): AsyncGenerator<TextLine> {
+  let rest = '';
+  let lineNo = 0;
+  let first = true;
+  let pendingCr = false;
+  for await (const c of chunks) {
+    let chunk = typeof c === 'string' ? c : c.toString('utf8');
+    if (first) {
+      // A BOM can survive when the file was concatenated or re-saved: drop it at the very start only.
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      first = false;
+    }
+    if (pendingCr && chunk.charCodeAt(0) === 10) chunk = chunk.slice(1);
+    pendingCr = false;
+    let text = rest + chunk;
+    let start = 0;
+    for (;;) {
+      const nl = nextBreak(text, start);
+      if (nl < 0) break;
+      yield { line: text.slice(start, nl), lineNo: ++lineNo };
+      if (text.charCodeAt(nl) === 13) {
+        if (nl + 1 < text.length) {
+          start = text.charCodeAt(nl + 1) === 10 ? nl + 2 : nl + 1;
+        } else {
+          // \r at the end of a chunk: its \n may start the next one.
+          pendingCr = true;
+          start = nl + 1;
+        }
+      } else {
+        start = nl + 1;
+      }
+    }
+    rest = text.slice(start);
+    text = '';
+  }
+  if (rest.length > 0) yield { line: rest, lineNo: ++lineNo };
+}
+
+function nextBreak(text: string, from: number): number {
+  const n = text.indexOf('\n', from);
+  const r = text.indexOf('\r', from);
+  if (r < 0) return n;
+  if (n < 0) return r;
+  return Math.min(n, r);
+}
+
+/** Decoded lines of a text file, streamed, with 1-based line numbers. */
+export async function* readLines(file: string): AsyncGenerator<TextLine> {
+  const { stream } = await openText(file);
+  try {
+    yield* splitLines(stream as AsyncIterable<string>);
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** The first `bytes` of a file decoded with the detected encoding: for detection of non-UTF-8 exports. */
+export async function readTextHead(file: string, bytes = SNIFF_BYTES): Promise<string> {
+  const start = await readStart(file, bytes);
+  const src = sniffEncoding(start);
+  const body = start.subarray(src.skip);
+  if (src.encoding === 'utf8') return new TextDecoder('utf-8').decode(body);
+  return iconv.decode(Buffer.from(body), src.encoding === 'utf16be' ? 'utf16-be' : src.encoding);
+}
+
+/**
+ * `detect()` receives the head decoded as UTF-8. For UTF-16 files that leaves NULs between ASCII
+ * characters; for GBK files the Chinese turns to U+FFFD but ASCII survives. This makes the ASCII
+ * structure (timestamps, separators, column names) visible again for cheap detection.
+ */
+export function asciiView(head: string): string {
+  return head.includes('\u0000') ? head.replace(/\u0000/g, '') : head;
+}
+
+/** A Readable of strings from an async iterable: for piping decoded text into parsers such as csv-parse. */
+export function readableFrom(it: AsyncIterable<string>): Readable {
+  return Readable.from(it, { objectMode: false, encoding: 'utf8' });
+}

@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers/engine.js';
+
+const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
+const run = promisify(execFile);
+
+/** Runs the real `nemori` command; never reaches the network (model download off). */
+async function nemori(home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, '--home', home, ...args], {
+      env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: '', NEMORI_HOME: '' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('the nemori command', () => {
+  it('lists its commands', async () => {
+    const { code, stdout } = await nemori(tempDir(), '--help');
+    expect(code).toBe(0);
+    for (const c of ['import', 'search', 'episodes', 'rebuild', 'stats', 'health']) expect(stdout).toContain(c);
+  });
+
+  it('imports, re-imports idempotently, searches and reports as JSON', async () => {
+    const home = tempDir();
+    const file = fixture('import', 'two-days.json');
+    const first = await nemori(home, '--json', 'import', file);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).files[0]).toMatchObject({ format: 'json', messagesAdded: 8, episodesCreated: 3, error: null });
+
+    const again = await nemori(home, '--json', 'import', file);
+    expect(JSON.parse(again.stdout).files[0]).toMatchObject({ messagesAdded: 0, episodesCreated: 0 });
+
+    const found = await nemori(home, '--json', 'search', 'Lisbon', 'aquarium');
+    const out = JSON.parse(found.stdout);
+    expect(out.mode).toBe('bm25'); // no model here: hybrid falls back, with a warning
+    expect(out.warnings[0]).toMatch(/keyword/);
+    expect(out.results[0].text).toContain('Lisbon');
+    expect(out.results[0].sources.map((s: { externalId: string }) => s.externalId)).toEqual(['m5', 'm6']);
+
+    const shown = await nemori(home, 'episodes', 'show', out.results[0].id);
+    expect(shown.stdout).toContain('Source messages (2)');
+
+    const health = JSON.parse((await nemori(home, '--json', 'health')).stdout);
+    expect(health).toMatchObject({ ok: true, database: { status: 'ok' }, embedding: { available: false } });
+    expect(health.owners[0]).toMatchObject({ ownerId: 'default', messages: 8, episodes: 3 });
+  });
+
+  it('rejects a malformed file with its name and line, exits non-zero and changes nothing', async () => {
+    const home = tempDir();
+    await nemori(home, 'import', fixture('import', 'two-days.json'));
+    const before = (await nemori(home, '--json', 'stats')).stdout;
+
+    const bad = path.join(tempDir(), 'bad.jsonl');
+    fs.writeFileSync(bad, [
+      '{"conversation":"c9","speaker":"Zed","text":"first line is fine","timestamp":"2024-02-01T10:00:00Z"}',
+      '{"conversation":"c9","speaker":"Zed","text":"no time here"}',
+    ].join('\n'));
+    const r = await nemori(home, 'import', bad);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/bad\.jsonl: line 2: timestamp/);
+    expect((await nemori(home, '--json', 'stats')).stdout).toBe(before);
+  });
+
+  it('explains a store held by another process', async () => {
+    const home = tempDir();
+    await nemori(home, 'stats');
+    fs.writeFileSync(path.join(home, 'db', 'nemori.lock'), JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), since: 'now' }));
+    const r = await nemori(home, 'stats');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`in use by another Nemori process (pid ${process.pid}`);
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../core/domain/conversation.js';
+import { defaultSegmentConfig } from '../../core/episodes/config.js';
+import { buildHeuristicEpisode } from '../../core/episodes/heuristic.js';
+import { segmentMessages } from '../../core/episodes/segment.js';
+
+let seq = 0;
+function msg(speaker: string, text: string, iso: string, offsetMin = 0): StoredMessage {
+  return {
+    id: `m${++seq}`,
+    conversationId: 'c',
+    externalId: null,
+    seq,
+    speaker,
+    role: 'other',
+    text,
+    sentAt: new Date(iso),
+    utcOffsetMin: offsetMin,
+    attachments: [],
+    episodeId: null,
+  };
+}
+
+describe('heuristic episodes', () => {
+  it('state who talked, exactly when, and resolve relative dates in English', () => {
+    const e = buildHeuristicEpisode([
+      msg('Caroline', 'I went to a LGBTQ support group yesterday and it was so powerful.', '2023-05-08T13:56:00Z'),
+      msg('Melanie', 'That sounds amazing! Last Saturday I painted a sunrise by the lake.', '2023-05-08T13:58:00Z'),
+    ]);
+    expect(e.content).toContain('Caroline and Melanie talked on Monday, 8 May 2023, 13:56–13:58 (UTC+00:00)');
+    expect(e.content).toContain('yesterday (2023-05-07)');
+    expect(e.content).toContain('Last Saturday (2023-05-06)');
+    expect(e.metadata.timeReferences.map((t) => t.start)).toEqual(['2023-05-07', '2023-05-06']);
+    expect(e.temporal).toEqual({ start: new Date('2023-05-08T13:56:00Z'), end: new Date('2023-05-08T13:58:00Z'), utcOffsetMin: 0 });
+    expect(e.metadata.participants).toEqual(['Caroline', 'Melanie']);
+    expect(e.metadata.entities).toEqual(expect.arrayContaining(['Caroline', 'Melanie', 'LGBTQ']));
+    expect(e.title).toMatch(/^Caroline and Melanie on /);
+    expect(e.summary.length).toBeGreaterThan(10);
+    expect(e.keywords.length).toBeGreaterThan(2);
+  });
+
+  it('resolve Chinese relative dates in the sender’s own time zone', () => {
+    // 01:30 on 8 May in Shanghai is still 7 May in UTC: 昨天 must mean 7 May local, not 6 May.
+    const e = buildHeuristicEpisode([
+      msg('小明', '我昨天去爬山了，上周六还去了杭州。', '2023-05-07T17:30:00Z', 480),
+      msg('小红', '真好！我们下个月一起去上海吧。', '2023-05-07T17:31:00Z', 480),
+    ]);
+    expect(e.content).toContain('昨天（2023-05-07）');
+    expect(e.content).toContain('上周六（2023-05-06）');
+    expect(e.content).toContain('下个月（2023-06）');
+    expect(e.content).toContain('(UTC+08:00)');
+    expect(e.content).toMatch(/Monday, 8 May 2023, 01:30/);
+  });
+
+  it('tell attachments instead of dropping them', () => {
+    const m = msg('Ann', 'look!', '2024-01-01T10:00:00Z');
+    m.attachments = [{ kind: 'image', caption: 'a dog on a beach' }];
+    expect(buildHeuristicEpisode([m]).content).toContain('look! [shares a photo: a dog on a beach]');
+  });
+});
+
+describe('episode boundaries without an LLM', () => {
+  const c = defaultSegmentConfig;
+
+  it('cut at silences longer than the gap', () => {
+    const ms = [
+      msg('A', 'morning coffee plans', '2024-01-01T08:00:00Z'),
+      msg('B', 'sure, coffee at nine', '2024-01-01T08:05:00Z'),
+      msg('A', 'evening: the movie was great', '2024-01-01T20:00:00Z'),
+    ];
+    expect(segmentMessages(ms, c).map((s) => s.length)).toEqual([2, 1]);
+  });
+
+  it('cut where the topic shifts, by shared words when there is no model', () => {
+    const t = (i: number) => new Date(Date.UTC(2024, 0, 1, 10, i)).toISOString();
+    const garden = ['tomatoes in the garden are ripe', 'the garden tomatoes need water', 'garden soil for tomatoes', 'tomatoes garden compost', 'more garden tomatoes today'];
+    const taxes = ['the tax return deadline is close', 'tax forms and the return', 'my tax advisor filed the return', 'tax refund from the return', 'tax return done'];
+    const ms = [...garden, ...taxes].map((text, i) => msg(i % 2 ? 'B' : 'A', text, t(i)));
+    const segments = segmentMessages(ms, { ...c, minMessages: 3 });
+    expect(segments.map((s) => s.map((m) => m.text))).toEqual([garden, taxes]);
+  });
+
+  it('never let an episode grow past the size cap', () => {
+    const ms = Array.from({ length: 30 }, (_, i) => msg('A', `same topic message ${i}`, new Date(Date.UTC(2024, 0, 1, 10, i)).toISOString()));
+    const segments = segmentMessages(ms, c);
+    expect(segments.every((s) => s.length <= c.maxMessages)).toBe(true);
+    expect(segments.flat()).toHaveLength(30);
+  });
+});
