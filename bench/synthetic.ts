@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { OpInput } from '../core/api/contract.js';
 
 /** A deterministic PRNG (mulberry32): the same seed gives the same corpus on every machine. */
@@ -12,41 +14,53 @@ export function rng(seed: number): () => number {
   };
 }
 
-const names = ['Alice', 'Bob', 'Chen', 'Dana', 'Emma', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kai', 'Lena'];
-const zhNames = ['小明', '小红', '阿伟', '丽丽', '王芳', '李雷', '韩梅梅', '张伟'];
-const nouns = ['trip', 'concert', 'garden', 'project', 'recipe', 'marathon', 'interview', 'painting', 'guitar', 'camera', 'apartment', 'bicycle', 'novel', 'puppy', 'wedding', 'exam', 'startup', 'vaccine', 'festival', 'kayak', 'telescope', 'bakery', 'museum', 'podcast', 'robot', 'violin', 'tent', 'laptop', 'orchard', 'pottery'];
-const places = ['Lisbon', 'Kyoto', 'Berlin', 'the lake', 'the mountains', 'Toronto', 'the office', 'the beach', 'Seoul', 'the library', 'Nairobi', 'the market', 'Oslo', 'the clinic', 'Lima'];
-const verbs = ['planned', 'finished', 'started', 'cancelled', 'loved', 'photographed', 'fixed', 'sold', 'bought', 'visited', 'postponed', 'shared', 'practised', 'painted', 'booked'];
-const adjs = ['amazing', 'exhausting', 'expensive', 'peaceful', 'chaotic', 'beautiful', 'stressful', 'surprising', 'quiet', 'crowded', 'delicious', 'muddy'];
-const zhTopics = ['机器学习', '周末爬山', '上海出差', '北京大学', '学做饭', '买房子', '看电影', '养小狗', '跑马拉松', '学钢琴', '装修', '旅行计划', '面试', '考研', '咖啡店'];
-const zhPlaces = ['上海', '北京', '杭州', '成都', '深圳', '西安', '南京', '广州'];
-const zhAdjs = ['很开心', '有点累', '特别贵', '非常安静', '挺热闹', '很顺利'];
+/** Words of the tiny model's hand-written vocabularies, roughly in frequency order (see its README). */
+function vocabulary(file: string, split: (line: string) => string[]): string[] {
+  const text = fs.readFileSync(path.join(import.meta.dirname, '..', 'test', 'fixtures', 'tiny-model', file), 'utf8');
+  return [...new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).flatMap(split))];
+}
+const english = vocabulary('vocab-en.txt', (l) => l.split(/\s+/).filter((w) => /^[a-z]+$/.test(w)));
+const hanzi = vocabulary('vocab-zh.txt', (l) => [...l.replace(/\s+/g, '')]);
 
+/** Zipf-distributed rank sampler (s ≈ 1.07, as in natural text): a few very common words, a long tail. */
+function zipf(n: number, s = 1.07): (r: () => number) => number {
+  const cdf: number[] = [];
+  let sum = 0;
+  for (let k = 1; k <= n; k++) cdf.push((sum += 1 / k ** s));
+  return (r) => {
+    const x = r() * sum;
+    let lo = 0, hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+const enRank = zipf(english.length);
+const zhRank = zipf(hanzi.length);
+
+const names = ['Alice', 'Bob', 'Chen', 'Dana', 'Emma', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kai', 'Lena', 'Mateo', 'Noor', 'Olga', 'Priya'];
+const zhNames = ['小明', '小红', '阿伟', '丽丽', '王芳', '李雷', '韩梅梅', '张伟'];
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
-function englishLine(r: () => number, speaker: string, other: string): string {
-  const n = pick(r, nouns);
-  const templates = [
-    () => `I ${pick(r, verbs)} the ${n} in ${pick(r, places)} and it was ${pick(r, adjs)}.`,
-    () => `Did you hear that ${other} ${pick(r, verbs)} a ${n} last week? Sounds ${pick(r, adjs)}.`,
-    () => `My ${n} plans for ${pick(r, places)} are ${pick(r, adjs)}, maybe we should go together.`,
-    () => `Honestly the ${n} was ${pick(r, adjs)}, ${speaker === other ? 'again' : 'but worth it'} — next time ${pick(r, places)}.`,
-  ];
-  return pick(r, templates)();
+function englishLine(r: () => number): string {
+  const n = 8 + Math.floor(r() * 16);
+  const words = Array.from({ length: n }, () => english[enRank(r)]!);
+  if (r() < 0.3) words.splice(Math.floor(r() * n), 0, pick(r, names));
+  return `${words.join(' ')}.`;
 }
 
 function chineseLine(r: () => number): string {
-  const templates = [
-    () => `我最近在忙${pick(r, zhTopics)}，上周去了${pick(r, zhPlaces)}，${pick(r, zhAdjs)}。`,
-    () => `你还记得${pick(r, zhTopics)}的事吗？我们下个月在${pick(r, zhPlaces)}见面吧。`,
-    () => `昨天和朋友聊${pick(r, zhTopics)}，感觉${pick(r, zhAdjs)}。`,
-  ];
-  return pick(r, templates)();
+  const n = 10 + Math.floor(r() * 20);
+  return `${Array.from({ length: n }, () => hanzi[zhRank(r)]!).join('')}。`;
 }
 
 /**
  * Conversations of `sessions` sessions each; sessions are hours apart, so each becomes one episode.
- * About a third are in Chinese.
+ * About a third are in Chinese. Words follow a Zipf law over a ~2k-word English and ~800-character
+ * Chinese vocabulary, so posting-list lengths look like those of real chat text.
  */
 export function syntheticConversation(index: number, sessions: number, messagesPerSession = 6): OpInput<'ingestConversation'>['conversation'] {
   const r = rng(index + 1);
@@ -57,11 +71,10 @@ export function syntheticConversation(index: number, sessions: number, messagesP
   for (let s = 0; s < sessions; s++) {
     t += (3 + Math.floor(r() * 48)) * 3_600_000;
     for (let m = 0; m < messagesPerSession; m++) {
-      const speaker = m % 2 === 0 ? a! : b!;
       messages.push({
         id: `${index}-${s}-${m}`,
-        speaker,
-        text: zh ? chineseLine(r) : englishLine(r, speaker, m % 2 === 0 ? b! : a!),
+        speaker: m % 2 === 0 ? a! : b!,
+        text: zh ? chineseLine(r) : englishLine(r),
         timestamp: new Date(t + m * 60_000).toISOString(),
       });
     }
@@ -69,9 +82,14 @@ export function syntheticConversation(index: number, sessions: number, messagesP
   return { id: `synthetic-${index}`, messages };
 }
 
+/** Queries of 2–4 content words (ranks past the 100 commonest), a third of them Chinese. */
 export function syntheticQueries(count: number): string[] {
   const r = rng(424242);
-  return Array.from({ length: count }, (_, i) =>
-    i % 3 === 2 ? `${pick(r, zhTopics)} ${pick(r, zhPlaces)}` : `${pick(r, nouns)} in ${pick(r, places)} ${pick(r, adjs)}`,
-  );
+  const content = (list: readonly string[], rank: (r: () => number) => number) => list[Math.min(list.length - 1, 100 + rank(r))]!;
+  return Array.from({ length: count }, (_, i) => {
+    const n = 2 + Math.floor(r() * 3);
+    return i % 3 === 2
+      ? Array.from({ length: n }, () => content(hanzi, zhRank) + content(hanzi, zhRank)).join(' ')
+      : Array.from({ length: n }, () => content(english, enRank)).join(' ');
+  });
 }

@@ -1,7 +1,8 @@
 import { NemoriError } from '../domain/errors.js';
 import type { Episode, EpisodeDraft, EpisodePatch } from '../domain/episode.js';
 import type { EngineContext } from '../context.js';
-import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
+import { bm25Doc, embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
+import type { Bm25Corpus } from '../store/bm25.js';
 
 /**
  * Seed 001's EpisodeManager lifecycle as plain functions: every write to an episode rewrites its index
@@ -19,7 +20,7 @@ export async function createEpisode(ctx: EngineContext, ownerId: string, draft: 
   const id = await ctx.store.transaction(async (r) => {
     const id = await r.episodes.insert(ownerId, null, draft, ctx.clock.now());
     if (v) await r.vectors.ensureIndex(v);
-    await indexEpisodes(r, ownerId, [{ id, ...draft }], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null);
+    await indexEpisodes(r, ownerId, [{ id, ...draft }], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
     return id;
   });
   return (await ctx.store.read.episodes.get(ownerId, id))!;
@@ -36,7 +37,7 @@ export async function updateEpisode(ctx: EngineContext, ownerId: string, id: str
     await r.bm25.remove(ownerId, [id]);
     if (textChanged) await r.vectors.remove(ownerId, [id]);
     if (v) await r.vectors.ensureIndex(v);
-    await indexEpisodes(r, ownerId, [after], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null);
+    await indexEpisodes(r, ownerId, [after], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
   });
   return (await ctx.store.read.episodes.get(ownerId, id))!;
 }
@@ -69,6 +70,15 @@ export async function rebuildIndexes(
   const ids = await ctx.store.read.episodes.ids(ownerId);
   await ctx.store.transaction((r) => r.bm25.clear(ownerId));
   const batch = 256;
+  // Impacts normalise by average field lengths: measure the whole corpus first, so every document is
+  // normalised against the same, final averages (an incremental index drifts slightly; this resets it).
+  const corpus: Bm25Corpus = { docCount: 0, lengths: [0, 0, 0, 0, 0] };
+  for (let i = 0; i < ids.length; i += batch) {
+    for (const e of await ctx.store.read.episodes.getMany(ownerId, ids.slice(i, i + batch))) {
+      corpus.docCount++;
+      bm25Doc(e).lengths.forEach((l, f) => (corpus.lengths[f] = corpus.lengths[f]! + l));
+    }
+  }
   let embedded = 0;
   const stale = new Set(ctx.embedder && !o.reembed ? await ctx.store.read.vectors.stale(ownerId, ctx.embedder.modelId, ids.length || 1) : ids);
   for (let i = 0; i < ids.length; i += batch) {
@@ -82,10 +92,12 @@ export async function rebuildIndexes(
         ownerId,
         episodes,
         ctx.embedder ? { modelId: ctx.embedder.modelId, rows: toEmbed.map((e, j) => ({ episodeId: e.id, vector: vectors[j]! })) } : null,
+        { ...ctx.config.retrieval.bm25, corpus },
       );
     });
     embedded += toEmbed.length;
     o.onProgress?.(Math.min(i + batch, ids.length), ids.length);
   }
+  await ctx.store.maintain(true);
   return { episodes: ids.length, embedded };
 }

@@ -57,9 +57,11 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
       ctx.embedder && episodeVectors
         ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: episodeVectors[i]! })) }
         : null,
+      ctx.config.retrieval.bm25,
     );
     await r.conversations.markProcessed(ownerId, conversationId, HEURISTIC_VERSION);
   });
+  await ctx.store.maintain();
   return drafts.length;
 }
 

@@ -1,10 +1,21 @@
 import fs from 'node:fs/promises';
 import { NemoriError } from '../domain/errors.js';
 import type { ImportFormat } from './format.js';
+import { chatgptImport } from './chatgpt.js';
+import { claudeImport } from './claude.js';
+import { discordImport } from './discord.js';
 import { genericJson, genericJsonl } from './generic.js';
+import { messengerImport } from './messenger.js';
+import { slackImport } from './slack.js';
+import { telegramImport } from './telegram.js';
+import { lineImport } from './line.js';
+import { markdownImport } from './markdown.js';
+import { qqImport } from './qq.js';
+import { wechatImport } from './wechat.js';
+import { whatsappImport } from './whatsapp.js';
 
 /** Every importer, most specific first: detection takes the first that recognises a file. */
-export const importFormats: readonly ImportFormat[] = [genericJsonl, genericJson];
+export const importFormats: readonly ImportFormat[] = [whatsappImport, wechatImport, qqImport, lineImport, chatgptImport, claudeImport, telegramImport, discordImport, messengerImport, slackImport, markdownImport, genericJsonl, genericJson];
 
 async function head(file: string, bytes = 64 * 1024): Promise<string> {
   const fh = await fs.open(file, 'r');

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Retrieval tuning; every number here is a setting, with the defaults the benchmarks were run with. */
+/**
+ * Retrieval tuning; every number here is a setting, with the defaults the benchmarks were run with.
+ * k1, b and the field weights shape the stored BM25 impacts: after changing them, rebuild the indexes.
+ */
 export const RetrievalConfig = z.object({
   bm25: z
     .object({
@@ -8,8 +11,10 @@ export const RetrievalConfig = z.object({
       b: z.number().min(0).max(1).default(0.75),
       /** Seed 001 field weights: title, summary, entities, topics, content. */
       weights: z.tuple([z.number(), z.number(), z.number(), z.number(), z.number()]).default([3, 2, 2, 2, 1]),
+      /** Postings read per query term, strongest first (see core/store/bm25.ts). */
+      postingsPerTerm: z.number().int().positive().default(1000),
     })
-    .default({ k1: 1.2, b: 0.75, weights: [3, 2, 2, 2, 1] }),
+    .default({ k1: 1.2, b: 0.75, weights: [3, 2, 2, 2, 1], postingsPerTerm: 1000 }),
   fusion: z.enum(['weighted', 'rrf']).default('weighted'),
   /** Seed 004: score = α · semantic + (1 − α) · keyword. */
   alpha: z.number().min(0).max(1).default(0.7),

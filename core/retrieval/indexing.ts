@@ -1,5 +1,5 @@
 import type { Episode } from '../domain/episode.js';
-import type { Bm25Doc, FieldVector } from '../store/bm25.js';
+import type { Bm25Doc, FieldVector, ImpactParams } from '../store/bm25.js';
 import type { Repos } from '../store/store.js';
 import { tokenize } from './tokenize.js';
 
@@ -47,8 +47,9 @@ export async function indexEpisodes(
   ownerId: string,
   episodes: readonly Indexable[],
   vectors: { modelId: string; rows: readonly EpisodeVector[] } | null,
+  bm25: ImpactParams,
 ): Promise<void> {
-  await r.bm25.add(ownerId, episodes.map(bm25Doc));
+  await r.bm25.add(ownerId, episodes.map(bm25Doc), bm25);
   if (vectors && vectors.rows.length > 0) await r.vectors.upsert(ownerId, vectors.modelId, vectors.rows);
 }
 

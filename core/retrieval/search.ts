@@ -88,7 +88,7 @@ export async function searchEpisodes(deps: SearchDeps, req: SearchRequest): Prom
   const read = store.read;
   const terms = tokenize(req.text);
   const k = Math.max(req.limit * config.candidateFactor, config.minCandidates);
-  const bm25Params = { k1: config.bm25.k1, b: config.bm25.b, weights: config.bm25.weights };
+  const bm25Params = config.bm25;
 
   let mode = req.mode;
   let space: { modelId: string; dimensions: number } | null = null;

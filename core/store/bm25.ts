@@ -1,5 +1,5 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, Params, type Sql } from './sql.js';
+import { chunks, Params, type Sql, type WriteTracker } from './sql.js';
 
 /** Field order used by every array below: title, summary, entities, topics, content. */
 export const BM25_FIELDS = ['title', 'summary', 'entities', 'topics', 'content'] as const;
@@ -16,6 +16,11 @@ export interface Bm25Params {
   k1: number;
   b: number;
   weights: FieldVector;
+  /**
+   * A query reads at most this many postings per term, strongest first. Terms rarer than this are
+   * scored exactly; for commoner ones only documents where the term weighs little are left out.
+   */
+  postingsPerTerm: number;
 }
 
 export interface Bm25Hit {
@@ -24,9 +29,41 @@ export interface Bm25Hit {
   matchedTerms: string[];
 }
 
-const SMALLINT_MAX = 32767;
+/** Document count and summed field lengths of one owner's indexed episodes. */
+export interface Bm25Corpus {
+  docCount: number;
+  lengths: FieldVector;
+}
+type Stats = Bm25Corpus;
 
-export function bm25Repo(q: Sql) {
+/** What the stored impacts depend on; `corpus` pins the averages (a full rebuild knows the final ones). */
+export type ImpactParams = Pick<Bm25Params, 'k1' | 'b' | 'weights'> & { corpus?: Bm25Corpus | undefined };
+
+/**
+ * BM25F (Robertson et al.) split in two: the document side — per-field frequencies normalised by field
+ * length, weighted, summed into one pseudo-frequency and saturated with k1 — is the posting's stored
+ * impact; the collection side, idf, is applied live at query time.
+ */
+export function impact(tf: FieldVector, len: FieldVector, stats: Stats, p: Pick<Bm25Params, 'k1' | 'b' | 'weights'>): number {
+  let pseudo = 0;
+  for (let f = 0; f < 5; f++) {
+    if (tf[f] === 0) continue;
+    const avg = Math.max(stats.lengths[f]! / Math.max(stats.docCount, 1), 1);
+    pseudo += (p.weights[f]! * tf[f]!) / (1 - p.b + (p.b * len[f]!) / avg);
+  }
+  return pseudo / (p.k1 + pseudo);
+}
+
+export function bm25Repo(q: Sql, track: WriteTracker = () => {}) {
+  async function stats(ownerId: string): Promise<Stats> {
+    const r = await q.query<{ doc_count: number; l: string[] }>(
+      `SELECT doc_count, ARRAY[len_title, len_summary, len_entities, len_topics, len_content]::text[] AS l FROM bm25_stats WHERE owner_id = $1`,
+      [ownerId],
+    );
+    const row = r.rows[0];
+    return row ? { docCount: row.doc_count, lengths: row.l.map(Number) as FieldVector } : { docCount: 0, lengths: [0, 0, 0, 0, 0] };
+  }
+
   async function adjustStats(ownerId: string, sign: 1 | -1, docs: number, lens: FieldVector): Promise<void> {
     await q.query(
       `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content)
@@ -43,16 +80,19 @@ export function bm25Repo(q: Sql) {
   }
 
   return {
-    async add(ownerId: string, docs: readonly Bm25Doc[]): Promise<void> {
+    async add(ownerId: string, docs: readonly Bm25Doc[], params: ImpactParams): Promise<void> {
       if (docs.length === 0) return;
       const totals: FieldVector = [0, 0, 0, 0, 0];
+      for (const d of docs) d.lengths.forEach((l, i) => (totals[i] = totals[i]! + l));
+      await adjustStats(ownerId, 1, docs.length, totals);
+      // Averages include this batch, so the first documents of a new owner normalise against themselves.
+      const st = params.corpus ?? (await stats(ownerId));
       const df = new Map<string, number>();
-      const rows: { term: string; id: string; tf: FieldVector; len: FieldVector }[] = [];
+      const rows: { term: string; id: string; impact: number }[] = [];
       for (const d of docs) {
-        d.lengths.forEach((l, i) => (totals[i] = totals[i]! + l));
         for (const [term, tf] of d.terms) {
           df.set(term, (df.get(term) ?? 0) + 1);
-          rows.push({ term, id: d.episodeId, tf: tf.map((x) => Math.min(x, SMALLINT_MAX)) as FieldVector, len: d.lengths });
+          rows.push({ term, id: d.episodeId, impact: impact(tf, d.lengths, st, params) });
         }
       }
       await q.query(
@@ -62,14 +102,10 @@ export function bm25Repo(q: Sql) {
         [ownerId, docs.map((d) => d.episodeId), ...[0, 1, 2, 3, 4].map((i) => docs.map((d) => d.lengths[i]))],
       );
       for (const batch of chunks(rows, 5000)) {
-        const col = (i: number, pick: 'tf' | 'len') => batch.map((r) => r[pick][i]);
         await q.query(
-          `INSERT INTO bm25_postings (owner_id, term, episode_id, tf_title, tf_summary, tf_entities, tf_topics, tf_content,
-                                      len_title, len_summary, len_entities, len_topics, len_content)
-           SELECT $1, u.* FROM unnest($2::text[], $3::uuid[], $4::int2[], $5::int2[], $6::int2[], $7::int2[], $8::int2[],
-                                      $9::int[], $10::int[], $11::int[], $12::int[], $13::int[]) AS u`,
-          [ownerId, batch.map((r) => r.term), batch.map((r) => r.id),
-           ...[0, 1, 2, 3, 4].map((i) => col(i, 'tf')), ...[0, 1, 2, 3, 4].map((i) => col(i, 'len'))],
+          `INSERT INTO bm25_postings (owner_id, term, episode_id, impact)
+           SELECT $1, u.term, u.id, u.impact FROM unnest($2::text[], $3::uuid[], $4::real[]) AS u(term, id, impact)`,
+          [ownerId, batch.map((r) => r.term), batch.map((r) => r.id), batch.map((r) => r.impact)],
         );
       }
       for (const batch of chunks([...df], 5000)) {
@@ -79,7 +115,7 @@ export function bm25Repo(q: Sql) {
           [ownerId, batch.map((x) => x[0]), batch.map((x) => x[1])],
         );
       }
-      await adjustStats(ownerId, 1, docs.length, totals);
+      track(rows.length);
     },
 
     /** Removes documents and keeps document frequencies and corpus totals exact. */
@@ -93,7 +129,7 @@ export function bm25Repo(q: Sql) {
         [ownerId, episodeIds],
       );
       const g = gone.rows[0]!;
-      await q.query(
+      const removed = await q.query(
         `WITH p AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING term),
               c AS (SELECT term, count(*)::int AS n FROM p GROUP BY term)
          UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.term = c.term`,
@@ -101,6 +137,7 @@ export function bm25Repo(q: Sql) {
       );
       await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND df <= 0`, [ownerId]);
       if (g.n > 0) await adjustStats(ownerId, -1, g.n, [g.l1, g.l2, g.l3, g.l4, g.l5]);
+      track(removed.affectedRows ?? 0);
     },
 
     async clear(ownerId: string): Promise<void> {
@@ -111,9 +148,9 @@ export function bm25Repo(q: Sql) {
     },
 
     /**
-     * BM25F (Robertson et al.): per-field term frequencies are length-normalised per field, weighted and
-     * summed into one pseudo-frequency, then saturated once with k1. idf is the Lucene-style non-negative
-     * form. Everything is computed from the live postings and totals, so scores always match the data.
+     * Top documents for the query terms: Σ over matched terms of idf × stored impact. Without filters
+     * each term contributes its `postingsPerTerm` strongest postings (bounded work at any corpus size);
+     * with filters or an explicit candidate list every posting is read, so nothing filtered is missed.
      */
     async search(
       ownerId: string,
@@ -121,32 +158,44 @@ export function bm25Repo(q: Sql) {
       o: { limit: number; filters: EpisodeFilters; params: Bm25Params; within?: readonly string[] | undefined },
     ): Promise<Bm25Hit[]> {
       if (terms.length === 0) return [];
+      const qtf = new Map<string, number>();
+      for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
+      const [st, dfs] = await Promise.all([
+        stats(ownerId),
+        q.query<{ term: string; df: number }>(`SELECT term, df FROM bm25_terms WHERE owner_id = $1 AND term = ANY($2::text[])`, [ownerId, [...qtf.keys()]]),
+      ]);
+      if (st.docCount <= 0 || dfs.rows.length === 0) return [];
+      const n = st.docCount;
+      // Matched terms come back as a bit mask, so at most 63 distinct terms are scored.
+      const found = dfs.rows.slice(0, 63);
+      const weights = found.map((r) => qtf.get(r.term)! * Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) * (o.params.k1 + 1));
       const p = new Params();
       const owner = p.add(ownerId);
-      const k1 = p.add(o.params.k1);
-      const b = p.add(o.params.b);
-      const w = o.params.weights.map((x) => p.add(x));
-      const termList = p.add(terms);
-      const norm = (field: string, i: number) =>
-        `${w[i]}::float8 * p.tf_${field} / (1 - ${b}::float8 + ${b}::float8 * p.len_${field} / GREATEST(st.len_${field}::float8 / st.doc_count, 1))`;
-      const pseudoTf = BM25_FIELDS.map(norm).join(' + ');
-      const within = o.within ? ` AND p.episode_id = ANY(${p.add(o.within)}::uuid[])` : '';
+      const qt = `unnest(${p.add(found.map((f) => f.term))}::text[], ${p.add(weights)}::float8[], ${p.add(found.map((_, i) => (1n << BigInt(i)).toString()))}::int8[]) AS qt(term, w, bit)`;
       const filters = filterSql(o.filters, p);
-      const joinEpisodes = filters ? ` JOIN episodes e ON e.id = p.episode_id AND e.owner_id = ${owner}${filters}` : '';
-      const r = await q.query<{ episode_id: string; score: number; terms: string[] }>(
-        `WITH st AS (SELECT * FROM bm25_stats WHERE owner_id = ${owner} AND doc_count > 0),
-              qt AS (SELECT term, count(*)::float8 AS qtf FROM unnest(${termList}::text[]) AS t(term) GROUP BY term),
-              qi AS (SELECT qt.term, qt.qtf, ln(1 + (st.doc_count - bt.df + 0.5) / (bt.df + 0.5)) AS idf
-                     FROM qt JOIN bm25_terms bt ON bt.owner_id = ${owner} AND bt.term = qt.term CROSS JOIN st)
-         SELECT p.episode_id, sum(qi.qtf * qi.idf * x.tf * (${k1}::float8 + 1) / (${k1}::float8 + x.tf)) AS score,
-                array_agg(qi.term) AS terms
-         FROM qi JOIN bm25_postings p ON p.owner_id = ${owner} AND p.term = qi.term${within}
-         CROSS JOIN st
-         CROSS JOIN LATERAL (SELECT ${pseudoTf} AS tf) x${joinEpisodes}
-         GROUP BY p.episode_id ORDER BY score DESC, p.episode_id LIMIT ${p.add(o.limit)}`,
+      let postings: string;
+      if (o.within) {
+        postings = `SELECT qt.w, qt.bit, x.episode_id, x.impact FROM ${qt}
+          JOIN bm25_postings x ON x.owner_id = ${owner} AND x.term = qt.term AND x.episode_id = ANY(${p.add(o.within)}::uuid[])`;
+      } else if (filters) {
+        postings = `SELECT qt.w, qt.bit, x.episode_id, x.impact FROM ${qt}
+          JOIN bm25_postings x ON x.owner_id = ${owner} AND x.term = qt.term
+          JOIN episodes e ON e.id = x.episode_id AND e.owner_id = ${owner}${filters}`;
+      } else {
+        postings = `SELECT qt.w, qt.bit, x.episode_id, x.impact FROM ${qt}
+          CROSS JOIN LATERAL (SELECT episode_id, impact FROM bm25_postings
+                              WHERE owner_id = ${owner} AND term = qt.term
+                              ORDER BY impact DESC LIMIT ${p.add(o.params.postingsPerTerm)}) x`;
+      }
+      const r = await q.query<{ episode_id: string; score: number; mask: string }>(
+        `SELECT s.episode_id, sum(s.w * s.impact) AS score, bit_or(s.bit)::text AS mask
+         FROM (${postings}) s GROUP BY s.episode_id ORDER BY score DESC, s.episode_id LIMIT ${p.add(o.limit)}`,
         p.values,
       );
-      return r.rows.map((x) => ({ episodeId: x.episode_id, score: x.score, matchedTerms: x.terms }));
+      return r.rows.map((x) => {
+        const mask = BigInt(x.mask);
+        return { episodeId: x.episode_id, score: x.score, matchedTerms: found.filter((_, i) => (mask >> BigInt(i)) & 1n).map((f) => f.term) };
+      });
     },
 
     /**
@@ -175,8 +224,7 @@ export function bm25Repo(q: Sql) {
     },
 
     async docCount(ownerId: string): Promise<number> {
-      const r = await q.query<{ doc_count: number }>(`SELECT doc_count FROM bm25_stats WHERE owner_id = $1`, [ownerId]);
-      return r.rows[0]?.doc_count ?? 0;
+      return (await stats(ownerId)).docCount;
     },
   };
 }

@@ -3,6 +3,9 @@ import type { Transaction } from '@electric-sql/pglite';
 /** What a repository needs: the database itself or an open transaction. */
 export type Sql = Pick<Transaction, 'query' | 'exec'>;
 
+/** Called with the number of index rows a write touched, so the store knows when to maintain itself. */
+export type WriteTracker = (rows: number) => void;
+
 /** Builds a parameter list alongside SQL text so dynamic filters stay parameterised. */
 export class Params {
   readonly values: unknown[] = [];

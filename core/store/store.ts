@@ -8,14 +8,14 @@ import { conversationRepo } from './conversations.js';
 import { episodeRepo } from './episodes.js';
 import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
-import type { Sql } from './sql.js';
+import type { Sql, WriteTracker } from './sql.js';
 import { vectorRepo } from './vectors.js';
 
-function repos(q: Sql) {
+function repos(q: Sql, track: WriteTracker) {
   return {
     conversations: conversationRepo(q),
     episodes: episodeRepo(q),
-    bm25: bm25Repo(q),
+    bm25: bm25Repo(q, track),
     vectors: vectorRepo(q),
     baseline: baselineRepo(q),
   };
@@ -29,11 +29,27 @@ export interface OpenStoreOptions {
 }
 
 /**
+ * Postgres keeps up to 1 GB of WAL by default; for a personal store that is mostly dead weight on disk.
+ * ALTER SYSTEM persists in the data folder and applies from the next open.
+ */
+async function boundWal(db: PGlite): Promise<void> {
+  const r = await db.query<{ setting: string }>(`SELECT setting FROM pg_settings WHERE name = 'max_wal_size'`);
+  if (r.rows[0]?.setting === '64') return;
+  // One statement per call: a multi-statement string runs as a transaction block, which ALTER SYSTEM refuses.
+  await db.exec(`ALTER SYSTEM SET max_wal_size = '64MB'`);
+  await db.exec(`ALTER SYSTEM SET min_wal_size = '32MB'`);
+}
+
+/**
  * The one owner of the PGlite instance. Only this folder speaks SQL; everything else goes through the
  * repositories it hands out, either directly (`read`) or inside one transaction (`transaction`).
  */
 export class Store {
   private closed = false;
+  private writesSinceMaintenance = 0;
+  private readonly track: WriteTracker = (rows) => {
+    this.writesSinceMaintenance += rows;
+  };
 
   private constructor(
     private readonly db: PGlite,
@@ -56,8 +72,9 @@ export class Store {
       });
       try {
         await migrate(db, o.migrationsDir ?? defaultMigrationsDir);
+        if (o.dir) await boundWal(db);
         // Owner filters are applied after the HNSW scan; iterative scans keep filtered kNN from coming back short.
-        await db.exec(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64;`);
+        await db.exec(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64; SET work_mem = '32MB';`);
       } catch (e) {
         await db.close();
         throw e;
@@ -71,13 +88,30 @@ export class Store {
 
   get read(): Repos {
     this.assertOpen();
-    return repos(this.db);
+    return repos(this.db, this.track);
   }
 
   /** Runs `fn` in one transaction: everything it writes commits together or not at all. */
   async transaction<T>(fn: (r: Repos) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.db.transaction((tx) => fn(repos(tx)));
+    return this.db.transaction((tx) => fn(repos(tx, this.track)));
+  }
+
+  /**
+   * PGlite runs no autovacuum worker, so the store does its job: after enough index writes (10 % of
+   * the postings, at least 20 000 rows) it refreshes planner statistics and the visibility map that
+   * BM25's index-only scans depend on. Cheap to call after every write; it usually does nothing.
+   */
+  async maintain(force = false): Promise<boolean> {
+    this.assertOpen();
+    if (!force && this.writesSinceMaintenance < 20_000) return false;
+    if (!force) {
+      const r = await this.db.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE relname = 'bm25_postings'`);
+      if (this.writesSinceMaintenance < 0.1 * Math.max(0, r.rows[0]?.n ?? 0)) return false;
+    }
+    this.writesSinceMaintenance = 0;
+    await this.db.exec('VACUUM (ANALYZE) bm25_postings, bm25_terms, bm25_docs, bm25_stats, episodes, episode_embeddings, messages');
+    return true;
   }
 
   /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir). */

@@ -128,11 +128,13 @@ describe('search with the tiny embedding model', () => {
     expect(await store.read.bm25.docCount(ownerId)).toBe(entries.length - 1);
     expect(await store.read.vectors.count(ownerId, 'nemori-tiny')).toBe(entries.length - 1);
 
-    // Rebuilding from stored episodes gives the same answers as the incrementally kept indexes.
+    // Rebuilding from stored episodes finds the same memories as the incrementally kept indexes (scores
+    // may move slightly: a rebuild normalises every document by the final average lengths).
     const before = await engine.call('search', { ownerId, query: 'mountains 上海 basketball', mode: 'hybrid' });
-    await engine.call('rebuildIndexes', { ownerId, reembed: true });
+    expect(await engine.call('rebuildIndexes', { ownerId, reembed: true })).toEqual({ episodes: entries.length - 1, embedded: entries.length - 1 });
     const after = await engine.call('search', { ownerId, query: 'mountains 上海 basketball', mode: 'hybrid' });
-    expect(after.results.map((r) => [r.id, r.score.toFixed(6)])).toEqual(before.results.map((r) => [r.id, r.score.toFixed(6)]));
+    expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
+    expect(await store.read.bm25.verify(ownerId)).toEqual({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false });
   });
 
   it('reading an episode through the API counts as recalling it', async () => {

@@ -73,25 +73,19 @@ CREATE INDEX episodes_by_conversation ON episodes (owner_id, conversation_id, st
 ALTER TABLE messages ADD COLUMN episode_id uuid REFERENCES episodes(id) ON DELETE SET NULL;
 CREATE INDEX messages_by_episode ON messages (episode_id);
 
--- BM25F index kept in the database. Each posting carries the term's frequency per field and the
--- document's field lengths, so a query is one index range scan per term with no join back.
+-- BM25F index kept in the database, impact-ordered: each posting stores its term's saturated BM25F
+-- weight in the document (0..1, computed when the document is indexed from the field frequencies,
+-- the field weights and the owner's average field lengths at that time). A query multiplies it by the
+-- term's live idf. The index on (term, impact DESC) lets a query read only the strongest postings of
+-- a very common term instead of all of them (core/store/bm25.ts).
 CREATE TABLE bm25_postings (
   owner_id   text NOT NULL,
   term       text NOT NULL,
   episode_id uuid NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
-  tf_title    smallint NOT NULL,  -- term frequency per field
-  tf_summary  smallint NOT NULL,
-  tf_entities smallint NOT NULL,
-  tf_topics   smallint NOT NULL,
-  tf_content  smallint NOT NULL,
-  len_title    integer NOT NULL,  -- the document's field lengths (denormalised: no join at query time)
-  len_summary  integer NOT NULL,
-  len_entities integer NOT NULL,
-  len_topics   integer NOT NULL,
-  len_content  integer NOT NULL,
-  PRIMARY KEY (owner_id, term, episode_id)
+  impact     real NOT NULL
 );
-CREATE INDEX bm25_postings_by_episode ON bm25_postings (episode_id);
+CREATE INDEX bm25_postings_by_impact ON bm25_postings (owner_id, term, impact DESC) INCLUDE (episode_id);
+CREATE INDEX bm25_postings_by_episode ON bm25_postings (episode_id) INCLUDE (term, impact);
 
 CREATE TABLE bm25_docs (
   episode_id   uuid PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,

@@ -1,0 +1,17 @@
+import { Store } from './core/store/store.js';
+import { tokenize } from './core/retrieval/tokenize.js';
+import { defaultRetrievalConfig } from './core/retrieval/config.js';
+import { syntheticQueries } from './bench/synthetic.js';
+const s = await Store.open({ dir: '/tmp/scale3k/db' });
+const qs = syntheticQueries(30);
+const t = async (name: string, fn: (q: string) => Promise<unknown>) => { for (const q of qs.slice(0,3)) await fn(q); const ms: number[] = []; for (const q of qs) { const t0=performance.now(); await fn(q); ms.push(performance.now()-t0); } ms.sort((a,b)=>a-b); console.log(name, ms[15]!.toFixed(2), ms[28]!.toFixed(2)); };
+const p = { k1: 1.2, b: 0.75, weights: defaultRetrievalConfig.bm25.weights };
+const hits = new Map<string, string[]>();
+await t('bm25', async (q) => { hits.set(q, (await s.read.bm25.search('scale', tokenize(q), { limit: 40, filters: {}, params: p })).map(h=>h.episodeId)); });
+await t('tokenize', async (q) => tokenize(q));
+await t('getMany10', (q) => s.read.episodes.getMany('scale', hits.get(q)!.slice(0,10)));
+await t('msgs10', (q) => s.read.conversations.messagesOfEpisodes('scale', hits.get(q)!.slice(0,10)));
+await t('baseline', (q) => s.read.baseline.bm25('scale', tokenize(q), 40));
+await t('vcount', (q) => s.read.vectors.count('scale', 'nemori-tiny'));
+console.log(qs.slice(0,4), qs.slice(0,4).map(q=>tokenize(q)));
+await s.close();

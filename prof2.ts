@@ -1,0 +1,14 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { bm25Repo } from './core/store/bm25.js';
+import { tokenize } from './core/retrieval/tokenize.js';
+const db = await PGlite.create({ dataDir: '/tmp/scale3k/db/pg', extensions: { vector } });
+await db.exec(`SET work_mem = '32MB'`);
+let captured: [string, unknown[]] | null = null;
+const fake = { query: async (sql: string, params: unknown[]) => { if (sql.includes('bit_or')) { captured = [sql, params]; return { rows: [] }; } return db.query(sql, params); }, exec: async () => [] } as never;
+await bm25Repo(fake).search('scale', tokenize('being looks family garden 帮寄 月重'), { limit: 40, filters: {}, params: { k1: 1.2, b: 0.75, weights: [3,2,2,2,1] } });
+const [sql, params] = captured!;
+for (let i=0;i<3;i++) await db.query(sql, params);
+const t=performance.now(); for (let i=0;i<10;i++) await db.query(sql, params); console.log('avg', (performance.now()-t)/10);
+for (const r of (await db.query('EXPLAIN (ANALYZE, BUFFERS) ' + sql, params)).rows) console.log(String(Object.values(r as object)[0]).slice(0, 200));
+await db.close();

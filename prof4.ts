@@ -1,0 +1,13 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+const db = await PGlite.create({ dataDir: '/tmp/scale3k/db/pg', extensions: { vector } });
+await db.exec(`SET work_mem = '32MB'`);
+const terms = (await db.query<{term:string}>(`select term from bm25_terms where owner_id='scale' order by df desc limit 7 offset 200`)).rows.map(r=>r.term);
+const time = async (label: string, sql: string, params: unknown[] = [terms]) => { for (let i=0;i<3;i++) await db.query(sql, params); const t=performance.now(); let n=0; for (let i=0;i<10;i++) n=(await db.query(sql, params)).rows.length; console.log(label, ((performance.now()-t)/10).toFixed(2), n); };
+await time('count', `select count(*) from bm25_postings p where owner_id='scale' and term = any($1::text[])`);
+await time('group-count', `select episode_id, count(*) c from bm25_postings p where owner_id='scale' and term = any($1::text[]) group by episode_id order by c desc limit 40`);
+await time('group-sum-float', `select episode_id, sum(p.tf_content::float8 / (0.25 + 0.1 * p.len_content)) c from bm25_postings p where owner_id='scale' and term = any($1::text[]) group by episode_id order by c desc limit 40`);
+await time('group-5fields', `select episode_id, sum(3.0::float8*p.tf_title/(0.25::float8+0.1::float8*p.len_title) + 2.0::float8*p.tf_summary/(0.25::float8+0.1::float8*p.len_summary)+ 2.0::float8*p.tf_entities/(0.25::float8+0.1::float8*p.len_entities)+ 2.0::float8*p.tf_topics/(0.25::float8+0.1::float8*p.len_topics)+ 1.0::float8*p.tf_content/(0.25::float8+0.1::float8*p.len_content)) c from bm25_postings p where owner_id='scale' and term = any($1::text[]) group by episode_id order by c desc limit 40`);
+await time('select-rows', `select episode_id, tf_content from bm25_postings p where owner_id='scale' and term = any($1::text[])`);
+console.log((await db.query(`select count(*) from bm25_postings p where owner_id='scale' and term = any($1::text[])`, [terms])).rows);
+await db.close();
