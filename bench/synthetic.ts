@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { OpInput } from '../core/api/contract.js';
+import { tokenize } from '../core/retrieval/tokenize.js';
 
 /** A deterministic PRNG (mulberry32): the same seed gives the same corpus on every machine. */
 export function rng(seed: number): () => number {
@@ -82,10 +83,15 @@ export function syntheticConversation(index: number, sessions: number, messagesP
   return { id: `synthetic-${index}`, messages };
 }
 
-/** Queries of 2–4 content words (ranks past the 100 commonest), a third of them Chinese. */
+/** Queries of 2–4 content words (no stopwords), a third of them Chinese. */
 export function syntheticQueries(count: number): string[] {
   const r = rng(424242);
-  const content = (list: readonly string[], rank: (r: () => number) => number) => list[Math.min(list.length - 1, 100 + rank(r))]!;
+  const content = (list: readonly string[], rank: (r: () => number) => number): string => {
+    for (;;) {
+      const w = list[rank(r)]!;
+      if (tokenize(w).length > 0) return w;
+    }
+  };
   return Array.from({ length: count }, (_, i) => {
     const n = 2 + Math.floor(r() * 3);
     return i % 3 === 2

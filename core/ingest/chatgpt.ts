@@ -100,9 +100,17 @@ function partsOf(m: Message): { text: string; attachments: Attachment[] } {
       if (part.trim()) texts.push(part);
       continue;
     }
-    // Uploaded or generated images are objects in `parts`; other objects (audio transcripts, …) carry no
-    // text we can show faithfully, so they are left out.
-    const p = part as { content_type?: unknown; asset_pointer?: unknown; metadata?: { dalle?: { prompt?: unknown } | null } | null };
+    // Images, voice recordings and their transcripts are objects in `parts`; other objects are left out.
+    const p = part as { content_type?: unknown; asset_pointer?: unknown; text?: unknown; metadata?: { dalle?: { prompt?: unknown } | null } | null };
+    // Voice mode: what was said is the transcription; the recording is linked media.
+    if (p.content_type === 'audio_transcription' && typeof p.text === 'string') {
+      if (p.text.trim()) texts.push(p.text);
+      continue;
+    }
+    if (p.content_type === 'audio_asset_pointer' && typeof p.asset_pointer === 'string') {
+      attachments.push(attachment({ kind: 'audio', uri: p.asset_pointer }));
+      continue;
+    }
     if (p.content_type === 'image_asset_pointer' && typeof p.asset_pointer === 'string') {
       const id = p.asset_pointer.replace(/^(file-service|sediment):\/\//, '');
       if (seen.has(id)) continue;

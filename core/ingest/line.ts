@@ -123,6 +123,8 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
   let day: { year: number; month: number; day: number } | null = null;
   let quoted: Quoted | null = null;
   let last: IncomingMessage | null = null;
+  // Lines that continue a skipped notice (a group note, a long announcement) are skipped with it.
+  let afterSkipped = false;
   let started = false;
   const messages: IncomingMessage[] = [];
   const participants = new Set<string>();
@@ -130,14 +132,17 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
 
   const push = (speaker: string, rawText: string, wall: Quoted['wall']) => {
     const text = rawText.trim();
+    afterSkipped = false;
     if (text.startsWith('☎')) {
       skipped.call++;
       last = null;
+      afterSkipped = true;
       return;
     }
     if (isNotice(speaker, text)) {
       skipped.system++;
       last = null;
+      afterSkipped = true;
       return;
     }
     const ph = PLACEHOLDER.exec(text);
@@ -184,6 +189,7 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
       day = d;
       started = true;
       last = null;
+      afterSkipped = false;
       continue;
     }
     const m = MESSAGE.exec(line);
@@ -202,6 +208,7 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
         // "21:45<TAB>Emma joined the group." — no speaker column.
         skipped.system++;
         last = null;
+        afterSkipped = true;
         continue;
       }
       const speaker = fields[0]!.trim();
@@ -221,6 +228,7 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
       l.text = l.text ? `${l.text}\n${raw}` : raw;
       continue;
     }
+    if (afterSkipped) continue;
     throw importError(file, { line: lineNo }, 'text outside any message (expected a date line or "HH:MM<TAB>name<TAB>text")');
   }
   if (quoted) throw importError(file, { line: (quoted as Quoted).startLine }, 'a quoted message that starts on this line is never closed (truncated export?)');

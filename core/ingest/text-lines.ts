@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Readable, type Transform } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import iconv from 'iconv-lite';
 
 /**
@@ -90,8 +90,13 @@ export async function* splitLines(chunks: AsyncIterable<string | Buffer>): Async
     pendingCr = false;
     let text = rest + chunk;
     let start = 0;
+    // Where the next \r is (-1: none in this text). Looked up once per \r, not once per line: searching
+    // to the end of a 256 KiB chunk for every line would be quadratic.
+    let cr = text.indexOf('\r');
     for (;;) {
-      const nl = nextBreak(text, start);
+      if (cr >= 0 && cr < start) cr = text.indexOf('\r', start);
+      const lf = text.indexOf('\n', start);
+      const nl = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
       if (nl < 0) break;
       yield { line: text.slice(start, nl), lineNo: ++lineNo };
       if (text.charCodeAt(nl) === 13) {
@@ -110,14 +115,6 @@ export async function* splitLines(chunks: AsyncIterable<string | Buffer>): Async
     text = '';
   }
   if (rest.length > 0) yield { line: rest, lineNo: ++lineNo };
-}
-
-function nextBreak(text: string, from: number): number {
-  const n = text.indexOf('\n', from);
-  const r = text.indexOf('\r', from);
-  if (r < 0) return n;
-  if (n < 0) return r;
-  return Math.min(n, r);
 }
 
 /** Decoded lines of a text file, streamed, with 1-based line numbers. */
@@ -146,9 +143,4 @@ export async function readTextHead(file: string, bytes = SNIFF_BYTES): Promise<s
  */
 export function asciiView(head: string): string {
   return head.includes('\u0000') ? head.replace(/\u0000/g, '') : head;
-}
-
-/** A Readable of strings from an async iterable: for piping decoded text into parsers such as csv-parse. */
-export function readableFrom(it: AsyncIterable<string>): Readable {
-  return Readable.from(it, { objectMode: false, encoding: 'utf8' });
 }

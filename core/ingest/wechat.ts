@@ -457,7 +457,8 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
   const unknownTypes = new Set<string>();
   // Rows from others need the chat's name when they carry no sender name, and the session may come last.
   const unnamed: Array<{ msg: IncomingMessage; sender: string }> = [];
-  const descend = (p: (string | number)[], type: 'object' | 'array') => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array');
+  // Walk into the root (whatever it is, so a wrong file is never assembled whole) and the messages array.
+  const descend = (p: (string | number)[], type: 'object' | 'array') => p.length === 0 || (p.length === 1 && p[0] === 'messages' && type === 'array');
   for await (const ev of walkJson(src, descend)) {
     if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
     if (ev.kind !== 'value') continue;

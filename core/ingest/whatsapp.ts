@@ -155,15 +155,19 @@ const ATTACHED = /^(.*?)\s*<(?:attached|adjunto|附件|Anhang|pièce jointe|alle
 const FILE_ATTACHED = /^(\S(?:.*\S)?\.\w{2,5}) \((file attached|archivo adjunto|文件附件|附件|Datei angehängt|fichier joint|file allegato)\)$/i;
 /** Android without media: `<Media omitted>` and its translations. */
 const MEDIA_OMITTED = /^<(Media omitted|Multimedia omitido|Archivo omitido|Medien ausgeschlossen|Médias omis|媒体文件已省略|省略影音内容|省略影音內容|媒體已略過|[^<>]{0,30}(omitted|omitido|省略|忽略|略過)[^<>]{0,10})>$/i;
-/** iOS without media: `image omitted`, `imagen omitida`, `图片已忽略`. */
+/** iOS without media: `image omitted`, `imagen omitida`, `图片已忽略`; documents carry their title first ("Trip.pdf • 3 pages document omitted"). */
+const OMITTED = '\\s?(omitted|omitida|omitido|已忽略|已省略)$';
 const KIND_OMITTED: Array<[RegExp, Attachment['kind']]> = [
-  [/^(image|photo|GIF|imagen|foto|图片|圖片|照片|动图|GIF 已忽略)\s?(omitted|omitida|omitido|已忽略|已省略)$/i, 'image'],
-  [/^(video|vídeo|视频|影片)\s?(omitted|omitido|已忽略|已省略)$/i, 'video'],
-  [/^(audio|voice message|音频|语音|音訊)\s?(omitted|omitido|已忽略|已省略)$/i, 'audio'],
-  [/^(sticker|贴图|貼圖)\s?(omitted|omitido|已忽略|已省略)$/i, 'sticker'],
-  [/^(document|documento|文档|文件)\s?(omitted|omitido|已忽略|已省略)$/i, 'file'],
-  [/^(Contact card|Tarjeta de contacto|联系人名片)\s?(omitted|omitida|已忽略|已省略)$/i, 'other'],
+  [new RegExp(`(?:^|\\s)(image|photo|GIF|imagen|foto|图片|圖片|照片|动图)${OMITTED}`, 'i'), 'image'],
+  [new RegExp(`(?:^|\\s)(video|vídeo|视频|影片)${OMITTED}`, 'i'), 'video'],
+  [new RegExp(`(?:^|\\s)(audio|voice message|音频|语音|音訊)${OMITTED}`, 'i'), 'audio'],
+  [new RegExp(`(?:^|\\s)(sticker|贴图|貼圖)${OMITTED}`, 'i'), 'sticker'],
+  [new RegExp(`(?:^|\\s)(document|documento|文档|文件)${OMITTED}`, 'i'), 'file'],
+  [new RegExp(`(?:^|\\s)(Contact card|Tarjeta de contacto|联系人名片)${OMITTED}`, 'i'), 'other'],
 ];
+
+/** iOS marks these with U+200E too, but they are a person's own: a poll they created, a location they shared. */
+const MARKED_BUT_SAID = /^(POLL|ENCUESTA|投票|location|ubicación|位置)[:：]/i;
 
 type Classified =
   | { type: 'message'; text: string; attachments: Attachment[]; edited: boolean }
@@ -176,37 +180,46 @@ function mediaUri(name: string, media: MediaIndex): string | undefined {
 function classifyAuthored(rawText: string, media: MediaIndex): Classified {
   const startsWithMark = /^[\u200e\u200f]/.test(rawText);
   let text = stripDirectionMarks(rawText).trim();
+  // Most messages are plain words: the marker patterns below only run when the text could hold one
+  // (ends in ">" or ")", or is short), which keeps a two-million-message import fast.
   let edited = false;
-  if (EDITED.test(text)) {
+  if (text.endsWith('>') && EDITED.test(text)) {
     text = text.replace(EDITED, '');
     edited = true;
   }
-  if (DELETED.some((r) => r.test(text))) return { type: 'skip', why: 'deleted' };
-  if (CALL.some((r) => r.test(text)) && text.length < 60) return { type: 'skip', why: 'call' };
+  const short = text.length <= 60;
+  if (short && DELETED.some((r) => r.test(text))) return { type: 'skip', why: 'deleted' };
+  if (short && CALL.some((r) => r.test(text))) return { type: 'skip', why: 'call' };
   // Media markers fill the first line; lines after it are the caption the sender typed.
   const nl = text.indexOf('\n');
   const first = nl < 0 ? text : text.slice(0, nl);
   const caption = nl < 0 ? '' : text.slice(nl + 1).trim();
-  const attached = ATTACHED.exec(first);
-  if (attached) {
-    const name = attached[2]!.trim();
-    // A document line reads "Trip.pdf • 3 pages <attached: …>": the part before is a description, not words said.
-    const before = attached[1]!.includes('•') ? '' : attached[1]!.trim();
-    const said = [before, caption].filter(Boolean).join('\n');
-    return { type: 'message', text: said, attachments: [fileAttachment(name, mediaUri(name, media))], edited };
+  if (first.endsWith('>')) {
+    const attached = ATTACHED.exec(first);
+    if (attached) {
+      const name = attached[2]!.trim();
+      // A document line reads "Trip.pdf • 3 pages <attached: …>": the part before is a description, not words said.
+      const before = attached[1]!.includes('•') ? '' : attached[1]!.trim();
+      const said = [before, caption].filter(Boolean).join('\n');
+      return { type: 'message', text: said, attachments: [fileAttachment(name, mediaUri(name, media))], edited };
+    }
+    if (MEDIA_OMITTED.test(first)) return { type: 'message', text: caption, attachments: [{ kind: 'other' }], edited };
   }
-  const fileAttached = FILE_ATTACHED.exec(first);
-  if (fileAttached) {
-    const name = fileAttached[1]!;
-    return { type: 'message', text: caption, attachments: [fileAttachment(name, mediaUri(name, media))], edited };
+  if (first.endsWith(')')) {
+    const fileAttached = FILE_ATTACHED.exec(first);
+    if (fileAttached) {
+      const name = fileAttached[1]!;
+      return { type: 'message', text: caption, attachments: [fileAttachment(name, mediaUri(name, media))], edited };
+    }
   }
-  if (MEDIA_OMITTED.test(first)) return { type: 'message', text: caption, attachments: [{ kind: 'other' }], edited };
-  for (const [re, kind] of KIND_OMITTED) {
-    if (re.test(first)) return { type: 'message', text: caption, attachments: [{ kind }], edited };
+  if (first.length <= 120 && /(omitted|omitida|omitido|已忽略|已省略)$/i.test(first)) {
+    for (const [re, kind] of KIND_OMITTED) {
+      if (re.test(first)) return { type: 'message', text: caption, attachments: [{ kind }], edited };
+    }
   }
   // iOS attributes group events to the group itself and marks their text with U+200E
   // ("Family: ‎Emma added Ben"); a person's own words never start with that mark.
-  if (startsWithMark) return { type: 'skip', why: 'system' };
+  if (startsWithMark && !MARKED_BUT_SAID.test(text)) return { type: 'skip', why: 'system' };
   return { type: 'message', text, attachments: [], edited };
 }
 
@@ -287,6 +300,8 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
 
   const messages: IncomingMessage[] = [];
   const participants = new Set<string>();
+  // One string per speaker instead of one slice of the file per message.
+  const names = new Map<string, string>();
   const skipped = { system: 0, deleted: 0, call: 0 };
   let sawAmbiguousDate = false;
   let platform: Header['platform'] | null = null;
@@ -360,8 +375,14 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
     const colon = rest.indexOf(': ');
     let speaker: string | null = null;
     let text = rest;
-    if (colon > 0 && !SYSTEM_WITH_COLON.some((r) => r.test(rest))) {
-      const name = stripDirectionMarks(rest.slice(0, colon)).trim();
+    // The verb of a group change comes before the colon that is part of the new subject.
+    if (colon > 0 && !SYSTEM_WITH_COLON.some((r) => r.test(rest.slice(0, colon)))) {
+      const raw = rest.slice(0, colon);
+      let name = names.get(raw);
+      if (name === undefined) {
+        name = stripDirectionMarks(raw).trim();
+        if (names.size < 10_000) names.set(raw, name);
+      }
       if (name) {
         speaker = name;
         text = rest.slice(colon + 2);

@@ -7,11 +7,10 @@ import { vectorLiteral } from './sql.js';
  */
 export function baselineRepo(q: Sql) {
   return {
-    /** Posting-list scan with plain BM25 (content field only): the floor for keyword search. */
+    /** The exhaustive posting-list scan: every posting of every query term, idf × impact, no pruning. */
     async bm25(ownerId: string, terms: readonly string[], limit: number): Promise<number> {
       const r = await q.query(
-        `SELECT p.episode_id, sum(ln(1 + (st.doc_count - t.df + 0.5) / (t.df + 0.5)) * p.tf_content * 2.2
-                                  / (p.tf_content + 1.2 * (0.25 + 0.75 * p.len_content / (st.len_content::float8 / st.doc_count)))) AS s
+        `SELECT p.episode_id, sum(p.impact * ln(1 + (st.doc_count - t.df + 0.5)::float8 / (t.df + 0.5))) AS s
          FROM bm25_postings p
          JOIN bm25_terms t ON t.owner_id = p.owner_id AND t.term = p.term
          JOIN bm25_stats st ON st.owner_id = p.owner_id

@@ -21,7 +21,8 @@ async function nemori(home: string, ...args: string[]): Promise<{ code: number; 
   }
 }
 
-describe('the nemori command', () => {
+// Each case starts real processes (tsx + PGlite start-up), several in a row.
+describe('the nemori command', { timeout: 240_000 }, () => {
   it('lists its commands', async () => {
     const { code, stdout } = await nemori(tempDir(), '--help');
     expect(code).toBe(0);

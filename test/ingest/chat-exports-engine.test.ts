@@ -31,7 +31,7 @@ function slackZip(): string {
 }
 
 const cases = [
-  { format: 'chatgpt', file: () => fixture('ingest', 'chatgpt', 'conversations.json'), conversations: 3, messages: 11 },
+  { format: 'chatgpt', file: () => fixture('ingest', 'chatgpt', 'conversations.json'), conversations: 4, messages: 13 },
   { format: 'claude', file: () => fixture('ingest', 'claude', 'conversations.json'), conversations: 2, messages: 5 },
   { format: 'telegram', file: () => fixture('ingest', 'telegram', 'single', 'result.json'), conversations: 1, messages: 8 },
   { format: 'telegram', file: () => fixture('ingest', 'telegram', 'account', 'result.json'), conversations: 4, messages: 7 },

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chatgptImport } from '../../core/ingest/chatgpt.js';
+import { detectFormat } from '../../core/ingest/formats.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 import { lines, readAll } from './read-all.js';
 import { writeZip } from './zip-writer.js';
@@ -13,7 +14,7 @@ describe('ChatGPT export', () => {
   it('follows the branch ending at current_node and keeps only what was visibly said', async () => {
     const { conversations, warnings } = await readAll(chatgptImport, file);
     expect(warnings).toEqual([]);
-    expect(conversations.map((c) => c.externalId)).toEqual(['6630f3a0-0000-4000-8000-000000000001', '66a0-cn-0002', 'old-export-3']);
+    expect(conversations.map((c) => c.externalId)).toEqual(['6630f3a0-0000-4000-8000-000000000001', '66a0-cn-0002', 'old-export-3', 'voice-0004']);
     const kyoto = conversations[0]!;
     expect(kyoto.source).toBe('chatgpt');
     expect(kyoto.title).toBe('Packing for Kyoto');
@@ -60,6 +61,16 @@ describe('ChatGPT export', () => {
     ]);
   });
 
+  it('keeps what was said in voice mode: the transcript as text, the recording as linked audio', async () => {
+    const { conversations } = await readAll(chatgptImport, file);
+    const voice = conversations[3]!;
+    expect(lines(voice)).toEqual([
+      '2024-07-01T02:13:21.000Z +0 User [user]: 明天北京会下雨吗？',
+      '2024-07-01T02:13:24.500Z +0 ChatGPT [assistant]: Tomorrow Beijing expects light rain in the afternoon.',
+    ]);
+    expect(voice.messages[0]!.attachments).toEqual([{ kind: 'audio', uri: 'file-service://file-Voice1' }]);
+  });
+
   it('reads the export zip the same way', async () => {
     const zip = writeZip(path.join(dir, 'chatgpt-export.zip'), [
       { name: 'file-AbC123-西湖.jpg', data: Buffer.alloc(64), store: true },
@@ -67,7 +78,7 @@ describe('ChatGPT export', () => {
       { name: 'conversations.json', data: fs.readFileSync(file) },
       { name: 'user.json', data: '{"id":"user-1","email":"a@example.com"}' },
     ]);
-    expect(chatgptImport.detect({ path: zip, head: fs.readFileSync(zip).subarray(0, 65536).toString('utf8') })).toBe(true);
+    expect((await detectFormat(zip)).id).toBe('chatgpt');
     const fromZip = await readAll(chatgptImport, zip);
     const fromJson = await readAll(chatgptImport, file);
     expect(fromZip.conversations).toEqual(fromJson.conversations);

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { chatgptImport } from '../../core/ingest/chatgpt.js';
 import { claudeImport } from '../../core/ingest/claude.js';
+import { detectFormat } from '../../core/ingest/formats.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 import { lines, readAll } from './read-all.js';
 import { writeZip } from './zip-writer.js';
@@ -48,7 +50,8 @@ describe('Claude.ai export', () => {
       { name: 'projects.json', data: '[]' },
       { name: 'conversations.json', data: fs.readFileSync(file) },
     ]);
-    expect(claudeImport.detect({ path: zip, head: head(zip) })).toBe(true);
+    expect((await detectFormat(zip)).id).toBe('claude');
+    expect(chatgptImport.detect({ path: zip, head: head(zip) })).toBe(false);
     expect((await readAll(claudeImport, zip)).conversations).toEqual((await readAll(claudeImport, file)).conversations);
   });
 

@@ -77,6 +77,17 @@ describe('LINE chat history', () => {
     const u = await readOne(lineFormat({ timeZone: 'America/New_York' }), us);
     expect(rows(u.conversation)).toEqual([['2024-07-05T01:15:00.000Z', -240, 'Dana', 'Fireworks from the roof?']]);
   });
+
+  it('lines that continue a skipped notice are skipped with it', async () => {
+    const file = writeTemp(
+      'notes.txt',
+      '[LINE] Chat history in Hiking club\n\n2024/06/01(Sat)\n09:00\tKen\tKen changed the group name to "Hiking club"\n(the old name was "Weekend walkers")\n09:05\tAya\tSummit photos coming tonight!\n',
+    );
+    const { conversation: c } = await readOne(lineFormat({ timeZone: 'Asia/Tokyo' }), file);
+    expect(c.externalId).toBe('Hiking club');
+    expect(c.metadata).toMatchObject({ skipped: 1 });
+    expect(rows(c)).toEqual([['2024-06-01T00:05:00.000Z', 540, 'Aya', 'Summit photos coming tonight!']]);
+  });
 });
 
 describe('malformed LINE exports', () => {

@@ -94,6 +94,28 @@ describe('WhatsApp iOS export (day first, 24-hour, seconds, U+200E marks)', () =
     expect(c.messages).toHaveLength(8);
     expect(c.messages[4]!.attachments[0]!.uri).toBe(`${zip}#IMG-20240310-WA0001.jpg`);
   });
+  it('iOS marks polls, shared locations and documents with U+200E too: those stay messages', async () => {
+    const L = '\u200e';
+    const file = writeTemp(
+      'WhatsApp Chat - Trip.txt',
+      [
+        `[02/08/2024, 18:00:00] Trip: ${L}Mia changed the group description`,
+        `[02/08/2024, 18:01:00] Mia: ${L}POLL:`,
+        `${L}Where do we eat on Saturday?`,
+        `${L}OPTION: Tapas bar (2 votes)`,
+        `[02/08/2024, 18:02:00] Leo: ${L}Location: https://maps.google.com/?q=41.38,2.17`,
+        `[02/08/2024, 18:03:00] Mia: Itinerary.pdf • ${L}3 pages ${L}document omitted`,
+        `[02/08/2024, 18:04:00] Leo changed the subject from "Trip" to "Trip: Barcelona"`,
+      ].join('\n'),
+    );
+    const { conversation: c } = await readOne(whatsappFormat({ timeZone: 'Europe/Madrid', dateOrder: 'dmy' }), file);
+    expect(c.metadata).toMatchObject({ skipped: 2 });
+    expect(c.messages.map((m) => [m.speaker, m.text, m.attachments])).toEqual([
+      ['Mia', 'POLL:\nWhere do we eat on Saturday?\nOPTION: Tapas bar (2 votes)', []],
+      ['Leo', 'Location: https://maps.google.com/?q=41.38,2.17', []],
+      ['Mia', '', [{ kind: 'file' }]],
+    ]);
+  });
 });
 
 describe('WhatsApp in other locales', () => {

@@ -1,0 +1,31 @@
+import type { z } from 'zod';
+import type { EngineContext } from '../context.js';
+import type { operations, OperationName, OpOutput } from './contract.js';
+
+export interface ProgressEvent {
+  operation: OperationName;
+  phase: string;
+  done: number;
+  total: number;
+  detail?: string;
+}
+
+export interface CallOptions {
+  onProgress?: (e: ProgressEvent) => void;
+}
+
+export interface EmbeddingStatus {
+  available: boolean;
+  modelId: string;
+  source: string | null;
+  reason: string | null;
+}
+
+/** What handlers get besides their input: the engine context and what the engine was opened with. */
+export interface HandlerEnv {
+  ctx: EngineContext;
+  embeddingStatus: EmbeddingStatus | undefined;
+}
+
+export type Handler<K extends OperationName> = (input: z.infer<(typeof operations)[K]['input']>, o: CallOptions) => Promise<OpOutput<K>>;
+export type Handlers<K extends OperationName = OperationName> = { [P in K]: Handler<P> };

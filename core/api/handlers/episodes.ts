@@ -1,0 +1,71 @@
+import { NemoriError } from '../../domain/errors.js';
+import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
+import { processPending } from '../../episodes/process.js';
+import type { Handlers, HandlerEnv } from '../handler.js';
+import { episodeView, messageView } from '../views.js';
+
+function encodeCursor(start: Date, id: string): string {
+  return Buffer.from(`${start.toISOString()}|${id}`).toString('base64url');
+}
+function decodeCursor(cursor: string): { start: Date; id: string } {
+  const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const start = new Date(iso ?? '');
+  if (!id || Number.isNaN(start.getTime())) throw new NemoriError('INVALID_INPUT', 'the page cursor is not valid; start from the first page');
+  return { start, id };
+}
+
+export function episodeHandlers({ ctx }: HandlerEnv): Handlers<'getEpisode' | 'listEpisodes' | 'createEpisode' | 'updateEpisode' | 'deleteEpisode' | 'rebuildIndexes'> {
+  const { store } = ctx;
+  return {
+    async getEpisode(i) {
+      const episode = await recallEpisode(ctx, i.ownerId, i.id);
+      const messages = await store.read.conversations.messagesOfEpisodes(i.ownerId, [i.id]);
+      return { episode: episodeView(episode), messages: messages.map(messageView) };
+    },
+
+    async listEpisodes(i) {
+      const page = await store.read.episodes.list(i.ownerId, {
+        limit: i.limit + 1,
+        since: i.since,
+        until: i.until,
+        episodeTypes: i.episodeTypes,
+        minImportance: i.minImportance,
+        before: i.cursor ? decodeCursor(i.cursor) : undefined,
+      });
+      const more = page.length > i.limit;
+      const episodes = page.slice(0, i.limit);
+      const last = episodes.at(-1);
+      return { episodes: episodes.map(episodeView), nextCursor: more && last ? encodeCursor(last.temporal.start, last.id) : null };
+    },
+
+    async createEpisode(i) {
+      const { start, end, utcOffsetMin, ...rest } = i.episode;
+      const e = await createEpisode(ctx, i.ownerId, {
+        ...rest,
+        temporal: { start, end: end ?? start, utcOffsetMin },
+        builder: 'manual',
+        processingStatus: 'ready',
+        processingVersion: 'manual-1',
+      });
+      return episodeView(e);
+    },
+
+    async updateEpisode(i) {
+      return episodeView(await updateEpisode(ctx, i.ownerId, i.id, i.patch));
+    },
+
+    async deleteEpisode(i) {
+      await deleteEpisode(ctx, i.ownerId, i.id);
+      return { deleted: true as const };
+    },
+
+    async rebuildIndexes(i, opts) {
+      await processPending(ctx, i.ownerId);
+      return rebuildIndexes(ctx, i.ownerId, {
+        reembed: i.reembed,
+        onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildIndexes', phase: 'index', done, total }),
+      });
+    },
+
+  };
+}
