@@ -32,10 +32,23 @@ type Message = z.infer<typeof Message>;
 const Guild = z.looseObject({ id: z.string().nullish(), name: z.string().nullish() });
 const Channel = z.looseObject({ id: z.string().min(1), name: z.string().nullish(), type: z.string().nullish(), category: z.string().nullish(), topic: z.string().nullish() });
 
-function attachmentsOf(m: Message): Attachment[] {
+/** With `--media`, the exporter downloads files next to the JSON and writes relative, URL-encoded paths. */
+function mediaUri(url: string | null | undefined, file: string): string | undefined {
+  if (!url) return undefined;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url) || path.isAbsolute(url)) return url;
+  let decoded = url;
+  try {
+    decoded = decodeURIComponent(url);
+  } catch {
+    // A literal % in a file name: keep the path as written.
+  }
+  return path.resolve(path.dirname(file), decoded);
+}
+
+function attachmentsOf(m: Message, file: string): Attachment[] {
   const out: Attachment[] = [];
-  for (const a of m.attachments ?? []) out.push(attachment({ kind: mediaKind({ name: a.fileName ?? a.url }), name: a.fileName, uri: a.url }));
-  for (const s of m.stickers ?? []) out.push(attachment({ kind: 'sticker', name: s.name, uri: s.sourceUrl }));
+  for (const a of m.attachments ?? []) out.push(attachment({ kind: mediaKind({ name: a.fileName ?? a.url }), name: a.fileName, uri: mediaUri(a.url, file) }));
+  for (const s of m.stickers ?? []) out.push(attachment({ kind: 'sticker', name: s.name, uri: mediaUri(s.sourceUrl, file) }));
   // A link someone posted shows as an embed; a bot's embed-only message is its whole content.
   for (const e of m.embeds ?? []) if (e.url) out.push(attachment({ kind: 'link', uri: e.url, caption: e.title ?? e.description }));
   return out;
@@ -65,7 +78,7 @@ async function* readDiscord(file: string): AsyncGenerator<IncomingConversation> 
       const parsed = Message.safeParse(ev.value);
       if (!parsed.success) throw await shapeError(src, ev.path, `message ${index + 1}`, parsed.error);
       const m = parsed.data;
-      const attachments = attachmentsOf(m);
+      const attachments = attachmentsOf(m, file);
       const text = m.content ?? '';
       if (!SPEECH.has(m.type) || (!text.trim() && attachments.length === 0)) {
         skipped++;

@@ -127,7 +127,10 @@ async function inferDateOrder(lines: AsyncIterable<TextLine>): Promise<DateOrder
 
 // ---- what a line's text means ---------------------------------------------------------------
 
-/** Lines WhatsApp writes itself (no author): encryption notice, membership, group changes. */
+/**
+ * Group changes WhatsApp writes itself whose new text may contain ": " (`Leo changed the subject from "A"
+ * to "Trip: Barcelona"`); tested on the part before the first colon, where the verb is.
+ */
 const SYSTEM_WITH_COLON = [
   /\bchanged the (subject|group name|group description)\b/i,
   /\bcambió (el asunto|la descripción|el nombre)\b/i,

@@ -100,6 +100,17 @@ describe('ChatGPT export', () => {
     );
   });
 
+  it('points into a minified export (one line, as ChatGPT writes it) by column and byte', async () => {
+    const minified = JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))).replace('"create_time":1717236012.75', '"create_time":"昨天"');
+    const bad = path.join(dir, 'minified', 'conversations.json');
+    fs.mkdirSync(path.dirname(bad));
+    fs.writeFileSync(bad, minified);
+    const at = minified.indexOf('"昨天"');
+    const byte = Buffer.byteLength(minified.slice(0, at));
+    expect(byte).toBeGreaterThan(at); // Chinese titles before it: bytes and columns differ.
+    await expect(readAll(chatgptImport, bad)).rejects.toThrow(`conversations.json: line 1, column ${at + 1} (byte ${byte}): conversation 2: mapping.a-1.message.create_time:`);
+  });
+
   it('detects ChatGPT exports and nothing else', () => {
     const head = (p: string) => fs.readFileSync(p).subarray(0, 65536).toString('utf8');
     expect(chatgptImport.detect({ path: file, head: head(file) })).toBe(true);

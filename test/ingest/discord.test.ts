@@ -36,7 +36,11 @@ describe('Discord (DiscordChatExporter JSON)', () => {
       replyTo: '930000000000000002',
       editedAt: '2024-03-30T09:01:00.000Z',
     });
-    expect(c.messages[2]!.attachments).toEqual([{ kind: 'image', name: 'route-map.png', uri: 'https://cdn.discordapp.com/attachments/910/940/route-map.png' }]);
+    expect(c.messages[2]!.attachments).toEqual([
+      { kind: 'image', name: 'route-map.png', uri: 'https://cdn.discordapp.com/attachments/910/940/route-map.png' },
+      // Downloaded with --media: a path relative to the JSON file.
+      { kind: 'image', name: '路线.jpg', uri: path.join(path.dirname(file), 'channel.json_Files', '路线-940000000000000002.jpg') },
+    ]);
     expect(c.messages[3]!.attachments).toEqual([{ kind: 'link', uri: 'https://example.org/news/trail', caption: 'Trail closed for maintenance' }]);
     expect(c.messages[3]!.metadata).toMatchObject({ bot: true });
     expect(c.messages[4]!.attachments).toEqual([{ kind: 'sticker', name: 'thumbs up', uri: 'https://media.discordapp.net/stickers/1.png' }]);
