@@ -1,6 +1,6 @@
 import type { IncomingConversation, StoredMessage } from '../domain/conversation.js';
 import type { EngineContext } from '../context.js';
-import { embeddingText, indexEpisodes } from '../retrieval/indexing.js';
+import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import { buildHeuristicEpisode, HEURISTIC_VERSION, messageText } from './heuristic.js';
 import { segmentMessages, type Segment } from './segment.js';
 
@@ -32,8 +32,23 @@ async function messageVectors(ctx: EngineContext, messages: readonly StoredMessa
  * half-indexed episode.
  */
 export async function processConversation(ctx: EngineContext, ownerId: string, conversationId: string): Promise<number> {
-  const pending = await ctx.store.read.conversations.pendingMessages(ownerId, conversationId);
-  if (pending.length === 0) return 0;
+  const read = ctx.store.read;
+  const fresh = await read.conversations.pendingMessages(ownerId, conversationId);
+  if (fresh.length === 0) return 0;
+  // Messages that continue the last episode (appended by a re-import, or the next part of a long chat)
+  // are rebuilt together with it rather than starting a new episode mid-conversation. Episodes a person
+  // edited, or an LLM wrote, are left as they are.
+  const last = await read.episodes.latestInConversation(ownerId, conversationId);
+  const continues =
+    last !== null &&
+    last.builder === 'heuristic' &&
+    last.updatedAt.getTime() === last.createdAt.getTime() &&
+    fresh[0]!.sentAt.getTime() - last.temporal.end.getTime() <= ctx.config.segment.maxGapMinutes * 60_000;
+  const pending = continues
+    ? [...(await read.conversations.messagesOfEpisodes(ownerId, [last.id])), ...fresh].sort(
+        (a, b) => a.sentAt.getTime() - b.sentAt.getTime() || a.seq - b.seq,
+      )
+    : fresh;
   const vectors = await messageVectors(ctx, pending);
   const segments: Segment[] = segmentMessages(pending, ctx.config.segment, (block) =>
     block.every((m) => vectors.has(m.id)) ? block.map((m) => vectors.get(m.id)!) : null,
@@ -43,6 +58,10 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
   const now = ctx.clock.now();
 
   await ctx.store.transaction(async (r) => {
+    if (continues) {
+      await unindexEpisodes(r, ownerId, [last.id]);
+      await r.episodes.delete(ownerId, last.id);
+    }
     const stored = [];
     for (const [i, d] of drafts.entries()) {
       const id = await r.episodes.insert(ownerId, conversationId, d, now);
@@ -62,7 +81,7 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
     await r.conversations.markProcessed(ownerId, conversationId, HEURISTIC_VERSION);
   });
   await ctx.store.maintain();
-  return drafts.length;
+  return drafts.length - (continues ? 1 : 0);
 }
 
 /**

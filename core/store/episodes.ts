@@ -135,6 +135,15 @@ export function episodeRepo(q: Sql) {
       return r.rows.map(toEpisode);
     },
 
+    /** The conversation's most recent episode: where newly arrived messages may continue. */
+    async latestInConversation(ownerId: string, conversationId: string): Promise<Episode | null> {
+      const r = await q.query<EpisodeRow>(
+        `${episodeSelect} WHERE e.owner_id = $1 AND e.conversation_id = $2 ORDER BY e.end_at DESC, e.id DESC LIMIT 1`,
+        [ownerId, conversationId],
+      );
+      return r.rows[0] ? toEpisode(r.rows[0]) : null;
+    },
+
     async ids(ownerId: string): Promise<string[]> {
       const r = await q.query<{ id: string }>(`SELECT id FROM episodes WHERE owner_id = $1 ORDER BY start_at`, [ownerId]);
       return r.rows.map((x) => x.id);

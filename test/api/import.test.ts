@@ -59,6 +59,21 @@ describe('importing the generic JSON format', () => {
     expect(stats.owners[0]).toMatchObject({ messages: 9, episodes: 4 });
   });
 
+  it('continues the last episode when new messages follow within the gap', async () => {
+    const ownerId = newOwner();
+    const part = (ids: number[]) => ({
+      id: 'long-chat',
+      messages: ids.map((i) => ({ id: `p${i}`, speaker: i % 2 ? 'Ann' : 'Ben', text: `planning the garden shed, step ${i}`, timestamp: new Date(Date.UTC(2024, 4, 1, 9, i)).toISOString() })),
+    });
+    await engine.call('ingestConversation', { ownerId, conversation: part([0, 1, 2]) });
+    const second = await engine.call('ingestConversation', { ownerId, conversation: part([3, 4, 5]) });
+    expect(second).toMatchObject({ messagesAdded: 3, episodesCreated: 0 });
+    const { episodes } = await engine.call('listEpisodes', { ownerId });
+    expect(episodes).toHaveLength(1);
+    expect(episodes[0]?.messageIds).toHaveLength(6);
+    expect(await engine.context.store.read.bm25.verify(ownerId)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0 });
+  });
+
   it('JSONL: one message per line, grouped by conversation', async () => {
     const ownerId = newOwner();
     const file = path.join(tempDir(), 'chat.jsonl');
