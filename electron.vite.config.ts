@@ -7,7 +7,7 @@ import type { Plugin } from 'vite';
 import {
   CONTENT_SECURITY_POLICY_META,
   devContentSecurityPolicy,
-} from './electron/main/security';
+} from './core/http/csp';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const here = (...segments: string[]): string => resolve(root, ...segments);
@@ -31,7 +31,7 @@ function devContentSecurityPolicyMeta(): Plugin {
     apply: 'serve',
     transformIndexHtml(html) {
       const tag = `content="${CONTENT_SECURITY_POLICY_META}"`;
-      if (!html.includes(tag)) throw new Error('renderer/index.html: the CSP <meta> does not match electron/main/security.ts');
+      if (!html.includes(tag)) throw new Error('renderer/index.html: the CSP <meta> does not match core/http/csp.ts');
       return html.replace(tag, `content="${devCsp(true)}"`);
     },
   };
@@ -62,7 +62,9 @@ export default defineConfig({
       // package.json "type": "module" → ESM out/main/index.js.
       externalizeDeps: true,
       rolldownOptions: {
-        input: { index: here('electron/main/index.ts') },
+        // `engine` is the utility process main forks (electron/main/engine-host.ts): the engine
+        // runs there, off the window's thread.
+        input: { index: here('electron/main/index.ts'), engine: here('electron/engine/entry.ts') },
       },
     },
   },

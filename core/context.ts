@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { Embedder } from './embed/embedder.js';
 import { SegmentConfig } from './episodes/config.js';
+import { LlmEpisodeConfig } from './episodes/llm-config.js';
+import { ForgettingConfig } from './forgetting/config.js';
+import type { Llm } from './llm/llm.js';
 import { RetrievalConfig } from './retrieval/config.js';
 import type { Store } from './store/store.js';
 
@@ -12,6 +15,8 @@ export const systemClock: Clock = { now: () => new Date() };
 export const EngineConfig = z.object({
   segment: SegmentConfig.default(SegmentConfig.parse({})),
   retrieval: RetrievalConfig.default(RetrievalConfig.parse({})),
+  forgetting: ForgettingConfig.default(ForgettingConfig.parse({})),
+  llmEpisodes: LlmEpisodeConfig.default(LlmEpisodeConfig.parse({})),
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 
@@ -22,6 +27,11 @@ export interface EngineContext {
   store: Store;
   /** Null when no embedding model could be loaded: everything still works, keyword-only. */
   embedder: Embedder | null;
+  /**
+   * Null unless an LLM is configured (settings, environment or flags): episodes are then built by the
+   * heuristic builder and nothing leaves the machine. Replaced in place when the settings change.
+   */
+  llm: Llm | null;
   clock: Clock;
   config: EngineConfig;
   warn: Warn;

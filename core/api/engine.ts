@@ -3,10 +3,12 @@ import type { z } from 'zod';
 import { EngineConfig, systemClock, type Clock, type EngineContext } from '../context.js';
 import { NemoriError } from '../domain/errors.js';
 import type { Embedder } from '../embed/embedder.js';
+import { startForgettingScheduler, type ForgettingScheduler } from '../forgetting/scheduler.js';
 import { Store } from '../store/store.js';
 import { operations, type OperationName, type OpInput, type OpOutput } from './contract.js';
 import type { CallOptions, EmbeddingStatus, Handlers } from './handler.js';
 import { episodeHandlers } from './handlers/episodes.js';
+import { forgettingHandlers } from './handlers/forgetting.js';
 import { importHandlers } from './handlers/imports.js';
 import { searchHandlers } from './handlers/search.js';
 import { systemHandlers } from './handlers/system.js';
@@ -22,6 +24,11 @@ export interface OpenEngineOptions {
   clock?: Clock;
   config?: z.input<typeof EngineConfig>;
   warn?: (message: string) => void;
+  /**
+   * Run the forgetting pass in the background (daily by default, `config.forgetting.schedule`). For
+   * the long-lived app; tests and CLI one-shots leave it off and run passes on demand.
+   */
+  scheduleForgetting?: boolean;
 }
 
 /** The engine every front end talks to: one validated `call` per contract operation. */
@@ -42,7 +49,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   };
   const env = { ctx, embeddingStatus: o.embeddingStatus };
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env) };
+  const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env) };
+  const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   return {
     context: ctx,
     async call(name, input, opts = {}) {
@@ -55,6 +63,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       return operations[name].output.parse(await handler(parsed.data, opts)) as OpOutput<typeof name>;
     },
     async close() {
+      // A background pass finishes its current batch before the store goes away.
+      await scheduler?.stop();
       await o.embedder?.dispose();
       await store.close();
     },

@@ -5,6 +5,7 @@ import type { CallOptions, Engine, ProgressEvent } from '../api/engine.js';
 import { openDefaultEngine } from '../api/open.js';
 import { isNemoriError } from '../domain/errors.js';
 import { resolveHome } from '../home.js';
+import { addForgettingCommands } from './forgetting.js';
 import { renderEpisode, renderEpisodeList, renderHealth, renderImport, renderSearch, renderStats } from './output.js';
 
 interface GlobalOptions {
@@ -179,6 +180,19 @@ export function buildCli(): Command {
     .action(async () => {
       await run(g(), 'probe', 'health', {}, renderHealth);
     });
+
+  program
+    .command('web')
+    .description('open the journal in a browser: the viewer and the API on 127.0.0.1, guarded by a per-run token')
+    .option('--port <n>', 'port (default: a free one)', int)
+    .option('--no-open', 'only print the link, do not open a browser')
+    .action(async (o: { port?: number; open: boolean }) => {
+      // Loaded on demand: the other commands never pay for the HTTP bridge.
+      const { runWeb } = await import('../http/web.js');
+      await runWeb({ home: resolveHome(g().home), port: o.port, open: o.open, json: Boolean(g().json) });
+    });
+
+  addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
 
   return program;
 }

@@ -1,8 +1,7 @@
-import type { IncomingConversation, StoredMessage } from '../domain/conversation.js';
+import type { IncomingConversation } from '../domain/conversation.js';
 import type { EngineContext } from '../context.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
-import { buildHeuristicEpisode, HEURISTIC_VERSION, messageText } from './heuristic.js';
-import { segmentMessages, type Segment } from './segment.js';
+import { builderFor, newBuildSession, type BuiltEpisode } from './builders.js';
 
 export interface IngestResult {
   conversationId: string;
@@ -11,25 +10,46 @@ export interface IngestResult {
 }
 
 /**
- * Embeds the messages of the blocks big enough for topic-shift detection, before any transaction opens
- * (model work is slow and must not hold the database).
+ * Stores one group of built episodes with their BM25 entries, vectors, message links and graph in one
+ * transaction. Vectors are computed first: model work is slow and must not hold the database.
+ * `replaces` is an episode whose messages were rebuilt into this group (the tail merge): its messages
+ * are released (pending again) and it is deleted in the same transaction, so a crash between groups
+ * leaves them pending rather than linked to nothing.
  */
-async function messageVectors(ctx: EngineContext, messages: readonly StoredMessage[]): Promise<Map<string, Float32Array>> {
-  const out = new Map<string, Float32Array>();
-  if (!ctx.embedder) return out;
-  const { minMessages } = ctx.config.segment;
-  const blocks = segmentMessages(messages, { ...ctx.config.segment, maxMessages: Number.MAX_SAFE_INTEGER, maxWords: Number.MAX_SAFE_INTEGER });
-  const wanted = blocks.filter((b) => b.length >= 2 * minMessages).flat();
-  if (wanted.length === 0) return out;
-  const vectors = await ctx.embedder.embed(wanted.map(messageText), 'passage');
-  wanted.forEach((m, i) => out.set(m.id, vectors[i]!));
-  return out;
+async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId: string, group: readonly BuiltEpisode[], version: string, replaces: string | null): Promise<void> {
+  const episodeVectors = ctx.embedder && group.length ? await ctx.embedder.embed(group.map((b) => embeddingText(b.draft)), 'passage') : null;
+  const now = ctx.clock.now();
+  await ctx.store.transaction(async (r) => {
+    if (replaces) {
+      await r.llm.releaseMessages(ownerId, replaces);
+      await unindexEpisodes(r, ownerId, [replaces]);
+      await r.episodes.delete(ownerId, replaces);
+    }
+    const stored = [];
+    for (const b of group) {
+      const id = await r.episodes.insert(ownerId, conversationId, b.draft, now);
+      await r.conversations.linkToEpisode(ownerId, b.messages.map((m) => m.id), id);
+      if (b.graph) await r.graph.setEpisodeGraph(ownerId, id, b.graph, now);
+      stored.push({ id, ...b.draft });
+    }
+    if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
+    await indexEpisodes(
+      r,
+      ownerId,
+      stored,
+      ctx.embedder && episodeVectors
+        ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: episodeVectors[i]! })) }
+        : null,
+      ctx.config.retrieval.bm25,
+    );
+    await r.conversations.markProcessed(ownerId, conversationId, version);
+  });
 }
 
 /**
  * Builds episodes from a conversation's messages that have none yet, and stores them with their BM25
- * entries, vectors and message links in one transaction: a crash leaves the messages pending, never a
- * half-indexed episode.
+ * entries, vectors and message links, one transaction per group of episodes: a crash leaves the
+ * messages of unfinished groups pending, never a half-indexed episode.
  */
 export async function processConversation(ctx: EngineContext, ownerId: string, conversationId: string): Promise<number> {
   const read = ctx.store.read;
@@ -49,39 +69,27 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
         (a, b) => a.sentAt.getTime() - b.sentAt.getTime() || a.seq - b.seq,
       )
     : fresh;
-  const vectors = await messageVectors(ctx, pending);
-  const segments: Segment[] = segmentMessages(pending, ctx.config.segment, (block) =>
-    block.every((m) => vectors.has(m.id)) ? block.map((m) => vectors.get(m.id)!) : null,
-  );
-  const drafts = segments.map(buildHeuristicEpisode);
-  const episodeVectors = ctx.embedder ? await ctx.embedder.embed(drafts.map(embeddingText), 'passage') : null;
-  const now = ctx.clock.now();
-
-  await ctx.store.transaction(async (r) => {
-    if (continues) {
-      await unindexEpisodes(r, ownerId, [last.id]);
-      await r.episodes.delete(ownerId, last.id);
-    }
-    const stored = [];
-    for (const [i, d] of drafts.entries()) {
-      const id = await r.episodes.insert(ownerId, conversationId, d, now);
-      await r.conversations.linkToEpisode(ownerId, segments[i]!.map((m) => m.id), id);
-      stored.push({ id, ...d });
-    }
-    if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
-    await indexEpisodes(
-      r,
-      ownerId,
-      stored,
-      ctx.embedder && episodeVectors
-        ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: episodeVectors[i]! })) }
-        : null,
-      ctx.config.retrieval.bm25,
-    );
-    await r.conversations.markProcessed(ownerId, conversationId, HEURISTIC_VERSION);
-  });
+  // The builder is chosen by the conversation's data type (core/episodes/builders.ts): the LLM one when
+  // an LLM is configured, whose failures fall back to heuristic episodes marked `needs_rebuild`.
+  const builder = builderFor(ctx, await read.llm.dataType(ownerId, conversationId));
+  const conversation = await read.conversations.get(ownerId, conversationId);
+  const session = newBuildSession();
+  let created = 0;
+  let standIns = 0;
+  let replaces = continues ? last.id : null;
+  const input = { ownerId, messages: pending, conversation: conversation && { title: conversation.title, source: conversation.source }, session };
+  for await (const group of builder.build(ctx, input)) {
+    await storeEpisodes(ctx, ownerId, conversationId, group, builder.version, replaces);
+    replaces = null;
+    created += group.length;
+    standIns += group.filter((b) => b.draft.processingStatus === 'needs_rebuild').length;
+  }
+  if (standIns > 0) {
+    const why = session.down ?? session.lastError;
+    ctx.warn(`the LLM could not build ${standIns} episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``);
+  }
   await ctx.store.maintain();
-  return drafts.length - (continues ? 1 : 0);
+  return created - (continues ? 1 : 0);
 }
 
 /**

@@ -82,6 +82,17 @@ export function bm25Repo(q: Sql, track: WriteTracker = () => {}) {
   return {
     async add(ownerId: string, docs: readonly Bm25Doc[], params: ImpactParams): Promise<void> {
       if (docs.length === 0) return;
+      // A trashed episode stays out of the index even when it is edited or re-indexed: its entries are
+      // parked until it is restored (core/store/forgetting.ts).
+      const trashed = await q.query<{ id: string }>(
+        `SELECT id FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) AND tier = 'trash'`,
+        [ownerId, docs.map((d) => d.episodeId)],
+      );
+      if (trashed.rows.length > 0) {
+        const skip = new Set(trashed.rows.map((r) => r.id));
+        docs = docs.filter((d) => !skip.has(d.episodeId));
+        if (docs.length === 0) return;
+      }
       const totals: FieldVector = [0, 0, 0, 0, 0];
       for (const d of docs) d.lengths.forEach((l, i) => (totals[i] = totals[i]! + l));
       await adjustStats(ownerId, 1, docs.length, totals);
@@ -211,7 +222,7 @@ export function bm25Repo(q: Sql, track: WriteTracker = () => {}) {
             WHERE p.n IS DISTINCT FROM t.df) AS df,
            (SELECT count(*)::int FROM bm25_docs d WHERE d.owner_id = $1
               AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.id = d.episode_id AND e.owner_id = $1)) AS orphan,
-           (SELECT count(*)::int FROM episodes e WHERE e.owner_id = $1
+           (SELECT count(*)::int FROM episodes e WHERE e.owner_id = $1 AND e.tier <> 'trash'
               AND NOT EXISTS (SELECT 1 FROM bm25_docs d WHERE d.episode_id = e.id)) AS missing,
            (SELECT COALESCE((SELECT doc_count FROM bm25_stats WHERE owner_id = $1), 0)
                    <> (SELECT count(*) FROM bm25_docs WHERE owner_id = $1)

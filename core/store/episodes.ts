@@ -89,6 +89,8 @@ export interface ListOptions extends EpisodeFilters {
   limit: number;
   /** Keyset cursor: episodes strictly older than this (start, id) pair. */
   before?: { start: Date; id: string } | undefined;
+  /** Forgetting tiers to list; by default active and archived (the trash has its own view). */
+  tiers?: readonly ('active' | 'archived' | 'trash')[] | undefined;
 }
 
 export function episodeRepo(q: Sql) {
@@ -128,8 +130,9 @@ export function episodeRepo(q: Sql) {
         cursor = ` AND (e.start_at, e.id) < (${p.add(o.before.start)}, ${p.add(o.before.id)}::uuid)`;
       }
       const where = filterSql(o, p);
+      const tiers = o.tiers ? ` AND e.tier = ANY(${p.add(o.tiers)}::text[])` : ` AND e.tier <> 'trash'`;
       const r = await q.query<EpisodeRow>(
-        `${episodeSelect} WHERE e.owner_id = ${owner}${where}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
+        `${episodeSelect} WHERE e.owner_id = ${owner}${where}${tiers}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
         p.values,
       );
       return r.rows.map(toEpisode);
@@ -144,8 +147,9 @@ export function episodeRepo(q: Sql) {
       return r.rows[0] ? toEpisode(r.rows[0]) : null;
     },
 
+    /** Every indexable episode: trashed ones stay out of the indexes (their entries are parked). */
     async ids(ownerId: string): Promise<string[]> {
-      const r = await q.query<{ id: string }>(`SELECT id FROM episodes WHERE owner_id = $1 ORDER BY start_at`, [ownerId]);
+      const r = await q.query<{ id: string }>(`SELECT id FROM episodes WHERE owner_id = $1 AND tier <> 'trash' ORDER BY start_at`, [ownerId]);
       return r.rows.map((x) => x.id);
     },
 
@@ -168,6 +172,8 @@ export function episodeRepo(q: Sql) {
         if (v === undefined) continue;
         sets.push(`${col} = ${p.add(typeof v === 'object' && !Array.isArray(v) ? JSON.stringify(v) : v)}`);
       }
+      // An explicit importance is the new base the forgetting pass's dynamic importance starts from.
+      if (patch.importance !== undefined) sets.push(`base_importance = ${p.add(patch.importance)}`);
       sets.push(`updated_at = ${p.add(now)}`);
       const r = await q.query(
         `UPDATE episodes SET ${sets.join(', ')} WHERE owner_id = ${p.add(ownerId)} AND id = ${p.add(id)}`,

@@ -6,6 +6,9 @@ import { baselineRepo } from './baseline.js';
 import { bm25Repo } from './bm25.js';
 import { conversationRepo } from './conversations.js';
 import { episodeRepo } from './episodes.js';
+import { forgettingRepo } from './forgetting.js';
+import { graphRepo } from './graph.js';
+import { llmRepo } from './llm.js';
 import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import type { Sql, WriteTracker } from './sql.js';
@@ -18,6 +21,9 @@ function repos(q: Sql, track: WriteTracker) {
     bm25: bm25Repo(q, track),
     vectors: vectorRepo(q),
     baseline: baselineRepo(q),
+    forgetting: forgettingRepo(q, track),
+    llm: llmRepo(q),
+    graph: graphRepo(q),
   };
 }
 export type Repos = ReturnType<typeof repos>;

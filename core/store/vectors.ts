@@ -41,11 +41,13 @@ export function vectorRepo(q: Sql) {
       );
     },
 
+    /** Only active episodes carry vectors: archived and trashed ones are out of vector search (seed 002). */
     async upsert(ownerId: string, modelId: string, rows: readonly { episodeId: string; vector: Float32Array }[]): Promise<void> {
       for (const batch of chunks(rows, 500)) {
         await q.query(
           `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
            SELECT u.id, $1, $2, u.v::vector FROM unnest($3::uuid[], $4::text[]) AS u(id, v)
+           JOIN episodes e ON e.id = u.id AND e.owner_id = $1 AND e.tier = 'active'
            ON CONFLICT (episode_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
           [ownerId, modelId, batch.map((r) => r.episodeId), batch.map((r) => vectorLiteral(r.vector))],
         );
@@ -57,11 +59,11 @@ export function vectorRepo(q: Sql) {
       await q.query(`DELETE FROM episode_embeddings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, episodeIds]);
     },
 
-    /** Episodes whose vector is missing or from another model: the re-embedding work list. */
+    /** Active episodes whose vector is missing or from another model: the re-embedding work list. */
     async stale(ownerId: string, modelId: string, limit: number): Promise<string[]> {
       const r = await q.query<{ id: string }>(
         `SELECT e.id FROM episodes e LEFT JOIN episode_embeddings ee ON ee.episode_id = e.id
-         WHERE e.owner_id = $1 AND (ee.model_id IS NULL OR ee.model_id <> $2) ORDER BY e.start_at LIMIT $3`,
+         WHERE e.owner_id = $1 AND e.tier = 'active' AND (ee.model_id IS NULL OR ee.model_id <> $2) ORDER BY e.start_at LIMIT $3`,
         [ownerId, modelId, limit],
       );
       return r.rows.map((x) => x.id);

@@ -4,8 +4,13 @@
  * and every exit path closes what was opened.
  */
 import path from 'node:path';
-import { app, BrowserWindow, session } from 'electron';
+import { app, BrowserWindow, dialog, session } from 'electron';
+import { createDispatcher } from '../../core/http/dispatch';
+import type { EngineEvent } from '../../core/http/wire';
+import { resolveHome } from '../../core/home';
+import { BRIDGE_CHANNELS } from '../shared/bridge';
 import { APP_ENTRY_URL } from './app-scheme';
+import { startEngineHost } from './engine-host';
 import { registerBridgeHandlers } from './ipc';
 import { registerAppSchemePrivileges, serveRenderer } from './protocol';
 import { createShutdown } from './shutdown';
@@ -15,6 +20,7 @@ const here = import.meta.dirname; // out/main (inside app.asar when packaged)
 const paths = {
   renderer: path.join(here, '../renderer'),
   preload: path.join(here, '../preload/index.cjs'),
+  engine: path.join(here, 'engine.js'),
   resources: path.join(app.isPackaged ? process.resourcesPath : app.getAppPath(), 'resources'),
 };
 
@@ -22,10 +28,7 @@ const paths = {
 const devServerUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
 const entryUrl = devServerUrl ?? APP_ENTRY_URL;
 
-/**
- * Resources closed on quit, last registered first. The engine host (utility process running
- * core/api and PGlite) is added here when it starts: `shutdown.add('engine', () => engine.close())`.
- */
+/** Resources closed on quit, last registered first: the engine's database above all. */
 const shutdown = createShutdown({
   onError: (name, error) => console.error(`[nemori] closing ${name} failed:`, error),
 });
@@ -47,6 +50,22 @@ function showMainWindow(): void {
   if (mainWindow.isMinimized()) mainWindow.restore();
   mainWindow.show();
   mainWindow.focus();
+}
+
+/** Engine events go to every window of the app (there is one, but a second must not miss progress). */
+function broadcast(event: EngineEvent): void {
+  for (const window of BrowserWindow.getAllWindows()) {
+    if (!window.isDestroyed()) window.webContents.send(BRIDGE_CHANNELS.event, event);
+  }
+}
+
+async function pickImportFiles(): Promise<string[]> {
+  const options = {
+    title: 'Import conversations',
+    properties: ['openFile', 'multiSelections'] as ('openFile' | 'multiSelections')[],
+  };
+  const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+  return result.canceled ? [] : result.filePaths;
 }
 
 /** Hold the quit until every closer has run, then quit for real. Safe to call from any exit path. */
@@ -80,7 +99,20 @@ function start(): void {
     .then(() => {
       serveRenderer(paths.renderer);
       denyPermissions(session.defaultSession);
-      registerBridgeHandlers({ version: () => app.getVersion() }, entryUrl);
+      const engine = startEngineHost({ entryPath: paths.engine, home: resolveHome() });
+      shutdown.add('engine', () => engine.close());
+      registerBridgeHandlers(
+        {
+          dispatcher: createDispatcher({
+            call: (name, input, options) => engine.call(name, input, options),
+            emit: broadcast,
+            log: (message, error) => console.error(`[nemori] ${message}:`, error),
+          }),
+          pickImportFiles: pickImportFiles,
+          version: () => app.getVersion(),
+        },
+        entryUrl,
+      );
       showMainWindow();
     })
     .catch((error: unknown) => {

@@ -1,37 +1,39 @@
 import { ipcMain, type IpcMainInvokeEvent } from 'electron';
-import {
-  BRIDGE_CHANNELS,
-  type BridgeInput,
-  type BridgeOperation,
-  type BridgeOutput,
-} from '../shared/bridge';
+import type { Dispatcher } from '../../core/http/dispatch';
+import { BRIDGE_CHANNELS } from '../shared/bridge';
 import { isAppUrl } from './security';
 
-/** One handler per contract operation; the compiler rejects a missing or extra one. */
-export type BridgeHandlers = {
-  readonly [K in BridgeOperation]: (
-    input: BridgeInput<K>,
-    event: IpcMainInvokeEvent,
-  ) => BridgeOutput<K> | Promise<BridgeOutput<K>>;
-};
+export interface BridgeHandlers {
+  /** Validates against the contract and runs the operation in the engine (see core/http/dispatch.ts). */
+  dispatcher: Dispatcher;
+  pickImportFiles(event: IpcMainInvokeEvent): Promise<string[]>;
+  version(): string;
+}
 
 /**
- * Registers the handlers on their channels. Calls from any frame that is not the app's own
- * page (a navigated-away or embedded frame) are refused. Returns a function that unregisters them.
+ * Registers the bridge's channels. Calls from any frame that is not the app's own page (a
+ * navigated-away or embedded frame) are refused. Returns a function that unregisters them.
  */
 export function registerBridgeHandlers(handlers: BridgeHandlers, appEntryUrl: string): () => void {
-  const operations = Object.keys(BRIDGE_CHANNELS) as BridgeOperation[];
-  for (const operation of operations) {
-    const handler = handlers[operation] as (input: unknown, event: IpcMainInvokeEvent) => unknown;
-    ipcMain.handle(BRIDGE_CHANNELS[operation], (event, input: unknown) => {
-      const senderUrl = event.senderFrame?.url ?? '';
-      if (!isAppUrl(senderUrl, appEntryUrl)) {
-        throw new Error(`Refused "${operation}": the request did not come from the Nemori window.`);
-      }
-      return handler(input, event);
-    });
-  }
+  const guard = (name: string, event: IpcMainInvokeEvent): void => {
+    const senderUrl = event.senderFrame?.url ?? '';
+    if (!isAppUrl(senderUrl, appEntryUrl)) {
+      throw new Error(`Refused "${name}": the request did not come from the Nemori window.`);
+    }
+  };
+  ipcMain.handle(BRIDGE_CHANNELS.call, (event, operation: unknown, input: unknown) => {
+    guard('call', event);
+    return handlers.dispatcher.dispatch(typeof operation === 'string' ? operation : String(operation), input);
+  });
+  ipcMain.handle(BRIDGE_CHANNELS.pickImportFiles, (event) => {
+    guard('pickImportFiles', event);
+    return handlers.pickImportFiles(event);
+  });
+  ipcMain.handle(BRIDGE_CHANNELS.version, (event) => {
+    guard('version', event);
+    return handlers.version();
+  });
   return () => {
-    for (const operation of operations) ipcMain.removeHandler(BRIDGE_CHANNELS[operation]);
+    for (const channel of [BRIDGE_CHANNELS.call, BRIDGE_CHANNELS.pickImportFiles, BRIDGE_CHANNELS.version]) ipcMain.removeHandler(channel);
   };
 }

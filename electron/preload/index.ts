@@ -6,6 +6,4 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import { BRIDGE_KEY, createBridge } from '../shared/bridge';
 
-const bridge = createBridge((channel, input) => ipcRenderer.invoke(channel, input));
-
-contextBridge.exposeInMainWorld(BRIDGE_KEY, bridge);
+contextBridge.exposeInMainWorld(BRIDGE_KEY, createBridge(ipcRenderer));

@@ -1,48 +1,64 @@
 /**
- * The contract between the renderer and the main process: one list of operations, each with
- * its IPC channel, input and output. Main registers a handler per operation, the preload
- * exposes exactly these operations on `window.nemori`, and the renderer sees only this type.
+ * The contract between the renderer and the main process. The operations are exactly those of
+ * `core/api/contract.ts` (types imported from there, so a new operation appears here by itself);
+ * main validates every call against the contract's zod schemas before the engine sees it. Besides
+ * the operations, the window gets the engine's events, a native file picker (import) and the
+ * app's version.
  *
- * When the engine facade lands, the operations here become the `core/api` operations and their
- * input/output types come from its zod schemas; `createBridge` keeps turning that list into the
- * window API (over IPC in Electron, over the HTTP bridge in a plain browser).
- *
- * Plain data and types only: this file is bundled into the sandboxed preload and the renderer.
+ * Only types and plain data come from core: this file is bundled into the sandboxed preload and
+ * the renderer, neither of which may load zod or Node code.
  */
+import type { OperationName, OpInput } from '../../core/api/contract';
+import type { CallResult, EngineEvent } from '../../core/http/wire';
 
 /** The global the preload exposes: `window.nemori`. */
 export const BRIDGE_KEY = 'nemori';
 
-/** Input and output of every operation. `void` input means the operation takes no argument. */
-export interface BridgeOperations {
+/** Every IPC channel, spelled once. Operations share one channel; main checks the name against the contract. */
+export const BRIDGE_CHANNELS = Object.freeze({
+  call: 'nemori:call',
+  event: 'nemori:event',
+  pickImportFiles: 'nemori:pick-import-files',
+  version: 'nemori:version',
+} as const);
+
+/** The API the renderer sees on `window.nemori`. */
+export interface NemoriBridge {
+  /** Runs one contract operation. Never rejects for engine errors: they come back as `{ ok: false, error }`. */
+  call<K extends OperationName>(operation: K, input: OpInput<K>): Promise<CallResult<K>>;
+  /** Engine events (calls starting and ending, progress). Returns the unsubscribe function. */
+  onEvent(listener: (event: EngineEvent) => void): () => void;
+  /** The system's file dialog; absolute paths of the chosen files, empty when cancelled. */
+  pickImportFiles(): Promise<string[]>;
   /** The app's version string, e.g. "0.1.0". */
-  version: { input: void; output: string };
+  version(): Promise<string>;
 }
 
-export type BridgeOperation = keyof BridgeOperations;
-export type BridgeInput<K extends BridgeOperation> = BridgeOperations[K]['input'];
-export type BridgeOutput<K extends BridgeOperation> = BridgeOperations[K]['output'];
+/** The slice of `ipcRenderer` the bridge needs (a fake one in tests). */
+export interface IpcRendererLike {
+  invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+  on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+  removeListener(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+}
 
-/** Operation → IPC channel. The only place channel names are spelled. */
-export const BRIDGE_CHANNELS = Object.freeze({
-  version: 'app:version',
-} as const satisfies { readonly [K in BridgeOperation]: string });
-
-/** The API the renderer calls: one async function per operation. */
-export type NemoriBridge = {
-  readonly [K in BridgeOperation]: BridgeInput<K> extends void
-    ? () => Promise<BridgeOutput<K>>
-    : (input: BridgeInput<K>) => Promise<BridgeOutput<K>>;
-};
-
-/** Sends one call over a transport (ipcRenderer.invoke, an HTTP POST, …). */
-export type BridgeTransport = (channel: string, input: unknown) => Promise<unknown>;
-
-/** Builds the window API from the contract: exactly one function per operation, nothing else. */
-export function createBridge(transport: BridgeTransport): NemoriBridge {
-  const bridge: Record<string, (input?: unknown) => Promise<unknown>> = {};
-  for (const [operation, channel] of Object.entries(BRIDGE_CHANNELS)) {
-    bridge[operation] = (input?: unknown) => transport(channel, input);
-  }
-  return Object.freeze(bridge) as unknown as NemoriBridge;
+/**
+ * Builds `window.nemori` over IPC. Page scripts get plain functions only: never `ipcRenderer`, never
+ * the IPC event object (it carries `sender`), no way to name a channel.
+ */
+export function createBridge(ipc: IpcRendererLike): NemoriBridge {
+  const bridge: NemoriBridge = {
+    call: (operation, input) => {
+      if (typeof operation !== 'string') return Promise.reject(new TypeError('operation must be a string'));
+      return ipc.invoke(BRIDGE_CHANNELS.call, operation, input) as Promise<CallResult<typeof operation>>;
+    },
+    onEvent(listener) {
+      if (typeof listener !== 'function') throw new TypeError('listener must be a function');
+      const forward = (_event: unknown, payload: unknown) => listener(payload as EngineEvent);
+      ipc.on(BRIDGE_CHANNELS.event, forward);
+      return () => void ipc.removeListener(BRIDGE_CHANNELS.event, forward);
+    },
+    pickImportFiles: () => ipc.invoke(BRIDGE_CHANNELS.pickImportFiles) as Promise<string[]>,
+    version: () => ipc.invoke(BRIDGE_CHANNELS.version) as Promise<string>,
+  };
+  return Object.freeze(bridge);
 }

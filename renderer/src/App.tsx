@@ -1,87 +1,87 @@
-import { useEffect, useState } from 'react';
-import { getBridge } from './bridge';
-import { THEME_PREFERENCES, useThemeStore, type ThemePreference } from './store/theme';
+import { useEffect, useRef } from 'react';
+import { connectionKind } from './api/client';
+import { Sidebar } from './components/Sidebar';
+import { useLocale, useT } from './i18n';
+import { useRouteStore, navigate, type Route, type Section } from './store/route';
+import { ConnectScreen } from './screens/Connect';
+import { EpisodeScreen } from './screens/Episode';
+import { ImportScreen } from './screens/Import';
+import { JournalScreen } from './screens/Journal';
+import { KnowledgeScreen } from './screens/Knowledge';
+import { SearchScreen } from './screens/Search';
+import { SettingsScreen } from './screens/Settings';
 
-const THEME_LABELS: Record<ThemePreference, string> = { system: 'System', light: 'Light', dark: 'Dark' };
-
-type Connection = { state: 'connecting' } | { state: 'desktop'; version: string } | { state: 'offline'; reason: string };
-
-function useConnection(): Connection {
-  const [connection, setConnection] = useState<Connection>({ state: 'connecting' });
-  useEffect(() => {
-    const bridge = getBridge();
-    if (!bridge) {
-      setConnection({ state: 'offline', reason: 'Browser preview — no engine connected' });
-      return;
-    }
-    let live = true;
-    bridge
-      .version()
-      .then((version) => live && setConnection({ state: 'desktop', version }))
-      .catch(() => live && setConnection({ state: 'offline', reason: 'The engine did not answer' }));
-    return () => {
-      live = false;
-    };
-  }, []);
-  return connection;
+function sectionOf(route: Route): Section | null {
+  return route.name === 'episode' ? null : route.name;
 }
 
-function ThemeSwitch() {
-  const preference = useThemeStore((s) => s.preference);
-  const setPreference = useThemeStore((s) => s.setPreference);
-  return (
-    <div className="theme-switch" role="radiogroup" aria-label="Appearance">
-      {THEME_PREFERENCES.map((option) => (
-        <button
-          key={option}
-          type="button"
-          role="radio"
-          aria-checked={preference === option}
-          onClick={() => setPreference(option)}
-        >
-          {THEME_LABELS[option]}
-        </button>
-      ))}
-    </div>
-  );
+function Screen({ route }: { route: Route }) {
+  switch (route.name) {
+    case 'journal':
+      return <JournalScreen />;
+    case 'episode':
+      return <EpisodeScreen key={route.id} id={route.id} />;
+    case 'search':
+      return <SearchScreen q={route.q} />;
+    case 'import':
+      return <ImportScreen />;
+    case 'settings':
+      return <SettingsScreen />;
+    case 'knowledge':
+      return <KnowledgeScreen />;
+  }
+}
+
+/** "/" searches from anywhere, unless the person is typing. */
+function useGlobalKeys(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      const typing = target?.closest('input, textarea, select, [contenteditable="true"], dialog');
+      if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+        e.preventDefault();
+        const input = document.getElementById('search-input');
+        if (input) input.focus();
+        else navigate({ name: 'search', q: '' });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+/** After each move, focus goes where the new screen wants it (its `data-autofocus`) or to its heading. */
+function useFocusOnRouteChange(route: Route, main: React.RefObject<HTMLElement | null>): void {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const root = main.current;
+    const target = root?.querySelector<HTMLElement>('[data-autofocus]') ?? root?.querySelector<HTMLElement>('h1');
+    target?.focus({ preventScroll: true });
+  }, [route, main]);
 }
 
 export function App() {
-  const connection = useConnection();
-  const today = new Intl.DateTimeFormat(undefined, { dateStyle: 'full' }).format(new Date());
+  const route = useRouteStore((s) => s.route);
+  const locale = useLocale();
+  const t = useT();
+  const main = useRef<HTMLElement>(null);
+  useGlobalKeys();
+  useFocusOnRouteChange(route, main);
 
+  if (connectionKind() === 'none') return <ConnectScreen />;
   return (
-    <div className="page">
-      <header className="masthead">
-        <h1 className="wordmark">Nemori</h1>
-        <p className="tagline">your memory, on your machine</p>
-      </header>
-
-      <main className="journal">
-        <article className="entry" aria-labelledby="entry-title">
-          <time className="entry-date" dateTime={new Date().toISOString().slice(0, 10)}>
-            {today}
-          </time>
-          <h2 id="entry-title">Nothing remembered yet</h2>
-          <p>
-            Import a chat export or connect a companion, and your conversations will gather here as episodes —
-            moments with their exact time, told in your own words — alongside the quiet facts worth keeping.
-          </p>
-          <p>
-            Everything stays on this computer: the database, the search index and the model that reads them.
-            Memories fade the way yours do, unless you ask them not to.
-          </p>
-        </article>
+    <div className="app" data-locale={locale}>
+      <button type="button" className="skip" onClick={() => main.current?.querySelector<HTMLElement>('[data-autofocus], h1')?.focus()}>
+        {t('app.skip')}
+      </button>
+      <Sidebar current={sectionOf(route)} />
+      <main ref={main} className="main" data-screen={route.name}>
+        <Screen route={route} />
       </main>
-
-      <footer className="colophon">
-        <span className="status" data-state={connection.state} role="status">
-          {connection.state === 'connecting' && 'Opening…'}
-          {connection.state === 'desktop' && `Desktop · v${connection.version}`}
-          {connection.state === 'offline' && connection.reason}
-        </span>
-        <ThemeSwitch />
-      </footer>
     </div>
   );
 }

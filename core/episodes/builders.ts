@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import type { StoredMessage } from '../domain/conversation.js';
+import type { EpisodeDraft } from '../domain/episode.js';
+import type { EngineContext } from '../context.js';
+import { isLlmError, LlmError, type Llm } from '../llm/llm.js';
+import { llmSegments, newSession, noteFailure, type BuildSession, type Span } from './boundaries-llm.js';
+import { buildHeuristicEpisode, HEURISTIC_VERSION, messageText } from './heuristic.js';
+import { LLM_EPISODE_VERSION, llmEpisode, type ConversationInfo, type EpisodeGraphPayload } from './llm-builder.js';
+import { segmentMessages } from './segment.js';
+
+/**
+ * Seed 001's EpisodeBuilderRegistry as what it is: a map from data type to the builder for it. The
+ * conversation builder is the LLM one when an LLM is configured, with the heuristic one as its
+ * degraded mode; without an LLM it is the heuristic one.
+ */
+
+export const DataType = z.enum(['conversation', 'activity', 'location', 'media', 'document', 'sensor', 'external', 'custom']);
+export type DataType = z.infer<typeof DataType>;
+
+/** An episode ready to store: its draft, the messages it was built from, and its graph payload (LLM only). */
+export interface BuiltEpisode {
+  messages: StoredMessage[];
+  draft: EpisodeDraft;
+  graph: EpisodeGraphPayload | null;
+}
+
+export interface BuildInput {
+  ownerId: string;
+  messages: readonly StoredMessage[];
+  conversation: ConversationInfo | null;
+  session: BuildSession;
+}
+
+export interface EpisodeBuilder {
+  /** Recorded as the conversation's processing version. */
+  version: string;
+  /** Yields episodes in groups; each group is stored in one transaction, so a crash loses at most one group's work. */
+  build(ctx: EngineContext, input: BuildInput): AsyncGenerator<BuiltEpisode[]>;
+}
+
+/**
+ * Embeds the messages of the blocks big enough for topic-shift detection, before any transaction opens
+ * (model work is slow and must not hold the database).
+ */
+async function messageVectors(ctx: EngineContext, messages: readonly StoredMessage[]): Promise<Map<string, Float32Array>> {
+  const out = new Map<string, Float32Array>();
+  if (!ctx.embedder) return out;
+  const { minMessages } = ctx.config.segment;
+  const blocks = segmentMessages(messages, { ...ctx.config.segment, maxMessages: Number.MAX_SAFE_INTEGER, maxWords: Number.MAX_SAFE_INTEGER });
+  const wanted = blocks.filter((b) => b.length >= 2 * minMessages).flat();
+  if (wanted.length === 0) return out;
+  const vectors = await ctx.embedder.embed(wanted.map(messageText), 'passage');
+  wanted.forEach((m, i) => out.set(m.id, vectors[i]!));
+  return out;
+}
+
+/**
+ * Seed 001's degraded mode: time gaps, topic shifts and a size cap decide the boundaries, the messages
+ * themselves the text. `status` is `needs_rebuild` when these episodes stand in for LLM ones that failed.
+ */
+export async function heuristicEpisodes(ctx: EngineContext, messages: readonly StoredMessage[], status: EpisodeDraft['processingStatus']): Promise<BuiltEpisode[]> {
+  const vectors = await messageVectors(ctx, messages);
+  const segments = segmentMessages(messages, ctx.config.segment, (block) =>
+    block.every((m) => vectors.has(m.id)) ? block.map((m) => vectors.get(m.id)!) : null,
+  );
+  return segments.map((s) => ({ messages: s, draft: { ...buildHeuristicEpisode(s), processingStatus: status }, graph: null }));
+}
+
+export const heuristicConversationBuilder: EpisodeBuilder = {
+  version: HEURISTIC_VERSION,
+  async *build(ctx, input) {
+    yield await heuristicEpisodes(ctx, input.messages, 'ready');
+  },
+};
+
+/** One LLM episode, or null when the LLM failed for it (the session remembers why). */
+async function tryLlmEpisode(ctx: EngineContext, llm: Llm, input: BuildInput, span: Span): Promise<BuiltEpisode | null> {
+  if (input.session.down) return null;
+  input.session.calls++;
+  try {
+    const { draft, graph } = await llmEpisode(llm, input.ownerId, span.messages, input.conversation, ctx.config.llmEpisodes);
+    return { messages: span.messages, draft, graph };
+  } catch (e) {
+    if (!isLlmError(e)) throw e;
+    noteFailure(input.session, e);
+    return null;
+  }
+}
+
+/**
+ * The LLM conversation builder for imports. Boundaries come from the LLM window by window, then each
+ * episode's narrative; whatever the LLM could not do (endpoint down, reply still invalid after the
+ * repair) is built by the heuristic instead and marked `needs_rebuild`, so an import never fails or
+ * stalls because of the LLM and `rebuildEpisodes` can upgrade it later.
+ */
+export function llmConversationBuilder(llm: Llm): EpisodeBuilder {
+  return {
+    version: LLM_EPISODE_VERSION,
+    async *build(ctx, input) {
+      const c = ctx.config.llmEpisodes;
+      const spans = await llmSegments(llm, input.ownerId, input.messages, c, input.session);
+      let pending: Span[] = [];
+      const flush = async (): Promise<BuiltEpisode[]> => {
+        const group = pending;
+        pending = [];
+        const tried = await Promise.all(group.map((s) => tryLlmEpisode(ctx, llm, input, s)));
+        const out: BuiltEpisode[] = [];
+        // Heuristic stand-ins are built one after another: the embedder is not asked to run in parallel.
+        for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, group[i]!.messages, 'needs_rebuild')));
+        return out;
+      };
+      for (const span of spans) {
+        if (!span.byLlm) {
+          if (pending.length) yield await flush();
+          yield await heuristicEpisodes(ctx, span.messages, 'needs_rebuild');
+          continue;
+        }
+        pending.push(span);
+        if (pending.length >= c.groupEpisodes) yield await flush();
+      }
+      if (pending.length) yield await flush();
+    },
+  };
+}
+
+const registry: Record<DataType, ((ctx: EngineContext) => EpisodeBuilder) | undefined> = {
+  conversation: (ctx) => (ctx.llm ? llmConversationBuilder(ctx.llm) : heuristicConversationBuilder),
+  activity: undefined,
+  location: undefined,
+  media: undefined,
+  document: undefined,
+  sensor: undefined,
+  external: undefined,
+  custom: undefined,
+};
+
+/** The builder for a data type; types without one of their own are told as conversations (their messages are). */
+export function builderFor(ctx: EngineContext, dataType: string): EpisodeBuilder {
+  const parsed = DataType.safeParse(dataType);
+  const make = (parsed.success ? registry[parsed.data] : undefined) ?? registry.conversation!;
+  return make(ctx);
+}
+
+export function newBuildSession(): BuildSession {
+  return newSession();
+}
+
+/**
+ * All-or-nothing LLM build for `rebuildEpisodes`: either every episode of the messages comes from the
+ * LLM, or it throws and the caller leaves the old episodes as they are.
+ */
+export async function buildAllWithLlm(ctx: EngineContext, llm: Llm, input: BuildInput): Promise<BuiltEpisode[]> {
+  const spans = await llmSegments(llm, input.ownerId, input.messages, ctx.config.llmEpisodes, input.session);
+  if (spans.some((s) => !s.byLlm)) {
+    throw input.session.down ?? input.session.lastError ?? new LlmError('LLM_BAD_REPLY', 'episode.boundaries: the model did not answer with usable boundaries');
+  }
+  const built: BuiltEpisode[] = [];
+  for (let i = 0; i < spans.length; i += ctx.config.llmEpisodes.groupEpisodes) {
+    const group = spans.slice(i, i + ctx.config.llmEpisodes.groupEpisodes);
+    const tried = await Promise.all(group.map((s) => tryLlmEpisode(ctx, llm, input, s)));
+    if (tried.some((b) => b === null)) {
+      throw input.session.down ?? input.session.lastError ?? new LlmError('LLM_BAD_REPLY', 'episode.narrative: the model did not write a usable episode');
+    }
+    built.push(...(tried as BuiltEpisode[]));
+  }
+  return built;
+}

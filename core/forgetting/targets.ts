@@ -1,0 +1,108 @@
+import type { EngineContext } from '../context.js';
+import type { AccessRecord, MemoryKind, Tier } from './decay.js';
+import { episodeTarget } from './episode-target.js';
+
+/**
+ * The seam between the forgetting logic (decay, tier rules, the pass, restore, mark) and the memory
+ * kinds it applies to. Each kind is one `ForgettingTarget`; the logic never touches a kind's tables
+ * or indexes directly.
+ *
+ * Semantic memory (next issue) plugs in here: give `semantic_nodes` the same five columns migration
+ * 002 gives episodes (tier, tier_changed_at, tier_reason, marked_important, base_importance), write a
+ * repository with the operations below for its own indexes (its vectors, its keyword entries, its
+ * links to episodes and its version history), and register it in `forgettingTargets`. The decay
+ * function already knows the kind: facts age with `config.forgetting.kinds.semantic` (ten times
+ * slower than episodes by default).
+ */
+
+/** One memory as the forgetting logic sees it. */
+export interface MemoryRecord extends AccessRecord {
+  id: string;
+  /** The stored (dynamic) importance, to tell whether a pass needs to write a new one. */
+  importance: number;
+  updatedAt: Date;
+}
+
+/** A tier change the logic decided; `reason` is stored with the memory and shown to the person. */
+export interface Move {
+  id: string;
+  from: Tier;
+  to: Tier | 'purged';
+  reason: string;
+}
+
+export interface ApplyOutcome {
+  /** Ids whose move was carried out (purge of an id already gone is not). */
+  done: string[];
+  reembedded: number;
+  warnings: string[];
+}
+
+/** A line of the archive or trash view. */
+export interface TierItem {
+  kind: MemoryKind;
+  id: string;
+  title: string;
+  summary: string;
+  /** When the remembered thing happened (episodes); null for kinds without a time. */
+  start: Date | null;
+  tier: Tier;
+  since: Date | null;
+  reason: string | null;
+  importance: number;
+  recallCount: number;
+  lastAccessed: Date | null;
+  marked: boolean | null;
+}
+
+export interface ForgettingTarget {
+  readonly kind: MemoryKind;
+  /** Every memory of the owner, in every tier (one read; passes work from this snapshot). */
+  records(ctx: EngineContext, ownerId: string, ids?: readonly string[]): Promise<MemoryRecord[]>;
+  titles(ctx: EngineContext, ownerId: string, ids: readonly string[]): Promise<Map<string, string>>;
+  tierCounts(ctx: EngineContext, ownerId: string): Promise<Record<Tier, number>>;
+  /**
+   * Carries out moves, each batch in one transaction together with its index changes:
+   * → archived drops the vector; → trash also takes the keyword entries out of the index (kept aside
+   * for a restore); → active puts them back and re-embeds; → purged deletes the memory, its links,
+   * index entries and vectors for good.
+   */
+  apply(ctx: EngineContext, ownerId: string, moves: readonly Move[], now: Date): Promise<ApplyOutcome>;
+  setImportance(ctx: EngineContext, ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void>;
+  /** Records the person's mark and the importance that follows from it. False when the id is unknown. */
+  mark(ctx: EngineContext, ownerId: string, id: string, marked: boolean | null, importance: number): Promise<boolean>;
+  list(ctx: EngineContext, ownerId: string, tier: Exclude<Tier, 'active'>, page: { limit: number; before?: { at: Date; id: string } }): Promise<TierItem[]>;
+  /**
+   * "Delete everything about X" (seed 000): memories of any tier that mention `about` (confirmed with
+   * `matches`), plus those derived from `sourceEpisodes` — episodes built from messages that mention
+   * it (for episodes: those episodes themselves; for semantic nodes: facts distilled from them).
+   */
+  mentioning(
+    ctx: EngineContext,
+    ownerId: string,
+    about: string,
+    matches: (text: string) => boolean,
+    sourceEpisodes: readonly string[],
+  ): Promise<{ id: string; title: string; tier: Tier }[]>;
+  /** Deletes memories for good whatever their tier: links, index entries, vectors, and the text of their sources. */
+  erase(ctx: EngineContext, ownerId: string, ids: readonly string[]): Promise<string[]>;
+}
+
+/** The registry: a kind without a target yet is simply skipped by passes and look-ups. */
+export const forgettingTargets: { readonly [K in MemoryKind]: ForgettingTarget | null } = {
+  episode: episodeTarget,
+  semantic: null, // semantic memory: see the note at the top of this file
+};
+
+export function activeTargets(): ForgettingTarget[] {
+  return Object.values(forgettingTargets).filter((t): t is ForgettingTarget => t !== null);
+}
+
+/** Finds which kind a memory id belongs to (ids are UUIDs, unique across kinds). */
+export async function findMemory(ctx: EngineContext, ownerId: string, id: string): Promise<{ target: ForgettingTarget; record: MemoryRecord } | null> {
+  for (const target of activeTargets()) {
+    const [record] = await target.records(ctx, ownerId, [id]);
+    if (record) return { target, record };
+  }
+  return null;
+}

@@ -1,0 +1,203 @@
+/**
+ * The HTTP bridge: the renderer and the engine's contract on 127.0.0.1 only, guarded by a random
+ * per-run token, so the journal runs in a normal browser tab (`nemori web`) and in the e2e tests.
+ * Same contract, same validation and same errors as Electron's IPC (see dispatch.ts).
+ *
+ *   POST /api/call/:operation   JSON input → JSON output; errors are { error: { code, message } }
+ *   GET  /api/events?token=     Server-Sent Events: each call's start/end and its progress
+ *   POST /api/import/upload?batch=UUID&name=FILE   raw file body, kept until the import below
+ *   POST /api/import            { batch, ownerId?, format? } → importFiles on the uploaded files
+ *   GET  /…                     the built renderer, under the app's Content-Security-Policy
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import type { ImportFilesOutput } from '../api/contract.js';
+import type { Engine } from '../api/engine.js';
+import { NemoriError } from '../domain/errors.js';
+import { isAuthorized, isLoopbackHost, isSameOriginOrNone, newToken } from './auth.js';
+import { readJson } from './body.js';
+import { createDispatcher, toWireError, type CallEngine } from './dispatch.js';
+import { createEventHub } from './sse.js';
+import { PAGE_HEADERS, serveStatic } from './static.js';
+import { createUploadArea, type UploadedFile } from './uploads.js';
+import type { CallResult, EngineEvent, WireError, WireErrorCode } from './wire.js';
+
+export interface WebServerOptions {
+  engine: Pick<Engine, 'call'>;
+  /** The built renderer (out/renderer). */
+  staticDir: string;
+  /** 0 or absent: any free port. */
+  port?: number;
+  /** Fixed token (tests); by default a new random one per run. */
+  token?: string;
+  /** Every engine event also goes here (the CLI prints progress). */
+  onEvent?: (e: EngineEvent) => void;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface WebServer {
+  /** Open this: `http://127.0.0.1:PORT/#token=…` (the token stays in the fragment, never sent in a request line). */
+  readonly url: string;
+  readonly origin: string;
+  readonly port: number;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+const JSON_LIMIT = 64 * 2 ** 20;
+const API_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+
+const STATUS: Partial<Record<WireErrorCode, number>> = {
+  INVALID_INPUT: 400,
+  IMPORT_PARSE: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  UNKNOWN_OPERATION: 404,
+  STORE_LOCKED: 409,
+  MODEL_UNAVAILABLE: 503,
+  ENGINE_UNAVAILABLE: 503,
+};
+export const statusFor = (code: WireErrorCode): number => STATUS[code] ?? 500;
+
+const ImportRequest = z.object({ batch: z.string(), ownerId: z.string().optional(), format: z.string().optional() });
+
+/** The import report names files as the person chose them, not by their temporary paths. */
+function withOriginalNames(out: ImportFilesOutput, files: UploadedFile[]): ImportFilesOutput {
+  const rename = (text: string) => files.reduce((t, f) => t.split(f.path).join(f.name), text);
+  return {
+    ...out,
+    files: out.files.map((r) => ({ ...r, file: rename(r.file), warnings: r.warnings.map(rename), error: r.error && { ...r.error, message: rename(r.error.message) } })),
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, API_HEADERS).end(JSON.stringify(body));
+}
+function sendError(res: ServerResponse, error: WireError): void {
+  sendJson(res, statusFor(error.code), { error });
+}
+function sendResult(res: ServerResponse, result: CallResult): void {
+  if (result.ok) sendJson(res, 200, result.value);
+  else sendError(res, result.error);
+}
+
+export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
+  const token = o.token ?? newToken();
+  const log = o.log ?? ((m, e) => console.error(`[nemori web] ${m}`, e ?? ''));
+  const hub = createEventHub();
+  const uploads = await createUploadArea();
+  const call: CallEngine = (name, input, options) => o.engine.call(name, input as never, options);
+  const dispatcher = createDispatcher({
+    call,
+    emit: (e) => {
+      hub.emit(e);
+      o.onEvent?.(e);
+    },
+    log,
+  });
+  let port = 0;
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (!isSameOriginOrNone(req.headers.origin, port)) {
+      sendError(res, { code: 'UNAUTHORIZED', message: 'requests from other sites are refused' });
+      return;
+    }
+    if (!isAuthorized(req, url, token)) {
+      sendError(res, { code: 'UNAUTHORIZED', message: 'missing or wrong token: open the link `nemori web` printed' });
+      return;
+    }
+    const route = url.pathname;
+    if (req.method === 'GET' && route === '/api/events') {
+      hub.attach(res, { 'X-Content-Type-Options': 'nosniff' });
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { ...API_HEADERS, Allow: 'POST' }).end(JSON.stringify({ error: { code: 'INVALID_INPUT', message: 'use POST' } }));
+      return;
+    }
+    const callMatch = /^\/api\/call\/([A-Za-z][\w-]*)$/.exec(route);
+    if (callMatch) {
+      sendResult(res, await dispatcher.dispatch(callMatch[1]!, await readJson(req, JSON_LIMIT)));
+      return;
+    }
+    if (route === '/api/import/upload') {
+      const file = await uploads.receive(url.searchParams.get('batch') ?? '', url.searchParams.get('name') ?? '', req);
+      sendJson(res, 200, { name: file.name, bytes: file.bytes });
+      return;
+    }
+    if (route === '/api/import') {
+      const body = ImportRequest.safeParse(await readJson(req, JSON_LIMIT));
+      if (!body.success) throw new NemoriError('INVALID_INPUT', 'import: expected { batch, ownerId?, format? }');
+      const { batch, ...rest } = body.data;
+      const files = uploads.take(batch);
+      try {
+        const result = await dispatcher.dispatch('importFiles', { ...rest, paths: files.map((f) => f.path) });
+        if (result.ok) result.value = withOriginalNames(result.value as ImportFilesOutput, files);
+        sendResult(res, result);
+      } finally {
+        await uploads.discard(batch);
+      }
+      return;
+    }
+    sendError(res, { code: 'UNKNOWN_OPERATION', message: `no such endpoint: ${route}` });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!isLoopbackHost(req.headers.host, port)) {
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' }).end('This server only answers on 127.0.0.1.');
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (url.pathname.startsWith('/api/')) {
+      await handleApi(req, res, url);
+      return;
+    }
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      await serveStatic(o.staticDir, url.pathname, res, req.method === 'HEAD');
+      return;
+    }
+    res.writeHead(405, { ...PAGE_HEADERS, Allow: 'GET, HEAD' }).end();
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      const error = toWireError(e);
+      if (error.code === 'INTERNAL') log(`${req.method} ${req.url} failed`, e);
+      if (res.headersSent) res.destroy();
+      else sendError(res, error);
+    });
+  });
+  // PGlite imports can run for minutes; the socket must not be cut under a long call.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `${origin}/#token=${token}`,
+    origin,
+    port,
+    token,
+    close() {
+      closing ??= (async () => {
+        hub.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await uploads.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Engine events to every open browser tab over Server-Sent Events (`GET /api/events`).
+ * A comment line every 20 s notices tabs that went away; events are fire-and-forget (a tab that
+ * was closed during an import simply misses them and reads the final result).
+ */
+import type { ServerResponse } from 'node:http';
+import type { EngineEvent } from './wire.js';
+
+export interface EventHub {
+  attach(res: ServerResponse, extraHeaders: Record<string, string>): void;
+  emit(e: EngineEvent): void;
+  readonly size: number;
+  close(): void;
+}
+
+export function createEventHub(heartbeatMs = 20_000): EventHub {
+  const clients = new Set<ServerResponse>();
+  const heartbeat = setInterval(() => {
+    for (const res of clients) res.write(': keep-alive\n\n');
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  return {
+    attach(res, extraHeaders) {
+      res.writeHead(200, {
+        ...extraHeaders,
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+      });
+      // Tells EventSource how long to wait before reconnecting after a drop.
+      res.write('retry: 2000\n\n');
+      clients.add(res);
+      res.on('close', () => clients.delete(res));
+    },
+    emit(e) {
+      const frame = `data: ${JSON.stringify(e)}\n\n`;
+      for (const res of clients) res.write(frame);
+    },
+    get size() {
+      return clients.size;
+    },
+    close() {
+      clearInterval(heartbeat);
+      for (const res of clients) res.end();
+      clients.clear();
+    },
+  };
+}

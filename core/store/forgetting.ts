@@ -1,0 +1,439 @@
+import { chunks, type Sql, type WriteTracker } from './sql.js';
+
+/**
+ * SQL of forgetting (seed 002): episode tiers, the person's mark, dynamic importance, the parked BM25
+ * entries of trashed episodes, purge with tombstoned source messages, "forget everything about X",
+ * and the row counts that prove a purge leaves nothing behind. Every statement is scoped by owner.
+ * Index maintenance that already has a home stays there: callers pair `park` with `bm25.remove`, and
+ * drop vectors with `vectors.remove`, inside the same transaction.
+ */
+
+export type StoredTier = 'active' | 'archived' | 'trash';
+
+/** What the decay of an episode depends on (see core/forgetting/decay.ts). */
+export interface EpisodeDecayRow {
+  id: string;
+  tier: StoredTier;
+  importance: number;
+  baseImportance: number;
+  recallCount: number;
+  lastAccessed: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  tierChangedAt: Date | null;
+  marked: boolean | null;
+}
+
+/** One line of the archive or trash view. */
+export interface TierListRow {
+  id: string;
+  title: string;
+  summary: string;
+  startAt: Date;
+  tier: StoredTier;
+  tierChangedAt: Date | null;
+  tierReason: string | null;
+  importance: number;
+  recallCount: number;
+  lastAccessed: Date | null;
+  marked: boolean | null;
+}
+
+/** Text of an episode a "forget about X" request is matched against. */
+export interface EpisodeTextRow {
+  id: string;
+  tier: StoredTier;
+  title: string;
+  summary: string;
+  content: string;
+  /** entities, topics, participants, key points, keywords: joined, one per line */
+  labels: string;
+}
+
+export interface MessageTextRow {
+  id: string;
+  episodeId: string | null;
+  speaker: string;
+  content: string;
+}
+
+export interface ConversationTextRow {
+  id: string;
+  title: string | null;
+  participants: string[];
+}
+
+/** Rows one owner has in every table memory lives in, and the cross-checks that must be zero. */
+export interface OwnerRowCounts {
+  tables: {
+    conversations: number;
+    messages: number;
+    episodes: number;
+    bm25_postings: number;
+    bm25_docs: number;
+    bm25_terms: number;
+    bm25_parked: number;
+    episode_embeddings: number;
+    forgetting_runs: number;
+  };
+  /** bm25_stats.doc_count (a row per owner, so its count says little). */
+  bm25StatsDocs: number;
+  episodesByTier: Record<StoredTier, number>;
+  /** Messages kept only as import keys (their memory was purged or forgotten). */
+  tombstones: number;
+  /** Each must be 0 when the store is consistent. */
+  orphans: {
+    /** processed messages with text but no episode: the text of a memory that no longer exists */
+    messageTextWithoutEpisode: number;
+    postingsWithoutDoc: number;
+    termsWithoutPostings: number;
+    /** a trashed episode must be in no search index */
+    trashInIndex: number;
+    /** only active episodes carry vectors */
+    vectorsNotActive: number;
+    /** only trashed episodes have parked entries */
+    parkedNotTrash: number;
+    /** index rows pointing at no episode (should be impossible with the foreign keys) */
+    indexRowsWithoutEpisode: number;
+  };
+}
+
+interface DecayDbRow {
+  id: string;
+  tier: StoredTier;
+  importance: number;
+  base: number;
+  recall_count: number;
+  last_accessed: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  tier_changed_at: Date | null;
+  marked_important: boolean | null;
+}
+
+const toDecayRow = (r: DecayDbRow): EpisodeDecayRow => ({
+  id: r.id,
+  tier: r.tier,
+  importance: r.importance,
+  baseImportance: r.base,
+  recallCount: r.recall_count,
+  lastAccessed: r.last_accessed,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  tierChangedAt: r.tier_changed_at,
+  marked: r.marked_important,
+});
+
+const decayColumns = `id, tier, importance, COALESCE(base_importance, importance) AS base, recall_count, last_accessed,
+  created_at, updated_at, tier_changed_at, marked_important`;
+
+/** LIKE pattern for "contains s", with LIKE's own wildcards taken literally. */
+export function containsPattern(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
+  /**
+   * Turns messages into tombstones: the row and its import key stay (so re-importing the same export
+   * does not bring a forgotten memory back), the text, speaker, attachments and metadata go, and so
+   * does the link to the episode.
+   */
+  async function redactMessages(ownerId: string, where: { episodeIds?: readonly string[]; messageIds?: readonly string[] }): Promise<number> {
+    let n = 0;
+    const set = `SET content = '', speaker = '', content_hash = '', attachments = '[]', metadata = '{"forgotten": true}', episode_id = NULL, processed = true`;
+    if (where.episodeIds?.length) {
+      const r = await q.query(`UPDATE messages ${set} WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, where.episodeIds]);
+      n += r.affectedRows ?? 0;
+    }
+    if (where.messageIds?.length) {
+      const r = await q.query(`UPDATE messages ${set} WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, where.messageIds]);
+      n += r.affectedRows ?? 0;
+    }
+    return n;
+  }
+
+  return {
+    async episodeDecayRows(ownerId: string, ids?: readonly string[]): Promise<EpisodeDecayRow[]> {
+      const r = ids
+        ? await q.query<DecayDbRow>(`SELECT ${decayColumns} FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, ids])
+        : await q.query<DecayDbRow>(`SELECT ${decayColumns} FROM episodes WHERE owner_id = $1`, [ownerId]);
+      return r.rows.map(toDecayRow);
+    },
+
+    async episodeTitles(ownerId: string, ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const r = await q.query<{ id: string; title: string }>(`SELECT id, title FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, ids]);
+      return new Map(r.rows.map((x) => [x.id, x.title]));
+    },
+
+    async tierCounts(ownerId: string): Promise<Record<StoredTier, number>> {
+      const r = await q.query<{ tier: StoredTier; n: number }>(`SELECT tier, count(*)::int AS n FROM episodes WHERE owner_id = $1 GROUP BY tier`, [ownerId]);
+      const out: Record<StoredTier, number> = { active: 0, archived: 0, trash: 0 };
+      for (const x of r.rows) out[x.tier] = x.n;
+      return out;
+    },
+
+    /** Moves episodes to a tier, each with its reason; the retention clock of the trash starts at `now`. */
+    async setEpisodeTier(ownerId: string, tier: StoredTier, moves: readonly { id: string; reason: string }[], now: Date): Promise<void> {
+      for (const batch of chunks(moves, 1000)) {
+        await q.query(
+          `UPDATE episodes e SET tier = $2, tier_changed_at = $3, tier_reason = u.reason
+           FROM unnest($4::uuid[], $5::text[]) AS u(id, reason) WHERE e.owner_id = $1 AND e.id = u.id`,
+          [ownerId, tier, now, batch.map((m) => m.id), batch.map((m) => m.reason)],
+        );
+      }
+    },
+
+    /**
+     * Writes dynamic importance. The first write keeps the value it replaces as the base, so the
+     * builder's (or person's) importance is never lost. `updated_at` is left alone: this is not an edit.
+     */
+    async setEpisodeImportance(ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void> {
+      for (const batch of chunks(rows, 1000)) {
+        await q.query(
+          `UPDATE episodes e SET base_importance = COALESCE(e.base_importance, e.importance), importance = u.v
+           FROM unnest($2::uuid[], $3::real[]) AS u(id, v) WHERE e.owner_id = $1 AND e.id = u.id`,
+          [ownerId, batch.map((x) => x.id), batch.map((x) => x.importance)],
+        );
+      }
+    },
+
+    async markEpisode(ownerId: string, id: string, marked: boolean | null, importance: number): Promise<boolean> {
+      const r = await q.query(
+        `UPDATE episodes SET marked_important = $3, base_importance = COALESCE(base_importance, importance), importance = $4
+         WHERE owner_id = $1 AND id = $2`,
+        [ownerId, id, marked, importance],
+      );
+      return (r.affectedRows ?? 0) > 0;
+    },
+
+    /** The archive or trash view, most recently moved first; keyset-paged on (tier_changed_at, id). */
+    async listEpisodesInTier(ownerId: string, tier: StoredTier, o: { limit: number; before?: { at: Date; id: string } | undefined }): Promise<TierListRow[]> {
+      const params: unknown[] = [ownerId, tier, o.limit];
+      let cursor = '';
+      if (o.before) {
+        params.push(o.before.at, o.before.id);
+        cursor = ` AND (COALESCE(tier_changed_at, created_at), id) < ($4, $5::uuid)`;
+      }
+      const r = await q.query<{
+        id: string; title: string; summary: string; start_at: Date; tier: StoredTier; tier_changed_at: Date | null; tier_reason: string | null;
+        importance: number; recall_count: number; last_accessed: Date | null; marked_important: boolean | null;
+      }>(
+        `SELECT id, title, summary, start_at, tier, tier_changed_at, tier_reason, importance, recall_count, last_accessed, marked_important
+         FROM episodes WHERE owner_id = $1 AND tier = $2${cursor}
+         ORDER BY COALESCE(tier_changed_at, created_at) DESC, id DESC LIMIT $3`,
+        params,
+      );
+      return r.rows.map((x) => ({
+        id: x.id, title: x.title, summary: x.summary, startAt: x.start_at, tier: x.tier, tierChangedAt: x.tier_changed_at,
+        tierReason: x.tier_reason, importance: x.importance, recallCount: x.recall_count, lastAccessed: x.last_accessed, marked: x.marked_important,
+      }));
+    },
+
+    /**
+     * Sets a trashed episode's BM25 entries aside, impacts and field lengths included. The caller then
+     * runs `bm25.remove` for the same ids, which takes them out of the live index and keeps document
+     * frequencies and corpus totals exact.
+     */
+    async parkEpisodeIndex(ownerId: string, ids: readonly string[], now: Date): Promise<void> {
+      if (ids.length === 0) return;
+      await q.query(
+        `INSERT INTO bm25_parked (episode_id, owner_id, lengths, terms, impacts, parked_at)
+         SELECT d.episode_id, d.owner_id, ARRAY[d.len_title, d.len_summary, d.len_entities, d.len_topics, d.len_content],
+                COALESCE(p.terms, '{}'), COALESCE(p.impacts, '{}'), $3
+         FROM bm25_docs d
+         LEFT JOIN LATERAL (SELECT array_agg(x.term ORDER BY x.term) AS terms, array_agg(x.impact ORDER BY x.term) AS impacts
+                            FROM bm25_postings x WHERE x.owner_id = $1 AND x.episode_id = d.episode_id) p ON true
+         WHERE d.owner_id = $1 AND d.episode_id = ANY($2::uuid[])
+         ON CONFLICT (episode_id) DO NOTHING`,
+        [ownerId, ids, now],
+      );
+    },
+
+    /**
+     * Puts parked entries back into the live index exactly as they were, restoring document
+     * frequencies and corpus totals. Returns the ids that had parked entries.
+     */
+    async unparkEpisodeIndex(ownerId: string, ids: readonly string[]): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const args = [ownerId, ids];
+      const from = `FROM bm25_parked p WHERE p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`;
+      await q.query(
+        `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content)
+         SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5] ${from}`,
+        args,
+      );
+      const postings = await q.query(
+        `INSERT INTO bm25_postings (owner_id, term, episode_id, impact)
+         SELECT p.owner_id, u.term, p.episode_id, u.impact FROM bm25_parked p, unnest(p.terms, p.impacts) AS u(term, impact)
+         WHERE p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`,
+        args,
+      );
+      await q.query(
+        `INSERT INTO bm25_terms (owner_id, term, df)
+         SELECT $1::text, u.term, count(*)::int FROM bm25_parked p, unnest(p.terms) AS u(term)
+         WHERE p.owner_id = $1 AND p.episode_id = ANY($2::uuid[]) GROUP BY u.term
+         ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df`,
+        args,
+      );
+      await q.query(
+        `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content)
+         SELECT $1::text, count(*)::int, COALESCE(sum(p.lengths[1]), 0), COALESCE(sum(p.lengths[2]), 0), COALESCE(sum(p.lengths[3]), 0),
+                COALESCE(sum(p.lengths[4]), 0), COALESCE(sum(p.lengths[5]), 0) ${from} HAVING count(*) > 0
+         ON CONFLICT (owner_id) DO UPDATE SET
+           doc_count = bm25_stats.doc_count + EXCLUDED.doc_count,
+           len_title = bm25_stats.len_title + EXCLUDED.len_title,
+           len_summary = bm25_stats.len_summary + EXCLUDED.len_summary,
+           len_entities = bm25_stats.len_entities + EXCLUDED.len_entities,
+           len_topics = bm25_stats.len_topics + EXCLUDED.len_topics,
+           len_content = bm25_stats.len_content + EXCLUDED.len_content`,
+        args,
+      );
+      const gone = await q.query<{ episode_id: string }>(`DELETE ${from} RETURNING p.episode_id`, args);
+      track(postings.affectedRows ?? 0);
+      return gone.rows.map((x) => x.episode_id);
+    },
+
+    /** Drops parked entries that went stale (the episode was edited while in the trash). */
+    async dropParked(ownerId: string, ids: readonly string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await q.query(`DELETE FROM bm25_parked WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
+    },
+
+    redactMessages,
+
+    /**
+     * Deletes episodes for good. Their vectors, BM25 rows and parked entries go with them (foreign
+     * keys); the caller runs `bm25.remove` first so frequencies and totals stay exact. The source
+     * messages lose their link (and, with `redact`, their text).
+     */
+    async purgeEpisodes(ownerId: string, ids: readonly string[], redact: boolean): Promise<string[]> {
+      if (ids.length === 0) return [];
+      if (redact) await redactMessages(ownerId, { episodeIds: ids });
+      else await q.query(`UPDATE messages SET episode_id = NULL WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
+      const r = await q.query<{ id: string }>(`DELETE FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [ownerId, ids]);
+      return r.rows.map((x) => x.id);
+    },
+
+    /** Episodes (any tier) whose text or labels contain `needle`, case-insensitively: candidates to confirm. */
+    async episodesContaining(ownerId: string, needle: string): Promise<EpisodeTextRow[]> {
+      const r = await q.query<{ id: string; tier: StoredTier; title: string; summary: string; content: string; labels: string }>(
+        `SELECT id, tier, title, summary, content,
+                concat_ws(E'\\n',
+                  (SELECT string_agg(v, E'\\n') FROM jsonb_array_elements_text(COALESCE(metadata->'entities', '[]')) v),
+                  (SELECT string_agg(v, E'\\n') FROM jsonb_array_elements_text(COALESCE(metadata->'topics', '[]')) v),
+                  (SELECT string_agg(v, E'\\n') FROM jsonb_array_elements_text(COALESCE(metadata->'participants', '[]')) v),
+                  (SELECT string_agg(v, E'\\n') FROM jsonb_array_elements_text(COALESCE(metadata->'keyPoints', '[]')) v),
+                  array_to_string(keywords, E'\\n')) AS labels
+         FROM episodes
+         WHERE owner_id = $1 AND (title ILIKE $2 OR summary ILIKE $2 OR content ILIKE $2 OR metadata::text ILIKE $2
+                                  OR array_to_string(keywords, ' ') ILIKE $2)`,
+        [ownerId, containsPattern(needle)],
+      );
+      return r.rows;
+    },
+
+    async messagesContaining(ownerId: string, needle: string): Promise<MessageTextRow[]> {
+      const r = await q.query<{ id: string; episode_id: string | null; speaker: string; content: string }>(
+        `SELECT id, episode_id, speaker, content FROM messages WHERE owner_id = $1 AND (content ILIKE $2 OR speaker ILIKE $2)`,
+        [ownerId, containsPattern(needle)],
+      );
+      return r.rows.map((x) => ({ id: x.id, episodeId: x.episode_id, speaker: x.speaker, content: x.content }));
+    },
+
+    async messageCountOfEpisodes(ownerId: string, ids: readonly string[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
+      return r.rows[0]?.n ?? 0;
+    },
+
+    async conversationsContaining(ownerId: string, needle: string): Promise<ConversationTextRow[]> {
+      const r = await q.query<{ id: string; title: string | null; participants: string[] }>(
+        `SELECT id, title, participants FROM conversations WHERE owner_id = $1 AND (title ILIKE $2 OR participants::text ILIKE $2)`,
+        [ownerId, containsPattern(needle)],
+      );
+      return r.rows;
+    },
+
+    async redactConversation(ownerId: string, id: string, title: string | null, participants: readonly string[]): Promise<void> {
+      await q.query(`UPDATE conversations SET title = $3, participants = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, id, title, JSON.stringify(participants)]);
+    },
+
+    async recordRun(ownerId: string, ranAt: Date, summary: unknown): Promise<void> {
+      await q.query(`INSERT INTO forgetting_runs (owner_id, ran_at, summary) VALUES ($1, $2, $3)`, [ownerId, ranAt, JSON.stringify(summary)]);
+    },
+
+    async lastRun(ownerId: string): Promise<Date | null> {
+      const r = await q.query<{ at: Date | null }>(`SELECT max(ran_at) AS at FROM forgetting_runs WHERE owner_id = $1`, [ownerId]);
+      return r.rows[0]?.at ?? null;
+    },
+
+    /** Row counts for one owner in every table, plus the cross-checks a purge must leave at zero. */
+    async rowCounts(ownerId: string): Promise<OwnerRowCounts> {
+      const r = await q.query<Record<string, number>>(
+        `SELECT
+           (SELECT count(*)::int FROM conversations WHERE owner_id = $1) AS conversations,
+           (SELECT count(*)::int FROM messages WHERE owner_id = $1) AS messages,
+           (SELECT count(*)::int FROM episodes WHERE owner_id = $1) AS episodes,
+           (SELECT count(*)::int FROM bm25_postings WHERE owner_id = $1) AS bm25_postings,
+           (SELECT count(*)::int FROM bm25_docs WHERE owner_id = $1) AS bm25_docs,
+           (SELECT count(*)::int FROM bm25_terms WHERE owner_id = $1) AS bm25_terms,
+           (SELECT count(*)::int FROM bm25_parked WHERE owner_id = $1) AS bm25_parked,
+           (SELECT count(*)::int FROM episode_embeddings WHERE owner_id = $1) AS episode_embeddings,
+           (SELECT count(*)::int FROM forgetting_runs WHERE owner_id = $1) AS forgetting_runs,
+           (SELECT COALESCE(max(doc_count), 0)::int FROM bm25_stats WHERE owner_id = $1) AS stats_docs,
+           (SELECT count(*)::int FROM episodes WHERE owner_id = $1 AND tier = 'active') AS t_active,
+           (SELECT count(*)::int FROM episodes WHERE owner_id = $1 AND tier = 'archived') AS t_archived,
+           (SELECT count(*)::int FROM episodes WHERE owner_id = $1 AND tier = 'trash') AS t_trash,
+           (SELECT count(*)::int FROM messages WHERE owner_id = $1 AND metadata @> '{"forgotten": true}') AS tombstones,
+           (SELECT count(*)::int FROM messages WHERE owner_id = $1 AND processed AND episode_id IS NULL AND content <> '') AS o_text,
+           (SELECT count(*)::int FROM bm25_postings x WHERE x.owner_id = $1
+              AND NOT EXISTS (SELECT 1 FROM bm25_docs d WHERE d.episode_id = x.episode_id)) AS o_postings,
+           (SELECT count(*)::int FROM bm25_terms t WHERE t.owner_id = $1 AND (t.df <= 0
+              OR NOT EXISTS (SELECT 1 FROM bm25_postings x WHERE x.owner_id = $1 AND x.term = t.term))) AS o_terms,
+           (SELECT count(*)::int FROM episodes e WHERE e.owner_id = $1 AND e.tier = 'trash'
+              AND (EXISTS (SELECT 1 FROM bm25_docs d WHERE d.episode_id = e.id)
+                   OR EXISTS (SELECT 1 FROM bm25_postings x WHERE x.episode_id = e.id)
+                   OR EXISTS (SELECT 1 FROM episode_embeddings v WHERE v.episode_id = e.id))) AS o_trash,
+           (SELECT count(*)::int FROM episode_embeddings v JOIN episodes e ON e.id = v.episode_id
+              WHERE v.owner_id = $1 AND e.tier <> 'active') AS o_vectors,
+           (SELECT count(*)::int FROM bm25_parked p JOIN episodes e ON e.id = p.episode_id
+              WHERE p.owner_id = $1 AND e.tier <> 'trash') AS o_parked,
+           (SELECT count(*)::int FROM (
+              SELECT episode_id FROM bm25_docs WHERE owner_id = $1
+              UNION ALL SELECT episode_id FROM episode_embeddings WHERE owner_id = $1
+              UNION ALL SELECT episode_id FROM bm25_parked WHERE owner_id = $1) i
+            WHERE NOT EXISTS (SELECT 1 FROM episodes e WHERE e.id = i.episode_id AND e.owner_id = $1)) AS o_missing`,
+        [ownerId],
+      );
+      const x = r.rows[0]!;
+      const n = (k: string) => x[k] ?? 0;
+      return {
+        tables: {
+          conversations: n('conversations'),
+          messages: n('messages'),
+          episodes: n('episodes'),
+          bm25_postings: n('bm25_postings'),
+          bm25_docs: n('bm25_docs'),
+          bm25_terms: n('bm25_terms'),
+          bm25_parked: n('bm25_parked'),
+          episode_embeddings: n('episode_embeddings'),
+          forgetting_runs: n('forgetting_runs'),
+        },
+        bm25StatsDocs: n('stats_docs'),
+        episodesByTier: { active: n('t_active'), archived: n('t_archived'), trash: n('t_trash') },
+        tombstones: n('tombstones'),
+        orphans: {
+          messageTextWithoutEpisode: n('o_text'),
+          postingsWithoutDoc: n('o_postings'),
+          termsWithoutPostings: n('o_terms'),
+          trashInIndex: n('o_trash'),
+          vectorsNotActive: n('o_vectors'),
+          parkedNotTrash: n('o_parked'),
+          indexRowsWithoutEpisode: n('o_missing'),
+        },
+      };
+    },
+  };
+}
+export type ForgettingRepo = ReturnType<typeof forgettingRepo>;

@@ -1,0 +1,41 @@
+/**
+ * Runs the engine (core/api: PGlite, transformers.js, imports) in an Electron utility process,
+ * so no import, embedding or search ever blocks the window. This module is the only place main
+ * knows how the engine is hosted; the rest of main talks to the returned `EngineClient`.
+ */
+import { utilityProcess } from 'electron';
+import { createEngineClient, type EngineClient } from './engine-client';
+import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
+
+export interface EngineHostOptions {
+  /** out/main/engine.js (built from electron/engine/entry.ts). */
+  entryPath: string;
+  /** The data folder (the same one the CLI uses: core/home.ts). */
+  home: string;
+}
+
+export function startEngineHost(o: EngineHostOptions): EngineClient {
+  const child = utilityProcess.fork(o.entryPath, [`--nemori-home=${o.home}`], {
+    serviceName: 'Nemori engine',
+    stdio: 'inherit',
+  });
+  const channel: MessageEnd<HostMessage, HostRequest> = {
+    post: (message) => child.postMessage(message),
+    listen(handler) {
+      const onMessage = (message: unknown) => handler(message as HostMessage);
+      child.on('message', onMessage);
+      return () => void child.off('message', onMessage);
+    },
+  };
+  const client = createEngineClient(channel);
+  child.once('exit', (code) => client.exited(code));
+  return {
+    ...client,
+    ready: client.ready,
+    async close() {
+      await client.close();
+      // The engine exits by itself once its database is closed; make sure it is gone.
+      child.kill();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The renderer's one way to the engine. Inside Electron: the preload's `window.nemori` (IPC to
+ * main, which validates and forwards to the engine's utility process). In a browser tab: the HTTP
+ * bridge. Both speak the contract of core/api and return the same results and errors.
+ */
+import type { NemoriBridge } from '../../../electron/shared/bridge';
+import { httpTransport, type HttpTransport } from './http';
+import { readToken } from './token';
+import type { CallResult, EngineEvent, OperationName, OpInput, OpOutput, WireError, WireErrorCode } from './types';
+
+/** A failed call, with the engine's code and a message meant for the person. */
+export class ApiError extends Error {
+  readonly code: WireErrorCode;
+  constructor(error: WireError) {
+    super(error.message);
+    this.name = 'ApiError';
+    this.code = error.code;
+  }
+}
+
+type Connection =
+  | { kind: 'desktop'; bridge: NemoriBridge }
+  | { kind: 'web'; http: HttpTransport }
+  | { kind: 'none' };
+
+let connection: Connection | null = null;
+
+function connect(): Connection {
+  if (connection) return connection;
+  if (window.nemori) connection = { kind: 'desktop', bridge: window.nemori };
+  else {
+    const token = readToken();
+    connection = token ? { kind: 'web', http: httpTransport(token) } : { kind: 'none' };
+  }
+  return connection;
+}
+
+/** Which front end we run in; 'none' is a browser tab opened without the token link. */
+export function connectionKind(): Connection['kind'] {
+  return connect().kind;
+}
+
+const NOT_CONNECTED: WireError = {
+  code: 'UNAUTHORIZED',
+  message: 'This tab is not connected to Nemori: open the link that `nemori web` printed.',
+};
+
+async function rawCall<K extends OperationName>(operation: K, input: OpInput<K>): Promise<CallResult<K>> {
+  const c = connect();
+  if (c.kind === 'desktop') return c.bridge.call(operation, input);
+  if (c.kind === 'web') return c.http.call(operation, input);
+  return { ok: false, error: NOT_CONNECTED };
+}
+
+/** Runs one contract operation; rejects with an ApiError when the engine says no. */
+export async function call<K extends OperationName>(operation: K, input: OpInput<K>): Promise<OpOutput<K>> {
+  const result = await rawCall(operation, input);
+  if (!result.ok) throw new ApiError(result.error);
+  return result.value;
+}
+
+/** Engine events (calls starting/ending, progress). Returns the unsubscribe function. */
+export function onEvent(listener: (e: EngineEvent) => void): () => void {
+  const c = connect();
+  if (c.kind === 'desktop') return c.bridge.onEvent(listener);
+  if (c.kind === 'web') return c.http.onEvent(listener);
+  return () => {};
+}
+
+/** Desktop only: the system's file dialog. */
+export async function pickImportFiles(): Promise<string[]> {
+  const c = connect();
+  return c.kind === 'desktop' ? c.bridge.pickImportFiles() : [];
+}
+
+/**
+ * Browser only: uploads the chosen files to the bridge, then imports them. `onUploaded` reports
+ * each finished upload (the import's own progress comes as engine events).
+ */
+export async function importUploads(files: readonly File[], onUploaded: (done: number, total: number) => void): Promise<OpOutput<'importFiles'>> {
+  const c = connect();
+  if (c.kind !== 'web') throw new ApiError(NOT_CONNECTED);
+  const batch = crypto.randomUUID();
+  for (const [i, file] of files.entries()) {
+    const sent = await c.http.upload(batch, file);
+    if (!sent.ok) throw new ApiError(sent.error);
+    onUploaded(i + 1, files.length);
+  }
+  const result = await c.http.importBatch(batch);
+  if (!result.ok) throw new ApiError(result.error);
+  return result.value;
+}
+
+export async function appVersion(): Promise<string | null> {
+  const c = connect();
+  return c.kind === 'desktop' ? c.bridge.version() : null;
+}

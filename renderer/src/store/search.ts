@@ -1,0 +1,78 @@
+/** The search box, its mode and filters, and the last results (kept while the person reads one). */
+import { create } from 'zustand';
+import { call } from '../api/client';
+import type { SearchMode, SearchOutput } from '../api/types';
+
+export interface SearchFilters {
+  since: string; // 'YYYY-MM-DD' or ''
+  until: string;
+  minImportance: number; // 0 = any
+}
+
+interface SearchState {
+  text: string;
+  mode: SearchMode;
+  filters: SearchFilters;
+  output: SearchOutput | null;
+  /** What `output` answers, so the same search is not run twice. */
+  ranKey: string | null;
+  loading: boolean;
+  error: string | null;
+  setText(text: string): void;
+  setMode(mode: SearchMode): void;
+  setFilters(f: Partial<SearchFilters>): void;
+  run(text?: string): Promise<void>;
+}
+
+const keyOf = (s: Pick<SearchState, 'text' | 'mode' | 'filters'>) => JSON.stringify([s.text.trim(), s.mode, s.filters]);
+
+/** `until` picks a day; the engine's bound is exclusive, so search up to the start of the next one. */
+function untilExclusive(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+export const useSearchStore = create<SearchState>()((set, get) => ({
+  text: '',
+  mode: 'hybrid',
+  filters: { since: '', until: '', minImportance: 0 },
+  output: null,
+  ranKey: null,
+  loading: false,
+  error: null,
+
+  setText: (text) => set({ text }),
+  setMode(mode) {
+    set({ mode });
+    if (get().output) void get().run();
+  },
+  setFilters(f) {
+    set((s) => ({ filters: { ...s.filters, ...f } }));
+    if (get().output) void get().run();
+  },
+
+  async run(text) {
+    if (text !== undefined) set({ text });
+    const state = get();
+    const query = state.text.trim();
+    if (!query) return;
+    const key = keyOf(state);
+    if (key === state.ranKey && state.output) return;
+    set({ loading: true, error: null, ranKey: key });
+    try {
+      const { since, until, minImportance } = state.filters;
+      const output = await call('search', {
+        query,
+        mode: state.mode,
+        limit: 30,
+        ...(since ? { since } : {}),
+        ...(until ? { until: untilExclusive(until) } : {}),
+        ...(minImportance > 0 ? { minImportance } : {}),
+      });
+      if (get().ranKey === key) set({ output, loading: false });
+    } catch (e) {
+      if (get().ranKey === key) set({ loading: false, error: (e as Error).message, ranKey: null });
+    }
+  },
+}));
