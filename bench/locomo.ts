@@ -4,9 +4,15 @@
  *
  *   npm run bench:locomo -- --data PATH [--budgets 500,1000,2000] [--mode hybrid|bm25|vector] [--model product|tiny]
  *                          [--fusion weighted|rrf] [--alpha 0.7] [--config '{"segment":{…}}']
+ *                          [--forget] [--age-days N]
+ *
+ * Forgetting (issue 5): `--forget` runs a forgetting pass right after ingest, with every memory fresh
+ * (it must lose no recall); `--age-days N` moves the engine clock N days past the ingest with no access
+ * in between, runs the pass, and only then asks the questions. Both report the tiers after the pass.
  */
 import path from 'node:path';
 import { openEngine } from '../core/api/engine.js';
+import type { Clock } from '../core/context.js';
 import type { SearchMode } from '../core/retrieval/search.js';
 import { benchEmbedder } from './embedder.js';
 import { loadLocomo } from './locomo-data.js';
@@ -21,12 +27,24 @@ const fusion = argValue(argv, 'fusion') as 'weighted' | 'rrf' | undefined;
 const alpha = argValue(argv, 'alpha');
 const retrievalConfig = { ...(fusion ? { fusion } : {}), ...(alpha ? { alpha: Number(alpha) } : {}) };
 // Any engine setting, as JSON: --config '{"segment":{"maxMessages":8}}'
-const extraConfig = JSON.parse(argValue(argv, 'config') ?? '{}') as { segment?: object; retrieval?: object };
+const extraConfig = JSON.parse(argValue(argv, 'config') ?? '{}') as { segment?: object; retrieval?: object; forgetting?: object };
+const ageDays = Number(argValue(argv, 'age-days') ?? 0);
+const forget = argv.includes('--forget') || ageDays > 0;
+if (!Number.isFinite(ageDays) || ageDays < 0) throw new Error(`--age-days wants a number of days, got ${argValue(argv, 'age-days')}`);
+// The engine's clock, moved by hand: ingest happens "now", the pass N days later (BRIEF: never new Date()).
+let clockMs = Date.parse('2025-01-01T00:00:00Z');
+const clock: Clock = { now: () => new Date(clockMs) };
 
 const samples = loadLocomo(data);
 const model = (argValue(argv, 'model') ?? 'product') as 'product' | 'tiny';
 const { embedder, status } = await benchEmbedder(model);
-const engine = await openEngine({ home: null, embedder, embeddingStatus: status, config: { segment: extraConfig.segment ?? {}, retrieval: { ...retrievalConfig, ...extraConfig.retrieval } } });
+const engine = await openEngine({
+  home: null,
+  embedder,
+  embeddingStatus: status,
+  clock,
+  config: { segment: extraConfig.segment ?? {}, retrieval: { ...retrievalConfig, ...extraConfig.retrieval }, forgetting: extraConfig.forgetting ?? {} },
+});
 
 const hits: Record<number, number> = Object.fromEntries(budgets.map((b) => [b, 0]));
 const byCat: Record<string, { n: number; hits: Record<number, number> }> = {};
@@ -40,12 +58,28 @@ const ingestStarted = performance.now();
 let ingestMs = 0;
 
 for (const s of samples) {
-  const ownerId = s.id;
   const t0 = performance.now();
-  const r = await engine.call('ingestConversation', { ownerId, source: 'locomo', conversation: s.conversation });
+  const r = await engine.call('ingestConversation', { ownerId: s.id, source: 'locomo', conversation: s.conversation });
   ingestMs += performance.now() - t0;
   episodes += r.episodesCreated;
   messages += r.messagesAdded;
+}
+
+// Questions are asked only after every conversation is in and (optionally) the pass has run, so all
+// owners age the same N days and searching never counts as access (markAccessed is off).
+const forgetting = { ageDays, passes: 0, moved: { archived: 0, trashed: 0, purged: 0, restored: 0 }, tiers: { active: 0, archived: 0, trash: 0 } };
+if (forget) {
+  clockMs += ageDays * 86_400_000;
+  for (const s of samples) {
+    const pass = await engine.call('runForgetting', { ownerId: s.id });
+    forgetting.passes++;
+    for (const k of ['archived', 'trashed', 'purged', 'restored'] as const) forgetting.moved[k] += pass.moved[k];
+    for (const k of ['active', 'archived', 'trash'] as const) forgetting.tiers[k] += pass.tiers[k];
+  }
+}
+
+for (const s of samples) {
+  const ownerId = s.id;
   for (const q of s.questions) {
     if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
     const evidence = q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean);
@@ -92,6 +126,7 @@ console.log(
       conversations: samples.length,
       messages,
       episodes,
+      ...(forget ? { forgetting } : {}),
       ingestMs: round(ingestMs, 0),
       wallMs: round(performance.now() - ingestStarted, 0),
     },

@@ -91,20 +91,41 @@ export const ImportFilesInput = z.object({
   ownerId: Owner,
   paths: z.array(z.string().min(1)).min(1),
   format: z.string().optional(),
+  /** Which participant is the person (their messages get role `user`); remembered per format. */
+  me: z.string().min(1).optional(),
+  /** Read and report without storing anything. */
+  dryRun: z.boolean().default(false),
 });
 
+const ImportError = z.object({ code: z.string(), message: z.string() });
 export const ImportFileReport = z.object({
   file: z.string(),
   format: z.string().nullable(),
   conversations: z.number().int(),
+  /** Spoken or written messages only: system events, calls and membership changes are `skipped`. */
   messages: z.number().int(),
+  skipped: z.number().int(),
   messagesAdded: z.number().int(),
   episodesCreated: z.number().int(),
   participants: z.array(z.string()),
+  me: z.string().nullable(),
+  dateRange: z.object({ from: z.string(), to: z.string() }).nullable(),
   warnings: z.array(z.string()),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: ImportError.nullable(),
 });
-export const ImportFilesOutput = z.object({ files: z.array(ImportFileReport) });
+export type ImportFileReport = z.infer<typeof ImportFileReport>;
+export const ImportFilesOutput = z.object({
+  /** The format of every file, or "mixed". */
+  format: z.string().nullable(),
+  conversations: z.number().int(),
+  messages: z.number().int(),
+  participants: z.array(z.string()),
+  skipped: z.number().int(),
+  warnings: z.array(z.string()),
+  errors: z.array(ImportError.extend({ file: z.string() })),
+  dryRun: z.boolean(),
+  files: z.array(ImportFileReport),
+});
 export type ImportFilesOutput = z.infer<typeof ImportFilesOutput>;
 
 export const OwnerInput = z.object({ ownerId: Owner });
@@ -144,6 +165,19 @@ export const OwnerStats = z.object({
 });
 export const StatsOutput = z.object({ owners: z.array(OwnerStats) });
 
+/** Whether the configured LLM answers (its model list; no tokens spent). */
+export const LlmHealth = z.object({
+  configured: z.boolean(),
+  /** null when no LLM is configured. */
+  reachable: z.boolean().nullable(),
+  model: z.string().nullable(),
+  baseUrl: z.string().nullable(),
+  /** Whether the endpoint lists the model (null when it has no model list or was not reached). */
+  modelListed: z.boolean().nullable(),
+  latencyMs: z.number().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+
 export const HealthOutput = z.object({
   ok: z.boolean(),
   home: z.string().nullable(),
@@ -159,6 +193,7 @@ export const HealthOutput = z.object({
     source: z.string().nullable(),
     reason: z.string().nullable(),
   }),
+  llm: LlmHealth,
   owners: z.array(OwnerStats),
   warnings: z.array(z.string()),
 });
@@ -279,6 +314,123 @@ export const DecayExplanationOutput = z.object({
   projected: z.object({ archive: z.string().nullable(), trash: z.string().nullable() }),
 });
 
+// ── LLM (issue 3): settings, connection test, usage log, LLM-built episodes and their knowledge graph ──
+
+export const RebuildEpisodesInput = z.object({
+  ownerId: Owner,
+  /** The only rebuild there is: with the configured LLM. */
+  llm: z.literal(true).default(true),
+  /** `needs_rebuild`: the stand-ins built while the LLM failed; `heuristic`: every episode built without an LLM. */
+  scope: z.enum(['needs_rebuild', 'heuristic']).default('needs_rebuild'),
+});
+export const RebuildEpisodesOutput = z.object({
+  pendingBuilt: z.number().int(),
+  groups: z.number().int(),
+  upgraded: z.number().int(),
+  failed: z.number().int(),
+  episodesReplaced: z.number().int(),
+  episodesCreated: z.number().int(),
+  remaining: z.number().int(),
+  llmCalls: z.number().int(),
+  stoppedEarly: z.boolean(),
+  errors: z.array(z.string()),
+});
+
+/** The LLM configuration as it may be shown: the API key only as "set" and its last characters. */
+export const LlmSettingsView = z.object({
+  enabled: z.boolean(),
+  /** `startup`: environment / CLI flags / engine options (they win over stored settings); `settings`: saved through the API. */
+  source: z.enum(['startup', 'settings', 'none']),
+  baseUrl: z.string().nullable(),
+  model: z.string().nullable(),
+  temperature: z.number().nullable(),
+  timeoutMs: z.number().nullable(),
+  concurrency: z.number().nullable(),
+  maxRetries: z.number().nullable(),
+  apiKeySet: z.boolean(),
+  apiKeyHint: z.string().nullable(),
+});
+export const SetLlmSettingsInput = z.object({
+  /** false switches the LLM off (and forgets the stored settings). */
+  enabled: z.boolean().default(true),
+  baseUrl: z.string().optional(),
+  model: z.string().optional(),
+  /** Omitted keeps the stored key, null removes it. */
+  apiKey: z.string().min(1).nullable().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  concurrency: z.number().int().min(1).max(32).optional(),
+  maxRetries: z.number().int().min(0).max(10).optional(),
+  backoffMs: z.number().int().min(0).optional(),
+  /** `prompt` for servers that refuse OpenAI's JSON mode (detected automatically on the first refusal). */
+  jsonMode: z.enum(['json_object', 'prompt']).optional(),
+  maxTokens: z.number().int().positive().optional(),
+});
+export const LlmTestOutput = z.object({
+  configured: z.boolean(),
+  ok: z.boolean(),
+  model: z.string().nullable(),
+  baseUrl: z.string().nullable(),
+  modelListed: z.boolean().nullable(),
+  latencyMs: z.number().nullable(),
+  tokensIn: z.number().nullable(),
+  tokensOut: z.number().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+
+const UsageTotalsView = z.object({
+  requests: z.number().int(),
+  ok: z.number().int(),
+  failed: z.number().int(),
+  tokensIn: z.number().int(),
+  tokensOut: z.number().int(),
+  latencyMs: z.number(),
+});
+export const LlmUsageInput = z.object({
+  ownerId: Owner,
+  /** Also count the machine-level calls (connection tests) that work on nobody's memory. */
+  includeMachineCalls: z.boolean().default(false),
+  since: DateInput.optional(),
+  limit: z.number().int().min(0).max(1000).default(20),
+});
+export const LlmUsageOutput = z.object({
+  ownerId: z.string(),
+  totals: UsageTotalsView,
+  byOperation: z.array(UsageTotalsView.extend({ operation: z.string(), model: z.string() })),
+  recent: z.array(
+    z.object({
+      at: z.string(),
+      operation: z.string(),
+      model: z.string(),
+      attempt: z.number().int(),
+      repair: z.boolean(),
+      tokensIn: z.number().nullable(),
+      tokensOut: z.number().nullable(),
+      latencyMs: z.number(),
+      ok: z.boolean(),
+      status: z.number().nullable(),
+      errorCode: z.string().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
+});
+
+const EntityRefView = z.object({ id: z.string(), name: z.string(), type: z.string() });
+export const EpisodeGraphOutput = z.object({
+  episodeId: z.string(),
+  entities: z.array(EntityRefView.extend({ role: z.string().nullable(), aliases: z.array(z.string()) })),
+  relationships: z.array(z.object({ subject: EntityRefView, predicate: z.string(), object: EntityRefView })),
+});
+export const ListEntitiesInput = z.object({
+  ownerId: Owner,
+  /** Matches the start of any name or alias, case- and width-insensitively. */
+  query: z.string().optional(),
+  limit: z.number().int().min(1).max(1000).default(50),
+});
+export const ListEntitiesOutput = z.object({
+  entities: z.array(EntityRefView.extend({ aliases: z.array(z.string()), episodes: z.number().int() })),
+});
+
 export const operations = {
   search: { input: SearchInput, output: SearchOutput },
   ingestConversation: { input: z.object({ ownerId: Owner, source: z.string().default('api'), conversation: ConversationInput }), output: IngestOutput },
@@ -300,6 +452,13 @@ export const operations = {
   markMemory: { input: MarkMemoryInput, output: MarkMemoryOutput },
   explainDecay: { input: MemoryIdInput, output: DecayExplanationOutput },
   forgetAbout: { input: ForgetAboutInput, output: ForgetAboutOutput },
+  rebuildEpisodes: { input: RebuildEpisodesInput, output: RebuildEpisodesOutput },
+  getLlmSettings: { input: z.object({}), output: LlmSettingsView },
+  setLlmSettings: { input: SetLlmSettingsInput, output: LlmSettingsView },
+  llmTest: { input: z.object({}), output: LlmTestOutput },
+  llmUsage: { input: LlmUsageInput, output: LlmUsageOutput },
+  episodeGraph: { input: EpisodeIdInput, output: EpisodeGraphOutput },
+  listEntities: { input: ListEntitiesInput, output: ListEntitiesOutput },
 } as const;
 
 export type Operations = typeof operations;

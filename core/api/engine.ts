@@ -9,6 +9,7 @@ import { operations, type OperationName, type OpInput, type OpOutput } from './c
 import type { CallOptions, EmbeddingStatus, Handlers } from './handler.js';
 import { episodeHandlers } from './handlers/episodes.js';
 import { forgettingHandlers } from './handlers/forgetting.js';
+import { attachLlm, llmHandlers, type LlmOption } from './handlers/llm.js';
 import { importHandlers } from './handlers/imports.js';
 import { searchHandlers } from './handlers/search.js';
 import { systemHandlers } from './handlers/system.js';
@@ -29,6 +30,11 @@ export interface OpenEngineOptions {
    * the long-lived app; tests and CLI one-shots leave it off and run passes on demand.
    */
   scheduleForgetting?: boolean;
+  /**
+   * The LLM: a configuration to use (from the environment, CLI flags or the caller), null for off,
+   * or omitted to use the settings saved through the API (none saved: off). Off means no network call.
+   */
+  llm?: LlmOption;
 }
 
 /** The engine every front end talks to: one validated `call` per contract operation. */
@@ -43,13 +49,20 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const ctx: EngineContext = {
     store,
     embedder: o.embedder,
+    llm: null,
     clock: o.clock ?? systemClock,
     config: EngineConfig.parse(o.config ?? {}),
     warn: o.warn ?? (() => {}),
   };
+  try {
+    await attachLlm(ctx, o.llm);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
   const env = { ctx, embeddingStatus: o.embeddingStatus };
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env) };
+  const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   return {
     context: ctx,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { EngineConfig } from '../context.js';
 import type { Embedder } from '../embed/embedder.js';
 import { isEmbedError, openEmbedder, probeEmbedder, type ModelProgress, type ModelSourceOptions } from '../embed/index.js';
+import { llmConfigFromEnv, type LlmOverrides } from '../llm/config.js';
 import { openEngine, type EmbeddingStatus, type Engine } from './engine.js';
 
 /**
@@ -17,6 +18,8 @@ export interface DefaultEngineOptions {
   onModelProgress?: (p: ModelProgress) => void;
   config?: z.input<typeof EngineConfig>;
   env?: NodeJS.ProcessEnv;
+  /** LLM settings from CLI flags; they win over NEMORI_LLM_* in the environment, which win over saved settings. */
+  llm?: LlmOverrides;
 }
 
 /** Model settings from the environment; the model itself lives under the data folder. */
@@ -52,5 +55,7 @@ export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine
     const probe = await probeEmbedder(options);
     status = { available: probe.available, modelId: probe.modelId, source: probe.source === 'none' ? null : `${probe.source}: ${probe.location ?? ''}`, reason: probe.reason ?? null };
   }
-  return openEngine({ home: o.home, embedder, embeddingStatus: status, warn: o.warn, ...(o.config ? { config: o.config } : {}) });
+  const llm = llmConfigFromEnv(o.env ?? process.env, o.llm);
+  if (llm.warning) o.warn(llm.warning);
+  return openEngine({ home: o.home, embedder, embeddingStatus: status, warn: o.warn, llm: llm.config, ...(o.config ? { config: o.config } : {}) });
 }

@@ -6,9 +6,10 @@ import { openDefaultEngine } from '../api/open.js';
 import { isNemoriError } from '../domain/errors.js';
 import { resolveHome } from '../home.js';
 import { addForgettingCommands } from './forgetting.js';
+import { addLlmCommands, addLlmOptions, llmOverrides, renderLlmHealth, renderRebuildEpisodes, type LlmFlags } from './llm.js';
 import { renderEpisode, renderEpisodeList, renderHealth, renderImport, renderSearch, renderStats } from './output.js';
 
-interface GlobalOptions {
+interface GlobalOptions extends LlmFlags {
   home?: string;
   json?: boolean;
 }
@@ -47,6 +48,7 @@ async function withEngine<T>(
     warn: (m) => {
       if (!g.json) process.stderr.write(`warning: ${m}\n`);
     },
+    llm: llmOverrides(g),
   });
   // Close the database on every exit path, including Ctrl-C mid-import (PGlite does not fsync on its own).
   const onSignal = () => {
@@ -92,22 +94,25 @@ export function buildCli(): Command {
     .addOption(new Option('--home <dir>', 'data folder (default: $NEMORI_HOME or the OS app-data folder)'))
     .option('--json', 'print machine-readable JSON (documented in README)')
     .showHelpAfterError();
+  addLlmOptions(program);
   const g = () => program.opts<GlobalOptions>();
   const owner = () => new Option('--owner <id>', 'whose memory').default(process.env.NEMORI_OWNER ?? DEFAULT_OWNER);
 
   program
     .command('import')
-    .description('import conversation files (Nemori JSON / JSONL; see README "Formats")')
+    .description('import chat exports and conversation files (formats: see README)')
     .argument('<files...>')
     .addOption(owner())
     .option('--format <id>', 'skip detection and read every file as this format')
-    .action(async (files: string[], o: { owner: string; format?: string }) => {
+    .option('--me <name>', 'which participant is you (remembered per format)')
+    .option('--dry-run', 'show what would be imported (format, counts, participants, dates) and store nothing')
+    .action(async (files: string[], o: { owner: string; format?: string; me?: string; dryRun?: boolean }) => {
       const progress = progressReporter(!g().json);
-      const out = await withEngine(g(), 'auto', (e) =>
-        e.call('importFiles', { ownerId: o.owner, paths: files, format: o.format }, { onProgress: progress.onProgress }),
+      const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
+        e.call('importFiles', { ownerId: o.owner, paths: files, format: o.format, me: o.me, dryRun: Boolean(o.dryRun) }, { onProgress: progress.onProgress }),
       ).finally(progress.stop);
       print(g(), out, renderImport);
-      if (out.files.some((f) => f.error)) process.exitCode = 1;
+      if (out.errors.length > 0) process.exitCode = 1;
     });
 
   program
@@ -155,11 +160,21 @@ export function buildCli(): Command {
 
   program
     .command('rebuild')
-    .description('rebuild the search indexes from stored episodes (and embed what is missing)')
+    .description('rebuild the search indexes from stored episodes (and embed what is missing); with --llm, rebuild episodes with the LLM')
     .addOption(owner())
     .option('--reembed', 'recompute every vector, e.g. after changing the model')
-    .action(async (o: { owner: string; reembed?: boolean }) => {
+    .option('--llm', 'upgrade the episodes built without the LLM while it failed (marked needs_rebuild), in place')
+    .option('--all-heuristic', 'with --llm: also upgrade episodes built while no LLM was configured')
+    .action(async (o: { owner: string; reembed?: boolean; llm?: boolean; allHeuristic?: boolean }) => {
       const progress = progressReporter(!g().json);
+      if (o.llm) {
+        const out = await withEngine(g(), 'auto', (e) =>
+          e.call('rebuildEpisodes', { ownerId: o.owner, scope: o.allHeuristic ? 'heuristic' : 'needs_rebuild' }, { onProgress: progress.onProgress }),
+        ).finally(progress.stop);
+        print(g(), out, renderRebuildEpisodes);
+        if (out.failed > 0) process.exitCode = 1;
+        return;
+      }
       const out = await withEngine(g(), 'auto', (e) =>
         e.call('rebuildIndexes', { ownerId: o.owner, reembed: Boolean(o.reembed) }, { onProgress: progress.onProgress }),
       ).finally(progress.stop);
@@ -176,9 +191,9 @@ export function buildCli(): Command {
 
   program
     .command('health')
-    .description('database status, counts, last write, embedding model availability')
+    .description('database status, counts, last write, embedding model and LLM availability')
     .action(async () => {
-      await run(g(), 'probe', 'health', {}, renderHealth);
+      await run(g(), 'probe', 'health', {}, (o) => `${renderHealth(o)}\n${renderLlmHealth(o.llm)}`);
     });
 
   program
@@ -193,6 +208,7 @@ export function buildCli(): Command {
     });
 
   addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
+  addLlmCommands(program, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
 
   return program;
 }

@@ -58,11 +58,14 @@ export function renderHealth(o: OpOutput<'health'>): string {
 }
 
 export function renderImport(o: OpOutput<'importFiles'>): string {
-  return o.files
-    .map((f) =>
-      f.error
-        ? `✗ ${f.error.message}`
-        : `✓ ${f.file} (${f.format}): ${f.conversations} conversations, ${f.messages} messages (${f.messagesAdded} new), ${f.episodesCreated} episodes built`,
-    )
-    .join('\n');
+  const lines = o.files.map((f) => {
+    if (f.error) return `✗ ${f.error.message}`;
+    const range = f.dateRange ? `, ${f.dateRange.from.slice(0, 10)} – ${f.dateRange.to.slice(0, 10)}` : '';
+    const who = f.participants.length ? `\n  participants: ${f.participants.slice(0, 12).join(', ')}${f.participants.length > 12 ? ', …' : ''}${f.me ? ` (you: ${f.me})` : ''}` : '';
+    const head = `${o.dryRun ? '•' : '✓'} ${f.file} (${f.format}): ${f.conversations} conversations, ${f.messages} messages${f.skipped ? ` (${f.skipped} system events skipped)` : ''}${range}`;
+    const stored = o.dryRun ? '' : `\n  ${f.messagesAdded} new messages, ${f.episodesCreated} new episodes`;
+    return `${head}${who}${stored}${f.warnings.map((w) => `\n  warning: ${w}`).join('')}`;
+  });
+  if (o.dryRun) lines.push(dim('dry run: nothing was stored'));
+  return lines.join('\n');
 }

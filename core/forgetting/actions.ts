@@ -64,12 +64,14 @@ export async function markMemory(ctx: EngineContext, ownerId: string, id: string
   const { target, record } = found;
   const now = ctx.clock.now();
   const decay = decayOf({ ...record, marked }, now, ctx.config.forgetting);
-  await target.mark(ctx, ownerId, id, marked, Math.round(decay.importance * 1000) / 1000);
   let restored = false;
+  // Restore before recording the mark: the mark counts as a write, and a write after the move to the
+  // trash would make the parked index entries look stale (see the episode target's restore).
   if (marked === true && record.tier !== 'active') {
     await target.apply(ctx, ownerId, [{ id, from: record.tier, to: 'active', reason: 'marked important by you: exempt from forgetting' }], now);
     restored = true;
   }
+  await target.mark(ctx, ownerId, id, marked, Math.round(decay.importance * 1000) / 1000, now);
   return { kind: target.kind, id, marked, importance: decay.importance, tier: restored ? 'active' : record.tier, restored };
 }
 

@@ -125,6 +125,6 @@ export function decideTier(r: AccessRecord, d: Decay, now: Date, c: ForgettingCo
   const why = `decay score ${s} after ${Math.floor(d.elapsedDays)} days without recall, importance ${d.importance.toFixed(2)}, recalled ${r.recallCount}×`;
   if (d.score >= trash) return { to: 'trash', reason: `${why} ≥ ${trash} (trash threshold)` };
   if (d.score >= archive) return r.tier === 'active' ? { to: 'archived', reason: `${why} ≥ ${archive} (archive threshold)` } : null;
-  if (r.tier === 'archived') return { to: 'active', reason: `decay score ${s} is back under ${archive} (recalled again)` };
+  if (r.tier === 'archived') return { to: 'active', reason: `decay score ${s} is back under ${archive} (recalled again, or the settings changed)` };
   return null;
 }

@@ -1,4 +1,5 @@
 import type { EngineContext } from '../context.js';
+import { entityKey } from '../episodes/entity-names.js';
 import { bm25Doc, embeddingText } from '../retrieval/indexing.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
@@ -23,7 +24,8 @@ async function vectorsFor(ctx: EngineContext, ownerId: string, ids: readonly str
 
 async function restore(ctx: EngineContext, ownerId: string, moves: readonly Move[], now: Date, out: ApplyOutcome): Promise<void> {
   const ids = moves.map((m) => m.id);
-  // A trashed episode edited while in the trash has stale parked entries: index it afresh instead.
+  // A trashed episode edited while in the trash has stale parked entries: index it afresh instead
+  // (moving it to the trash set updated_at = tier_changed_at; only a later edit moves it past).
   const records = new Map((await ctx.store.read.forgetting.episodeDecayRows(ownerId, ids)).map((r) => [r.id, r]));
   const stale = moves.filter((m) => {
     const r = records.get(m.id);
@@ -117,15 +119,17 @@ export const episodeTarget: ForgettingTarget = {
     await ctx.store.transaction((r) => r.forgetting.setEpisodeImportance(ownerId, rows));
   },
 
-  mark: (ctx, ownerId, id, marked, importance) => ctx.store.read.forgetting.markEpisode(ownerId, id, marked, importance),
+  mark: (ctx, ownerId, id, marked, importance, now) => ctx.store.read.forgetting.markEpisode(ownerId, id, marked, importance, now),
 
   async mentioning(ctx, ownerId, about, matches, sourceEpisodes) {
     const found = (await ctx.store.read.forgetting.episodesContaining(ownerId, about))
       .filter((e) => matches(`${e.title}\n${e.summary}\n${e.content}\n${e.labels}`))
       .map((e) => ({ id: e.id, title: e.title, tier: e.tier }));
-    // An episode built from a message about X is derived from it: it goes with the message.
+    // An episode built from a message about X is derived from it: it goes with the message. An episode
+    // the knowledge graph links to X goes too, even when its text calls X by another name ("Thomas").
     const known = new Set(found.map((e) => e.id));
-    const derived = sourceEpisodes.filter((id) => !known.has(id));
+    const linked = await ctx.store.read.forgetting.episodesOfEntityKey(ownerId, entityKey(about));
+    const derived = [...sourceEpisodes, ...linked].filter((id) => !known.has(id));
     if (derived.length) {
       const rows = await ctx.store.read.forgetting.episodeDecayRows(ownerId, [...new Set(derived)]);
       const titles = await ctx.store.read.forgetting.episodeTitles(ownerId, rows.map((r) => r.id));

@@ -70,7 +70,7 @@ export interface ForgettingTarget {
   apply(ctx: EngineContext, ownerId: string, moves: readonly Move[], now: Date): Promise<ApplyOutcome>;
   setImportance(ctx: EngineContext, ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void>;
   /** Records the person's mark and the importance that follows from it. False when the id is unknown. */
-  mark(ctx: EngineContext, ownerId: string, id: string, marked: boolean | null, importance: number): Promise<boolean>;
+  mark(ctx: EngineContext, ownerId: string, id: string, marked: boolean | null, importance: number, now: Date): Promise<boolean>;
   list(ctx: EngineContext, ownerId: string, tier: Exclude<Tier, 'active'>, page: { limit: number; before?: { at: Date; id: string } }): Promise<TierItem[]>;
   /**
    * "Delete everything about X" (seed 000): memories of any tier that mention `about` (confirmed with

@@ -13,6 +13,8 @@ export interface ImportFormat {
   label: string;
   /** Cheap check on the file name and its first bytes (up to 64 KiB, decoded as UTF-8). */
   detect(file: { path: string; head: string }): boolean;
+  /** Whether `read` also takes a folder (a journal directory); detection offers folders only to these. */
+  readsFolders?: boolean;
   /**
    * Streams the file's conversations, each complete and validated, without holding the whole file in
    * memory. Throws `importError` (file + line or byte offset) on malformed input. The importer runs it

@@ -36,8 +36,14 @@ export async function detectFormat(file: string, forced?: string): Promise<Impor
   }
   let text: string;
   try {
+    if ((await fs.stat(file)).isDirectory()) {
+      const folderFormat = importFormats.find((x) => x.readsFolders);
+      if (folderFormat) return folderFormat;
+      throw new NemoriError('INVALID_INPUT', `${file} is a folder; name the export files inside it`);
+    }
     text = await head(file);
   } catch (e) {
+    if (e instanceof NemoriError) throw e;
     throw new NemoriError('INVALID_INPUT', `${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   const f = importFormats.find((x) => x.detect({ path: file, head: text }));

@@ -242,6 +242,7 @@ export function markdownFormat(o: MarkdownOptions = {}): ImportFormat {
     id: 'markdown',
     label: 'Markdown journal or memory folder (.md)',
     detect: ({ path: p }) => /\.(md|markdown)$/i.test(p),
+    readsFolders: true,
     read: (target) => readMarkdown(target, o),
   };
 }

@@ -75,6 +75,12 @@ export function retryAfterMs(header: string | null, now: Date): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
 }
 
+/** Why fetch failed, in a word a person can search for: ECONNREFUSED, ENOTFOUND, "bad port", … */
+function networkReason(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (e as Error).message;
+}
+
 interface Reply {
   content: string;
   tokensIn: number | null;
@@ -162,10 +168,9 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
         // The timeout covers the body too: a server can send headers and then stall.
         text = await res.text();
       } catch (e) {
-        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
         if (timedOut) failure = { code: 'LLM_TIMEOUT', message: `no reply within ${cfg.timeoutMs} ms (raise timeoutMs / NEMORI_LLM_TIMEOUT_MS for a slow local model)`, retry: false };
         else if (req.signal?.aborted) failure = { code: 'LLM_ABORTED', message: 'cancelled', retry: false };
-        else failure = { code: 'LLM_UNAVAILABLE', message: `cannot reach ${shownBase} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running?`, retry: true };
+        else failure = { code: 'LLM_UNAVAILABLE', message: `cannot reach ${shownBase} (${networkReason(e)}); is the server running?`, retry: true };
       } finally {
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
@@ -284,10 +289,9 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
       const listed = ids.has(cfg.model) || ids.has(`${cfg.model}:latest`);
       return result(true, listed, listed ? null : { code: 'LLM_REQUEST', message: `the endpoint does not list model "${cfg.model}"` });
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause;
       return ac.signal.aborted
         ? result(false, null, { code: 'LLM_TIMEOUT', message: `no answer from ${shownBase} within ${timeoutMs} ms` })
-        : result(false, null, { code: 'LLM_UNAVAILABLE', message: clean(`cannot reach ${shownBase} (${cause?.code ?? (e as Error).message})`) });
+        : result(false, null, { code: 'LLM_UNAVAILABLE', message: clean(`cannot reach ${shownBase} (${networkReason(e)})`) });
     } finally {
       clearTimeout(timer);
     }

@@ -56,7 +56,10 @@ export function conversationRepo(q: Sql) {
         `INSERT INTO conversations (id, owner_id, source, external_id, title, participants, metadata, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
          ON CONFLICT (owner_id, source, external_id) DO UPDATE
-           SET title = COALESCE(EXCLUDED.title, conversations.title), updated_at = EXCLUDED.updated_at
+           SET title = COALESCE(EXCLUDED.title, conversations.title), updated_at = EXCLUDED.updated_at,
+               -- A long chat arrives in parts: everyone who spoke in any part is a participant.
+               participants = (SELECT COALESCE(jsonb_agg(DISTINCT p), '[]'::jsonb)
+                               FROM jsonb_array_elements(conversations.participants || EXCLUDED.participants) AS p)
          RETURNING id, (xmax = 0) AS created`,
         [randomUUID(), ownerId, c.source, c.externalId, c.title ?? null, JSON.stringify(c.participants), JSON.stringify(c.metadata), now],
       );

@@ -75,6 +75,10 @@ export interface OwnerRowCounts {
     bm25_parked: number;
     episode_embeddings: number;
     forgetting_runs: number;
+    entities: number;
+    entity_aliases: number;
+    episode_entities: number;
+    entity_relationships: number;
   };
   /** bm25_stats.doc_count (a row per owner, so its count says little). */
   bm25StatsDocs: number;
@@ -95,6 +99,8 @@ export interface OwnerRowCounts {
     parkedNotTrash: number;
     /** index rows pointing at no episode (should be impossible with the foreign keys) */
     indexRowsWithoutEpisode: number;
+    /** knowledge-graph entities no episode mentions any more */
+    entitiesWithoutEpisode: number;
   };
 }
 
@@ -173,11 +179,15 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
       return out;
     },
 
-    /** Moves episodes to a tier, each with its reason; the retention clock of the trash starts at `now`. */
+    /**
+     * Moves episodes to a tier, each with its reason; the retention clock of the trash starts at `now`.
+     * A move counts as a write (`updated_at`): the episode builder then leaves the episode as it is
+     * instead of merging newly arrived messages into it, which would bring it back as a new episode.
+     */
     async setEpisodeTier(ownerId: string, tier: StoredTier, moves: readonly { id: string; reason: string }[], now: Date): Promise<void> {
       for (const batch of chunks(moves, 1000)) {
         await q.query(
-          `UPDATE episodes e SET tier = $2, tier_changed_at = $3, tier_reason = u.reason
+          `UPDATE episodes e SET tier = $2, tier_changed_at = $3, tier_reason = u.reason, updated_at = $3
            FROM unnest($4::uuid[], $5::text[]) AS u(id, reason) WHERE e.owner_id = $1 AND e.id = u.id`,
           [ownerId, tier, now, batch.map((m) => m.id), batch.map((m) => m.reason)],
         );
@@ -198,11 +208,13 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
       }
     },
 
-    async markEpisode(ownerId: string, id: string, marked: boolean | null, importance: number): Promise<boolean> {
+    /** The person's mark; like an edit, it keeps the episode builder from rebuilding the episode. */
+    async markEpisode(ownerId: string, id: string, marked: boolean | null, importance: number, now: Date): Promise<boolean> {
       const r = await q.query(
-        `UPDATE episodes SET marked_important = $3, base_importance = COALESCE(base_importance, importance), importance = $4
+        `UPDATE episodes SET marked_important = $3, base_importance = COALESCE(base_importance, importance), importance = $4,
+           updated_at = $5
          WHERE owner_id = $1 AND id = $2`,
-        [ownerId, id, marked, importance],
+        [ownerId, id, marked, importance, now],
       );
       return (r.affectedRows ?? 0) > 0;
     },
@@ -333,6 +345,17 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
       return r.rows;
     },
 
+    /** Episodes linked (knowledge graph) to an entity known under this name key, whatever name the text uses. */
+    async episodesOfEntityKey(ownerId: string, aliasKey: string): Promise<string[]> {
+      const r = await q.query<{ episode_id: string }>(
+        `SELECT DISTINCT x.episode_id FROM entity_aliases a
+         JOIN episode_entities x ON x.entity_id = a.entity_id AND x.owner_id = $1
+         WHERE a.owner_id = $1 AND a.alias_key = $2`,
+        [ownerId, aliasKey],
+      );
+      return r.rows.map((x) => x.episode_id);
+    },
+
     async messagesContaining(ownerId: string, needle: string): Promise<MessageTextRow[]> {
       const r = await q.query<{ id: string; episode_id: string | null; speaker: string; content: string }>(
         `SELECT id, episode_id, speaker, content FROM messages WHERE owner_id = $1 AND (content ILIKE $2 OR speaker ILIKE $2)`,
@@ -381,6 +404,12 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
            (SELECT count(*)::int FROM bm25_parked WHERE owner_id = $1) AS bm25_parked,
            (SELECT count(*)::int FROM episode_embeddings WHERE owner_id = $1) AS episode_embeddings,
            (SELECT count(*)::int FROM forgetting_runs WHERE owner_id = $1) AS forgetting_runs,
+           (SELECT count(*)::int FROM entities WHERE owner_id = $1) AS entities,
+           (SELECT count(*)::int FROM entity_aliases WHERE owner_id = $1) AS entity_aliases,
+           (SELECT count(*)::int FROM episode_entities WHERE owner_id = $1) AS episode_entities,
+           (SELECT count(*)::int FROM entity_relationships WHERE owner_id = $1) AS entity_relationships,
+           (SELECT count(*)::int FROM entities n WHERE n.owner_id = $1
+              AND NOT EXISTS (SELECT 1 FROM episode_entities x WHERE x.entity_id = n.id)) AS o_entities,
            (SELECT COALESCE(max(doc_count), 0)::int FROM bm25_stats WHERE owner_id = $1) AS stats_docs,
            (SELECT count(*)::int FROM episodes WHERE owner_id = $1 AND tier = 'active') AS t_active,
            (SELECT count(*)::int FROM episodes WHERE owner_id = $1 AND tier = 'archived') AS t_archived,
@@ -419,6 +448,10 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
           bm25_parked: n('bm25_parked'),
           episode_embeddings: n('episode_embeddings'),
           forgetting_runs: n('forgetting_runs'),
+          entities: n('entities'),
+          entity_aliases: n('entity_aliases'),
+          episode_entities: n('episode_entities'),
+          entity_relationships: n('entity_relationships'),
         },
         bm25StatsDocs: n('stats_docs'),
         episodesByTier: { active: n('t_active'), archived: n('t_archived'), trash: n('t_trash') },
@@ -431,6 +464,7 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
           vectorsNotActive: n('o_vectors'),
           parkedNotTrash: n('o_parked'),
           indexRowsWithoutEpisode: n('o_missing'),
+          entitiesWithoutEpisode: n('o_entities'),
         },
       };
     },

@@ -52,9 +52,11 @@ export function llmRepo(q: Sql) {
       );
     },
 
-    async usage(ownerId: string, o: { since?: Date | undefined; limit: number }): Promise<{ totals: UsageTotals; byOperation: UsageByOperation[]; recent: UsageEntry[] }> {
+    /** The usage of an owner; `withMachine` adds the machine-level calls (owner ''), never another owner's. */
+    async usage(ownerId: string, o: { since?: Date | undefined; limit: number; withMachine?: boolean }): Promise<{ totals: UsageTotals; byOperation: UsageByOperation[]; recent: UsageEntry[] }> {
       const p = new Params();
-      const where = `owner_id = ${p.add(ownerId)}${o.since ? ` AND at >= ${p.add(o.since)}` : ''}`;
+      const owners = o.withMachine ? [ownerId, ''] : [ownerId];
+      const where = `owner_id = ANY(${p.add(owners)}::text[])${o.since ? ` AND at >= ${p.add(o.since)}` : ''}`;
       const t = await q.query<TotalsRow>(totals(where), p.values);
       const by = await q.query<TotalsRow & { operation: string; model: string }>(
         `SELECT operation, model, count(*)::int AS requests, count(*) FILTER (WHERE ok)::int AS ok, count(*) FILTER (WHERE NOT ok)::int AS failed,

@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { baselineRepo } from './baseline.js';
 import { bm25Repo } from './bm25.js';
+import { importPreferencesRepo } from './import-preferences.js';
 import { conversationRepo } from './conversations.js';
 import { episodeRepo } from './episodes.js';
 import { forgettingRepo } from './forgetting.js';
@@ -24,6 +25,7 @@ function repos(q: Sql, track: WriteTracker) {
     forgetting: forgettingRepo(q, track),
     llm: llmRepo(q),
     graph: graphRepo(q),
+    importPreferences: importPreferencesRepo(q),
   };
 }
 export type Repos = ReturnType<typeof repos>;

@@ -90,6 +90,40 @@ describe('importing the generic JSON format', () => {
   });
 });
 
+describe('import options', () => {
+  it('previews a dry run with counts, participants and dates, storing nothing', async () => {
+    const ownerId = newOwner();
+    const out = await engine.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')], dryRun: true });
+    expect(out).toMatchObject({ format: 'json', conversations: 2, messages: 8, skipped: 0, errors: [], dryRun: true });
+    expect(out.participants).toEqual(expect.arrayContaining(['Alice', 'Bob', '小明', '小红']));
+    expect(out.files[0]?.dateRange).toEqual({ from: '2023-05-08T07:00:00.000Z', to: '2023-06-12T11:03:00.000Z' });
+    expect(out.files[0]).toMatchObject({ messagesAdded: 0, episodesCreated: 0 });
+    expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ conversations: 0, messages: 0 });
+  });
+
+  it('marks the person’s own messages with --me and remembers the choice for that format', async () => {
+    const ownerId = newOwner();
+    const file = fixture('import', 'two-days.json');
+    const first = await engine.call('importFiles', { ownerId, paths: [file], me: 'Bob' });
+    expect(first.files[0]?.me).toBe('Bob');
+    const episode = (await engine.call('listEpisodes', { ownerId })).episodes.find((e) => e.content.includes('Gornergrat'))!;
+    const { messages } = await engine.call('getEpisode', { ownerId, id: episode.id });
+    expect(messages.map((m) => [m.speaker, m.role])).toEqual([['Alice', 'other'], ['Bob', 'user'], ['Alice', 'other'], ['Bob', 'user']]);
+    const later = await engine.call('importFiles', { ownerId, paths: [file], dryRun: true });
+    expect(later.files[0]?.me).toBe('Bob');
+    const stranger = await engine.call('importFiles', { ownerId, paths: [file], me: 'Zoe', dryRun: true });
+    expect(stranger.warnings[0]).toMatch(/"Zoe" does not take part/);
+  });
+
+  it('reads a folder of Markdown journals without --format', async () => {
+    const ownerId = newOwner();
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, '2024-03-05.md'), '# Tuesday\n\nWalked along the river with Mia and talked about her new pottery studio.\n');
+    const out = await engine.call('importFiles', { ownerId, paths: [dir] });
+    expect(out).toMatchObject({ format: 'markdown', conversations: 1, messages: 1, errors: [] });
+  });
+});
+
 describe('malformed input', () => {
   it('names the file and the line, and stores nothing from it', async () => {
     const ownerId = newOwner();

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { OpInput } from '../../core/api/contract.js';
 import type { Engine } from '../../core/api/engine.js';
 import type { Clock } from '../../core/context.js';
@@ -51,11 +52,8 @@ export async function hits(engine: Engine, ownerId: string, query: string, mode:
   return out.results.map((r) => ({ id: r.id, score: r.score, bm25: r.scores.bm25, vector: r.scores.vector }));
 }
 
-export function expectSameHits(
-  a: Awaited<ReturnType<typeof hits>>,
-  b: Awaited<ReturnType<typeof hits>>,
-  expect: (v: unknown) => { toEqual(x: unknown): void; toBeCloseTo(x: number, d?: number): void; toBeNull(): void },
-): void {
+/** Same ids, same order, same scores within float tolerance. */
+export function expectSameHits(a: Awaited<ReturnType<typeof hits>>, b: Awaited<ReturnType<typeof hits>>): void {
   expect(b.map((x) => x.id)).toEqual(a.map((x) => x.id));
   a.forEach((x, i) => {
     const y = b[i]!;

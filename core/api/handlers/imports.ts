@@ -3,7 +3,14 @@ import { IncomingConversation, parseIsoWithOffset } from '../../domain/conversat
 import { NemoriError } from '../../domain/errors.js';
 import { ingestConversation } from '../../episodes/process.js';
 import { detectFormat } from '../../ingest/formats.js';
+import type { ImportFileReport } from '../contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
+
+/** The person's own messages are role `user`; everyone else's keep what the export said, minus `user`. */
+function withMe(c: IncomingConversation, me: string | null): IncomingConversation {
+  if (!me) return c;
+  return { ...c, messages: c.messages.map((m) => ({ ...m, role: m.speaker === me ? 'user' : m.role === 'user' ? 'other' : m.role })) };
+}
 
 export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversation' | 'importFiles'> {
   return {
@@ -22,40 +29,68 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
     },
 
     async importFiles(i, opts) {
-      const files = [];
+      const files: ImportFileReport[] = [];
       for (const [n, file] of i.paths.entries()) {
-        const report = { file, format: null as string | null, conversations: 0, messages: 0, messagesAdded: 0, episodesCreated: 0, participants: [] as string[], warnings: [] as string[], error: null as { code: string; message: string } | null };
+        const report: ImportFileReport = {
+          file, format: null, conversations: 0, messages: 0, skipped: 0, messagesAdded: 0, episodesCreated: 0,
+          participants: [], me: null, dateRange: null, warnings: [], error: null,
+        };
         try {
           const format = await detectFormat(file, i.format);
           report.format = format.id;
-          const warnings: string[] = [];
-          const readCtx = { warn: (m: string) => warnings.push(m) };
-          // Pass 1 validates the whole file and counts it; pass 2 stores it. Bad input stores nothing,
-          // and neither pass holds more than one conversation in memory.
+          report.me = i.me ?? (await ctx.store.read.importPreferences.me(i.ownerId, format.id));
+          const asMe = (c: IncomingConversation) => withMe(c, report.me);
+          // Pass 1 validates the whole file and measures it; pass 2 stores it. Bad input stores nothing,
+          // and neither pass holds more than one conversation (or one part of a long one) in memory.
           const participants = new Set<string>();
-          for await (const c of format.read(file, readCtx)) {
-            report.conversations++;
+          let from = Infinity;
+          let to = -Infinity;
+          for await (const c of format.read(file, { warn: (m) => report.warnings.push(m) })) {
+            if (!c.metadata.continued) report.conversations++;
             report.messages += c.messages.length;
+            report.skipped += typeof c.metadata.skipped === 'number' ? c.metadata.skipped : 0;
             for (const p of c.participants) participants.add(p);
+            for (const m of c.messages) {
+              from = Math.min(from, m.sentAt.getTime());
+              to = Math.max(to, m.sentAt.getTime());
+            }
           }
           report.participants = [...participants];
+          if (report.messages > 0) report.dateRange = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+          if (report.me && !participants.has(report.me)) {
+            report.warnings.push(`"${report.me}" does not take part in ${path.basename(file)} (participants: ${report.participants.slice(0, 8).join(', ')})`);
+          }
+          if (i.dryRun) {
+            files.push(report);
+            continue;
+          }
+          if (i.me) await ctx.store.read.importPreferences.rememberMe(i.ownerId, format.id, i.me, ctx.clock.now());
           let done = 0;
           for await (const c of format.read(file, { warn: () => {} })) {
-            const r = await ingestConversation(ctx, i.ownerId, c);
+            const r = await ingestConversation(ctx, i.ownerId, asMe(c));
             report.messagesAdded += r.messagesAdded;
             report.episodesCreated += r.episodesCreated;
             done += c.messages.length;
             opts.onProgress?.({ operation: 'importFiles', phase: 'import', done, total: report.messages, detail: `${path.basename(file)} (${n + 1}/${i.paths.length})` });
           }
-          report.warnings = warnings;
         } catch (e) {
           if (!(e instanceof NemoriError)) throw e;
           report.error = { code: e.code, message: e.message };
         }
         files.push(report);
       }
-      return { files };
+      const formats = [...new Set(files.flatMap((f) => (f.format ? [f.format] : [])))];
+      return {
+        format: formats.length === 0 ? null : formats.length === 1 ? formats[0]! : 'mixed',
+        conversations: files.reduce((s, f) => s + f.conversations, 0),
+        messages: files.reduce((s, f) => s + f.messages, 0),
+        participants: [...new Set(files.flatMap((f) => f.participants))],
+        skipped: files.reduce((s, f) => s + f.skipped, 0),
+        warnings: files.flatMap((f) => f.warnings.map((w) => `${path.basename(f.file)}: ${w}`)),
+        errors: files.flatMap((f) => (f.error ? [{ file: f.file, ...f.error }] : [])),
+        dryRun: i.dryRun,
+        files,
+      };
     },
-
   };
 }

@@ -1,4 +1,5 @@
 import type { Handlers, HandlerEnv } from '../handler.js';
+import { llmHealth } from './llm.js';
 
 export function systemHandlers({ ctx, embeddingStatus }: HandlerEnv): Handlers<'stats' | 'health'> {
   const { store } = ctx;
@@ -24,11 +25,17 @@ export function systemHandlers({ ctx, embeddingStatus }: HandlerEnv): Handlers<'
         reason: ctx.embedder ? null : 'no embedding model configured',
       };
       if (!embedding.available) warnings.push(`embedding model unavailable (${embedding.reason ?? 'unknown reason'}): search is keyword-only`);
+      // An LLM that does not answer is a warning, not ill health: episodes are then built without it.
+      const llm = await llmHealth(ctx);
+      if (llm.configured && (!llm.reachable || llm.error)) {
+        warnings.push(`LLM ${llm.model} at ${llm.baseUrl}: ${llm.error?.message ?? 'not reachable'}; new episodes are built without it and marked for \`nemori rebuild --llm\``);
+      }
       return {
         ok: true,
         home: store.dir,
         database: { status: 'ok' as const, schemaVersion: await store.schemaVersion(), openMs: store.openMs, sizeBytes: await store.sizeOnDisk() },
         embedding,
+        llm,
         owners,
         warnings,
       };

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useRef, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { EmptyState } from '../components/EmptyState';
 import { VirtualList, type VirtualListHandle } from '../components/VirtualList';
@@ -74,12 +74,10 @@ function nextEpisode(rows: readonly Row[], from: number, dir: 1 | -1, steps = 1)
 export function JournalScreen() {
   const t = useT();
   const locale = useLocale();
-  const { rows, loading, done, error, anchorDay, activeIndex } = useJournalStore(
-    useShallow((s) => ({ rows: s.rows, loading: s.loading, done: s.done, error: s.error, anchorDay: s.anchorDay, activeIndex: s.activeIndex })),
+  const { rows, loading, done, error, anchorDay, activeIndex, generation } = useJournalStore(
+    useShallow((s) => ({ rows: s.rows, loading: s.loading, done: s.done, error: s.error, anchorDay: s.anchorDay, activeIndex: s.activeIndex, generation: s.generation })),
   );
   const { loadMore, jumpTo, setPosition } = useJournalStore.getState();
-  // Where the person was when they left; read once (following every scroll would re-render the page).
-  const [scrollTop] = useState(() => useJournalStore.getState().scrollTop);
   const list = useRef<VirtualListHandle>(null);
 
   useEffect(() => {
@@ -180,6 +178,8 @@ export function JournalScreen() {
         ) : (
           <VirtualList
             ref={list}
+            // A jump starts a new list at its top; coming back from an episode restores the old place.
+            key={generation}
             className="journal-list"
             role="listbox"
             aria-label={t('journal.listLabel')}
@@ -190,7 +190,8 @@ export function JournalScreen() {
             items={rows}
             heightOf={heightOf}
             keyOf={keyOf}
-            initialScrollTop={scrollTop}
+            // Read, not subscribed: following every scroll would re-render the whole page.
+            initialScrollTop={useJournalStore.getState().scrollTop}
             onScrollTopChange={onScrollTopChange}
             onNearEnd={onNearEnd}
             footer={footer}

@@ -1,0 +1,205 @@
+import { useRef, useState, type DragEvent } from 'react';
+import { connectionKind, pickImportFiles } from '../api/client';
+import type { ImportReport } from '../api/types';
+import { ProgressBar } from '../components/ProgressBar';
+import { useT, type Translate } from '../i18n';
+import { fileChoice, pathChoice, useImportStore } from '../store/import';
+import { useJournalStore } from '../store/journal';
+import { useCalendarStore } from '../store/calendar';
+import { navigate } from '../store/route';
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 ** 2).toFixed(1)} MB`;
+}
+
+function ReportTable({ files, t }: { files: ImportReport[]; t: Translate }) {
+  return (
+    <table className="report" data-testid="import-report">
+      <caption className="visually-hidden">{t('import.report')}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t('import.col.file')}</th>
+          <th scope="col">{t('import.col.format')}</th>
+          <th scope="col">{t('import.col.conversations')}</th>
+          <th scope="col">{t('import.col.messages')}</th>
+          <th scope="col">{t('import.col.added')}</th>
+          <th scope="col">{t('import.col.episodes')}</th>
+          <th scope="col">{t('import.col.participants')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {files.map((f, i) => (
+          <tr key={i} data-error={f.error ? true : undefined}>
+            <th scope="row" className="file-name">
+              {f.file}
+              {f.error && <div className="error">{f.error.message}</div>}
+              {f.warnings.length > 0 && (
+                <details className="warnings">
+                  <summary>⚠ {f.warnings.length}</summary>
+                  <ul>
+                    {f.warnings.slice(0, 50).map((w, j) => (
+                      <li key={j}>{w}</li>
+                    ))}
+                  </ul>
+                </details>
+              )}
+            </th>
+            <td>{f.format ?? '—'}</td>
+            <td className="num">{f.conversations}</td>
+            <td className="num">{f.messages}</td>
+            <td className="num">{f.messagesAdded}</td>
+            <td className="num">{f.episodesCreated}</td>
+            <td className="participants">{f.participants.slice(0, 8).join(', ')}{f.participants.length > 8 ? ' …' : ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Pick chat exports, hand them to the engine, watch the progress, read what came in. */
+export function ImportScreen() {
+  const t = useT();
+  const { chosen, phase, upload, progress, report, error, add, remove, start, reset } = useImportStore();
+  const input = useRef<HTMLInputElement>(null);
+  const [dragging, setDragging] = useState(false);
+  const desktop = connectionKind() === 'desktop';
+  const busy = phase === 'uploading' || phase === 'importing';
+
+  const choose = async () => {
+    if (desktop) add((await pickImportFiles()).map(pathChoice));
+    else input.current?.click();
+  };
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    if (!desktop && !busy) add([...e.dataTransfer.files].map(fileChoice));
+  };
+
+  const totals = report && {
+    files: report.length,
+    messages: report.reduce((n, f) => n + f.messagesAdded, 0),
+    episodes: report.reduce((n, f) => n + f.episodesCreated, 0),
+    failed: report.filter((f) => f.error).length,
+  };
+
+  return (
+    <div className="screen import-screen">
+      <header className="screen-head">
+        <h1 tabIndex={-1}>{t('import.title')}</h1>
+        <p className="lede">{t('import.intro')}</p>
+      </header>
+
+      <div
+        className="dropzone"
+        data-dragging={dragging || undefined}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={onDrop}
+      >
+        <button type="button" className="primary" onClick={() => void choose()} disabled={busy} data-autofocus>
+          {t('import.choose')}
+        </button>
+        {!desktop && <span className="drop-hint">{t('import.drop')}</span>}
+        <input
+          ref={input}
+          type="file"
+          multiple
+          hidden
+          data-testid="import-input"
+          onChange={(e) => {
+            add([...(e.target.files ?? [])].map(fileChoice));
+            e.target.value = '';
+          }}
+        />
+      </div>
+
+      {chosen.length > 0 && (
+        <section className="chosen" aria-labelledby="chosen-title">
+          <h2 id="chosen-title" className="section-label">
+            {t('import.selected')}
+          </h2>
+          <ul>
+            {chosen.map((c, i) => (
+              <li key={`${c.name}-${i}`}>
+                <span className="file-name">{c.name}</span>
+                {c.size !== null && <span className="file-size">{formatBytes(c.size)}</span>}
+                <button type="button" className="icon" aria-label={t('import.remove', { name: c.name })} onClick={() => remove(i)} disabled={busy}>
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+          <button type="button" className="primary" onClick={() => void start()} disabled={busy} data-testid="import-start">
+            {chosen.length === 1 ? t('import.startOne') : t('import.start', { n: chosen.length })}
+          </button>
+        </section>
+      )}
+
+      {(busy || phase === 'done') && (
+        <section className="import-progress" data-testid="import-progress" data-phase={phase}>
+          {phase === 'uploading' && upload && (
+            <ProgressBar label={t('import.progressLabel')} done={upload.done} total={upload.total} text={t('import.uploading', { done: upload.done, total: upload.total })} />
+          )}
+          {(phase === 'importing' || phase === 'done') && (
+            <ProgressBar
+              label={t('import.progressLabel')}
+              done={phase === 'done' ? 1 : (progress?.done ?? null)}
+              total={phase === 'done' ? 1 : (progress?.total ?? null)}
+              text={
+                phase === 'done'
+                  ? `${t('import.done')} · ${t('import.messagesOf', { done: progress?.done ?? 0, total: progress?.total ?? 0 })}`
+                  : progress
+                    ? `${t('import.importing', { detail: progress.detail })} · ${t('import.messagesOf', { done: progress.done, total: progress.total })}`
+                    : t('common.loading')
+              }
+            />
+          )}
+        </section>
+      )}
+
+      {phase === 'failed' && error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+
+      {report && totals && (
+        <section className="import-result" aria-labelledby="report-title">
+          <h2 id="report-title" className="section-label">
+            {t('import.report')}
+          </h2>
+          <p className="summary" data-testid="import-summary">
+            {t('import.summary', totals)}
+            {totals.failed > 0 && <> {t('import.summaryErrors', { n: totals.failed })}</>}
+          </p>
+          <ReportTable files={report} t={t} />
+          <div className="actions">
+            <button
+              type="button"
+              className="primary"
+              onClick={() => {
+                useJournalStore.getState().jumpTo(null);
+                useCalendarStore.setState({ initialised: false });
+                reset();
+                navigate({ name: 'journal' });
+              }}
+            >
+              {t('import.openJournal')}
+            </button>
+            <button type="button" onClick={() => void choose()}>
+              {t('import.another')}
+            </button>
+          </div>
+        </section>
+      )}
+
+      {chosen.length === 0 && phase === 'idle' && <p className="muted">{t('import.empty')}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,174 @@
+import { useEffect, useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { SearchMode, SearchResult } from '../api/types';
+import { EmptyState } from '../components/EmptyState';
+import { Segmented } from '../components/Segmented';
+import { useLocale, useT, type Locale, type Translate } from '../i18n';
+import { formatDateTime } from '../lib/dates';
+import { highlight, termPattern } from '../lib/highlight';
+import { navigate } from '../store/route';
+import { useSearchStore } from '../store/search';
+
+const IMPORTANCE_STEPS = [
+  { value: 0, key: 'search.importance.any' },
+  { value: 0.3, key: 'search.importance.some' },
+  { value: 0.5, key: 'search.importance.medium' },
+  { value: 0.8, key: 'search.importance.high' },
+] as const;
+
+/** Search results carry no UTC offset (yet), so their time is labelled UTC; the episode page shows local time. */
+function resultTime(r: SearchResult, locale: Locale): string {
+  return `${formatDateTime(r.start, 0, locale)} UTC`;
+}
+
+function Result({ r, locale, t }: { r: SearchResult; locale: Locale; t: Translate }) {
+  const pattern = useMemo(() => termPattern(r.reason.terms), [r.reason.terms]);
+  const snippet = r.summary || r.text.slice(0, 280);
+  return (
+    <li className="result" data-episode={r.id}>
+      <a
+        href={`#/episode/${r.id}`}
+        className="result-link"
+        onClick={(e) => {
+          e.preventDefault();
+          navigate({ name: 'episode', id: r.id });
+        }}
+      >
+        <span className="result-title">{highlight(r.title, pattern)}</span>
+        <span className="result-time">{resultTime(r, locale)}</span>
+      </a>
+      <p className="result-snippet">{highlight(snippet, pattern)}</p>
+      <p className="result-why">
+        <span className="why-label">{t('search.why')}:</span>{' '}
+        {r.reason.matchedBy.map((m) => (
+          <span key={m} className="badge" data-match={m}>
+            {t(`search.matchedBy.${m}`)}
+          </span>
+        ))}{' '}
+        <span className="explanation">{r.reason.explanation}</span>{' '}
+        <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
+      </p>
+    </li>
+  );
+}
+
+export function SearchScreen({ q }: { q: string }) {
+  const t = useT();
+  const locale = useLocale();
+  const { text, mode, filters, output, loading, error } = useSearchStore(
+    useShallow((s) => ({ text: s.text, mode: s.mode, filters: s.filters, output: s.output, loading: s.loading, error: s.error })),
+  );
+  const { setText, setMode, setFilters, run } = useSearchStore.getState();
+
+  // A search in the address (#/search?q=…, e.g. after Back) runs once on arrival.
+  useEffect(() => {
+    if (q && q !== useSearchStore.getState().text.trim()) void run(q);
+    else if (q) void run();
+  }, [q, run]);
+
+  const submit = () => {
+    const query = text.trim();
+    if (!query) return;
+    navigate({ name: 'search', q: query }, { replace: true });
+    void run(query);
+  };
+
+  const modes: { value: SearchMode; label: string }[] = [
+    { value: 'hybrid', label: t('search.mode.hybrid') },
+    { value: 'bm25', label: t('search.mode.bm25') },
+    { value: 'vector', label: t('search.mode.vector') },
+  ];
+
+  return (
+    <div className="screen search-screen">
+      <header className="screen-head">
+        <h1 tabIndex={-1}>{t('search.title')}</h1>
+      </header>
+      <form
+        className="search-form"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <div className="search-row">
+          <label htmlFor="search-input" className="visually-hidden">
+            {t('search.label')}
+          </label>
+          <input
+            id="search-input"
+            type="search"
+            value={text}
+            placeholder={t('search.placeholder')}
+            onChange={(e) => setText(e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            data-autofocus
+            autoFocus
+          />
+          <button type="submit" className="primary">
+            {t('search.submit')}
+          </button>
+        </div>
+        <div className="search-options">
+          <Segmented label={t('search.mode')} value={mode} options={modes} onChange={setMode} name="mode" />
+          <fieldset className="filters">
+            <legend className="visually-hidden">{t('search.filters')}</legend>
+            <label>
+              {t('search.since')}
+              <input type="date" value={filters.since} onChange={(e) => setFilters({ since: e.target.value })} />
+            </label>
+            <label>
+              {t('search.until')}
+              <input type="date" value={filters.until} onChange={(e) => setFilters({ until: e.target.value })} />
+            </label>
+            <label>
+              {t('search.minImportance')}
+              <select value={filters.minImportance} onChange={(e) => setFilters({ minImportance: Number(e.target.value) })}>
+                {IMPORTANCE_STEPS.map((s) => (
+                  <option key={s.value} value={s.value}>
+                    {t(s.key)}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </fieldset>
+        </div>
+      </form>
+
+      <section className="results" aria-live="polite" aria-busy={loading}>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        {output && output.warnings.length > 0 && (
+          <ul className="warnings">
+            {output.warnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        )}
+        {output && output.results.length > 0 && (
+          <>
+            <p className="results-count" data-testid="results-count">
+              {output.results.length === 1 ? t('search.result') : t('search.results', { n: output.results.length })}
+            </p>
+            <ol className="result-list">
+              {output.results.map((r) => (
+                <Result key={r.id} r={r} locale={locale} t={t} />
+              ))}
+            </ol>
+          </>
+        )}
+        {output && output.results.length === 0 && !loading && <p className="no-results">{t('search.none', { query: output.query })}</p>}
+        {!output && !loading && !error && (
+          <EmptyState title={t('search.hint.title')} testId="search-hint">
+            {t('search.hint.body')}
+          </EmptyState>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,245 @@
+/**
+ * The journal viewer in a real browser (Debian's Chromium) against the HTTP bridge and a real
+ * engine holding the fixture store: what a person sees and does, in English and in Chinese.
+ * Screenshots of every screen in both languages go to test-artifacts/screenshots/.
+ *
+ * Needs the built renderer: `npm run build` (done by .ci/run), or the suite builds it when stale.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers/engine.js';
+import { writeClubExport } from './generated.js';
+import { ensureRendererBuilt, launchChromium, newContext, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
+import { AppShell } from './pages/app.js';
+import { EpisodePage } from './pages/episode.js';
+import { ImportPage } from './pages/import.js';
+import { JournalPage } from './pages/journal.js';
+import { KnowledgePage } from './pages/knowledge.js';
+import { SearchPage } from './pages/search.js';
+import { SettingsPage } from './pages/settings.js';
+
+const FIXTURE_DAYS = ['2024-03-09', '2024-03-05', '2024-03-01', '2023-06-12', '2023-05-08'];
+
+describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
+  let bridge: FixtureBridge;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let app: AppShell;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    [bridge, browser] = await Promise.all([startFixtureBridge(), launchChromium()]);
+    context = await newContext(browser, 'en-US');
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    app = new AppShell(page);
+    await app.open(bridge.server.url);
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await bridge?.close();
+  });
+
+  it('keeps the token out of the address bar', () => {
+    expect(page.url()).not.toContain('token');
+    expect(page.url()).toMatch(/#\/journal$/);
+  });
+
+  it('shows the imported days newest first, each with its entries', async () => {
+    const journal = new JournalPage(page);
+    await journal.waitForEntries();
+    expect(await journal.dayKeys()).toEqual(FIXTURE_DAYS);
+    const names = await journal.dayNames();
+    expect(names[0]).toBe('Saturday, March 9, 2024');
+    expect(names).toContain('Tuesday, March 5, 2024');
+    // The heat-map opens on the newest month and marks the days that hold memories.
+    expect(await journal.calendarDay('2024-03-05').getAttribute('data-level')).not.toBe('0');
+    expect(await journal.calendarDay('2024-03-04').getAttribute('data-level')).toBe('0');
+    await app.screenshot(screenshotPath('journal-en'));
+  });
+
+  it('jumps through months from the calendar', async () => {
+    const journal = new JournalPage(page);
+    await journal.calendarDay('2024-03-01').click();
+    await page.locator('.jumped').waitFor();
+    await expect.poll(() => journal.dayNames().then((d) => d[0])).toBe('Friday, March 1, 2024');
+    await page.locator('.jumped button').click();
+    await expect.poll(() => journal.dayNames().then((d) => d[0])).toBe('Saturday, March 9, 2024');
+  });
+
+  it('opens an episode with its exact time and its source messages', async () => {
+    await new JournalPage(page).openEntry(/cousin|Zurich|interview/i);
+    const episode = new EpisodePage(page);
+    expect(await episode.span()).toContain('09:15 – 09:21 · UTC+01:00');
+    await episode.expandMessages();
+    expect(await episode.speakers()).toEqual(['Sam', 'Lena', 'Sam']);
+    expect((await episode.messageTexts())[0]).toBe('The robotics startup in Zurich invited me for a second interview next Thursday.');
+    expect(await page.locator('[data-testid="recall-count"]').innerText()).toMatch(/once|\d+ times/);
+    await app.screenshot(screenshotPath('episode-en'));
+  });
+
+  it('moves through the journal with the keyboard: arrows, Enter, Escape', async () => {
+    await page.keyboard.press('Escape');
+    const journal = new JournalPage(page);
+    await journal.list.waitFor();
+    await journal.list.focus();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowDown');
+    const active = await page.locator('[role="option"][aria-selected="true"] .entry-title').innerText();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new EpisodePage(page).title()).toContain(active.replace(/^★\s*/, ''));
+    await page.keyboard.press('Escape');
+    await page.locator('main[data-screen="journal"]').waitFor();
+  });
+
+  it('marks an episode important and shows it in the journal', async () => {
+    const journal = new JournalPage(page);
+    await journal.openEntry(/Lisbon|Emma|aquarium/i);
+    const episode = new EpisodePage(page);
+    await episode.action('important').click();
+    await expect.poll(() => episode.action('important').getAttribute('aria-pressed')).toBe('true');
+    await episode.back();
+    await expect.poll(() => journal.entry(/Lisbon|Emma|aquarium/i).locator('.entry-star').count()).toBe(1);
+  });
+
+  it('finds an English and a Chinese memory, says why, and opens the result', async () => {
+    await app.go('search');
+    const search = new SearchPage(page);
+    await search.search('interview in Zurich');
+    const english = await search.resultTitles();
+    expect(english.length).toBeGreaterThan(0);
+    expect((await search.explanations())[0]).toMatch(/matched by/);
+    expect((await search.highlighted()).map((w) => w.toLowerCase())).toEqual(expect.arrayContaining(['zurich']));
+    await app.screenshot(screenshotPath('search-en'));
+
+    await search.search('西湖');
+    const chinese = await search.resultTitles();
+    expect(chinese[0]).toContain('西湖');
+    expect(await search.highlighted()).toContain('西湖');
+    await search.open(/西湖/);
+    await new EpisodePage(page).expandMessages();
+    expect((await new EpisodePage(page).messageTexts()).join('\n')).toContain('杭州西湖骑自行车');
+  });
+
+  it('imports files with progress to completion and a report per file', async () => {
+    await app.go('import');
+    const dir = tempDir('nemori-e2e-upload-');
+    const club = writeClubExport(dir);
+    const whatsapp = fixture('ingest', 'whatsapp', 'WhatsApp Chat with Emma.txt');
+    const imports = new ImportPage(page);
+    await imports.choose([club.file, whatsapp]);
+    expect(await imports.chosenNames()).toEqual(['garden-club.json', 'WhatsApp Chat with Emma.txt']);
+    await imports.traceProgress();
+    await imports.start();
+    await imports.waitUntilDone();
+
+    const trace = await imports.trace();
+    expect(trace.phases).toEqual(expect.arrayContaining(['uploading', 'importing', 'done']));
+    // The bar showed the engine's own progress (not only a jump to the end).
+    expect(trace.values.some((v) => v > 0 && v <= 100)).toBe(true);
+    expect(await imports.progressValue()).toBe('100');
+    expect(await imports.progressText()).toMatch(/^Done · (\d+) of \1 messages$/);
+
+    const rows = await imports.reportRows();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.slice(0, 4)).toEqual(['garden-club.json', 'json', '30', String(club.messages)]);
+    expect(rows[1]![0]).toBe('WhatsApp Chat with Emma.txt');
+    expect(rows[1]![1]).toBe('whatsapp');
+    expect(await imports.summary()).toMatch(/^Imported \d+ new messages from 2 files into \d+ new episodes\./);
+    await app.screenshot(screenshotPath('import-en'));
+
+    await page.getByRole('button', { name: 'Open the journal' }).click();
+    const journal = new JournalPage(page);
+    await expect.poll(() => journal.dayNames().then((d) => d[0])).toBe('Tuesday, April 30, 2024');
+  });
+
+  it('shows settings and an honest knowledge page', async () => {
+    await app.go('settings');
+    const settings = new SettingsPage(page);
+    await expect.poll(() => settings.dataFacts()).toContain(path.join(bridge.home, 'db'));
+    expect(await settings.embeddingFacts()).toContain('nemori-tiny');
+    await app.screenshot(screenshotPath('settings-en'));
+
+    await app.go('knowledge');
+    expect(await new KnowledgePage(page).emptyStateTitle()).toBe('Nothing learnt yet');
+    await app.screenshot(screenshotPath('knowledge-en'));
+  });
+
+  it('switches the whole interface to Chinese', async () => {
+    await app.go('settings');
+    await new SettingsPage(page).language('中文');
+    await expect.poll(() => app.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '设置']);
+    expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
+    await app.screenshot(screenshotPath('settings-zh'));
+
+    await app.go('journal');
+    const journal = new JournalPage(page);
+    await journal.waitForEntries();
+    expect(await app.heading()).toBe('日记');
+    expect(await journal.dayNames()).toContain('2024年4月30日星期二');
+    await journal.calendarDay('2024-03-09').click();
+    await expect.poll(() => journal.dayNames().then((d) => d[0])).toBe('2024年3月9日星期六');
+    await app.screenshot(screenshotPath('journal-zh'));
+
+    await journal.openEntry(/小林|西湖/);
+    await new EpisodePage(page).expandMessages();
+    await app.screenshot(screenshotPath('episode-zh'));
+
+    await app.go('search');
+    const search = new SearchPage(page);
+    await search.search('钢琴 肖邦');
+    expect((await search.resultTitles()).length).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid="results-count"]').innerText()).toMatch(/段记忆/);
+    await app.screenshot(screenshotPath('search-zh'));
+
+    await app.go('import');
+    const imports = new ImportPage(page);
+    await imports.choose([fixture('ingest', 'whatsapp', '与小明的 WhatsApp 聊天.txt')]);
+    await imports.start();
+    await imports.waitUntilDone();
+    expect(await imports.summary()).toMatch(/^从 1 个文件导入了 \d+ 条新消息/);
+    await app.screenshot(screenshotPath('import-zh'));
+
+    await app.go('knowledge');
+    expect(await new KnowledgePage(page).emptyStateTitle()).toBe('还没有学到什么');
+    await app.screenshot(screenshotPath('knowledge-zh'));
+
+    await app.go('settings');
+    await new SettingsPage(page).language('English');
+    await expect.poll(() => app.navLabels()).toEqual(['Journal', 'Search', 'Knowledge', 'Import', 'Settings']);
+  });
+
+  it('follows the browser language on first start', async () => {
+    const zh = await newContext(browser, 'zh-CN');
+    try {
+      const tab = await zh.newPage();
+      const shell = new AppShell(tab);
+      await shell.open(bridge.server.url);
+      expect(await shell.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '设置']);
+    } finally {
+      await zh.close();
+    }
+  });
+
+  it('deletes an episode only after confirmation', async () => {
+    await app.go('journal');
+    const journal = new JournalPage(page);
+    await journal.openEntry(/钢琴|王老师/);
+    const episode = new EpisodePage(page);
+    await episode.action('delete').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(await episode.title()).toMatch(/王老师|钢琴/);
+    await episode.action('delete').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.locator('main[data-screen="journal"]').waitFor();
+    await expect.poll(() => journal.entry(/钢琴|王老师/).count()).toBe(0);
+  });
+
+  it('raised no script errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
