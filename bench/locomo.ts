@@ -4,15 +4,21 @@
  *
  *   npm run bench:locomo -- --data PATH [--budgets 500,1000,2000] [--mode hybrid|bm25|vector] [--model product|tiny]
  *                          [--fusion weighted|rrf] [--alpha 0.7] [--config '{"segment":{…}}']
- *                          [--forget] [--age-days N]
+ *                          [--forget] [--age-days N] [--llm [--llm-base-url URL] [--llm-model NAME]]
  *
  * Forgetting (issue 5): `--forget` runs a forgetting pass right after ingest, with every memory fresh
  * (it must lose no recall); `--age-days N` moves the engine clock N days past the ingest with no access
  * in between, runs the pass, and only then asks the questions. Both report the tiers after the pass.
+ *
+ * LLM (issue 3): `--llm` builds episodes with the configured endpoint (NEMORI_LLM_BASE_URL /
+ * NEMORI_LLM_MODEL / NEMORI_LLM_API_KEY, or the flags) and adds an "llm" block: requests, tokens and
+ * time, in total and per 1,000 messages. Never in CI: it needs a real model. Without `--llm` the LLM is
+ * off whatever the environment says, so the default numbers stay comparable.
  */
 import path from 'node:path';
 import { openEngine } from '../core/api/engine.js';
 import type { Clock } from '../core/context.js';
+import { llmConfigFromEnv } from '../core/llm/config.js';
 import type { SearchMode } from '../core/retrieval/search.js';
 import { benchEmbedder } from './embedder.js';
 import { loadLocomo } from './locomo-data.js';
@@ -35,6 +41,11 @@ if (!Number.isFinite(ageDays) || ageDays < 0) throw new Error(`--age-days wants 
 let clockMs = Date.parse('2025-01-01T00:00:00Z');
 const clock: Clock = { now: () => new Date(clockMs) };
 
+const useLlm = argv.includes('--llm');
+const llmSetup = useLlm ? llmConfigFromEnv(process.env, { baseUrl: argValue(argv, 'llm-base-url'), model: argValue(argv, 'llm-model') }) : { config: null, warning: null };
+if (useLlm && !llmSetup.config) throw new Error(`--llm needs an endpoint: set NEMORI_LLM_MODEL (and NEMORI_LLM_BASE_URL unless it is a local Ollama), or pass --llm-model${llmSetup.warning ? ` (${llmSetup.warning})` : ''}`);
+const llmWarnings = new Set<string>();
+
 const samples = loadLocomo(data);
 const model = (argValue(argv, 'model') ?? 'product') as 'product' | 'tiny';
 const { embedder, status } = await benchEmbedder(model);
@@ -43,6 +54,8 @@ const engine = await openEngine({
   embedder,
   embeddingStatus: status,
   clock,
+  llm: llmSetup.config,
+  warn: (m) => llmWarnings.add(m),
   config: { segment: extraConfig.segment ?? {}, retrieval: { ...retrievalConfig, ...extraConfig.retrieval }, forgetting: extraConfig.forgetting ?? {} },
 });
 
@@ -64,6 +77,37 @@ for (const s of samples) {
   episodes += r.episodesCreated;
   messages += r.messagesAdded;
 }
+const ingestWallMs = performance.now() - ingestStarted;
+
+// What building with the LLM cost, from the usage log (one row per HTTP request, retries included).
+async function llmReport() {
+  const sum = { requests: 0, failed: 0, tokensIn: 0, tokensOut: 0, llmMs: 0 };
+  const episodesBy = { llm: 0, heuristicNeedsRebuild: 0 };
+  for (const s of samples) {
+    const u = (await engine.call('llmUsage', { ownerId: s.id, limit: 0 })).totals;
+    sum.requests += u.requests;
+    sum.failed += u.failed;
+    sum.tokensIn += u.tokensIn;
+    sum.tokensOut += u.tokensOut;
+    sum.llmMs += u.latencyMs;
+    for (const e of (await engine.call('listEpisodes', { ownerId: s.id, limit: 1000 })).episodes) {
+      if (e.builder === 'llm') episodesBy.llm++;
+      else if (e.processingStatus === 'needs_rebuild') episodesBy.heuristicNeedsRebuild++;
+    }
+  }
+  const per1000 = (x: number) => round(messages ? (x * 1000) / messages : 0, 1);
+  const d = engine.context.llm?.describe();
+  return {
+    model: d?.model ?? null,
+    baseUrl: d?.baseUrl ?? null,
+    ...sum,
+    episodes: episodesBy,
+    ingestWallMs: round(ingestWallMs, 0),
+    per1000Messages: { requests: per1000(sum.requests), tokensIn: per1000(sum.tokensIn), tokensOut: per1000(sum.tokensOut), wallMs: per1000(ingestWallMs) },
+    warnings: [...llmWarnings].slice(0, 5),
+  };
+}
+const llm = useLlm ? await llmReport() : null;
 
 // Questions are asked only after every conversation is in and (optionally) the pass has run, so all
 // owners age the same N days and searching never counts as access (markAccessed is off).
@@ -127,6 +171,7 @@ console.log(
       messages,
       episodes,
       ...(forget ? { forgetting } : {}),
+      ...(llm ? { llm } : {}),
       ingestMs: round(ingestMs, 0),
       wallMs: round(performance.now() - ingestStarted, 0),
     },

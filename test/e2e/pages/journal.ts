@@ -49,6 +49,20 @@ export class JournalPage {
     return this.page.locator(`.cal-day[data-day="${day}"]`);
   }
 
+  /** Leafs the heat-map to the day's month and opens the journal at that day. */
+  async jumpToDay(day: string): Promise<void> {
+    const wanted = day.slice(0, 7);
+    for (let i = 0; i < 240; i++) {
+      const shown = await this.page.locator('.cal-day').first().getAttribute('data-day');
+      const month = shown?.slice(0, 7) ?? wanted;
+      if (month === wanted) break;
+      await this.page.locator(month > wanted ? '.cal-head button.icon >> nth=0' : '.cal-head button.icon >> nth=1').click();
+      await this.page.waitForFunction((m) => document.querySelector('.cal-day')?.getAttribute('data-day')?.slice(0, 7) !== m, month);
+    }
+    await this.calendarDay(day).click();
+    await this.page.locator('.jumped').waitFor();
+  }
+
   renderedRows(): Promise<number> {
     return this.page.locator('.vrow').count();
   }
