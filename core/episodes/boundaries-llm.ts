@@ -127,25 +127,26 @@ export async function askBoundaries(
 }
 
 /**
- * Cuts messages into episode spans. Silences longer than `hardGapMinutes` always cut; inside, the LLM
- * decides window by window. A window the LLM could not answer is returned with `byLlm: false` for the
- * heuristic to segment; once the endpoint is down, so is everything after it.
+ * Cuts messages into episode spans, yielding each as soon as it is closed (so an import stores its
+ * first episodes long before the last boundary of a big conversation is known). Silences longer than
+ * `hardGapMinutes` always cut; inside, the LLM decides window by window. A window the LLM could not
+ * answer is yielded with `byLlm: false` for the heuristic to segment; once the endpoint is down, so is
+ * everything after it.
  */
-export async function llmSegments(llm: Llm, ownerId: string, messages: readonly StoredMessage[], c: LlmEpisodeConfig, session: BuildSession): Promise<Span[]> {
-  const out: Span[] = [];
+export async function* llmSpans(llm: Llm, ownerId: string, messages: readonly StoredMessage[], c: LlmEpisodeConfig, session: BuildSession): AsyncGenerator<Span> {
   for (const block of splitByTimeGap(messages, c.hardGapMinutes)) {
     let start = 0;
     let carried = 0;
     while (start < block.length) {
       if (session.down) {
-        out.push({ messages: block.slice(start), byLlm: false });
+        yield { messages: block.slice(start), byLlm: false };
         break;
       }
       const end = windowEnd(block, start, carried, c);
       const window = block.slice(start, end);
       const isLast = end === block.length;
       if (window.length === 1) {
-        out.push({ messages: window, byLlm: true });
+        yield { messages: window, byLlm: true };
         break;
       }
       let cuts: number[];
@@ -154,18 +155,18 @@ export async function llmSegments(llm: Llm, ownerId: string, messages: readonly 
       } catch (e) {
         if (!isLlmError(e)) throw e;
         noteFailure(session, e);
-        out.push({ messages: window, byLlm: false });
+        yield { messages: window, byLlm: false };
         start = end;
         carried = 0;
         continue;
       }
       const starts = [0, ...cuts];
-      for (let k = 0; k < starts.length - 1; k++) out.push({ messages: window.slice(starts[k], starts[k + 1]), byLlm: true });
+      for (let k = 0; k < starts.length - 1; k++) yield { messages: window.slice(starts[k], starts[k + 1]), byLlm: true };
       const open = starts.at(-1)!;
       if (isLast || open === 0) {
         // The end of the block closes the last episode; a full window without a boundary is an episode
         // at its size cap, closed so the next window starts fresh.
-        out.push({ messages: window.slice(open), byLlm: true });
+        yield { messages: window.slice(open), byLlm: true };
         start = end;
         carried = 0;
       } else {
@@ -174,5 +175,11 @@ export async function llmSegments(llm: Llm, ownerId: string, messages: readonly 
       }
     }
   }
+}
+
+/** All spans at once (rebuilds, tests). */
+export async function llmSegments(llm: Llm, ownerId: string, messages: readonly StoredMessage[], c: LlmEpisodeConfig, session: BuildSession): Promise<Span[]> {
+  const out: Span[] = [];
+  for await (const span of llmSpans(llm, ownerId, messages, c, session)) out.push(span);
   return out;
 }

@@ -3,7 +3,7 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import type { EngineContext } from '../context.js';
 import { isLlmError, LlmError, type Llm } from '../llm/llm.js';
-import { llmSegments, newSession, noteFailure, type BuildSession, type Span } from './boundaries-llm.js';
+import { llmSegments, llmSpans, newSession, noteFailure, type BuildSession, type Span } from './boundaries-llm.js';
 import { buildHeuristicEpisode, HEURISTIC_VERSION, messageText } from './heuristic.js';
 import { LLM_EPISODE_VERSION, llmEpisode, type ConversationInfo, type EpisodeGraphPayload } from './llm-builder.js';
 import { segmentMessages } from './segment.js';
@@ -98,7 +98,6 @@ export function llmConversationBuilder(llm: Llm): EpisodeBuilder {
     version: LLM_EPISODE_VERSION,
     async *build(ctx, input) {
       const c = ctx.config.llmEpisodes;
-      const spans = await llmSegments(llm, input.ownerId, input.messages, c, input.session);
       let pending: Span[] = [];
       const flush = async (): Promise<BuiltEpisode[]> => {
         const group = pending;
@@ -109,7 +108,7 @@ export function llmConversationBuilder(llm: Llm): EpisodeBuilder {
         for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, group[i]!.messages, 'needs_rebuild')));
         return out;
       };
-      for (const span of spans) {
+      for await (const span of llmSpans(llm, input.ownerId, input.messages, c, input.session)) {
         if (!span.byLlm) {
           if (pending.length) yield await flush();
           yield await heuristicEpisodes(ctx, span.messages, 'needs_rebuild');

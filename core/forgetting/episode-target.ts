@@ -75,11 +75,13 @@ export const episodeTarget: ForgettingTarget = {
 
   tierCounts: (ctx, ownerId) => ctx.store.read.forgetting.tierCounts(ownerId),
 
-  async apply(ctx, ownerId, moves, now) {
+  async apply(ctx, ownerId, moves, now, signal) {
     const out: ApplyOutcome = { done: [], reembedded: 0, warnings: [] };
-    const byTarget = (to: Tier | 'purged') => moves.filter((m) => m.to === to);
+    // Each batch is whole or not at all; an abort (the engine closing) stops before the next one.
+    const byTarget = (to: Tier | 'purged') => (signal?.aborted ? [] : moves.filter((m) => m.to === to));
 
     for (const batch of chunks(byTarget('archived'), BATCH)) {
+      if (signal?.aborted) break;
       await ctx.store.transaction(async (r) => {
         const ids = batch.map((m) => m.id);
         await r.vectors.remove(ownerId, ids);
@@ -89,6 +91,7 @@ export const episodeTarget: ForgettingTarget = {
     }
 
     for (const batch of chunks(byTarget('trash'), BATCH)) {
+      if (signal?.aborted) break;
       await ctx.store.transaction(async (r) => {
         const ids = batch.map((m) => m.id);
         await r.forgetting.parkEpisodeIndex(ownerId, ids, now);
@@ -100,6 +103,7 @@ export const episodeTarget: ForgettingTarget = {
     }
 
     for (const batch of chunks(byTarget('purged'), BATCH)) {
+      if (signal?.aborted) break;
       const purged = await ctx.store.transaction(async (r) => {
         const ids = batch.map((m) => m.id);
         // Live entries exist only if something re-indexed a trashed episode behind our back; remove
@@ -111,7 +115,10 @@ export const episodeTarget: ForgettingTarget = {
       out.done.push(...purged);
     }
 
-    for (const batch of chunks(byTarget('active'), BATCH)) await restore(ctx, ownerId, batch, now, out);
+    for (const batch of chunks(byTarget('active'), BATCH)) {
+      if (signal?.aborted) break;
+      await restore(ctx, ownerId, batch, now, out);
+    }
     return out;
   },
 

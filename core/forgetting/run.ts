@@ -35,7 +35,7 @@ export interface RunOptions {
   dryRun?: boolean;
   /** The pass's "now" (default: the engine clock), e.g. to preview what a date would bring. */
   now?: Date;
-  /** Stops between batches (the engine closing); each batch already applied stays applied. */
+  /** Stops between batches (the engine closing); each batch already applied stays applied, and is reported. */
   signal?: AbortSignal;
 }
 
@@ -106,7 +106,7 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
             report.warnings.push('the pass was stopped before it finished; the next pass picks up the rest');
             break;
           }
-          const outcome = await target.apply(ctx, ownerId, moves.filter((m) => m.to === to), now);
+          const outcome = await target.apply(ctx, ownerId, moves.filter((m) => m.to === to), now, o.signal);
           for (const id of outcome.done) applied.add(id);
           report.reembedded += outcome.reembedded;
           report.warnings.push(...outcome.warnings);

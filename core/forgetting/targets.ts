@@ -32,7 +32,7 @@ export interface Move {
 }
 
 export interface ApplyOutcome {
-  /** Ids whose move was carried out (purge of an id already gone is not). */
+  /** Ids whose move was carried out (purge of an id already gone is not; neither are batches after an abort). */
   done: string[];
   reembedded: number;
   warnings: string[];
@@ -67,7 +67,7 @@ export interface ForgettingTarget {
    * for a restore); → active puts them back and re-embeds; → purged deletes the memory, its links,
    * index entries and vectors for good.
    */
-  apply(ctx: EngineContext, ownerId: string, moves: readonly Move[], now: Date): Promise<ApplyOutcome>;
+  apply(ctx: EngineContext, ownerId: string, moves: readonly Move[], now: Date, signal?: AbortSignal): Promise<ApplyOutcome>;
   setImportance(ctx: EngineContext, ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void>;
   /** Records the person's mark and the importance that follows from it. False when the id is unknown. */
   mark(ctx: EngineContext, ownerId: string, id: string, marked: boolean | null, importance: number, now: Date): Promise<boolean>;

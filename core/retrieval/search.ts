@@ -96,7 +96,8 @@ export async function searchEpisodes(deps: SearchDeps, req: SearchRequest): Prom
     if (!embedder) {
       warnings.push('no embedding model is available, so results come from keyword search only');
     } else if ((await read.vectors.count(req.ownerId, embedder.modelId)) === 0) {
-      warnings.push(`no memories are embedded with ${embedder.modelId} yet, so results come from keyword search only`);
+      // Archived memories have no vector (core/forgetting), so "none yet" may also mean "all archived".
+      warnings.push(`no active memories are embedded with ${embedder.modelId} (none yet, or all archived), so results come from keyword search only`);
     } else {
       space = { modelId: embedder.modelId, dimensions: embedder.dimensions };
     }

@@ -39,7 +39,7 @@ function oracle(req: RecordedRequest) {
   return { json: { boundaries } };
 }
 
-const llm = () => createOpenAiLlm({ baseUrl: server.url, model: 'scripted-model', timeoutMs: 300, backoffMs: 1, maxRetries: 1 });
+const llm = () => createOpenAiLlm({ baseUrl: server.url, model: 'scripted-model', timeoutMs: 10_000, backoffMs: 1, maxRetries: 1 });
 const config = LlmEpisodeConfig.parse({ boundaryWindow: 40 });
 
 describe('LLM boundary detection', () => {

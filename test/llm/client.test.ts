@@ -24,7 +24,7 @@ function client(extra: Partial<LlmConfigInput> = {}, deps: ClientDeps = {}) {
   const usage: UsageEntry[] = [];
   const sleeps: number[] = [];
   const llm = createOpenAiLlm(
-    { baseUrl: server.url, model: 'test-model', timeoutMs: 300, backoffMs: 5, maxRetries: 2, ...extra },
+    { baseUrl: server.url, model: 'test-model', timeoutMs: 10_000, backoffMs: 5, maxRetries: 2, ...extra },
     { onUsage: (u) => void usage.push(u), sleep: async (ms) => void sleeps.push(ms), ...deps },
   );
   return { llm, usage, sleeps };

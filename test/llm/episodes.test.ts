@@ -7,8 +7,9 @@ import { MESSAGES, narratives, scriptHappy, task, twoSessions } from './script.j
 let server: LlmServer;
 let engine: Engine;
 const warnings: string[] = [];
-// Short timeouts and backoffs: every failure mode below finishes in well under a second.
-const llm = { model: 'scripted-model', timeoutMs: 300, backoffMs: 1, maxRetries: 2 };
+// Short backoffs, and a 300 ms timeout where a hang is scripted: every failure mode finishes in well under a
+// second. Elsewhere the timeout is generous so a loaded test machine never turns a good reply into a timeout.
+const llm = { model: 'scripted-model', timeoutMs: 10_000, backoffMs: 1, maxRetries: 2 };
 
 beforeAll(async () => {
   server = await startLlmServer();
@@ -119,7 +120,8 @@ describe('importing with an LLM', () => {
   });
 });
 
-type Mode = { name: string; script: (s: LlmServer) => void; unreachable?: boolean };
+/** `settings` switches the engine's LLM for the import only (a dead port, a short timeout). */
+type Mode = { name: string; script: (s: LlmServer) => void; settings?: () => Promise<{ baseUrl?: string; timeoutMs?: number }> };
 const always = (reply: ScriptReply) => (s: LlmServer) => void s.on(() => true, reply);
 
 const modes: Mode[] = [
@@ -133,20 +135,20 @@ const modes: Mode[] = [
   },
   { name: '429 with Retry-After on every request', script: always({ status: 429, headers: { 'retry-after': '0' } }) },
   { name: '500 on every request', script: always({ status: 500 }) },
-  { name: 'a reply that hangs past the timeout', script: always({ hang: true }) },
-  { name: 'an endpoint nobody listens on', script: () => {}, unreachable: true },
+  { name: 'a reply that hangs past the timeout', script: always({ hang: true }), settings: async () => ({ timeoutMs: 300 }) },
+  { name: 'an endpoint nobody listens on', script: () => {}, settings: async () => ({ baseUrl: await closedPortUrl() }) },
 ];
 
 describe('when the LLM fails', () => {
   it.each(modes)('$name: no partial episode; heuristic episodes marked for rebuild; rebuildEpisodes upgrades them in place', async (mode) => {
     const ownerId = newOwner();
     mode.script(server);
-    if (mode.unreachable) await engine.call('setLlmSettings', { ...llm, baseUrl: await closedPortUrl() });
+    if (mode.settings) await engine.call('setLlmSettings', { ...llm, baseUrl: server.url, ...(await mode.settings()) });
     try {
       const out = await engine.call('importFiles', { ownerId, paths: [twoSessions] });
       expect(out.files[0]).toMatchObject({ error: null, messagesAdded: MESSAGES });
     } finally {
-      if (mode.unreachable) await engine.call('setLlmSettings', { ...llm, baseUrl: server.url });
+      if (mode.settings) await engine.call('setLlmSettings', { ...llm, baseUrl: server.url });
     }
     const before = await episodes(ownerId);
     expect(before.length).toBeGreaterThan(0);
@@ -156,7 +158,8 @@ describe('when the LLM fails', () => {
     expect(warnings.join('\n')).toMatch(/marked for `nemori rebuild --llm`/);
     // Every request was logged, failed ones included.
     const usage = await engine.call('llmUsage', { ownerId });
-    if (!mode.unreachable) expect(usage.totals.requests).toBe(server.chats().length);
+    const unreachable = mode.name.startsWith('an endpoint nobody');
+    expect(usage.totals.requests).toBe(unreachable ? llm.maxRetries + 1 : server.chats().length);
     expect(usage.totals.failed).toBeGreaterThan(0);
 
     // The LLM is back.

@@ -9,7 +9,7 @@ let engine: Engine;
 let server: LlmServer;
 beforeAll(async () => {
   server = await startLlmServer();
-  engine = await openMemoryEngine({ llm: { baseUrl: server.url, model: 'scripted-model', timeoutMs: 300, backoffMs: 1, maxRetries: 1 } });
+  engine = await openMemoryEngine({ llm: { baseUrl: server.url, model: 'scripted-model', timeoutMs: 10_000, backoffMs: 1, maxRetries: 1 } });
 });
 afterAll(async () => {
   await engine.close();

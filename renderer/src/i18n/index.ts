@@ -5,20 +5,18 @@
 import { useCallback } from 'react';
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
-import { en, type MessageKey } from './en';
-import { zh } from './zh';
+import type { MessageKey } from './en';
+import { intlTag, localeFor, type Locale } from './locale';
+import { translate } from './translate';
 
-export type Locale = 'en' | 'zh';
+export { intlTag, type Locale };
 export type LocalePreference = 'system' | Locale;
 export const LOCALE_PREFERENCES: readonly LocalePreference[] = ['system', 'en', 'zh'];
 /** Each language names itself, so a person who cannot read the current one still finds theirs. */
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', zh: '中文' };
 
-const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
-
-export function systemLocale(languages: readonly string[] = navigator.languages ?? [navigator.language]): Locale {
-  const first = languages[0]?.toLowerCase() ?? 'en';
-  return first.startsWith('zh') ? 'zh' : 'en';
+export function systemLocale(): Locale {
+  return localeFor(navigator.languages?.length ? navigator.languages : [navigator.language]);
 }
 
 interface LocaleState {
@@ -41,13 +39,7 @@ export function useLocale(): Locale {
   return resolveLocale(useLocaleStore((s) => s.preference));
 }
 
-/** BCP 47 tag for Intl formatting. */
-export const intlTag = (l: Locale): string => (l === 'zh' ? 'zh-CN' : 'en');
-
-export function translate(locale: Locale, key: MessageKey, params: Record<string, string | number> = {}): string {
-  const template = dictionaries[locale][key] ?? en[key];
-  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
-}
+export { translate };
 
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 

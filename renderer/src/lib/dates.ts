@@ -3,7 +3,7 @@
  * happened in; we show its wall-clock time in that offset, whatever the computer's time zone, so a
  * trip to Lisbon reads in Lisbon time. Trick: shift the instant by the offset and format in UTC.
  */
-import { intlTag, type Locale } from '../i18n';
+import { intlTag, type Locale } from '../i18n/locale';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

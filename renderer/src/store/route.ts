@@ -3,45 +3,9 @@
  * Back works, a reload stays put, and Electron's `app://` page never navigates away.
  */
 import { create } from 'zustand';
+import { hashOf, parseHash, type Route } from '../lib/routes';
 
-export type Route =
-  | { name: 'journal' }
-  | { name: 'episode'; id: string }
-  | { name: 'search'; q: string }
-  | { name: 'import' }
-  | { name: 'settings' }
-  | { name: 'knowledge' };
-
-export type Section = Exclude<Route['name'], 'episode'>;
-
-export function parseHash(hash: string): Route {
-  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
-  const parts = path.split('/').filter(Boolean);
-  const params = new URLSearchParams(query);
-  switch (parts[0]) {
-    case 'episode':
-      return parts[1] ? { name: 'episode', id: decodeURIComponent(parts[1]) } : { name: 'journal' };
-    case 'search':
-      return { name: 'search', q: params.get('q') ?? '' };
-    case 'import':
-    case 'settings':
-    case 'knowledge':
-      return { name: parts[0] };
-    default:
-      return { name: 'journal' };
-  }
-}
-
-export function hashOf(route: Route): string {
-  switch (route.name) {
-    case 'episode':
-      return `#/episode/${encodeURIComponent(route.id)}`;
-    case 'search':
-      return route.q ? `#/search?${new URLSearchParams({ q: route.q })}` : '#/search';
-    default:
-      return `#/${route.name}`;
-  }
-}
+export type { Route, Section } from '../lib/routes';
 
 interface RouteState {
   route: Route;
