@@ -2,18 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { OpInput } from '../core/api/contract.js';
 import { tokenize } from '../core/retrieval/tokenize.js';
+import { prng } from '../test/fixtures/tiny-model/generate.js';
 
-/** A deterministic PRNG (mulberry32): the same seed gives the same corpus on every machine. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same seeded PRNG the tiny model is generated with: the same corpus on every machine. */
+export const rng = prng;
 
 /** Words of the tiny model's hand-written vocabularies, roughly in frequency order (see its README). */
 function vocabulary(file: string, split: (line: string) => string[]): string[] {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { StoredMessage } from '../domain/conversation.js';
 import { EpisodeDraft, EpisodeType } from '../domain/episode.js';
-import type { Llm } from '../llm/llm.js';
+import { describeIssues } from '../llm/json.js';
+import { LlmError, type Llm } from '../llm/llm.js';
 import { renderPrompt } from '../llm/prompts.js';
 import { localStamp, shorten } from './boundaries-llm.js';
 import { describeSpan, formatOffset, joinNames, localDate } from './describe.js';
@@ -46,6 +47,18 @@ const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : 
 const Text = z.string().trim();
 const StringList = z.array(z.coerce.string().trim()).transform((xs) => [...new Set(xs.filter(Boolean))]);
 
+/** A list whose malformed items are dropped: one broken entity must not cost the whole episode a repair. */
+function lenientList<T>(item: z.ZodType<T>) {
+  return z
+    .array(z.unknown())
+    .catch([])
+    .default([])
+    .transform((xs) => xs.flatMap((x) => {
+      const r = item.safeParse(x);
+      return r.success ? [r.data] : [];
+    }));
+}
+
 const EntityReply = z.object({
   name: Text.min(1),
   type: z.string().trim().toUpperCase().catch('OTHER').default('OTHER'),
@@ -71,8 +84,8 @@ export function narrativeReply(years: readonly number[]) {
     // Cosmetic slips (capitals, a made-up type) fall back instead of costing a repair round.
     episodeType: z.preprocess(lower, EpisodeType).catch('conversational').default('conversational'),
     eventType: z.string().trim().max(80).nullish().catch(null),
-    entities: z.array(EntityReply).default([]),
-    relationships: z.array(TripleReply).default([]),
+    entities: lenientList(EntityReply),
+    relationships: lenientList(TripleReply),
     topics: StringList.default([]),
     keywords: StringList.default([]),
     keyPoints: StringList.catch([]).default([]),
@@ -219,5 +232,12 @@ export async function llmEpisode(
     ],
     json: narrativeReply(years(messages)),
   });
-  return draftFromReply(r.value, messages, r.model);
+  try {
+    return draftFromReply(r.value, messages, r.model);
+  } catch (e) {
+    // A reply that passed validation but still cannot make an episode is the model's failure, not ours:
+    // it falls back like any other bad reply instead of failing the import.
+    if (!(e instanceof z.ZodError)) throw e;
+    throw new LlmError('LLM_BAD_REPLY', `episode.narrative: the reply cannot make an episode: ${describeIssues(e)}`, { operation: 'episode.narrative' });
+  }
 }

@@ -21,15 +21,13 @@ export interface ClientDeps {
   now?: () => Date;
 }
 
+// Only the fields we read; everything else a server adds (ids, logprobs, reasoning) is ignored.
 const Envelope = z.object({
-  model: z.string().optional(),
-  choices: z
-    .array(z.object({ message: z.object({ content: z.string().nullable().optional() }).passthrough(), finish_reason: z.string().nullable().optional() }).passthrough())
-    .min(1),
-  usage: z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).passthrough().nullable().optional(),
-}).passthrough();
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1),
+  usage: z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullable().optional(),
+});
 
-const ModelList = z.object({ data: z.array(z.object({ id: z.string() }).passthrough()) }).passthrough();
+const ModelList = z.object({ data: z.array(z.object({ id: z.string() })) });
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -216,7 +214,8 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
         throw new LlmError(failure.code, `${req.operation}: ${clean(failure.message)}`, { operation: req.operation, ...(status !== null ? { status } : {}), requests: attempt });
       }
       let delay = Math.min(cfg.maxBackoffMs, cfg.backoffMs * 2 ** retries);
-      if (status === 429) {
+      // 429s carry Retry-After, and so do 503s from servers that are loading a model or overloaded.
+      if (status === 429 || status === 503) {
         const asked = retryAfterMs(retryAfter, now());
         if (asked !== null && asked > cfg.maxRetryAfterMs) throw new LlmError('LLM_RATE_LIMITED', `${req.operation}: rate limited; the endpoint asks to wait ${Math.round(asked / 1000)} s, longer than ${Math.round(cfg.maxRetryAfterMs / 1000)} s`, { operation: req.operation, status });
         if (asked !== null) delay = asked;

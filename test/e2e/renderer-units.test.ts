@@ -1,0 +1,160 @@
+/**
+ * The renderer's pure logic, in Node (no browser): the windowed list's arithmetic at 100k rows,
+ * grouping episodes under the day they happened (in their own time zone), the hash routes, which
+ * words a result marks, and the two UI dictionaries.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EpisodeView } from '../../renderer/src/api/types';
+import { prefixOffsets, rowAt, scrollToReveal, visibleRange } from '../../renderer/src/components/windowing';
+import { en } from '../../renderer/src/i18n/en';
+import { localeFor } from '../../renderer/src/i18n/locale';
+import { translate } from '../../renderer/src/i18n/translate';
+import { zh } from '../../renderer/src/i18n/zh';
+import { dayKey, formatDay, formatOffset, formatSpan, instantRangeForLocalDays, monthGrid } from '../../renderer/src/lib/dates';
+import { hashOf, parseHash } from '../../renderer/src/lib/routes';
+import { termPattern } from '../../renderer/src/lib/terms';
+import { appendRows, toEntry, type Entry } from '../../renderer/src/store/journal-rows';
+
+describe('the windowed journal list', () => {
+  const heights = Array.from({ length: 100_000 }, (_, i) => (i % 4 === 0 ? 60 : 136));
+  const offsets = prefixOffsets(heights);
+
+  it('knows the exact height of 100k rows without measuring any', () => {
+    expect(offsets[100_000]).toBe(25_000 * 60 + 75_000 * 136);
+  });
+
+  it('renders only the rows near the viewport, wherever it is scrolled', () => {
+    for (const scrollTop of [0, 1_000_000, offsets[99_990]!]) {
+      const { start, end } = visibleRange(offsets, scrollTop, 800, 600);
+      expect(end - start).toBeLessThan(30);
+      expect(offsets[start]!).toBeLessThanOrEqual(Math.max(0, scrollTop - 600));
+      expect(offsets[end]!).toBeGreaterThanOrEqual(Math.min(offsets[100_000]!, scrollTop + 800 + 600));
+    }
+  });
+
+  it('finds the row under a point and scrolls a row into view by the least amount', () => {
+    expect(rowAt(offsets, 0)).toBe(0);
+    expect(rowAt(offsets, 59)).toBe(0);
+    expect(rowAt(offsets, 60)).toBe(1);
+    expect(rowAt(offsets, 1e12)).toBe(99_999);
+    expect(scrollToReveal(offsets, 1, 0, 800)).toBe(0); // already visible
+    expect(scrollToReveal(offsets, 10, 0, 800)).toBe(offsets[11]! - 800); // below: align bottom
+    expect(scrollToReveal(offsets, 2, 5000, 800)).toBe(offsets[2]); // above: align top
+  });
+
+  it('copes with an empty list', () => {
+    expect(visibleRange(prefixOffsets([]), 0, 800, 600)).toEqual({ start: 0, end: 0 });
+  });
+});
+
+function episode(id: string, start: string, utcOffsetMin: number): EpisodeView {
+  return {
+    id,
+    ownerId: 'o',
+    conversationId: null,
+    episodeType: 'conversational',
+    level: 1,
+    title: id,
+    content: '…',
+    summary: 's',
+    start,
+    end: start,
+    utcOffsetMin,
+    metadata: { entities: [], topics: [], emotions: [], keyPoints: [], timeReferences: [], participants: ['A', 'B'], messageCount: 2, custom: {} },
+    structuredData: {},
+    keywords: [],
+    importance: 0.5,
+    recallCount: 0,
+    lastAccessed: null,
+    builder: 'heuristic',
+    processingStatus: 'ready',
+    processingVersion: 'v',
+    embeddingModel: null,
+    messageIds: [],
+    createdAt: start,
+    updatedAt: start,
+  };
+}
+
+describe('days in the journal', () => {
+  it('are the local days the episodes happened on, not the computer’s', () => {
+    // 23:30 in Shanghai is 15:30 UTC; 01:00 in New York on the 9th is 06:00 UTC on the 9th.
+    expect(dayKey('2024-03-08T15:30:00.000Z', 480)).toBe('2024-03-08');
+    expect(dayKey('2024-03-08T16:30:00.000Z', 480)).toBe('2024-03-09');
+    expect(dayKey('2024-03-09T06:00:00.000Z', -300)).toBe('2024-03-09');
+    expect(formatSpan('2023-05-08T07:00:00.000Z', '2023-05-08T18:17:00.000Z', 120, 'en')).toBe('09:00 – 20:17');
+    expect(formatOffset(120)).toBe('UTC+02:00');
+    expect(formatOffset(-330)).toBe('UTC−05:30');
+  });
+
+  it('group consecutive episodes under one heading per day, across pages', () => {
+    const page1 = [episode('a', '2024-03-09T08:15:00.000Z', 60), episode('b', '2024-03-05T11:00:00.000Z', 480)].map(toEntry);
+    const page2 = [episode('c', '2024-03-05T10:00:00.000Z', 480), episode('d', '2024-03-01T12:10:00.000Z', 480)].map(toEntry);
+    const rows = appendRows(appendRows([], page1), page2);
+    expect(rows.map((r) => (r.kind === 'day' ? `${r.day}:${r.count}` : r.key))).toEqual(['2024-03-09:1', 'a', '2024-03-05:2', 'b', 'c', '2024-03-01:1', 'd']);
+  });
+
+  it('keep list entries light: no narrative, a bounded summary', () => {
+    const e: Entry = toEntry({ ...episode('x', '2024-01-01T00:00:00.000Z', 0), content: 'long '.repeat(10_000), summary: 'y'.repeat(5000) });
+    expect(JSON.stringify(e).length).toBeLessThan(1000);
+  });
+
+  it('widen a jump by the time zones that could hold that local day', () => {
+    expect(instantRangeForLocalDays('2024-03-01', '2024-04-01')).toEqual({ since: '2024-02-29T10:00:00.000Z', until: '2024-04-01T12:00:00.000Z' });
+  });
+
+  it('read naturally in both languages, and the month grid starts on Monday', () => {
+    expect(formatDay('2024-03-09', 'en')).toBe('Saturday, March 9, 2024');
+    expect(formatDay('2024-03-09', 'zh')).toBe('2024年3月9日星期六');
+    const march = monthGrid(2024, 2); // 1 March 2024 was a Friday
+    expect(march.slice(0, 5)).toEqual([null, null, null, null, 1]);
+    expect(march.filter(Boolean)).toHaveLength(31);
+  });
+});
+
+describe('routes', () => {
+  it('round-trip through the URL hash', () => {
+    for (const route of [
+      { name: 'journal' },
+      { name: 'episode', id: '5d2c3d4e-0000-4000-8000-000000000001' },
+      { name: 'search', q: '西湖 & boots?' },
+      { name: 'settings' },
+    ] as const) {
+      expect(parseHash(hashOf(route))).toEqual(route);
+    }
+    expect(parseHash('')).toEqual({ name: 'journal' });
+    expect(parseHash('#token=abc')).toEqual({ name: 'journal' });
+    expect(parseHash('#/nowhere')).toEqual({ name: 'journal' });
+  });
+});
+
+describe('marking matched terms', () => {
+  const marks = (text: string, terms: string[]) => [...text.matchAll(termPattern(terms)!)].map((m) => m[0]);
+
+  it('marks stemmed English words whole, and Chinese words where they appear', () => {
+    expect(marks('I went hiking; hikes are great. Hike!', ['hike'])).toEqual(['hiking', 'hikes', 'Hike']);
+    expect(marks('周六去杭州西湖骑自行车，西湖边的樱花', ['西湖', '自行车'])).toEqual(['西湖', '自行车', '西湖']);
+    expect(marks('a+b (c)', ['a+b'])).toEqual(['a+b']);
+    expect(termPattern([])).toBeNull();
+  });
+});
+
+describe('the two UI languages', () => {
+  it('have the same keys, none empty, with the same placeholders', () => {
+    expect(Object.keys(zh).sort()).toEqual(Object.keys(en).sort());
+    const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    for (const key of Object.keys(en) as (keyof typeof en)[]) {
+      expect(zh[key].trim(), key).not.toBe('');
+      expect(placeholders(zh[key]), key).toEqual(placeholders(en[key]));
+    }
+  });
+
+  it('follow the system language: Chinese for any zh-*, English otherwise', () => {
+    expect(localeFor(['zh-CN', 'en'])).toBe('zh');
+    expect(localeFor(['zh-TW'])).toBe('zh');
+    expect(localeFor(['en-GB', 'zh-CN'])).toBe('en');
+    expect(localeFor(['fr-FR'])).toBe('en');
+    expect(localeFor([])).toBe('en');
+    expect(translate('zh', 'journal.episodes', { n: 3 })).toBe('3 个片段');
+  });
+});
