@@ -29,6 +29,7 @@ export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let gone: WireError | null = null;
+  let closeRequested = false;
   let resolveReady!: () => void;
   let rejectReady!: (e: Error) => void;
   const ready = new Promise<void>((resolve, reject) => {
@@ -84,8 +85,10 @@ export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>
       });
     },
     close() {
-      if (!gone) {
-        gone = { code: 'ENGINE_UNAVAILABLE', message: 'Nemori is closing' };
+      // Even an engine that failed to open is asked: it still answers `closed`, then exits.
+      if (!closeRequested) {
+        closeRequested = true;
+        gone ??= { code: 'ENGINE_UNAVAILABLE', message: 'Nemori is closing' };
         channel.post({ type: 'close' });
       }
       return closed;
@@ -100,6 +103,7 @@ export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>
       for (const p of pending.values()) p.reject(new WireCallError(gone ?? error));
       pending.clear();
       gone ??= error;
+      closeRequested = true;
       stop();
       resolveClosed();
     },

@@ -47,7 +47,7 @@ describe('narrative validation', () => {
     expect(schema.safeParse({ ...base, content, importance: 8 }).success).toBe(false);
     // A broken entity or triple is dropped, the rest of the episode kept.
     const partial = schema.parse({ ...base, content, entities: [{ name: '' }, { name: 'Alice', type: 'person' }, 'Bob'], relationships: [['Alice', 'KNOWS'], { subject: 'Alice', predicate: 'knows', object: 'Bob' }] });
-    expect(partial.entities).toEqual([{ name: 'Alice', type: 'PERSON', aliases: [], role: null }]);
+    expect(partial.entities).toEqual([{ name: 'Alice', type: 'PERSON', aliases: [] }]);
     expect(partial.relationships).toEqual([['Alice', 'knows', 'Bob']]);
     expect(schema.safeParse({ title: 'T', summary: 'S', content }).success).toBe(false);
   });
