@@ -45,6 +45,8 @@ export const SearchResultItem = z.object({
   text: z.string(),
   start: z.string(),
   end: z.string(),
+  /** The local offset the episode happened in, to show its times as the person lived them. */
+  utcOffsetMin: z.number().int(),
   score: z.number(),
   scores: z.object({ bm25: z.number().nullable(), vector: z.number().nullable() }),
   reason: z.object({

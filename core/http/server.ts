@@ -60,15 +60,20 @@ const STATUS: Partial<Record<WireErrorCode, number>> = {
 };
 export const statusFor = (code: WireErrorCode): number => STATUS[code] ?? 500;
 
-const ImportRequest = z.object({ batch: z.string(), ownerId: z.string().optional(), format: z.string().optional() });
+/** `batch` names the uploaded files; everything else is importFiles input (checked by the contract), minus `paths`. */
+const ImportRequest = z.looseObject({ batch: z.string() });
 
-/** The import report names files as the person chose them, not by their temporary paths. */
-function withOriginalNames(out: ImportFilesOutput, files: UploadedFile[]): ImportFilesOutput {
-  const rename = (text: string) => files.reduce((t, f) => t.split(f.path).join(f.name), text);
-  return {
-    ...out,
-    files: out.files.map((r) => ({ ...r, file: rename(r.file), warnings: r.warnings.map(rename), error: r.error && { ...r.error, message: rename(r.error.message) } })),
-  };
+/** Every string of `value` with `rename` applied (the import report, whatever fields it grows). */
+function mapStrings(value: unknown, rename: (s: string) => string): unknown {
+  if (typeof value === 'string') return rename(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, rename));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, rename)]));
+  return value;
+}
+
+/** The import report names files as the person chose them, never by their temporary paths. */
+function withOriginalNames(out: unknown, files: UploadedFile[]): unknown {
+  return mapStrings(out, (text) => files.reduce((t, f) => t.split(f.path).join(f.name), text));
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -128,15 +133,18 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     }
     if (route === '/api/import') {
       const body = ImportRequest.safeParse(await readJson(req, JSON_LIMIT));
-      if (!body.success) throw new NemoriError('INVALID_INPUT', 'import: expected { batch, ownerId?, format? }');
-      const { batch, ...rest } = body.data;
+      if (!body.success) throw new NemoriError('INVALID_INPUT', 'import: expected { batch, …importFiles input without paths }');
+      const { batch, paths: _ignored, ...rest } = body.data;
       const files = uploads.take(batch);
+      // A dry run (the preview) keeps the files for the import that follows it.
+      const keep = rest.dryRun === true;
       try {
         const result = await dispatcher.dispatch('importFiles', { ...rest, paths: files.map((f) => f.path) });
-        if (result.ok) result.value = withOriginalNames(result.value as ImportFilesOutput, files);
+        if (result.ok) result.value = withOriginalNames(result.value, files) as ImportFilesOutput;
         sendResult(res, result);
       } finally {
-        await uploads.discard(batch);
+        if (keep) uploads.putBack(batch, files);
+        else await uploads.discard(batch);
       }
       return;
     }

@@ -33,8 +33,10 @@ export interface UploadedFile {
 
 export interface UploadArea {
   receive(batch: string, name: string, body: IncomingMessage): Promise<UploadedFile>;
-  /** The batch's files in upload order; the batch is forgotten (and must be discarded) after. */
+  /** The batch's files in upload order; the batch is forgotten (and must be discarded or put back) after. */
   take(batch: string): UploadedFile[];
+  /** Returns taken files to their batch (after a preview, for the import that follows). */
+  putBack(batch: string, files: UploadedFile[]): void;
   discard(batch: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -70,6 +72,10 @@ export async function createUploadArea(): Promise<UploadArea> {
       if (!files?.length) throw new NemoriError('NOT_FOUND', 'nothing was uploaded for this import; choose the files again');
       batches.delete(batch);
       return files;
+    },
+    putBack(batch, files) {
+      checkBatch(batch);
+      batches.set(batch, files);
     },
     async discard(batch) {
       checkBatch(batch);

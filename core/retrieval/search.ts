@@ -78,8 +78,8 @@ function fuse(
 
 /**
  * Keyword (BM25F), vector (pgvector HNSW) or hybrid search over one owner's episodes. Hybrid takes the
- * union of both candidate lists and scores every candidate in both modes exactly, so a strong keyword hit
- * is never dropped for lack of a vector rank (or the reverse). Without a usable model, hybrid degrades to
+ * union of both candidate lists and gives every keyword candidate its exact vector similarity, so a
+ * strong keyword hit is never dropped for lack of a vector rank. Without a usable model, hybrid degrades to
  * keyword search with a warning (seed 004) instead of failing.
  */
 export async function searchEpisodes(deps: SearchDeps, req: SearchRequest): Promise<SearchOutcome> {
@@ -95,7 +95,7 @@ export async function searchEpisodes(deps: SearchDeps, req: SearchRequest): Prom
   if (mode !== 'bm25') {
     if (!embedder) {
       warnings.push('no embedding model is available, so results come from keyword search only');
-    } else if ((await read.vectors.count(req.ownerId, embedder.modelId)) === 0) {
+    } else if (!(await read.vectors.any(req.ownerId, embedder.modelId))) {
       // Archived memories have no vector (core/forgetting), so "none yet" may also mean "all archived".
       warnings.push(`no active memories are embedded with ${embedder.modelId} (none yet, or all archived), so results come from keyword search only`);
     } else {
@@ -110,17 +110,13 @@ export async function searchEpisodes(deps: SearchDeps, req: SearchRequest): Prom
     const qv = req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!;
     vecHits = await read.vectors.search(req.ownerId, space, qv, { limit: k, filters: req.filters });
     if (mode === 'hybrid') {
-      const inBm25 = new Set(bm25Hits.map((h) => h.episodeId));
+      // Keyword candidates the vector list missed get their exact similarity (a cheap lookup by id).
+      // Vector candidates the keyword list missed score 0 on keywords: with BM25's candidate depth they
+      // match no query term strongly, and rescoring them by term costs more than it changes.
       const inVec = new Set(vecHits.map((h) => h.episodeId));
       const needVec = bm25Hits.filter((h) => !inVec.has(h.episodeId)).map((h) => h.episodeId);
-      const needBm25 = vecHits.filter((h) => !inBm25.has(h.episodeId)).map((h) => h.episodeId);
-      const [moreVec, moreBm25] = await Promise.all([
-        needVec.length ? read.vectors.search(req.ownerId, space, qv, { limit: needVec.length, filters: {}, within: needVec }) : [],
-        needBm25.length && terms.length
-          ? read.bm25.search(req.ownerId, terms, { limit: needBm25.length, filters: {}, params: bm25Params, within: needBm25 })
-          : [],
-      ]);
-      const bm25Map = new Map([...bm25Hits, ...moreBm25].map((h) => [h.episodeId, { score: h.score, terms: h.matchedTerms }]));
+      const moreVec = needVec.length ? await read.vectors.search(req.ownerId, space, qv, { limit: needVec.length, filters: {}, within: needVec }) : [];
+      const bm25Map = new Map(bm25Hits.map((h) => [h.episodeId, { score: h.score, terms: h.matchedTerms }]));
       const vecMap = new Map([...vecHits, ...moreVec].map((h) => [h.episodeId, h.similarity]));
       const rankOf = {
         bm25: new Map(bm25Hits.map((h, i) => [h.episodeId, i + 1])),

@@ -161,34 +161,35 @@ export function bm25Repo(q: Sql, track: WriteTracker = () => {}) {
     /**
      * Top documents for the query terms: Σ over matched terms of idf × stored impact. Without filters
      * each term contributes its `postingsPerTerm` strongest postings (bounded work at any corpus size);
-     * with filters or an explicit candidate list every posting is read, so nothing filtered is missed.
+     * with filters every posting is read, so nothing filtered is missed.
      */
     async search(
       ownerId: string,
       terms: readonly string[],
-      o: { limit: number; filters: EpisodeFilters; params: Bm25Params; within?: readonly string[] | undefined },
+      o: { limit: number; filters: EpisodeFilters; params: Bm25Params },
     ): Promise<Bm25Hit[]> {
       if (terms.length === 0) return [];
       const qtf = new Map<string, number>();
       for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
-      const [st, dfs] = await Promise.all([
-        stats(ownerId),
-        q.query<{ term: string; df: number }>(`SELECT term, df FROM bm25_terms WHERE owner_id = $1 AND term = ANY($2::text[])`, [ownerId, [...qtf.keys()]]),
-      ]);
-      if (st.docCount <= 0 || dfs.rows.length === 0) return [];
-      const n = st.docCount;
+      // One round trip for the collection side: the owner's document count and each term's df.
+      const dfs = await q.query<{ doc_count: number; term: string | null; df: number | null }>(
+        `SELECT s.doc_count, t.term, t.df FROM bm25_stats s
+         LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
+         WHERE s.owner_id = $1`,
+        [ownerId, [...qtf.keys()]],
+      );
+      const n = dfs.rows[0]?.doc_count ?? 0;
+      const matched = dfs.rows.filter((r): r is { doc_count: number; term: string; df: number } => r.term !== null && r.df !== null);
+      if (n <= 0 || matched.length === 0) return [];
       // Matched terms come back as a bit mask, so at most 63 distinct terms are scored.
-      const found = dfs.rows.slice(0, 63);
+      const found = matched.slice(0, 63);
       const weights = found.map((r) => qtf.get(r.term)! * Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) * (o.params.k1 + 1));
       const p = new Params();
       const owner = p.add(ownerId);
       const qt = `unnest(${p.add(found.map((f) => f.term))}::text[], ${p.add(weights)}::float8[], ${p.add(found.map((_, i) => (1n << BigInt(i)).toString()))}::int8[]) AS qt(term, w, bit)`;
       const filters = filterSql(o.filters, p);
       let postings: string;
-      if (o.within) {
-        postings = `SELECT qt.w, qt.bit, x.episode_id, x.impact FROM ${qt}
-          JOIN bm25_postings x ON x.owner_id = ${owner} AND x.term = qt.term AND x.episode_id = ANY(${p.add(o.within)}::uuid[])`;
-      } else if (filters) {
+      if (filters) {
         postings = `SELECT qt.w, qt.bit, x.episode_id, x.impact FROM ${qt}
           JOIN bm25_postings x ON x.owner_id = ${owner} AND x.term = qt.term
           JOIN episodes e ON e.id = x.episode_id AND e.owner_id = ${owner}${filters}`;

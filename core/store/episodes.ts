@@ -85,6 +85,10 @@ export function filterSql(f: EpisodeFilters, p: Params): string {
   return parts.map((x) => ` AND ${x}`).join('');
 }
 
+export interface SearchResultRow extends Pick<Episode, 'id' | 'title' | 'summary' | 'content' | 'temporal'> {
+  sources: { id: string; externalId: string | null; speaker: string; sentAt: Date }[];
+}
+
 export interface ListOptions extends EpisodeFilters {
   limit: number;
   /** Keyset cursor: episodes strictly older than this (start, id) pair. */
@@ -120,6 +124,33 @@ export function episodeRepo(q: Sql) {
       const r = await q.query<EpisodeRow>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`, [ownerId, ids]);
       const byId = new Map(r.rows.map((row) => [row.id, toEpisode(row)]));
       return ids.flatMap((id) => byId.get(id) ?? []);
+    },
+
+    /**
+     * What a search result shows, with its source messages, in one lean query: search is the hot path,
+     * and results need neither vectors nor full metadata.
+     */
+    async searchResults(ownerId: string, ids: readonly string[]): Promise<SearchResultRow[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<{
+        id: string; title: string; summary: string; content: string; start_at: Date; end_at: Date; utc_offset_min: number;
+        sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[];
+      }>(
+        `SELECT e.id, e.title, e.summary, e.content, e.start_at, e.end_at, e.utc_offset_min,
+                COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at)
+                                          ORDER BY m.sent_at, m.seq)
+                          FROM messages m WHERE m.episode_id = e.id), '[]'::json) AS sources
+         FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
+        [ownerId, ids],
+      );
+      return r.rows.map((x) => ({
+        id: x.id,
+        title: x.title,
+        summary: x.summary,
+        content: x.content,
+        temporal: { start: x.start_at, end: x.end_at, utcOffsetMin: x.utc_offset_min },
+        sources: x.sources.map((m) => ({ ...m, sentAt: new Date(m.sentAt) })),
+      }));
     },
 
     async list(ownerId: string, o: ListOptions): Promise<Episode[]> {

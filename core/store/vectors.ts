@@ -91,6 +91,12 @@ export function vectorRepo(q: Sql) {
       return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance }));
     },
 
+    /** Whether any vector of this model exists for the owner: an index probe, not a count. */
+    async any(ownerId: string, modelId: string): Promise<boolean> {
+      const r = await q.query(`SELECT 1 FROM episode_embeddings WHERE owner_id = $1 AND model_id = $2 LIMIT 1`, [ownerId, modelId]);
+      return r.rows.length > 0;
+    },
+
     async count(ownerId: string, modelId: string): Promise<number> {
       const r = await q.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM episode_embeddings WHERE owner_id = $1 AND model_id = $2`,

@@ -78,9 +78,11 @@ export interface FixtureBridge {
 export async function startFixtureBridge(files: readonly string[] = FIXTURE_FILES): Promise<FixtureBridge> {
   const home = tempDir('nemori-e2e-');
   const engine = await openEngine({ home, embedder: await openEmbedder(tinyModelOptions()) });
-  const imported = await engine.call('importFiles', { paths: [...files] });
-  const failed = imported.files.filter((f) => f.error);
-  if (failed.length) throw new Error(`fixture import failed: ${failed.map((f) => f.error?.message).join('; ')}`);
+  if (files.length) {
+    const imported = await engine.call('importFiles', { paths: [...files] });
+    const failed = imported.files.filter((f) => f.error);
+    if (failed.length) throw new Error(`fixture import failed: ${failed.map((f) => f.error?.message).join('; ')}`);
+  }
   const server = await startWebServer({ engine, staticDir: RENDERER_DIR, log: () => {} });
   return {
     engine,
@@ -116,8 +118,8 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** A browser context as a person in `locale` would have it; the episode times never depend on its time zone. */
-export function newContext(browser: Browser, locale: 'en-US' | 'zh-CN'): Promise<BrowserContext> {
-  return browser.newContext({ locale, timezoneId: 'America/New_York', viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+export function newContext(browser: Browser, locale: 'en-US' | 'zh-CN', colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> {
+  return browser.newContext({ locale, timezoneId: 'America/New_York', viewport: { width: 1280, height: 860 }, colorScheme });
 }
 
 export function screenshotPath(name: string): string {

@@ -125,7 +125,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     expect((await new EpisodePage(page).messageTexts()).join('\n')).toContain('杭州西湖骑自行车');
   });
 
-  it('imports files with progress to completion and a report per file', async () => {
+  it('previews files, asks who "me" is, then imports with progress to completion and a report per file', async () => {
     await app.go('import');
     const dir = tempDir('nemori-e2e-upload-');
     const club = writeClubExport(dir);
@@ -133,12 +133,26 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     const imports = new ImportPage(page);
     await imports.choose([club.file, whatsapp]);
     expect(await imports.chosenNames()).toEqual(['garden-club.json', 'WhatsApp Chat with Emma.txt']);
+
+    await imports.check();
+    const preview = await imports.previewRows();
+    expect(preview.map((r) => r.slice(0, 4))).toEqual([
+      ['garden-club.json', 'json', '30', String(club.messages)],
+      ['WhatsApp Chat with Emma.txt', 'whatsapp', '1', expect.stringMatching(/^\d+$/)],
+    ]);
+    expect(preview[0]![4]).toBe('2024-04-01 – 2024-04-30');
+    expect(await imports.previewSummary()).toMatch(/Nothing is stored until you import/);
+    await imports.chooseMe('Sam');
+    await app.screenshot(screenshotPath('import-preview-en'));
+    // A preview stores nothing.
+    expect((await bridge.engine.call('stats', {})).owners[0]?.messages).toBe(20);
+
     await imports.traceProgress();
     await imports.start();
     await imports.waitUntilDone();
 
     const trace = await imports.trace();
-    expect(trace.phases).toEqual(expect.arrayContaining(['uploading', 'importing', 'done']));
+    expect(trace.phases).toEqual(expect.arrayContaining(['importing', 'done']));
     // The bar showed the engine's own progress (not only a jump to the end).
     expect(trace.values.some((v) => v > 0 && v <= 100)).toBe(true);
     expect(await imports.progressValue()).toBe('100');
@@ -146,9 +160,8 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
 
     const rows = await imports.reportRows();
     expect(rows).toHaveLength(2);
-    expect(rows[0]!.slice(0, 4)).toEqual(['garden-club.json', 'json', '30', String(club.messages)]);
-    expect(rows[1]![0]).toBe('WhatsApp Chat with Emma.txt');
-    expect(rows[1]![1]).toBe('whatsapp');
+    expect(rows[0]!.slice(0, 5)).toEqual(['garden-club.json', 'json', '30', String(club.messages), String(club.messages)]);
+    expect(rows[1]!.slice(0, 2)).toEqual(['WhatsApp Chat with Emma.txt', 'whatsapp']);
     expect(await imports.summary()).toMatch(/^Imported \d+ new messages from 2 files into \d+ new episodes\./);
     await app.screenshot(screenshotPath('import-en'));
 
@@ -199,9 +212,11 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     await app.go('import');
     const imports = new ImportPage(page);
     await imports.choose([fixture('ingest', 'whatsapp', '与小明的 WhatsApp 聊天.txt')]);
-    await imports.start();
+    await imports.traceProgress();
+    await imports.start(); // straight away, without the preview
     await imports.waitUntilDone();
     expect(await imports.summary()).toMatch(/^从 1 个文件导入了 \d+ 条新消息/);
+    expect((await imports.trace()).phases).toEqual(expect.arrayContaining(['uploading', 'importing', 'done']));
     await app.screenshot(screenshotPath('import-zh'));
 
     await app.go('knowledge');
@@ -213,13 +228,17 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     await expect.poll(() => app.navLabels()).toEqual(['Journal', 'Search', 'Knowledge', 'Import', 'Settings']);
   });
 
-  it('follows the browser language on first start', async () => {
-    const zh = await newContext(browser, 'zh-CN');
+  it('follows the browser language and dark mode on first start', async () => {
+    const zh = await newContext(browser, 'zh-CN', 'dark');
     try {
       const tab = await zh.newPage();
       const shell = new AppShell(tab);
       await shell.open(bridge.server.url);
       expect(await shell.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '设置']);
+      await new JournalPage(tab).waitForEntries();
+      const background = await tab.evaluate('getComputedStyle(document.body).backgroundColor');
+      expect(background).toBe('rgb(27, 26, 23)');
+      await shell.screenshot(screenshotPath('journal-zh-dark'));
     } finally {
       await zh.close();
     }

@@ -37,7 +37,7 @@ describe('window.nemori', () => {
   it('refuses a non-string operation before anything is sent', async () => {
     const { ipc, invoked } = fakeIpc();
     const bridge = createBridge(ipc);
-    await expect(bridge.call({ toString: () => 'search' } as never, { query: 'x' })).rejects.toThrow(TypeError);
+    await expect(bridge.call({ toString: () => 'search' } as never, { query: 'x' } as never)).rejects.toThrow(TypeError);
     expect(invoked).toEqual([]);
   });
 

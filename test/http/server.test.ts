@@ -149,6 +149,25 @@ describe('the HTTP bridge', () => {
     expect(again.status).toBe(404);
   });
 
+  it('previews an upload without storing it, keeping the files for the import that follows', async () => {
+    const batch = crypto.randomUUID();
+    const ownerId = 'preview-owner';
+    await request(port, { method: 'POST', path: `/api/import/upload?batch=${batch}&name=chat.json`, headers: auth(), body: fs.readFileSync(fixture('import', 'two-days.json')) });
+    const importBatch = (extra: object) =>
+      request(port, { method: 'POST', path: '/api/import', headers: { ...auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ batch, ownerId, ...extra }) });
+
+    const preview = await importBatch({ dryRun: true });
+    expect(preview.status).toBe(200);
+    expect(preview.json()).toMatchObject({ dryRun: true, files: [{ file: 'chat.json', conversations: 2, messages: 8, messagesAdded: 0 }] });
+    expect((await callOp(port, token, 'stats', { ownerId })).json()).toMatchObject({ owners: [{ messages: 0 }] });
+
+    const stored = await importBatch({ me: 'Alice' });
+    expect(stored.json()).toMatchObject({ dryRun: false, files: [{ file: 'chat.json', messagesAdded: 8 }] });
+    // Input beyond the batch is still checked by the contract.
+    const bad = await request(port, { method: 'POST', path: '/api/import', headers: auth(), body: JSON.stringify({ batch: crypto.randomUUID() }) });
+    expect(bad.status).toBe(404);
+  });
+
   it('refuses uploads that could escape their folder', async () => {
     const badBatch = await request(port, { method: 'POST', path: '/api/import/upload?batch=../../etc&name=x.json', headers: auth(), body: 'x' });
     expect(badBatch.status).toBe(400);

@@ -6,6 +6,8 @@ import { detectFormat } from '../../ingest/formats.js';
 import type { ImportFileReport } from '../contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** The person's own messages are role `user`; everyone else's keep what the export said, minus `user`. */
 function withMe(c: IncomingConversation, me: string | null): IncomingConversation {
   if (!me) return c;
@@ -46,6 +48,7 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
           let from = Infinity;
           let to = -Infinity;
           for await (const c of format.read(file, { warn: (m) => report.warnings.push(m) })) {
+            if (report.conversations % 50 === 0) await yieldToEventLoop();
             if (!c.metadata.continued) report.conversations++;
             report.messages += c.messages.length;
             report.skipped += typeof c.metadata.skipped === 'number' ? c.metadata.skipped : 0;
@@ -72,6 +75,9 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
             report.episodesCreated += r.episodesCreated;
             done += c.messages.length;
             opts.onProgress?.({ operation: 'importFiles', phase: 'import', done, total: report.messages, detail: `${path.basename(file)} (${n + 1}/${i.paths.length})` });
+            // PGlite runs on this thread: yield between conversations so other calls (the UI asking for
+            // the journal while a year of chats imports) are answered mid-import, not after it.
+            await yieldToEventLoop();
           }
         } catch (e) {
           if (!(e instanceof NemoriError)) throw e;

@@ -13,16 +13,11 @@ export function searchHandlers({ ctx }: HandlerEnv): Handlers<'search'> {
         { ownerId: i.ownerId, text: i.query, mode: i.mode, limit: i.limit, filters },
       );
       const ids = outcome.hits.map((h) => h.episodeId);
-      const [episodes, messages] = await Promise.all([
-        store.read.episodes.getMany(i.ownerId, ids),
-        store.read.conversations.messagesOfEpisodes(i.ownerId, ids),
-      ]);
+      const rows = await store.read.episodes.searchResults(i.ownerId, ids);
       if (i.markAccessed) await store.read.episodes.recordAccess(i.ownerId, ids, ctx.clock.now());
-      const byEpisode = new Map<string, typeof messages>();
-      for (const m of messages) if (m.episodeId) byEpisode.set(m.episodeId, [...(byEpisode.get(m.episodeId) ?? []), m]);
-      const episodeById = new Map(episodes.map((e) => [e.id, e]));
+      const byId = new Map(rows.map((e) => [e.id, e]));
       const results = outcome.hits.flatMap((h) => {
-        const e = episodeById.get(h.episodeId);
+        const e = byId.get(h.episodeId);
         if (!e) return [];
         return [{
           kind: 'episode' as const,
@@ -32,15 +27,15 @@ export function searchHandlers({ ctx }: HandlerEnv): Handlers<'search'> {
           text: e.content,
           start: e.temporal.start.toISOString(),
           end: e.temporal.end.toISOString(),
+          utcOffsetMin: e.temporal.utcOffsetMin,
           score: h.score,
           scores: { bm25: h.bm25, vector: h.similarity },
           reason: { matchedBy: h.matchedBy, terms: h.matchedTerms, explanation: explainHit(h) },
-          sources: (byEpisode.get(e.id) ?? []).map((m) => ({ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: m.sentAt.toISOString() })),
+          sources: e.sources.map((m) => ({ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: m.sentAt.toISOString() })),
         }];
       });
       for (const w of outcome.warnings) ctx.warn(w);
       return { query: i.query, mode: outcome.modeUsed, results, warnings: outcome.warnings, tookMs: performance.now() - started };
     },
-
   };
 }

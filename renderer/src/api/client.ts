@@ -73,11 +73,8 @@ export async function pickImportFiles(): Promise<string[]> {
   return c.kind === 'desktop' ? c.bridge.pickImportFiles() : [];
 }
 
-/**
- * Browser only: uploads the chosen files to the bridge, then imports them. `onUploaded` reports
- * each finished upload (the import's own progress comes as engine events).
- */
-export async function importUploads(files: readonly File[], onUploaded: (done: number, total: number) => void): Promise<OpOutput<'importFiles'>> {
+/** Browser only: hands the chosen files to the bridge (kept there until imported); returns the batch id. */
+export async function uploadFiles(files: readonly File[], onUploaded: (done: number, total: number) => void): Promise<string> {
   const c = connect();
   if (c.kind !== 'web') throw new ApiError(NOT_CONNECTED);
   const batch = crypto.randomUUID();
@@ -86,7 +83,16 @@ export async function importUploads(files: readonly File[], onUploaded: (done: n
     if (!sent.ok) throw new ApiError(sent.error);
     onUploaded(i + 1, files.length);
   }
-  const result = await c.http.importBatch(batch);
+  return batch;
+}
+
+export type ImportOptions = Omit<OpInput<'importFiles'>, 'paths' | 'ownerId'>;
+
+/** Browser only: imports (or with `dryRun`, previews) an uploaded batch. A preview keeps the batch for the import. */
+export async function importBatch(batch: string, options: ImportOptions): Promise<OpOutput<'importFiles'>> {
+  const c = connect();
+  if (c.kind !== 'web') throw new ApiError(NOT_CONNECTED);
+  const result = await c.http.importBatch(batch, options);
   if (!result.ok) throw new ApiError(result.error);
   return result.value;
 }

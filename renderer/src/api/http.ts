@@ -63,13 +63,13 @@ export function httpTransport(token: string) {
       }
     },
 
-    /** Imports the files uploaded into `batch` (then the bridge deletes them). */
-    async importBatch(batch: string): Promise<CallResult<'importFiles'>> {
+    /** Imports the files uploaded into `batch` (then the bridge deletes them; a dry run keeps them). */
+    async importBatch(batch: string, options: object): Promise<CallResult<'importFiles'>> {
       try {
         const response = await fetch('/api/import', {
           method: 'POST',
           headers: { ...auth, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ batch }),
+          body: JSON.stringify({ ...options, batch }),
         });
         return await toResult<OpOutput<'importFiles'>>(response);
       } catch (e) {

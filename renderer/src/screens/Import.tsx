@@ -1,11 +1,10 @@
 import { useRef, useState, type DragEvent } from 'react';
 import { connectionKind, pickImportFiles } from '../api/client';
-import type { ImportReport } from '../api/types';
 import { ProgressBar } from '../components/ProgressBar';
 import { useT, type Translate } from '../i18n';
-import { fileChoice, pathChoice, useImportStore } from '../store/import';
-import { useJournalStore } from '../store/journal';
 import { useCalendarStore } from '../store/calendar';
+import { fileChoice, pathChoice, useImportStore, type ImportOutput } from '../store/import';
+import { useJournalStore } from '../store/journal';
 import { navigate } from '../store/route';
 
 function formatBytes(n: number): string {
@@ -14,23 +13,32 @@ function formatBytes(n: number): string {
   return `${(n / 1024 ** 2).toFixed(1)} MB`;
 }
 
-function ReportTable({ files, t }: { files: ImportReport[]; t: Translate }) {
+const day = (iso: string) => iso.slice(0, 10);
+
+/** Per-file table: what the preview found, or what the import stored. */
+function FileTable({ output, stored, t }: { output: ImportOutput; stored: boolean; t: Translate }) {
   return (
-    <table className="report" data-testid="import-report">
-      <caption className="visually-hidden">{t('import.report')}</caption>
+    <table className="report" data-testid={stored ? 'import-report' : 'import-preview'}>
+      <caption className="visually-hidden">{stored ? t('import.report') : t('import.preview')}</caption>
       <thead>
         <tr>
           <th scope="col">{t('import.col.file')}</th>
           <th scope="col">{t('import.col.format')}</th>
           <th scope="col">{t('import.col.conversations')}</th>
           <th scope="col">{t('import.col.messages')}</th>
-          <th scope="col">{t('import.col.added')}</th>
-          <th scope="col">{t('import.col.episodes')}</th>
+          {stored ? (
+            <>
+              <th scope="col">{t('import.col.added')}</th>
+              <th scope="col">{t('import.col.episodes')}</th>
+            </>
+          ) : (
+            <th scope="col">{t('import.col.dates')}</th>
+          )}
           <th scope="col">{t('import.col.participants')}</th>
         </tr>
       </thead>
       <tbody>
-        {files.map((f, i) => (
+        {output.files.map((f, i) => (
           <tr key={i} data-error={f.error ? true : undefined}>
             <th scope="row" className="file-name">
               {f.file}
@@ -49,9 +57,18 @@ function ReportTable({ files, t }: { files: ImportReport[]; t: Translate }) {
             <td>{f.format ?? '—'}</td>
             <td className="num">{f.conversations}</td>
             <td className="num">{f.messages}</td>
-            <td className="num">{f.messagesAdded}</td>
-            <td className="num">{f.episodesCreated}</td>
-            <td className="participants">{f.participants.slice(0, 8).join(', ')}{f.participants.length > 8 ? ' …' : ''}</td>
+            {stored ? (
+              <>
+                <td className="num">{f.messagesAdded}</td>
+                <td className="num">{f.episodesCreated}</td>
+              </>
+            ) : (
+              <td className="dates">{f.dateRange ? `${day(f.dateRange.from)} – ${day(f.dateRange.to)}` : '—'}</td>
+            )}
+            <td className="participants">
+              {f.participants.slice(0, 8).join(', ')}
+              {f.participants.length > 8 ? ' …' : ''}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -59,14 +76,14 @@ function ReportTable({ files, t }: { files: ImportReport[]; t: Translate }) {
   );
 }
 
-/** Pick chat exports, hand them to the engine, watch the progress, read what came in. */
+/** Pick chat exports, preview them, say which participant is you, import with progress, read what came in. */
 export function ImportScreen() {
   const t = useT();
-  const { chosen, phase, upload, progress, report, error, add, remove, start, reset } = useImportStore();
+  const { chosen, phase, upload, preview, me, progress, result, error, add, remove, check, setMe, start, reset } = useImportStore();
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const desktop = connectionKind() === 'desktop';
-  const busy = phase === 'uploading' || phase === 'importing';
+  const busy = phase === 'uploading' || phase === 'checking' || phase === 'importing';
 
   const choose = async () => {
     if (desktop) add((await pickImportFiles()).map(pathChoice));
@@ -78,11 +95,12 @@ export function ImportScreen() {
     if (!desktop && !busy) add([...e.dataTransfer.files].map(fileChoice));
   };
 
-  const totals = report && {
-    files: report.length,
-    messages: report.reduce((n, f) => n + f.messagesAdded, 0),
-    episodes: report.reduce((n, f) => n + f.episodesCreated, 0),
-    failed: report.filter((f) => f.error).length,
+  const participants = preview ? [...new Set(preview.files.flatMap((f) => f.participants))] : [];
+  const totals = result && {
+    files: result.files.length,
+    messages: result.files.reduce((n, f) => n + f.messagesAdded, 0),
+    episodes: result.files.reduce((n, f) => n + f.episodesCreated, 0),
+    failed: result.files.filter((f) => f.error).length,
   };
 
   return (
@@ -102,7 +120,7 @@ export function ImportScreen() {
         onDragLeave={() => setDragging(false)}
         onDrop={onDrop}
       >
-        <button type="button" className="primary" onClick={() => void choose()} disabled={busy} data-autofocus>
+        <button type="button" className={chosen.length ? undefined : 'primary'} onClick={() => void choose()} disabled={busy} data-autofocus>
           {t('import.choose')}
         </button>
         {!desktop && <span className="drop-hint">{t('import.drop')}</span>}
@@ -119,7 +137,7 @@ export function ImportScreen() {
         />
       </div>
 
-      {chosen.length > 0 && (
+      {chosen.length > 0 && phase !== 'done' && (
         <section className="chosen" aria-labelledby="chosen-title">
           <h2 id="chosen-title" className="section-label">
             {t('import.selected')}
@@ -135,31 +153,70 @@ export function ImportScreen() {
               </li>
             ))}
           </ul>
-          <button type="button" className="primary" onClick={() => void start()} disabled={busy} data-testid="import-start">
-            {chosen.length === 1 ? t('import.startOne') : t('import.start', { n: chosen.length })}
-          </button>
+          {!preview && (
+            <div className="actions">
+              <button type="button" className="primary" onClick={() => void check()} disabled={busy} data-testid="import-check">
+                {t('import.check')}
+              </button>
+              <button type="button" onClick={() => void start()} disabled={busy} data-testid="import-start">
+                {chosen.length === 1 ? t('import.startOne') : t('import.start', { n: chosen.length })}
+              </button>
+            </div>
+          )}
         </section>
       )}
 
-      {(busy || phase === 'done') && (
+      {phase === 'uploading' && upload && (
         <section className="import-progress" data-testid="import-progress" data-phase={phase}>
-          {phase === 'uploading' && upload && (
-            <ProgressBar label={t('import.progressLabel')} done={upload.done} total={upload.total} text={t('import.uploading', { done: upload.done, total: upload.total })} />
+          <ProgressBar label={t('import.progressLabel')} done={upload.done} total={upload.total} text={t('import.uploading', { done: upload.done, total: upload.total })} />
+        </section>
+      )}
+      {phase === 'checking' && <p className="muted">{t('import.checking')}</p>}
+
+      {preview && phase !== 'done' && phase !== 'importing' && (
+        <section className="import-preview" aria-labelledby="preview-title">
+          <h2 id="preview-title" className="section-label">
+            {t('import.preview')}
+          </h2>
+          <p className="summary" data-testid="import-preview-summary">
+            {t('import.previewSummary', { conversations: preview.conversations, messages: preview.messages, people: participants.length })}
+          </p>
+          <FileTable output={preview} stored={false} t={t} />
+          {participants.length > 0 && (
+            <label className="me-choice">
+              {t('import.me')}
+              <select value={me} onChange={(e) => setMe(e.target.value)} data-testid="import-me">
+                <option value="">{t('import.meNone')}</option>
+                {participants.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </label>
           )}
-          {(phase === 'importing' || phase === 'done') && (
-            <ProgressBar
-              label={t('import.progressLabel')}
-              done={phase === 'done' ? 1 : (progress?.done ?? null)}
-              total={phase === 'done' ? 1 : (progress?.total ?? null)}
-              text={
-                phase === 'done'
-                  ? `${t('import.done')} · ${t('import.messagesOf', { done: progress?.done ?? 0, total: progress?.total ?? 0 })}`
-                  : progress
-                    ? `${t('import.importing', { detail: progress.detail })} · ${t('import.messagesOf', { done: progress.done, total: progress.total })}`
-                    : t('common.loading')
-              }
-            />
-          )}
+          <div className="actions">
+            <button type="button" className="primary" onClick={() => void start()} disabled={busy} data-testid="import-start">
+              {chosen.length === 1 ? t('import.startOne') : t('import.start', { n: chosen.length })}
+            </button>
+          </div>
+        </section>
+      )}
+
+      {(phase === 'importing' || phase === 'done') && (
+        <section className="import-progress" data-testid="import-progress" data-phase={phase}>
+          <ProgressBar
+            label={t('import.progressLabel')}
+            done={phase === 'done' ? 1 : (progress?.done ?? null)}
+            total={phase === 'done' ? 1 : (progress?.total ?? null)}
+            text={
+              phase === 'done'
+                ? `${t('import.done')} · ${t('import.messagesOf', { done: progress?.done ?? 0, total: progress?.total ?? 0 })}`
+                : progress
+                  ? `${t('import.importing', { detail: progress.detail })} · ${t('import.messagesOf', { done: progress.done, total: progress.total })}`
+                  : t('common.loading')
+            }
+          />
         </section>
       )}
 
@@ -169,7 +226,7 @@ export function ImportScreen() {
         </p>
       )}
 
-      {report && totals && (
+      {result && totals && (
         <section className="import-result" aria-labelledby="report-title">
           <h2 id="report-title" className="section-label">
             {t('import.report')}
@@ -178,7 +235,7 @@ export function ImportScreen() {
             {t('import.summary', totals)}
             {totals.failed > 0 && <> {t('import.summaryErrors', { n: totals.failed })}</>}
           </p>
-          <ReportTable files={report} t={t} />
+          <FileTable output={result} stored t={t} />
           <div className="actions">
             <button
               type="button"

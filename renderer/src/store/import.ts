@@ -1,11 +1,13 @@
 /**
  * One import at a time: the files chosen (browser File objects, or paths from the desktop's file
- * dialog), the handing-over (browser uploads), the engine's progress for our call, and the report.
+ * dialog), a preview (a dry run: format, counts, participants, dates, and who "me" is), then the
+ * import itself with the engine's progress for our call, and the report.
  */
 import { create } from 'zustand';
-import { call, connectionKind, importUploads, onEvent } from '../api/client';
-import type { ImportReport } from '../api/types';
+import { call, connectionKind, importBatch, onEvent, uploadFiles, type ImportOptions } from '../api/client';
+import type { OpOutput } from '../api/types';
 
+export type ImportOutput = OpOutput<'importFiles'>;
 export type Choice = { kind: 'file'; file: File; name: string; size: number } | { kind: 'path'; path: string; name: string; size: null };
 
 export interface ImportProgress {
@@ -14,15 +16,24 @@ export interface ImportProgress {
   detail: string;
 }
 
+export type ImportPhase = 'idle' | 'uploading' | 'checking' | 'preview' | 'importing' | 'done' | 'failed';
+
 interface ImportState {
   chosen: Choice[];
-  phase: 'idle' | 'uploading' | 'importing' | 'done' | 'failed';
+  phase: ImportPhase;
   upload: { done: number; total: number } | null;
+  /** The browser's uploaded batch, kept by the bridge from the preview to the import. */
+  batch: string | null;
+  preview: ImportOutput | null;
+  /** Which participant is the person; '' = none of them. */
+  me: string;
   progress: ImportProgress | null;
-  report: ImportReport[] | null;
+  result: ImportOutput | null;
   error: string | null;
   add(choices: Choice[]): void;
   remove(index: number): void;
+  check(): Promise<void>;
+  setMe(me: string): void;
   start(): Promise<void>;
   reset(): void;
 }
@@ -34,64 +45,77 @@ export function pathChoice(path: string): Choice {
   return { kind: 'path', path, name: path.split(/[\\/]/).pop() ?? path, size: null };
 }
 
+const idle = { phase: 'idle' as ImportPhase, upload: null, batch: null, preview: null, me: '', progress: null, result: null, error: null };
+
+/** Runs importFiles for the chosen files, whichever way they reach the engine. */
+async function runImport(s: ImportState, options: ImportOptions, set: (p: Partial<ImportState>) => void, afterUpload: ImportPhase): Promise<ImportOutput> {
+  if (connectionKind() === 'desktop') {
+    const paths = s.chosen.flatMap((c) => (c.kind === 'path' ? [c.path] : []));
+    return call('importFiles', { ...options, paths });
+  }
+  let batch = s.batch;
+  if (!batch) {
+    const files = s.chosen.flatMap((c) => (c.kind === 'file' ? [c.file] : []));
+    set({ phase: 'uploading', upload: { done: 0, total: files.length } });
+    batch = await uploadFiles(files, (done, total) => set({ upload: { done, total } }));
+    set({ batch, phase: afterUpload });
+  }
+  return importBatch(batch, options);
+}
+
 export const useImportStore = create<ImportState>()((set, get) => ({
   chosen: [],
-  phase: 'idle',
-  upload: null,
-  progress: null,
-  report: null,
-  error: null,
+  ...idle,
 
   add(choices) {
     set((s) => {
       const seen = new Set(s.chosen.map((c) => (c.kind === 'path' ? c.path : `${c.name}:${c.size}`)));
       const fresh = choices.filter((c) => !seen.has(c.kind === 'path' ? c.path : `${c.name}:${c.size}`));
-      return { chosen: [...s.chosen, ...fresh], phase: s.phase === 'done' || s.phase === 'failed' ? 'idle' : s.phase, report: null, error: null };
+      // A different selection needs a new preview (and, in the browser, a new upload).
+      return { chosen: [...(s.phase === 'done' ? [] : s.chosen), ...fresh], ...idle };
     });
   },
 
   remove(index) {
-    set((s) => ({ chosen: s.chosen.filter((_, i) => i !== index) }));
+    set((s) => ({ chosen: s.chosen.filter((_, i) => i !== index), ...idle }));
   },
 
+  async check() {
+    const s = get();
+    if (!s.chosen.length || !['idle', 'failed', 'preview'].includes(s.phase)) return;
+    set({ phase: 'checking', error: null });
+    try {
+      const preview = await runImport(get(), { dryRun: true }, set, 'checking');
+      set({ phase: 'preview', preview, me: preview.files.find((f) => f.me)?.me ?? '' });
+    } catch (e) {
+      set({ phase: 'failed', error: (e as Error).message, batch: null });
+    }
+  },
+
+  setMe: (me) => set({ me }),
+
   async start() {
-    const { chosen, phase } = get();
-    if (!chosen.length || phase === 'uploading' || phase === 'importing') return;
+    const s = get();
+    if (!s.chosen.length || !['idle', 'preview', 'failed'].includes(s.phase)) return;
     // Our call is the first importFiles that starts after we ask; its progress is ours.
     let callId: string | null = null;
     const stop = onEvent((e) => {
-      if (e.operation !== 'importFiles') return;
-      if (e.type === 'call' && e.state === 'started' && callId === null && get().phase === 'importing') callId = e.callId;
-      if (e.type === 'progress' && e.callId === callId && get().phase === 'importing') {
-        set({ progress: { done: e.done, total: e.total, detail: e.detail ?? e.phase } });
-      }
+      if (e.operation !== 'importFiles' || get().phase !== 'importing') return;
+      if (e.type === 'call' && e.state === 'started' && callId === null) callId = e.callId;
+      if (e.type === 'progress' && e.callId === callId) set({ progress: { done: e.done, total: e.total, detail: e.detail ?? e.phase } });
     });
     try {
-      let files: ImportReport[];
-      if (connectionKind() === 'desktop') {
-        set({ phase: 'importing', progress: null, report: null, error: null });
-        const paths = chosen.flatMap((c) => (c.kind === 'path' ? [c.path] : []));
-        files = (await call('importFiles', { paths })).files;
-      } else {
-        const uploads = chosen.flatMap((c) => (c.kind === 'file' ? [c.file] : []));
-        set({ phase: 'uploading', upload: { done: 0, total: uploads.length }, progress: null, report: null, error: null });
-        files = (
-          await importUploads(uploads, (done, total) => {
-            set({ upload: { done, total } });
-            if (done === total) set({ phase: 'importing' });
-          })
-        ).files;
-      }
-      const total = files.reduce((n, f) => n + f.messages, 0);
-      set({ phase: 'done', report: files, chosen: [], progress: { done: total, total, detail: '' } });
+      set({ phase: 'importing', progress: null, error: null });
+      const result = await runImport(get(), { ...(s.me ? { me: s.me } : {}) }, set, 'importing');
+      set({ phase: 'done', result, chosen: [], batch: null, progress: { done: result.messages, total: result.messages, detail: '' } });
     } catch (e) {
-      set({ phase: 'failed', error: (e as Error).message });
+      set({ phase: 'failed', error: (e as Error).message, batch: null });
     } finally {
       stop();
     }
   },
 
   reset() {
-    set({ chosen: [], phase: 'idle', upload: null, progress: null, report: null, error: null });
+    set({ chosen: [], ...idle });
   },
 }));

@@ -14,7 +14,7 @@ export class EpisodePage {
 
   async expandMessages(): Promise<void> {
     const details = this.page.locator('[data-testid="episode-messages"]');
-    if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator('summary').click();
+    if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
   }
 
   messageTexts(): Promise<string[]> {

@@ -25,7 +25,8 @@ export class JournalPage {
         return el.scrollTop === before;
       });
       if (atEnd) break;
-      await this.page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => r(true))));
+      // Let the list render the rows for the new position (one animation frame).
+      await this.page.evaluate('new Promise((resolve) => requestAnimationFrame(resolve))');
     }
     await this.list.evaluate((el) => (el.scrollTop = 0));
     return days.sort().reverse();
@@ -57,7 +58,10 @@ export class JournalPage {
       const month = shown?.slice(0, 7) ?? wanted;
       if (month === wanted) break;
       await this.page.locator(month > wanted ? '.cal-head button.icon >> nth=0' : '.cal-head button.icon >> nth=1').click();
-      await this.page.waitForFunction((m) => document.querySelector('.cal-day')?.getAttribute('data-day')?.slice(0, 7) !== m, month);
+      for (;;) {
+        const now = await this.page.locator('.cal-day').first().getAttribute('data-day');
+        if (now?.slice(0, 7) !== month) break;
+      }
     }
     await this.calendarDay(day).click();
     await this.page.locator('.jumped').waitFor();

@@ -1,0 +1,46 @@
+/**
+ * `nemori web` as a person runs it: prints the link with its token, serves the journal and the API
+ * on 127.0.0.1, and on Ctrl-C closes the database (the data folder's lock is released).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { ensureRendererBuilt } from '../e2e/harness.js';
+import { tempDir } from '../helpers/engine.js';
+import { callOp, request } from './client.js';
+
+const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
+
+describe('nemori web', { timeout: 180_000 }, () => {
+  it('prints its link, serves the journal and the API, and closes the store on Ctrl-C', async () => {
+    ensureRendererBuilt();
+    const home = tempDir('nemori-web-');
+    const child = spawn(process.execPath, [bin, '--home', home, '--json', 'web', '--no-open'], {
+      env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: '', NEMORI_HOME: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', () => reject(new Error('nemori web exited before printing its link')));
+      });
+      const { url, port } = JSON.parse(first) as { url: string; port: number };
+      expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#token=[\\w-]+$`));
+      const token = url.split('#token=')[1]!;
+
+      const page = await request(port, { path: '/' });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<div id="root">');
+      const health = await callOp(port, token, 'health', {});
+      expect(health.json()).toMatchObject({ ok: true, home: path.join(home, 'db') });
+      expect(fs.existsSync(path.join(home, 'db', 'nemori.lock'))).toBe(true);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(fs.existsSync(path.join(home, 'db', 'nemori.lock'))).toBe(false);
+  });
+});
