@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cpSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
@@ -37,6 +38,24 @@ function devContentSecurityPolicyMeta(): Plugin {
   };
 }
 
+/**
+ * The engine reads its SQL migrations and LLM prompts from folders next to its code
+ * (`new URL('./migrations/', import.meta.url)` in core/store/migrate.ts, likewise core/llm/prompts):
+ * copy them beside the bundled engine so the packaged app finds them the same way.
+ */
+function engineDataFolders(): Plugin {
+  const folders = { migrations: 'core/store/migrations', prompts: 'core/llm/prompts' };
+  return {
+    name: 'nemori:engine-data-folders',
+    apply: 'build',
+    writeBundle(options) {
+      for (const [name, from] of Object.entries(folders)) {
+        cpSync(here(from), resolve(options.dir ?? here('out/main'), name), { recursive: true });
+      }
+    },
+  };
+}
+
 /** Fails the build if the preload bundle would need anything a sandboxed preload cannot require(). */
 function sandboxedPreloadGuard(): Plugin {
   const allowed = new Set(['electron']);
@@ -56,6 +75,7 @@ function sandboxedPreloadGuard(): Plugin {
 
 export default defineConfig({
   main: {
+    plugins: [engineDataFolders()],
     build: {
       outDir: here('out/main'),
       // `dependencies` stay external (loaded from node_modules at runtime); format follows
