@@ -1,27 +1,11 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { nemoriAt } from '../helpers/cli.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 
-const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
-const run = promisify(execFile);
+const nemori = nemoriAt;
 
-/** Runs the real `nemori` command; never reaches the network (model download off). */
-async function nemori(home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, '--home', home, ...args], {
-      env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: '', NEMORI_HOME: '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
-
-// Each case starts real processes (tsx + PGlite start-up), several in a row.
 describe('the nemori command', { timeout: 240_000 }, () => {
   it('lists its commands', async () => {
     const { code, stdout } = await nemori(tempDir(), '--help');

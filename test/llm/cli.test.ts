@@ -1,13 +1,8 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNemori } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { scriptHappy, twoSessions } from './script.js';
-
-const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
-const run = promisify(execFile);
 
 let server: LlmServer;
 beforeAll(async () => {
@@ -18,16 +13,7 @@ afterAll(async () => {
 });
 
 /** The real `nemori` command; the only LLM it can reach is the scripted one on 127.0.0.1. */
-async function nemori(env: Record<string, string>, ...args: string[]) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NEMORI_LLM')));
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: '', NEMORI_HOME: '', ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const nemori = (env: Record<string, string>, ...args: string[]) => runNemori(args, env);
 
 describe('nemori with an LLM', { timeout: 240_000 }, () => {
   it('imports with --llm-model / --llm-base-url, and health --json reports the LLM (configured by environment)', async () => {
