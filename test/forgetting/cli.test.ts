@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nemoriAt } from '../helpers/cli.js';
 import { fixture, tempDir } from '../helpers/engine.js';
