@@ -40,6 +40,8 @@ export async function runWeb(o: RunWebOptions): Promise<void> {
   const engine = await openDefaultEngine({
     home: o.home,
     embeddings: 'auto',
+    // A browser tab can stay open for days, like the desktop app: run the daily forgetting pass.
+    scheduleForgetting: true,
     warn: (m) => {
       if (!o.json) process.stderr.write(`warning: ${m}\n`);
     },

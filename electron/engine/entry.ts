@@ -24,7 +24,7 @@ serveEngine({
   channel,
   open: async () => {
     if (!home) throw new Error(`the engine process was started without ${HOME_FLAG}`);
-    return openDefaultEngine({ home, embeddings: 'auto', warn: (m) => console.warn(`[nemori engine] ${m}`) });
+    return openDefaultEngine({ home, embeddings: 'auto', scheduleForgetting: true, warn: (m) => console.warn(`[nemori engine] ${m}`) });
   },
   log: (message, error) => console.error(`[nemori engine] ${message}:`, error),
   onClosed: () => process.exit(0),
