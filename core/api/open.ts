@@ -20,6 +20,8 @@ export interface DefaultEngineOptions {
   env?: NodeJS.ProcessEnv;
   /** LLM settings from CLI flags; they win over NEMORI_LLM_* in the environment, which win over saved settings. */
   llm?: LlmOverrides;
+  /** Long-running hosts (the desktop app, `nemori web`) run the daily forgetting pass; one-shot commands do not. */
+  scheduleForgetting?: boolean;
 }
 
 /** Model settings from the environment; the model itself lives under the data folder. */
@@ -57,5 +59,13 @@ export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine
   }
   const llm = llmConfigFromEnv(o.env ?? process.env, o.llm);
   if (llm.warning) o.warn(llm.warning);
-  return openEngine({ home: o.home, embedder, embeddingStatus: status, warn: o.warn, llm: llm.config, ...(o.config ? { config: o.config } : {}) });
+  return openEngine({
+    home: o.home,
+    embedder,
+    embeddingStatus: status,
+    warn: o.warn,
+    llm: llm.config,
+    scheduleForgetting: o.scheduleForgetting ?? false,
+    ...(o.config ? { config: o.config } : {}),
+  });
 }
