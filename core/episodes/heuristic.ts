@@ -17,6 +17,15 @@ export function messageText(m: StoredMessage): string {
   return [m.text, ...media].filter(Boolean).join(' ');
 }
 
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+const LETTER = /\p{L}/gu;
+
+/** A Chinese (or Japanese, Korean) conversation gets a title in its own script and punctuation. */
+function isMostlyCjk(text: string): boolean {
+  const letters = text.match(LETTER)?.length ?? 0;
+  return letters > 0 && (text.match(CJK)?.length ?? 0) / letters > 0.3;
+}
+
 function firstSentence(text: string, max: number): string {
   const s = (/^.*?[.!?。！？](\s|$)/su.exec(text)?.[0] ?? text).trim().replace(/\s+/g, ' ');
   return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
@@ -55,8 +64,11 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[]): Episo
     ? ranked.map((x) => `${x.m.speaker}: ${firstSentence(texts[x.i]!, 160)}`).join(' ')
     : `${joinNames(speakers)} exchanged ${messages.length} messages.`;
 
-  const topic = kw.slice(0, 3).join(', ');
-  const title = topic ? `${joinNames(speakers)} on ${topic}` : firstSentence(texts[0] || `${joinNames(speakers)}`, 80);
+  const title = kw.length
+    ? isMostlyCjk(body)
+      ? `${speakers.join('、')}：${kw.slice(0, 3).join('、')}`
+      : `${joinNames(speakers)} on ${kw.slice(0, 3).join(', ')}`
+    : firstSentence(texts[0] || joinNames(speakers), 80);
 
   const timeReferences = messages.flatMap((m, i) =>
     findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin).map((t) => ({

@@ -1,3 +1,4 @@
+import { CJK_STOPWORDS } from '../retrieval/text/stopwords.js';
 import { tokenize } from '../retrieval/tokenize.js';
 
 const wordSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
@@ -12,8 +13,11 @@ export function keywords(text: string, limit: number, exclude: ReadonlySet<strin
   for (const seg of wordSegmenter.segment(text)) {
     if (!seg.isWordLike) continue;
     const word = seg.segment;
-    // Single letters and short Latin fragments are noise as keywords even when they are valid terms.
-    if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^\d+$/.test(word)) continue;
+    // Single letters, short Latin fragments and single CJK characters (去, 点, 下: mostly function
+    // words and verbs of motion) are noise as keywords even when they are valid search terms.
+    if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^\d+$/.test(word) || /^\p{Script=Han}$/u.test(word)) continue;
+    // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
+    if (/^\p{Script=Han}+$/u.test(word) && [...word].some((ch) => CJK_STOPWORDS.has(ch))) continue;
     for (const term of tokenize(word)) {
       if (exclude.has(term) || exclude.has(word.toLowerCase())) continue;
       if (term.length < 2 && !/\p{Script=Han}/u.test(term)) continue;
