@@ -8,6 +8,7 @@ import { EpisodeScreen } from './screens/Episode';
 import { ImportScreen } from './screens/Import';
 import { JournalScreen } from './screens/Journal';
 import { KnowledgeScreen } from './screens/Knowledge';
+import { MemoryCareScreen } from './screens/MemoryCare';
 import { SearchScreen } from './screens/Search';
 import { SettingsScreen } from './screens/Settings';
 
@@ -29,6 +30,8 @@ function Screen({ route }: { route: Route }) {
       return <SettingsScreen />;
     case 'knowledge':
       return <KnowledgeScreen />;
+    case 'care':
+      return <MemoryCareScreen />;
   }
 }
 

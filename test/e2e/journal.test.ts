@@ -176,6 +176,11 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     await expect.poll(() => settings.dataFacts()).toContain(path.join(bridge.home, 'db'));
     expect(await settings.embeddingFacts()).toContain('nemori-tiny');
     await app.screenshot(screenshotPath('settings-en'));
+    // No language model in the fixture: the section says so, and the test reports it plainly.
+    expect(await settings.llmFacts()).toMatch(/Status\s+off/);
+    expect(await settings.testLlm()).toBe('No language model is set up yet.');
+    await page.locator('#s-llm').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await app.screenshot(screenshotPath('settings-llm-en'));
 
     await app.go('knowledge');
     expect(await new KnowledgePage(page).emptyStateTitle()).toBe('Nothing learnt yet');
@@ -185,7 +190,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   it('switches the whole interface to Chinese', async () => {
     await app.go('settings');
     await new SettingsPage(page).language('中文');
-    await expect.poll(() => app.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '设置']);
+    await expect.poll(() => app.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '记忆养护', '设置']);
     expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
     await app.screenshot(screenshotPath('settings-zh'));
 
@@ -225,7 +230,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
 
     await app.go('settings');
     await new SettingsPage(page).language('English');
-    await expect.poll(() => app.navLabels()).toEqual(['Journal', 'Search', 'Knowledge', 'Import', 'Settings']);
+    await expect.poll(() => app.navLabels()).toEqual(['Journal', 'Search', 'Knowledge', 'Import', 'Memory care', 'Settings']);
   });
 
   it('follows the browser language and dark mode on first start', async () => {
@@ -234,7 +239,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
       const tab = await zh.newPage();
       const shell = new AppShell(tab);
       await shell.open(bridge.server.url);
-      expect(await shell.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '设置']);
+      expect(await shell.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '记忆养护', '设置']);
       await new JournalPage(tab).waitForEntries();
       const background = await tab.evaluate('getComputedStyle(document.body).backgroundColor');
       expect(background).toBe('rgb(27, 26, 23)');

@@ -9,10 +9,11 @@ const SECTIONS: readonly { name: Section; label: MessageKey; glyph: string }[] =
   { name: 'search', label: 'nav.search', glyph: '⌕' },
   { name: 'knowledge', label: 'nav.knowledge', glyph: '✦' },
   { name: 'import', label: 'nav.import', glyph: '⇲' },
+  { name: 'care', label: 'nav.care', glyph: '❦' },
   { name: 'settings', label: 'nav.settings', glyph: '⚙' },
 ];
 
-const OPERATION_LABELS: Partial<Record<string, MessageKey>> = { importFiles: 'op.importFiles', rebuildIndexes: 'op.rebuildIndexes' };
+const OPERATION_LABELS: Partial<Record<string, MessageKey>> = { importFiles: 'op.importFiles', rebuildIndexes: 'op.rebuildIndexes', runForgetting: 'op.runForgetting' };
 
 function StatusLine() {
   const t = useT();

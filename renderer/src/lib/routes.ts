@@ -6,7 +6,8 @@ export type Route =
   | { name: 'search'; q: string }
   | { name: 'import' }
   | { name: 'settings' }
-  | { name: 'knowledge' };
+  | { name: 'knowledge' }
+  | { name: 'care' };
 
 export type Section = Exclude<Route['name'], 'episode'>;
 
@@ -22,6 +23,7 @@ export function parseHash(hash: string): Route {
     case 'import':
     case 'settings':
     case 'knowledge':
+    case 'care':
       return { name: parts[0] };
     default:
       return { name: 'journal' };

@@ -122,12 +122,18 @@ export function EpisodeScreen({ id }: { id: string }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  /** The person's own word on this memory (markMemory): important, not important (fading), or none. */
+  const [marked, setMarked] = useState<boolean | null>(null);
 
   useEffect(() => {
     let live = true;
     call('getEpisode', { id })
       .then((d) => live && setDetail(d))
       .catch((e: unknown) => live && setError({ message: (e as Error).message, notFound: e instanceof ApiError && e.code === 'NOT_FOUND' }));
+    // The mark lives with the forgetting state; a failure here only leaves the buttons unpressed.
+    call('explainDecay', { id })
+      .then((d) => live && setMarked(d.marked))
+      .catch(() => undefined);
     return () => {
       live = false;
     };
@@ -171,9 +177,13 @@ export function EpisodeScreen({ id }: { id: string }) {
     setDetail({ ...detail, episode: next });
     useJournalStore.getState().patchEntry(next.id, { title: next.title, summary: next.summary, importance: next.importance });
   };
-  const toggleImportant = async () => {
+  const mark = async (important: boolean | null) => {
+    setNotice(null);
     try {
-      update(await call('updateEpisode', { id: e.id, patch: { importance: important ? 0.5 : 0.9 } }));
+      const r = await call('markMemory', { id: e.id, important });
+      setMarked(r.marked);
+      update({ ...e, importance: r.importance });
+      if (r.marked === false) setNotice(t('episode.markedFade'));
     } catch (err) {
       setNotice((err as Error).message);
     }
@@ -218,8 +228,8 @@ export function EpisodeScreen({ id }: { id: string }) {
 
         {!editing && (
           <div className="episode-actions" role="toolbar" aria-label={t('episode.facts')}>
-            <button type="button" aria-pressed={important} onClick={() => void toggleImportant()} data-action="important">
-              {important ? t('episode.unmarkImportant') : t('episode.markImportant')}
+            <button type="button" aria-pressed={marked === true} onClick={() => void mark(marked === true ? null : true)} data-action="important">
+              {marked === true ? t('episode.unmarkImportant') : t('episode.markImportant')}
             </button>
             <button type="button" onClick={() => setEditing(true)} data-action="edit">
               {t('episode.edit')}
@@ -227,9 +237,14 @@ export function EpisodeScreen({ id }: { id: string }) {
             <button type="button" className="danger" onClick={() => setConfirming(true)} data-action="delete">
               {t('episode.delete')}
             </button>
-            {/* Archive and trash come with the forgetting issue; the place is kept for them. */}
-            <button type="button" disabled title={t('episode.archiveLater')} data-action="archive">
-              {t('episode.archive')}
+            <button
+              type="button"
+              aria-pressed={marked === false}
+              title={t('episode.letFadeHint')}
+              onClick={() => void mark(marked === false ? null : false)}
+              data-action="fade"
+            >
+              {marked === false ? t('episode.letFadeOn') : t('episode.letFade')}
             </button>
           </div>
         )}

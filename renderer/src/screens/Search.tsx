@@ -70,7 +70,7 @@ export function SearchScreen({ q }: { q: string }) {
     const query = text.trim();
     if (!query) return;
     navigate({ name: 'search', q: query }, { replace: true });
-    void run(query);
+    void run(query, { force: true });
   };
 
   const modes: { value: SearchMode; label: string }[] = [

@@ -21,7 +21,8 @@ interface SearchState {
   setText(text: string): void;
   setMode(mode: SearchMode): void;
   setFilters(f: Partial<SearchFilters>): void;
-  run(text?: string): Promise<void>;
+  /** Runs the search; the same search again only with `force` (the person asked again: memories may have changed). */
+  run(text?: string, o?: { force?: boolean }): Promise<void>;
 }
 
 const keyOf = (s: Pick<SearchState, 'text' | 'mode' | 'filters'>) => JSON.stringify([s.text.trim(), s.mode, s.filters]);
@@ -52,13 +53,13 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
     if (get().output) void get().run();
   },
 
-  async run(text) {
+  async run(text, o = {}) {
     if (text !== undefined) set({ text });
     const state = get();
     const query = state.text.trim();
     if (!query) return;
     const key = keyOf(state);
-    if (key === state.ranKey && state.output) return;
+    if (!o.force && key === state.ranKey && state.output) return;
     set({ loading: true, error: null, ranKey: key });
     try {
       const { since, until, minImportance } = state.filters;

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 
-export type Section = 'journal' | 'search' | 'knowledge' | 'import' | 'settings';
+export type Section = 'journal' | 'search' | 'knowledge' | 'import' | 'care' | 'settings';
 
 /** The frame around every screen: the section links, the status line, the current screen. */
 export class AppShell {

@@ -25,7 +25,7 @@ export class EpisodePage {
     return this.page.locator('[data-testid="episode-messages"] .speaker').allInnerTexts();
   }
 
-  action(name: 'important' | 'edit' | 'delete' | 'archive') {
+  action(name: 'important' | 'edit' | 'delete' | 'fade') {
     return this.page.locator(`.episode-actions [data-action="${name}"]`);
   }
 

@@ -15,4 +15,14 @@ export class SettingsPage {
   embeddingFacts(): Promise<string> {
     return this.page.locator('[data-testid="settings-embedding"]').innerText();
   }
+
+  llmFacts(): Promise<string> {
+    return this.page.locator('[data-testid="settings-llm"]').innerText();
+  }
+
+  /** Presses "Test connection" and returns what it says. */
+  async testLlm(): Promise<string> {
+    await this.page.locator('[data-testid="llm-test"]').click();
+    return this.page.locator('[data-testid="llm-test-result"]').innerText();
+  }
 }
