@@ -97,6 +97,18 @@ export const ImportFilesInput = z.object({
   me: z.string().min(1).optional(),
   /** Read and report without storing anything. */
   dryRun: z.boolean().default(false),
+  /** IANA zone the exporting device used, for exports that write local times without a zone. */
+  timeZone: z
+    .string()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a time zone Nemori knows; use an IANA name such as Asia/Shanghai or Europe/Berlin')
+    .optional(),
 });
 
 const ImportError = z.object({ code: z.string(), message: z.string() });

@@ -4,6 +4,16 @@ import { NemoriError } from '../domain/errors.js';
 export interface ReadContext {
   /** Non-fatal oddities (skipped lines, unknown message types) for the import report. */
   warn(message: string): void;
+  /**
+   * IANA zone of the device that wrote an export with wall-clock times and no zone (WhatsApp, QQ, LINE,
+   * WeChat, Markdown); overrides the format's default (this machine's zone). Exact instants ignore it.
+   */
+  timeZone?: string | undefined;
+}
+
+/** The format's options with the import's time zone, when one was given, taking precedence. */
+export function withTimeZone<O extends { timeZone?: string | undefined }>(o: O, ctx: ReadContext): O {
+  return ctx.timeZone ? { ...o, timeZone: ctx.timeZone } : o;
 }
 
 /** One importer: recognises its files and turns one into conversations. A registry is just a list of these. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Attachment, IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { makeConversation, makeMessage, normalizeSpaces, stripDirectionMarks } from './chat-text.js';
-import { importError, type ImportFormat } from './format.js';
+import { importError, type ImportFormat, withTimeZone } from './format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
 import { readLines } from './text-lines.js';
 
@@ -264,7 +264,7 @@ export function lineFormat(o: LineOptions = {}): ImportFormat {
       const lines = h.split(/\r?\n/).slice(0, 60);
       return lines.some((l) => YMD.test(l.trim())) && lines.filter((l) => MESSAGE.test(l) && l.split('\t').length >= 3).length >= 2;
     },
-    read: (file) => readLine(file, o),
+    read: (file, ctx) => readLine(file, withTimeZone(o, ctx)),
   };
 }
 

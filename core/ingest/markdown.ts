@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 import { charLength, makeConversation, makeMessage } from './chat-text.js';
-import { importError, type ImportFormat } from './format.js';
+import { importError, type ImportFormat, withTimeZone } from './format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant, type WallTime } from './local-time.js';
 import { readLines } from './text-lines.js';
 
@@ -243,7 +243,7 @@ export function markdownFormat(o: MarkdownOptions = {}): ImportFormat {
     label: 'Markdown journal or memory folder (.md)',
     detect: ({ path: p }) => /\.(md|markdown)$/i.test(p),
     readsFolders: true,
-    read: (target) => readMarkdown(target, o),
+    read: (target, ctx) => readMarkdown(target, withTimeZone(o, ctx)),
   };
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Attachment, IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { makeConversation, makeMessage } from './chat-text.js';
-import { importError, type ImportFormat } from './format.js';
+import { importError, type ImportFormat, withTimeZone } from './format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
 import { asciiView, readLines } from './text-lines.js';
 
@@ -192,7 +192,7 @@ export function qqFormat(o: QqOptions = {}): ImportFormat {
       // GBK heads decoded as UTF-8 lose the Chinese but keep the ASCII structure.
       return /^={40,}\s*$/m.test(h) && /^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2} .*(\(\d{4,12}\)|<[^<>\s]+>)\s*$/m.test(h);
     },
-    read: (file) => readQq(file, o),
+    read: (file, ctx) => readQq(file, withTimeZone(o, ctx)),
   };
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Attachment, IncomingConversation, IncomingMessage } from '../domain/conversation.js';
-import { importError, type ImportFormat, type ReadContext } from './format.js';
+import { importError, type ImportFormat, type ReadContext, withTimeZone } from './format.js';
 import {
   fileAttachment,
   makeConversation,
@@ -492,10 +492,10 @@ export function whatsappFormat(o: WhatsAppOptions = {}): ImportFormat {
     },
     async *read(file, ctx) {
       if (path.extname(file).toLowerCase() === '.zip') {
-        yield await readZip(file, o, ctx);
+        yield await readZip(file, withTimeZone(o, ctx), ctx);
         return;
       }
-      yield await parseChat({ label: file, chatName: chatNameFromPath(file), lines: () => readLines(file), media: folderMedia(file) }, o, ctx);
+      yield await parseChat({ label: file, chatName: chatNameFromPath(file), lines: () => readLines(file), media: folderMedia(file) }, withTimeZone(o, ctx), ctx);
     },
   };
 }

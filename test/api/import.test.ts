@@ -115,6 +115,27 @@ describe('import options', () => {
     expect(stranger.warnings[0]).toMatch(/"Zoe" does not take part/);
   });
 
+  it('reads local-time exports in the time zone of the device that made them', async () => {
+    const file = fixture('ingest', 'whatsapp', 'WhatsApp Chat with Emma.txt');
+    const first = async (timeZone: string) => {
+      const ownerId = newOwner();
+      await engine.call('importFiles', { ownerId, paths: [file], timeZone });
+      const [oldest] = (await engine.call('listEpisodes', { ownerId, limit: 1000 })).episodes.slice(-1);
+      return oldest!;
+    };
+    // "3/9/24, 11:58 PM" on a phone in Shanghai and on one in New York are 13 hours apart.
+    const shanghai = await first('Asia/Shanghai');
+    const newYork = await first('America/New_York');
+    expect(shanghai.start).toBe('2024-03-09T15:58:00.000Z');
+    expect(shanghai.utcOffsetMin).toBe(480);
+    expect(newYork.start).toBe('2024-03-10T04:58:00.000Z');
+    expect(newYork.utcOffsetMin).toBe(-300);
+    await expect(engine.call('importFiles', { ownerId: newOwner(), paths: [file], timeZone: 'Mars/Olympus' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/timeZone: not a time zone/),
+    });
+  });
+
   it('reads a folder of Markdown journals without --format', async () => {
     const ownerId = newOwner();
     const dir = tempDir();

@@ -47,7 +47,7 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
           const participants = new Set<string>();
           let from = Infinity;
           let to = -Infinity;
-          for await (const c of format.read(file, { warn: (m) => report.warnings.push(m) })) {
+          for await (const c of format.read(file, { warn: (m) => report.warnings.push(m), timeZone: i.timeZone })) {
             if (report.conversations % 50 === 0) await yieldToEventLoop();
             if (!c.metadata.continued) report.conversations++;
             report.messages += c.messages.length;
@@ -69,7 +69,7 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
           }
           if (i.me) await ctx.store.read.importPreferences.rememberMe(i.ownerId, format.id, i.me, ctx.clock.now());
           let done = 0;
-          for await (const c of format.read(file, { warn: () => {} })) {
+          for await (const c of format.read(file, { warn: () => {}, timeZone: i.timeZone })) {
             const r = await ingestConversation(ctx, i.ownerId, asMe(c));
             report.messagesAdded += r.messagesAdded;
             report.episodesCreated += r.episodesCreated;
