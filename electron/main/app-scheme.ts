@@ -2,38 +2,13 @@
  * The `app://` scheme the packaged renderer is served from (instead of file://), so the
  * app's pages have a real origin, response headers (the CSP) and no access to the file system.
  *
- * Pure: path resolution and content types only; `protocol.ts` wires it into Electron.
+ * Pure: which URLs are ours and which file they name; `protocol.ts` wires it into Electron.
  */
-import path from 'node:path';
+import { resolveStatic } from '../../core/http/static';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'nemori';
 export const APP_ENTRY_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
-
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.wasm': 'application/wasm',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-export function contentTypeFor(filePath: string): string {
-  return CONTENT_TYPES[path.extname(filePath).toLowerCase()] ?? 'application/octet-stream';
-}
 
 /**
  * Maps an `app://nemori/…` request URL to a file inside `rootDir`, or null when the URL is
@@ -49,18 +24,6 @@ export function resolveAppAsset(rootDir: string, requestUrl: string): string | n
   }
   if (url.protocol !== `${APP_SCHEME}:` || url.host !== APP_HOST) return null;
 
-  let pathname: string;
-  try {
-    pathname = decodeURIComponent(url.pathname);
-  } catch {
-    return null;
-  }
-  if (pathname.includes('\0') || pathname.includes('\\')) return null;
-  if (pathname === '' || pathname.endsWith('/')) pathname += 'index.html';
-
-  const root = path.resolve(rootDir);
-  const filePath = path.resolve(root, `.${path.posix.normalize(pathname)}`);
-  const relative = path.relative(root, filePath);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return null;
-  return filePath;
+  // The same root-confined resolution the HTTP bridge uses for the same files.
+  return resolveStatic(rootDir, url.pathname);
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { protocol } from 'electron';
-import { APP_SCHEME, contentTypeFor, resolveAppAsset } from './app-scheme';
+import { contentTypeFor } from '../../core/http/static';
+import { APP_SCHEME, resolveAppAsset } from './app-scheme';
 import { CONTENT_SECURITY_POLICY } from './security';
 
 /** Must run before `app` is ready: gives `app://` a real, secure origin (localStorage, fetch, modules). */

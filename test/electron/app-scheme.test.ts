@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APP_ENTRY_URL, contentTypeFor, resolveAppAsset } from '../../electron/main/app-scheme';
+import { contentTypeFor } from '../../core/http/static';
+import { APP_ENTRY_URL, resolveAppAsset } from '../../electron/main/app-scheme';
 
 const root = path.resolve('/opt/Nemori/resources/app.asar/out/renderer');
 
