@@ -27,16 +27,43 @@ export const EpisodeFilterInput = z.object({
   minImportance: z.number().min(0).max(1).optional(),
 });
 
-export const SearchInput = EpisodeFilterInput.extend({
+/** Which memories a search looks at: episodes, semantic facts, or both in one ranking. */
+export const SearchKind = z.enum(['all', 'episodic', 'semantic']);
+
+/** Seed 003 metadata filters for facts. */
+export const FactFilterInput = z.object({
+  entityTypes: z.array(z.string().min(1)).optional(),
+  tags: z.array(z.string().min(1)).optional(),
+  source: z.string().optional(),
+  minConfidence: z.number().min(0).max(1).optional(),
+});
+
+export const SearchInput = EpisodeFilterInput.extend(FactFilterInput.shape).extend({
   ownerId: Owner,
   query: z.string().min(1, 'the search text is empty'),
   mode: SearchMode.default('hybrid'),
+  /**
+   * `all` ranks episodes and facts together. The episode filters (since, until, episodeTypes) describe
+   * episodes, so with any of them `all` searches episodes only; the fact filters likewise keep to facts.
+   */
+  kind: SearchKind.default('all'),
   limit: z.number().int().min(1).max(500).default(10),
   /** A companion recalling memories for a conversation counts as access (seed 001); browsing does not. */
   markAccessed: z.boolean().default(false),
 });
 
-export const SearchResultItem = z.object({
+const SourceRef = MessageView.pick({ id: true, externalId: true, speaker: true, sentAt: true });
+const ResultScoring = {
+  score: z.number(),
+  scores: z.object({ bm25: z.number().nullable(), vector: z.number().nullable() }),
+  reason: z.object({
+    matchedBy: z.array(z.enum(['bm25', 'vector'])),
+    terms: z.array(z.string()),
+    explanation: z.string(),
+  }),
+};
+
+export const EpisodeResultItem = z.object({
   kind: z.literal('episode'),
   id: z.string(),
   title: z.string(),
@@ -47,15 +74,33 @@ export const SearchResultItem = z.object({
   end: z.string(),
   /** The local offset the episode happened in, to show its times as the person lived them. */
   utcOffsetMin: z.number().int(),
-  score: z.number(),
-  scores: z.object({ bm25: z.number().nullable(), vector: z.number().nullable() }),
-  reason: z.object({
-    matchedBy: z.array(z.enum(['bm25', 'vector'])),
-    terms: z.array(z.string()),
-    explanation: z.string(),
-  }),
-  sources: z.array(MessageView.pick({ id: true, externalId: true, speaker: true, sentAt: true })),
+  ...ResultScoring,
+  sources: z.array(SourceRef),
 });
+
+export const SemanticResultItem = z.object({
+  kind: z.literal('semantic'),
+  id: z.string(),
+  key: z.string(),
+  entityType: z.string(),
+  /** The key as written (title of the fact). */
+  title: z.string(),
+  /** The current value. */
+  summary: z.string(),
+  /** What would be handed to an LLM: "label: value (context)". */
+  text: z.string(),
+  context: z.string(),
+  version: z.number().int(),
+  confidence: z.number(),
+  updatedAt: z.string(),
+  ...ResultScoring,
+  /** The messages the fact was drawn from, over all its kept versions. */
+  sources: z.array(SourceRef),
+  /** Episodes that taught, repeated or changed it. */
+  episodeIds: z.array(z.string()),
+});
+
+export const SearchResultItem = z.discriminatedUnion('kind', [EpisodeResultItem, SemanticResultItem]);
 export type SearchResultItem = z.infer<typeof SearchResultItem>;
 
 export const SearchOutput = z.object({

@@ -1,7 +1,7 @@
-import type { EpisodeHit } from '../retrieval/search.js';
+import type { Hit } from '../retrieval/search.js';
 
 /** Why a result is there, in words a person reads next to it. */
-export function explainHit(h: EpisodeHit): string {
+export function explainHit(h: Hit): string {
   const parts: string[] = [];
   if (h.matchedBy.includes('bm25') && h.bm25 !== null) {
     parts.push(`keywords ${h.matchedTerms.map((t) => `“${t}”`).join(', ')} (BM25 ${h.bm25.toFixed(2)})`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Attachment, MessageRole, type StoredMessage } from '../domain/conversation.js';
+import { DiscoveryMethod, VersionLink, type SemanticNode, type SemanticVersion } from '../domain/semantic.js';
 import { EpisodeBuilderKind, EpisodeLevel, EpisodeMetadata, EpisodeType, ProcessingStatus, type Episode } from '../domain/episode.js';
 
 /** JSON-safe shapes the contract returns: dates are ISO 8601 strings so IPC, HTTP and `--json` agree. */
@@ -41,6 +42,7 @@ export const EpisodeView = z.object({
   processingVersion: z.string(),
   embeddingModel: z.string().nullable(),
   messageIds: z.array(z.string()),
+  semanticNodeIds: z.array(z.string()),
   createdAt: Iso,
   updatedAt: Iso,
 });
@@ -70,5 +72,89 @@ export function episodeView(e: Episode): EpisodeView {
     lastAccessed: lastAccessed?.toISOString() ?? null,
     createdAt: createdAt.toISOString(),
     updatedAt: updatedAt.toISOString(),
+  };
+}
+
+export const FactView = z.object({
+  id: z.string(),
+  key: z.string(),
+  entityType: z.string(),
+  label: z.string(),
+  value: z.string(),
+  context: z.string(),
+  confidence: z.number(),
+  version: z.number().int(),
+  discoveryEpisodeId: z.string().nullable(),
+  discoveryMethod: DiscoveryMethod,
+  keywords: z.array(z.string()),
+  tags: z.array(z.string()),
+  source: z.string().nullable(),
+  accessCount: z.number().int(),
+  lastAccessed: Iso.nullable(),
+  relevance: z.number(),
+  importance: z.number(),
+  tokens: z.number().int(),
+  tier: z.enum(['active', 'archived', 'trash']),
+  marked: z.boolean().nullable(),
+  createdAt: Iso,
+  updatedAt: Iso,
+});
+export type FactView = z.infer<typeof FactView>;
+
+export function factView(n: SemanticNode): FactView {
+  return {
+    id: n.id,
+    key: n.key,
+    entityType: n.entityType,
+    label: n.label,
+    value: n.value,
+    context: n.context,
+    confidence: n.confidence,
+    version: n.version,
+    discoveryEpisodeId: n.discoveryEpisodeId,
+    discoveryMethod: n.discoveryMethod,
+    keywords: n.keywords,
+    tags: n.tags,
+    source: n.source,
+    accessCount: n.accessCount,
+    lastAccessed: n.lastAccessed?.toISOString() ?? null,
+    relevance: n.relevance,
+    importance: n.importance,
+    tokens: n.tokens,
+    tier: n.tier,
+    marked: n.markedImportant,
+    createdAt: n.createdAt.toISOString(),
+    updatedAt: n.updatedAt.toISOString(),
+  };
+}
+
+export const FactVersionView = z.object({
+  version: z.number().int(),
+  value: z.string(),
+  context: z.string(),
+  confidence: z.number(),
+  /** How this version relates to the one before: the world changed (updates) or it was wrong (corrects). */
+  link: VersionLink.nullable(),
+  /** A later version corrected this one. */
+  corrected: z.boolean(),
+  method: DiscoveryMethod,
+  episodeId: z.string().nullable(),
+  sourceMessageIds: z.array(z.string()),
+  createdAt: Iso,
+});
+export type FactVersionView = z.infer<typeof FactVersionView>;
+
+export function factVersionView(v: SemanticVersion): FactVersionView {
+  return {
+    version: v.version,
+    value: v.value,
+    context: v.context,
+    confidence: v.confidence,
+    link: v.link,
+    corrected: v.corrected,
+    method: v.method,
+    episodeId: v.episodeId,
+    sourceMessageIds: v.sourceMessageIds,
+    createdAt: v.createdAt.toISOString(),
   };
 }

@@ -14,7 +14,8 @@ export function renderSearch(o: OpOutput<'search'>): string {
   return o.results
     .map((r, i) => {
       const snippet = r.summary || r.text.split('\n').slice(1, 3).join(' ');
-      return `${bold(`${i + 1}. ${r.title}`)}  ${dim(`${when(r.start)} · score ${r.score.toFixed(3)} · ${r.id}`)}\n   ${snippet.slice(0, 240)}\n   ${dim(r.reason.explanation)}`;
+      const about = r.kind === 'episode' ? when(r.start) : `fact ${r.key} v${r.version}`;
+      return `${bold(`${i + 1}. ${r.title}`)}  ${dim(`${about} · score ${r.score.toFixed(3)} · ${r.id}`)}\n   ${snippet.slice(0, 240)}\n   ${dim(r.reason.explanation)}`;
     })
     .join('\n\n');
 }

@@ -80,6 +80,8 @@ export const Episode = EpisodeDraft.extend({
   /** Model id of the stored vector, null when the episode has none (no model, or archived). */
   embeddingModel: z.string().nullable(),
   messageIds: z.array(z.string()),
+  /** Semantic facts linked to this episode (discovered, reinforced or changed by it): the episode → fact direction. */
+  semanticNodeIds: z.array(z.string()),
   createdAt: z.date(),
   updatedAt: z.date(),
 });

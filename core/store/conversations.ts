@@ -148,6 +148,15 @@ export function conversationRepo(q: Sql) {
       return r.rows.map(toMessage);
     },
 
+    async messagesByIds(ownerId: string, ids: readonly string[]): Promise<StoredMessage[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<MessageRow>(
+        `SELECT ${messageColumns} FROM messages WHERE owner_id = $1 AND id = ANY($2::uuid[]) ORDER BY sent_at, seq`,
+        [ownerId, ids],
+      );
+      return r.rows.map(toMessage);
+    },
+
     async linkToEpisode(ownerId: string, messageIds: readonly string[], episodeId: string): Promise<void> {
       await q.query(
         `UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`,

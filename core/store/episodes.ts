@@ -27,11 +27,14 @@ interface EpisodeRow {
   updated_at: Date;
   embedding_model: string | null;
   message_ids: string[] | null;
+  semantic_node_ids: string[] | null;
 }
 
 const episodeSelect = `
   SELECT e.*, ee.model_id AS embedding_model,
-         (SELECT array_agg(m.id ORDER BY m.sent_at, m.seq) FROM messages m WHERE m.episode_id = e.id) AS message_ids
+         (SELECT array_agg(m.id ORDER BY m.sent_at, m.seq) FROM messages m WHERE m.episode_id = e.id) AS message_ids,
+         (SELECT array_agg(DISTINCT l.node_id) FROM semantic_episode_links l JOIN semantic_nodes n ON n.id = l.node_id AND n.tier <> 'trash'
+          WHERE l.owner_id = e.owner_id AND l.episode_id = e.id) AS semantic_node_ids
   FROM episodes e LEFT JOIN episode_embeddings ee ON ee.episode_id = e.id`;
 
 function toEpisode(r: EpisodeRow): Episode {
@@ -56,6 +59,7 @@ function toEpisode(r: EpisodeRow): Episode {
     processingVersion: r.processing_version,
     embeddingModel: r.embedding_model,
     messageIds: r.message_ids ?? [],
+    semanticNodeIds: r.semantic_node_ids ?? [],
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -10,6 +10,7 @@ import { episodeRepo } from './episodes.js';
 import { forgettingRepo } from './forgetting.js';
 import { graphRepo } from './graph.js';
 import { llmRepo } from './llm.js';
+import { semanticRepo } from './semantic.js';
 import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import type { Sql, WriteTracker } from './sql.js';
@@ -26,6 +27,7 @@ function repos(q: Sql, track: WriteTracker) {
     llm: llmRepo(q),
     graph: graphRepo(q),
     importPreferences: importPreferencesRepo(q),
+    semantic: semanticRepo(q),
   };
 }
 export type Repos = ReturnType<typeof repos>;

@@ -71,6 +71,7 @@ function episode(id: string, start: string, utcOffsetMin: number): EpisodeView {
     processingVersion: 'v',
     embeddingModel: null,
     messageIds: [],
+    semanticNodeIds: [],
     createdAt: start,
     updatedAt: start,
   };

@@ -18,7 +18,7 @@ const IMPORTANCE_STEPS = [
 
 /** Search results carry no UTC offset (yet), so their time is labelled UTC; the episode page shows local time. */
 function resultTime(r: SearchResult, locale: Locale): string {
-  return `${formatDateTime(r.start, 0, locale)} UTC`;
+  return r.kind === 'episode' ? `${formatDateTime(r.start, 0, locale)} UTC` : `v${r.version} · ${formatDateTime(r.updatedAt, 0, locale)} UTC`;
 }
 
 function Result({ r, locale, t }: { r: SearchResult; locale: Locale; t: Translate }) {
