@@ -4,6 +4,7 @@ import { EngineConfig, systemClock, type Clock, type EngineContext } from '../co
 import { NemoriError } from '../domain/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../forgetting/scheduler.js';
+import { discoveryJobs } from '../semantic/jobs.js';
 import { Store } from '../store/store.js';
 import { operations, type OperationName, type OpInput, type OpOutput } from './contract.js';
 import type { CallOptions, EmbeddingStatus, Handlers } from './handler.js';
@@ -11,6 +12,7 @@ import { episodeHandlers } from './handlers/episodes.js';
 import { forgettingHandlers } from './handlers/forgetting.js';
 import { attachLlm, llmHandlers, type LlmOption } from './handlers/llm.js';
 import { importHandlers } from './handlers/imports.js';
+import { knowledgeHandlers } from './handlers/knowledge.js';
 import { searchHandlers } from './handlers/search.js';
 import { systemHandlers } from './handlers/system.js';
 
@@ -60,9 +62,10 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     await store.close();
     throw e;
   }
-  const env = { ctx, embeddingStatus: o.embeddingStatus };
+  const discovery = discoveryJobs(ctx);
+  const env = { ctx, embeddingStatus: o.embeddingStatus, discovery };
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env) };
+  const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   return {
     context: ctx,
@@ -78,6 +81,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     async close() {
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
+      await discovery.stop();
       await o.embedder?.dispose();
       await store.close();
     },

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { EngineContext } from '../context.js';
+import type { DiscoveryJobs } from '../semantic/jobs.js';
 import type { operations, OperationName, OpOutput } from './contract.js';
 
 export interface ProgressEvent {
@@ -24,6 +25,8 @@ export interface EmbeddingStatus {
 /** What handlers get besides their input: the engine context and what the engine was opened with. */
 export interface HandlerEnv {
   ctx: EngineContext;
+  /** Knowledge discovery, one run per owner at a time (core/semantic/jobs.ts). */
+  discovery: DiscoveryJobs;
   embeddingStatus: EmbeddingStatus | undefined;
 }
 

@@ -21,6 +21,7 @@ export async function createEpisode(ctx: EngineContext, ownerId: string, draft: 
     const id = await r.episodes.insert(ownerId, null, draft, ctx.clock.now());
     if (v) await r.vectors.ensureIndex(v);
     await indexEpisodes(r, ownerId, [{ id, ...draft }], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
+    await r.semantic.enqueue(ownerId, [id], ctx.clock.now());
     return id;
   });
   return (await ctx.store.read.episodes.get(ownerId, id))!;
@@ -38,6 +39,8 @@ export async function updateEpisode(ctx: EngineContext, ownerId: string, id: str
     if (textChanged) await r.vectors.remove(ownerId, [id]);
     if (v) await r.vectors.ensureIndex(v);
     await indexEpisodes(r, ownerId, [after], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
+    // A rewritten story may teach something new: it is read for knowledge again.
+    if (textChanged) await r.semantic.enqueue(ownerId, [id], ctx.clock.now());
   });
   return (await ctx.store.read.episodes.get(ownerId, id))!;
 }

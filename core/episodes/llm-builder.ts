@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StoredMessage } from '../domain/conversation.js';
 import { EpisodeDraft, EpisodeType } from '../domain/episode.js';
-import { describeIssues } from '../llm/json.js';
+import { describeIssues, lenientList } from '../llm/json.js';
 import { LlmError, type Llm } from '../llm/llm.js';
 import { renderPrompt } from '../llm/prompts.js';
 import { localStamp, shorten } from './boundaries-llm.js';
@@ -46,18 +46,6 @@ export interface ConversationInfo {
 const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 const Text = z.string().trim();
 const StringList = z.array(z.coerce.string().trim()).transform((xs) => [...new Set(xs.filter(Boolean))]);
-
-/** A list whose malformed items are dropped: one broken entity must not cost the whole episode a repair. */
-function lenientList<T>(item: z.ZodType<T>) {
-  return z
-    .array(z.unknown())
-    .catch([])
-    .default([])
-    .transform((xs) => xs.flatMap((x) => {
-      const r = item.safeParse(x);
-      return r.success ? [r.data] : [];
-    }));
-}
 
 const EntityReply = z.object({
   name: Text.min(1),

@@ -42,6 +42,8 @@ async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId
         : null,
       ctx.config.retrieval.bm25,
     );
+    // Knowledge discovery follows as a job (core/semantic/discovery.ts); without an LLM the episodes wait.
+    await r.semantic.enqueue(ownerId, stored.map((e) => e.id), now);
     await r.conversations.markProcessed(ownerId, conversationId, version);
   });
 }

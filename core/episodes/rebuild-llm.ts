@@ -137,6 +137,7 @@ export async function rebuildEpisodesWithLlm(
         ctx.embedder && vectors ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: vectors[i]! })) } : null,
         ctx.config.retrieval.bm25,
       );
+      await r.semantic.enqueue(ownerId, stored.map((e) => e.id), now);
       return true;
     });
     if (replaced) {

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * Structured-output validation: models wrap JSON in code fences, prepend a sentence, or (reasoning
@@ -40,4 +40,17 @@ export function parseReply<T>(reply: string, schema: z.ZodType<T>): ParsedReply<
   }
   const r = schema.safeParse(data);
   return r.success ? { ok: true, value: r.data } : { ok: false, error: describeIssues(r.error) };
+}
+
+/** Keeps the items a schema accepts and drops the rest: one malformed item must not cost the whole reply a repair. */
+export function keepValid<T>(item: z.ZodType<T>): (xs: unknown[]) => T[] {
+  return (xs) => xs.flatMap((x) => {
+    const r = item.safeParse(x);
+    return r.success ? [r.data] : [];
+  });
+}
+
+/** An optional list of lenient items: missing or malformed → empty. */
+export function lenientList<T>(item: z.ZodType<T>) {
+  return z.array(z.unknown()).catch([]).default([]).transform(keepValid(item));
 }

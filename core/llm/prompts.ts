@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  */
 export const defaultPromptsDir = fileURLToPath(new URL('./prompts/', import.meta.url));
 
-export type PromptName = 'episode-boundaries' | 'episode-narrative' | 'repair' | 'connection-test';
+export type PromptName = 'episode-boundaries' | 'episode-narrative' | 'semantic-reconstruct' | 'semantic-gaps' | 'repair' | 'connection-test';
 
 const cache = new Map<string, string>();
 

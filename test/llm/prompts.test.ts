@@ -5,7 +5,7 @@ import { graphPayload, narrativeReply } from '../../core/episodes/llm-builder.js
 import { defaultPromptsDir, loadPrompt, placeholders, renderPrompt, type PromptName } from '../../core/llm/prompts.js';
 import { redact } from '../../core/llm/secrets.js';
 
-const names: PromptName[] = ['episode-boundaries', 'episode-narrative', 'repair', 'connection-test'];
+const names: PromptName[] = ['episode-boundaries', 'episode-narrative', 'semantic-reconstruct', 'semantic-gaps', 'repair', 'connection-test'];
 
 describe('prompt files', () => {
   it('are exactly the files in core/llm/prompts, each marked with its task', () => {
@@ -13,10 +13,10 @@ describe('prompt files', () => {
     for (const n of names) expect(loadPrompt(n).split('\n')[0]).toMatch(/^Task: [a-z-]+$/);
   });
 
-  it('each asks for strict JSON in the conversation’s own language', () => {
+  it('each asks for strict JSON (the reconstruction: plain text) in the conversation’s own language', () => {
     for (const n of names) {
       const text = loadPrompt(n);
-      expect(text, n).toMatch(/strict JSON only/);
+      expect(text, n).toMatch(n === 'semantic-reconstruct' ? /plain text \(not JSON\)/ : /strict JSON only/);
       expect(text, n).toMatch(/conversation's own language|language of this message/);
     }
   });

@@ -1,18 +1,8 @@
-import { NemoriError } from '../../domain/errors.js';
 import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
 import { processPending } from '../../episodes/process.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { episodeView, messageView } from '../views.js';
-
-function encodeCursor(start: Date, id: string): string {
-  return Buffer.from(`${start.toISOString()}|${id}`).toString('base64url');
-}
-function decodeCursor(cursor: string): { start: Date; id: string } {
-  const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const start = new Date(iso ?? '');
-  if (!id || Number.isNaN(start.getTime())) throw new NemoriError('INVALID_INPUT', 'the page cursor is not valid; start from the first page');
-  return { start, id };
-}
 
 export function episodeHandlers({ ctx }: HandlerEnv): Handlers<'getEpisode' | 'listEpisodes' | 'createEpisode' | 'updateEpisode' | 'deleteEpisode' | 'rebuildIndexes'> {
   const { store } = ctx;
@@ -30,7 +20,7 @@ export function episodeHandlers({ ctx }: HandlerEnv): Handlers<'getEpisode' | 'l
         until: i.until,
         episodeTypes: i.episodeTypes,
         minImportance: i.minImportance,
-        before: i.cursor ? decodeCursor(i.cursor) : undefined,
+        before: i.cursor ? (({ at, id }) => ({ start: at, id }))(decodeCursor(i.cursor)) : undefined,
       });
       const more = page.length > i.limit;
       const episodes = page.slice(0, i.limit);

@@ -1,22 +1,12 @@
 import type { EngineContext } from '../../context.js';
-import { NemoriError } from '../../domain/errors.js';
 import { forgetAbout } from '../../forgetting/about.js';
 import { explainDecay, listTier, markMemory, purgeAfter, purgeTrash, restoreMemory } from '../../forgetting/actions.js';
 import { runForgetting } from '../../forgetting/run.js';
 import type { TierItem } from '../../forgetting/targets.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-function encodeCursor(at: Date, id: string): string {
-  return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
-}
-function decodeCursor(cursor: string): { at: Date; id: string } {
-  const [when, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const at = new Date(when ?? '');
-  if (!id || Number.isNaN(at.getTime())) throw new NemoriError('INVALID_INPUT', 'the page cursor is not valid; start from the first page');
-  return { at, id };
-}
 
 async function page(ctx: EngineContext, ownerId: string, tier: 'archived' | 'trash', limit: number, cursor: string | undefined) {
   const items = await listTier(ctx, ownerId, tier, { limit: limit + 1, ...(cursor ? { before: decodeCursor(cursor) } : {}) });

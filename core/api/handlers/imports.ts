@@ -14,7 +14,7 @@ function withMe(c: IncomingConversation, me: string | null): IncomingConversatio
   return { ...c, messages: c.messages.map((m) => ({ ...m, role: m.speaker === me ? 'user' : m.role === 'user' ? 'other' : m.role })) };
 }
 
-export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversation' | 'importFiles'> {
+export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingestConversation' | 'importFiles'> {
   return {
     async ingestConversation(i) {
       const c = IncomingConversation.parse({
@@ -27,7 +27,10 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
           return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
         }),
       });
-      return ingestConversation(ctx, i.ownerId, c);
+      const r = await ingestConversation(ctx, i.ownerId, c);
+      // A companion feeding conversations live must not wait for the LLM to read them: discovery runs behind.
+      if (r.episodesCreated > 0) discovery.kick(i.ownerId);
+      return r;
     },
 
     async importFiles(i, opts) {
@@ -85,6 +88,10 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
         }
         files.push(report);
       }
+      // Knowledge discovery is the import's last phase when an LLM is configured (progress: `discovery`).
+      const knowledge = !i.dryRun && ctx.llm && files.some((f) => f.episodesCreated > 0)
+        ? await discovery.run(i.ownerId, { onProgress: (done, total) => opts.onProgress?.({ operation: 'importFiles', phase: 'discovery', done, total }) })
+        : null;
       const formats = [...new Set(files.flatMap((f) => (f.format ? [f.format] : [])))];
       return {
         format: formats.length === 0 ? null : formats.length === 1 ? formats[0]! : 'mixed',
@@ -96,6 +103,7 @@ export function importHandlers({ ctx }: HandlerEnv): Handlers<'ingestConversatio
         errors: files.flatMap((f) => (f.error ? [{ file: f.file, ...f.error }] : [])),
         dryRun: i.dryRun,
         files,
+        discovery: knowledge,
       };
     },
   };

@@ -102,7 +102,6 @@ export async function searchItems(ctx: EngineContext, q: MemoryQuery): Promise<{
       sources: e.sources.map((m) => ({ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: m.sentAt.toISOString() })),
     }];
   });
-  for (const w of outcome.warnings) ctx.warn(w);
   return { items, modeUsed: outcome.modeUsed, warnings: outcome.warnings };
 }
 
@@ -111,6 +110,7 @@ export function searchHandlers({ ctx }: HandlerEnv): Handlers<'search'> {
     async search(i) {
       const started = performance.now();
       const { items, modeUsed, warnings } = await searchItems(ctx, queryOf(i));
+      for (const w of warnings) ctx.warn(w);
       return { query: i.query, mode: modeUsed, results: items, warnings, tookMs: performance.now() - started };
     },
   };
