@@ -131,7 +131,7 @@ export const SummarizeKnowledgeInput = z.object({
   ownerId: Owner,
   /** Everything (omitted), an entity type ("person") or a key prefix ("person:john"). */
   scope: z.string().trim().min(1).optional(),
-  tokenLimit: z.number().int().min(20).max(100_000).default(500),
+  tokenLimit: z.number().int().min(10).max(100_000).default(500),
 });
 export const SummarizeKnowledgeOutput = z.object({
   summary: z.string(),

@@ -3,9 +3,10 @@ import cliProgress from 'cli-progress';
 import { DEFAULT_OWNER, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
 import type { CallOptions, Engine, ProgressEvent } from '../api/engine.js';
 import { openDefaultEngine } from '../api/open.js';
-import { isNemoriError } from '../domain/errors.js';
+import { isNemoriError, NemoriError } from '../domain/errors.js';
 import { resolveHome } from '../home.js';
 import { addForgettingCommands } from './forgetting.js';
+import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowledge.js';
 import { addLlmCommands, addLlmOptions, llmOverrides, renderLlmHealth, renderRebuildEpisodes, type LlmFlags } from './llm.js';
 import { renderEpisode, renderEpisodeList, renderHealth, renderImport, renderSearch, renderStats } from './output.js';
 
@@ -33,6 +34,7 @@ function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) =>
     },
     stop() {
       bar?.stop();
+      bar = null;
     },
   };
 }
@@ -82,9 +84,14 @@ async function run<K extends OperationName>(
   return out;
 }
 
+/** Number flags. A bad one is an input error like any other: exit 1, and `{"error"}` under --json. */
 const int = (v: string) => {
-  const n = Number.parseInt(v, 10);
-  if (!Number.isFinite(n)) throw new Error(`not a number: ${v}`);
+  if (!/^\s*[+-]?\d+\s*$/.test(v)) throw new NemoriError('INVALID_INPUT', `not a whole number: ${v}`);
+  return Number.parseInt(v, 10);
+};
+const num = (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new NemoriError('INVALID_INPUT', `not a number: ${v}`);
   return n;
 };
 
@@ -116,27 +123,33 @@ export function buildCli(): Command {
       if (out.errors.length > 0) process.exitCode = 1;
     });
 
-  program
-    .command('search')
-    .description('search memories (hybrid keyword + meaning by default)')
-    .argument('<query...>')
-    .addOption(owner())
-    .addOption(new Option('--mode <mode>', 'hybrid, bm25 or vector').choices(['hybrid', 'bm25', 'vector']).default('hybrid'))
-    .option('--limit <n>', 'how many results', int, 10)
-    .option('--since <date>', 'only memories from this date on (YYYY-MM-DD or ISO 8601)')
-    .option('--until <date>', 'only memories before this date')
-    .option('--min-importance <x>', 'only memories at least this important (0–1)', Number.parseFloat)
-    .action(async (words: string[], o: { owner: string; mode: 'hybrid' | 'bm25' | 'vector'; limit: number; since?: string; until?: string; minImportance?: number }) => {
-      await run(g(), o.mode === 'bm25' ? 'off' : 'auto', 'search', {
-        ownerId: o.owner,
-        query: words.join(' '),
-        mode: o.mode,
-        limit: o.limit,
-        since: o.since,
-        until: o.until,
-        minImportance: o.minImportance,
-      }, renderSearch);
-    });
+  type SearchFlags = Parameters<typeof factFilters>[0] & { owner: string; mode: 'hybrid' | 'bm25' | 'vector'; kind: 'all' | 'episodic' | 'semantic'; limit: number; since?: string; until?: string; minImportance?: number };
+  addFactFilterOptions(
+    program
+      .command('search')
+      .description('search memories (hybrid keyword + meaning by default), episodes and facts in one ranking')
+      .argument('<query...>')
+      .addOption(owner())
+      .addOption(new Option('--mode <mode>', 'hybrid, bm25 or vector').choices(['hybrid', 'bm25', 'vector']).default('hybrid'))
+      .addOption(new Option('--kind <kind>', 'episodic, semantic (facts) or all').choices(['all', 'episodic', 'semantic']).default('all'))
+      .option('--limit <n>', 'how many results', int, 10)
+      .option('--since <date>', 'only memories from this date on (YYYY-MM-DD or ISO 8601)')
+      .option('--until <date>', 'only memories before this date')
+      .option('--min-importance <x>', 'only memories at least this important (0–1)', num),
+    num,
+  ).action(async (words: string[], o: SearchFlags) => {
+    await run(g(), o.mode === 'bm25' ? 'off' : 'auto', 'search', {
+      ownerId: o.owner,
+      query: words.join(' '),
+      mode: o.mode,
+      kind: o.kind,
+      limit: o.limit,
+      since: o.since,
+      until: o.until,
+      minImportance: o.minImportance,
+      ...factFilters(o),
+    }, renderSearch);
+  });
 
   const episodes = program.command('episodes').description('browse episodes');
   episodes
@@ -210,6 +223,13 @@ export function buildCli(): Command {
 
   addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addLlmCommands(program, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
+  addKnowledgeCommands(program, {
+    run: (embeddings, op, input, human, opts) => run(g(), embeddings, op, input, human, opts),
+    owner,
+    int,
+    num,
+    progress: () => progressReporter(!g().json),
+  });
 
   return program;
 }

@@ -1,17 +1,23 @@
 import type { OpOutput } from '../api/contract.js';
+import type { SearchResultItem } from '../api/search-contract.js';
 
 /** Human-readable renderings of contract outputs; `--json` prints the outputs themselves. */
 
-const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
-const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+export const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
+export const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 
-function when(iso: string): string {
+export function when(iso: string): string {
   return iso.slice(0, 16).replace('T', ' ');
 }
 
 export function renderSearch(o: OpOutput<'search'>): string {
   if (o.results.length === 0) return `No memories match “${o.query}”.`;
-  return o.results
+  return renderResults(o.results);
+}
+
+/** Ranked results, episodes and facts alike: title, when (or which fact), score, snippet and why it matched. */
+export function renderResults(results: readonly SearchResultItem[]): string {
+  return results
     .map((r, i) => {
       const snippet = r.summary || r.text.split('\n').slice(1, 3).join(' ');
       const about = r.kind === 'episode' ? when(r.start) : `fact ${r.key} v${r.version}`;

@@ -64,7 +64,7 @@ export function parseKey(raw: string, fallbackType?: string | null): ParsedKey {
   type = type.trim().toLowerCase().replace(/\s+/g, '_');
   if (!TYPE_RE.test(type)) type = DEFAULT_ENTITY_TYPE;
   const identifier = foldIdentifier(rest);
-  if (!identifier) throw new KeyError(`"${raw}" is not a usable key: write it as entity_type:identifier, e.g. person:alice or location:new_york`);
+  if (!/[\p{L}\p{N}]/u.test(identifier)) throw new KeyError(`"${raw}" is not a usable key: write it as entity_type:identifier, e.g. person:alice or location:new_york`);
   return { key: `${type}:${identifier}`, entityType: type, identifier, label: rest.trim().replace(/\s+/g, ' ') };
 }
 

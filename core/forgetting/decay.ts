@@ -6,7 +6,7 @@ import type { ForgettingConfig } from './config.js';
  * number it uses is returned so the decision can be explained.
  */
 
-/** The kinds of memory that fade. Episodes now; semantic nodes when semantic memory lands. */
+/** The kinds of memory that fade: episodes and semantic facts (each a target in targets.ts). */
 export type MemoryKind = 'episode' | 'semantic';
 export const MEMORY_KINDS: readonly MemoryKind[] = ['episode', 'semantic'];
 

@@ -1,18 +1,18 @@
 import type { EngineContext } from '../context.js';
 import type { AccessRecord, MemoryKind, Tier } from './decay.js';
 import { episodeTarget } from './episode-target.js';
+import { semanticTarget } from './semantic-target.js';
 
 /**
  * The seam between the forgetting logic (decay, tier rules, the pass, restore, mark) and the memory
  * kinds it applies to. Each kind is one `ForgettingTarget`; the logic never touches a kind's tables
  * or indexes directly.
  *
- * Semantic memory (next issue) plugs in here: give `semantic_nodes` the same five columns migration
- * 002 gives episodes (tier, tier_changed_at, tier_reason, marked_important, base_importance), write a
- * repository with the operations below for its own indexes (its vectors, its keyword entries, its
- * links to episodes and its version history), and register it in `forgettingTargets`. The decay
- * function already knows the kind: facts age with `config.forgetting.kinds.semantic` (ten times
- * slower than episodes by default).
+ * Two kinds are registered: episodes (episode-target.ts) and semantic facts (semantic-target.ts, over
+ * the tier columns migration 005 gives `semantic_nodes`, the same as migration 002 gives episodes).
+ * Each target owns its kind's indexes (vectors, keyword entries, links, versions). The decay function
+ * knows the kind: facts age with `config.forgetting.kinds.semantic` (ten times slower than episodes
+ * by default). A new kind plugs in the same way: a target here, its decay settings in config.ts.
  */
 
 /** One memory as the forgetting logic sees it. */
@@ -88,10 +88,10 @@ export interface ForgettingTarget {
   erase(ctx: EngineContext, ownerId: string, ids: readonly string[]): Promise<string[]>;
 }
 
-/** The registry: a kind without a target yet is simply skipped by passes and look-ups. */
+/** The registry: one target per kind (a kind mapped to null would be skipped by passes and look-ups). */
 export const forgettingTargets: { readonly [K in MemoryKind]: ForgettingTarget | null } = {
   episode: episodeTarget,
-  semantic: null, // semantic memory: see the note at the top of this file
+  semantic: semanticTarget,
 };
 
 export function activeTargets(): ForgettingTarget[] {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchItems } from '../api/handlers/search.js';
+import { searchItems } from '../retrieval/results.js';
 import type { EngineContext } from '../context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { parseKey, RelationshipType, type SemanticNode } from '../domain/semantic.js';

@@ -1,15 +1,16 @@
+import { searchItems } from '../retrieval/results.js';
 import type { EngineContext } from '../context.js';
 import { NemoriError } from '../domain/errors.js';
 import { parseKey, type SemanticNode, type SemanticVersion } from '../domain/semantic.js';
 import { enforceCapacity, type Eviction } from './capacity.js';
 import { learnFact, type FactInput, type LearnAction } from './learn.js';
-import { estimateTokens, factText } from './text.js';
+import { estimateTokens, factText, sameValue } from './text.js';
 import { moveFacts } from './tiers.js';
 
 /**
  * Seed 003's Semantic Memory Store operations over the same facts discovery writes: upsert by key,
  * memorize, forget by instruction (soft = the trash, restorable; hard = gone with every version),
- * undelete, summarize, capacity and versions. Remember is search (core/api/handlers/search.ts).
+ * undelete, summarize, capacity and versions. Remember is search (core/retrieval/results.ts).
  */
 
 export interface FactMetadata {
@@ -45,8 +46,33 @@ export function keyFor(value: string): string {
   return `fact:${head}`;
 }
 
+/**
+ * Seed 003 memorize: a fact given without a key joins the stored fact that says the same thing
+ * (same words, or embedding similarity above the duplicate threshold — seed 004), else it is stored
+ * under `fact:<its first words>`.
+ */
 export async function memorize(ctx: EngineContext, ownerId: string, value: string, key: string | undefined, m: FactMetadata): Promise<WriteOutcome> {
-  return upsertFact(ctx, ownerId, key ?? keyFor(value), value, m, 'memorize');
+  if (key) return upsertFact(ctx, ownerId, key, value, m, 'memorize');
+  const same = await sameFact(ctx, ownerId, value);
+  if (!same) return upsertFact(ctx, ownerId, keyFor(value), value, m, 'memorize');
+  const outcome = await upsertFact(ctx, ownerId, same.key, same.value, m, 'memorize');
+  return { ...outcome, action: 'merged' };
+}
+
+async function sameFact(ctx: EngineContext, ownerId: string, value: string): Promise<SemanticNode | null> {
+  const q = { ownerId, text: value, mode: 'hybrid' as const, limit: 3, episodes: null, facts: {}, markAccessed: false };
+  const hits = (await searchItems(ctx, q)).items;
+  const nodes = await ctx.store.read.semantic.byIds(ownerId, hits.map((h) => h.id));
+  const exact = nodes.find((n) => sameValue(n.value, value));
+  if (exact || !ctx.embedder || nodes.length === 0) return exact ?? null;
+  const [v, ...others] = await ctx.embedder.embed([value, ...nodes.map((n) => n.value)], 'passage');
+  const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+  let best: { node: SemanticNode; similarity: number } | null = null;
+  for (const [i, n] of nodes.entries()) {
+    const similarity = dot(v!, others[i]!);
+    if (!best || similarity > best.similarity) best = { node: n, similarity };
+  }
+  return best && best.similarity > ctx.config.semantic.duplicateThreshold ? best.node : null;
 }
 
 /** A fact by key (any spelling of it) or by id, in any tier. */

@@ -564,11 +564,15 @@ export function semanticRepo(q: Sql) {
       );
     },
 
-    /** Queued episodes in time order (so facts evolve in the order they were said), fewest failures first. */
+    /**
+     * Queued episodes in time order (so facts evolve in the order they were said). Stand-ins built while
+     * the LLM failed wait until `rebuild --llm` replaces them: reading them now would spend calls on text
+     * about to change.
+     */
     async queued(ownerId: string, limit: number, maxAttempts: number): Promise<string[]> {
       const r = await q.query<{ episode_id: string }>(
         `SELECT qd.episode_id FROM semantic_discovery_queue qd JOIN episodes e ON e.id = qd.episode_id
-         WHERE qd.owner_id = $1 AND qd.attempts < $3 AND e.tier <> 'trash'
+         WHERE qd.owner_id = $1 AND qd.attempts < $3 AND e.tier <> 'trash' AND e.processing_status = 'ready'
          ORDER BY e.start_at, e.id LIMIT $2`,
         [ownerId, limit, maxAttempts],
       );

@@ -11,6 +11,7 @@ import { forgettingRepo } from './forgetting.js';
 import { graphRepo } from './graph.js';
 import { llmRepo } from './llm.js';
 import { semanticRepo } from './semantic.js';
+import { semanticForgettingRepo } from './semantic-forgetting.js';
 import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import type { Sql, WriteTracker } from './sql.js';
@@ -28,6 +29,7 @@ function repos(q: Sql, track: WriteTracker) {
     graph: graphRepo(q),
     importPreferences: importPreferencesRepo(q),
     semantic: semanticRepo(q),
+    semanticForgetting: semanticForgettingRepo(q),
   };
 }
 export type Repos = ReturnType<typeof repos>;

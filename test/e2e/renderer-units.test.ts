@@ -120,6 +120,10 @@ describe('routes', () => {
       { name: 'episode', id: '5d2c3d4e-0000-4000-8000-000000000001' },
       { name: 'search', q: '西湖 & boots?' },
       { name: 'settings' },
+      { name: 'knowledge' },
+      { name: 'knowledge', id: '5d2c3d4e-0000-4000-8000-000000000002' },
+      // A fact named by its key: the colon, slashes and spaces survive the trip.
+      { name: 'knowledge', id: "person:Alice's sister / Lisbon?" },
     ] as const) {
       expect(parseHash(hashOf(route))).toEqual(route);
     }

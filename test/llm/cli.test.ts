@@ -21,8 +21,11 @@ describe('nemori with an LLM', { timeout: 240_000 }, () => {
     const home = tempDir();
     const imported = await nemori({}, '--home', home, '--json', '--llm-base-url', server.url, '--llm-model', server.model, 'import', twoSessions);
     expect(imported.code).toBe(0);
-    expect(JSON.parse(imported.stdout).files[0]).toMatchObject({ messagesAdded: 7, episodesCreated: 3 });
-    expect(server.chats().length).toBe(5);
+    const out = JSON.parse(imported.stdout);
+    expect(out.files[0]).toMatchObject({ messagesAdded: 7, episodesCreated: 3 });
+    // 5 requests build the episodes, 6 read them for knowledge (the import's last phase).
+    expect(server.chats().length).toBe(11);
+    expect(out.discovery).toMatchObject({ episodes: 3, facts: { created: 1 }, remaining: 0 });
 
     const health = await nemori({ NEMORI_LLM_BASE_URL: server.url, NEMORI_LLM_MODEL: server.model, NEMORI_LLM_API_KEY: 'sk-cli-secret-key-987654321' }, '--home', home, '--json', 'health');
     expect(health.code).toBe(0);

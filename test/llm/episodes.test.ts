@@ -99,12 +99,15 @@ describe('importing with an LLM', () => {
     const ownerId = newOwner();
     await engine.call('importFiles', { ownerId, paths: [twoSessions] });
     const usage = await engine.call('llmUsage', { ownerId, limit: 10 });
-    expect(usage.totals).toMatchObject({ requests: server.chats().length, ok: 5, failed: 0, tokensIn: 100 * 2 + 900 + 800 + 700, tokensOut: 20 * 2 + 300 + 250 + 200 });
-    expect(usage.byOperation.map((o) => [o.operation, o.model, o.requests])).toEqual([
+    // Two boundary requests, three narratives, then discovery reads each episode twice (reconstruct, gaps).
+    expect(usage.totals).toMatchObject({ requests: server.chats().length, ok: 11, failed: 0, tokensIn: 100 * 8 + 900 + 800 + 700, tokensOut: 20 * 8 + 300 + 250 + 200 });
+    expect(usage.byOperation.map((o) => [o.operation, o.model, o.requests]).sort()).toEqual([
       ['episode.boundaries', 'scripted-model', 2],
       ['episode.narrative', 'scripted-model', 3],
+      ['semantic.gaps', 'scripted-model', 3],
+      ['semantic.reconstruct', 'scripted-model', 3],
     ]);
-    expect(usage.recent).toHaveLength(5);
+    expect(usage.recent).toHaveLength(10);
     expect((await engine.call('llmUsage', { ownerId: newOwner() })).totals.requests).toBe(0);
   });
 

@@ -69,5 +69,9 @@ export function scriptHappy(server: LlmServer): void {
     .on(task('episode-boundaries'), { json: { boundaries: [] } })
     .on(task('episode-narrative', 'Lisbon aquarium'), { json: narratives.lisbon, usage: { prompt_tokens: 900, completion_tokens: 300 } })
     .on(task('episode-narrative', 'otters'), { json: narratives.otters, usage: { prompt_tokens: 800, completion_tokens: 250 } })
-    .on(task('episode-narrative', 'dentist'), { json: narratives.dentist, usage: { prompt_tokens: 700, completion_tokens: 200 } });
+    .on(task('episode-narrative', 'dentist'), { json: narratives.dentist, usage: { prompt_tokens: 700, completion_tokens: 200 } })
+    // Knowledge discovery after the import: one private fact from the first episode, none from the others.
+    .on(task('semantic-reconstruct'), { content: 'Alice: My sister got a new job.\nBob: Congratulations!' })
+    .on(task('semantic-gaps', 'Lisbon aquarium'), { json: { knowledge_gaps: [{ key: 'person:Emma', value: 'Emma works at the Lisbon aquarium from 1 June 2023', context: 'Alice told Bob about her sister', confidence: 0.9, messages: [1] }], relationships: [] } })
+    .on(task('semantic-gaps'), { json: { knowledge_gaps: [], relationships: [] } });
 }

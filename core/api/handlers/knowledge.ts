@@ -17,7 +17,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { knowledgeOperations, EpisodeRef } from '../knowledge-contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { factVersionView, factView, messageView } from '../views.js';
-import { searchItems } from './search.js';
+import { searchItems } from '../../retrieval/results.js';
 
 type KnowledgeOps = keyof typeof knowledgeOperations;
 

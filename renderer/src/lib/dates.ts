@@ -46,6 +46,14 @@ export function formatDateTime(iso: string, utcOffsetMin: number, locale: Locale
   return fmt(locale, { dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23' }).format(wallClock(iso, utcOffsetMin));
 }
 
+/**
+ * A moment of this computer (a fact learnt, a memory moved to the trash) in the person's own clock,
+ * unlike an episode's times, which keep the offset they happened in.
+ */
+export function formatHere(iso: string, locale: Locale): string {
+  return formatDateTime(iso, -new Date(iso).getTimezoneOffset(), locale);
+}
+
 /** "UTC+02:00" */
 export function formatOffset(utcOffsetMin: number): string {
   const sign = utcOffsetMin < 0 ? '−' : '+';

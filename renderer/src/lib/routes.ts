@@ -1,4 +1,4 @@
-/** The app's places and their URL hashes (`#/episode/<id>`, `#/search?q=…`). Pure. */
+/** The app's places and their URL hashes (`#/episode/<id>`, `#/search?q=…`, `#/knowledge/<id or key>`). Pure. */
 
 export type Route =
   | { name: 'journal' }
@@ -6,7 +6,8 @@ export type Route =
   | { name: 'search'; q: string }
   | { name: 'import' }
   | { name: 'settings' }
-  | { name: 'knowledge' }
+  /** `id`: the fact shown beside the list (its id, or any spelling of its key). */
+  | { name: 'knowledge'; id?: string }
   | { name: 'care' };
 
 export type Section = Exclude<Route['name'], 'episode'>;
@@ -20,9 +21,10 @@ export function parseHash(hash: string): Route {
       return parts[1] ? { name: 'episode', id: decodeURIComponent(parts[1]) } : { name: 'journal' };
     case 'search':
       return { name: 'search', q: params.get('q') ?? '' };
+    case 'knowledge':
+      return parts[1] ? { name: 'knowledge', id: decodeURIComponent(parts[1]) } : { name: 'knowledge' };
     case 'import':
     case 'settings':
-    case 'knowledge':
     case 'care':
       return { name: parts[0] };
     default:
@@ -36,6 +38,8 @@ export function hashOf(route: Route): string {
       return `#/episode/${encodeURIComponent(route.id)}`;
     case 'search':
       return route.q ? `#/search?${new URLSearchParams({ q: route.q })}` : '#/search';
+    case 'knowledge':
+      return route.id ? `#/knowledge/${encodeURIComponent(route.id)}` : '#/knowledge';
     default:
       return `#/${route.name}`;
   }

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { call } from '../api/client';
 import type { OpOutput } from '../api/types';
 import { useLocale, useT, type Locale, type MessageKey, type Translate } from '../i18n';
-import { formatDateTime, formatDay } from '../lib/dates';
+import { formatDay, formatHere } from '../lib/dates';
 import { useJournalStore } from '../store/journal';
 
 type Plan = OpOutput<'runForgetting'>;
@@ -17,9 +17,6 @@ const MOVE_LABELS: Record<Move['to'], MessageKey> = {
   purged: 'care.move.purged',
   active: 'care.move.active',
 };
-
-/** Instants shown in the person's own clock (the tier dates are moments of this machine, not of an episode). */
-const local = (iso: string, locale: Locale) => formatDateTime(iso, -new Date().getTimezoneOffset(), locale);
 
 function PlanMoves({ moves, t }: { moves: readonly Move[]; t: Translate }) {
   return (
@@ -68,9 +65,9 @@ function TierList({
           {x.summary && <p className="care-summary">{x.summary}</p>}
           <p className="care-meta">
             {[
-              x.since && t('care.since', { date: local(x.since, locale) }),
+              x.since && t('care.since', { date: formatHere(x.since, locale) }),
               x.reason,
-              x.purgeAfter && t('care.purgeAfter', { date: local(x.purgeAfter, locale) }),
+              x.purgeAfter && t('care.purgeAfter', { date: formatHere(x.purgeAfter, locale) }),
             ]
               .filter(Boolean)
               .join(' · ')}

@@ -1,4 +1,4 @@
-import type { Hit } from '../retrieval/search.js';
+import type { Hit } from './search.js';
 
 /** Why a result is there, in words a person reads next to it. */
 export function explainHit(h: Hit): string {
