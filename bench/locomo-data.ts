@@ -14,10 +14,13 @@ const Qa = z.object({
   evidence: z.array(z.string()).default([]),
   category: z.number().int(),
 });
+/** Per session, per speaker: [fact, evidence dia_id(s)] written by LoCoMo's annotators. */
+const Observations = z.record(z.string(), z.record(z.string(), z.array(z.tuple([z.string(), z.union([z.string(), z.array(z.string())])]))));
 const Sample = z.object({
   sample_id: z.string(),
   conversation: z.record(z.string(), z.unknown()),
   qa: z.array(Qa),
+  observation: Observations.default({}),
 });
 export type LocomoQa = z.infer<typeof Qa>;
 
@@ -34,10 +37,18 @@ export function locomoTime(s: string): string {
   return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
 }
 
+/** A fact about a speaker with the turns it was drawn from. */
+export interface LocomoObservation {
+  speaker: string;
+  text: string;
+  diaIds: string[];
+}
+
 export interface LocomoSample {
   id: string;
   conversation: OpInput<'ingestConversation'>['conversation'];
   questions: LocomoQa[];
+  observations: LocomoObservation[];
 }
 
 /** Turns every session of a sample into one conversation, as BRIEF §6 prescribes. */
@@ -59,6 +70,11 @@ export function loadLocomo(file: string): LocomoSample[] {
         timestamp: when,
       }));
     });
-    return { id: s.sample_id, conversation: { id: s.sample_id, messages }, questions: s.qa };
+    const observations = Object.values(s.observation).flatMap((bySpeaker) =>
+      Object.entries(bySpeaker).flatMap(([speaker, facts]) =>
+        facts.map(([text, ids]) => ({ speaker, text, diaIds: (Array.isArray(ids) ? ids : [ids]).flatMap((x) => x.split(/[;,\s]+/)).filter(Boolean) })),
+      ),
+    );
+    return { id: s.sample_id, conversation: { id: s.sample_id, messages }, questions: s.qa, observations };
   });
 }

@@ -5,6 +5,7 @@
  *   npm run bench:locomo -- --data PATH [--budgets 500,1000,2000] [--mode hybrid|bm25|vector] [--model product|tiny]
  *                          [--fusion weighted|rrf] [--alpha 0.7] [--config '{"segment":{…}}']
  *                          [--forget] [--age-days N] [--llm [--llm-base-url URL] [--llm-model NAME]]
+ *                          [--facts observations] [--kind all|episodic|semantic]
  *
  * Forgetting (issue 5): `--forget` runs a forgetting pass right after ingest, with every memory fresh
  * (it must lose no recall); `--age-days N` moves the engine clock N days past the ingest with no access
@@ -14,13 +15,21 @@
  * NEMORI_LLM_MODEL / NEMORI_LLM_API_KEY, or the flags) and adds an "llm" block: requests, tokens and
  * time, in total and per 1,000 messages. Never in CI: it needs a real model. Without `--llm` the LLM is
  * off whatever the environment says, so the default numbers stay comparable.
+ *
+ * Semantic memory (issue 4): `--facts observations` runs knowledge discovery after ingest against a
+ * stand-in LLM that answers with LoCoMo's annotated observations (bench/observation-llm.ts), so facts
+ * compete with episodes in the results: a fact's text costs budget like any item, and it covers the
+ * turns it was drawn from. `--kind` chooses what search returns (default all). With `--llm`, discovery
+ * runs with the real endpoint instead.
  */
 import path from 'node:path';
 import { openEngine } from '../core/api/engine.js';
 import type { Clock } from '../core/context.js';
 import { llmConfigFromEnv } from '../core/llm/config.js';
 import type { SearchMode } from '../core/retrieval/search.js';
+import type { OpOutput } from '../core/api/contract.js';
 import { benchEmbedder } from './embedder.js';
+import { startObservationLlm } from './observation-llm.js';
 import { loadLocomo } from './locomo-data.js';
 import { argValue, percentile, round, words } from './stats.js';
 
@@ -29,6 +38,9 @@ const data = path.resolve(argValue(argv, 'data') ?? path.join(import.meta.dirnam
 const budgets = (argValue(argv, 'budgets') ?? '500,1000,2000').split(',').map(Number);
 const mode = (argValue(argv, 'mode') ?? 'hybrid') as SearchMode;
 const retrieve = Number(argValue(argv, 'limit') ?? 60);
+const kind = (argValue(argv, 'kind') ?? 'all') as 'all' | 'episodic' | 'semantic';
+const factsFrom = argValue(argv, 'facts');
+if (factsFrom !== undefined && factsFrom !== 'observations') throw new Error(`--facts knows only "observations", got ${factsFrom}`);
 const fusion = argValue(argv, 'fusion') as 'weighted' | 'rrf' | undefined;
 const alpha = argValue(argv, 'alpha');
 const retrievalConfig = { ...(fusion ? { fusion } : {}), ...(alpha ? { alpha: Number(alpha) } : {}) };
@@ -65,6 +77,7 @@ const latencies: number[] = [];
 const modesUsed = new Set<string>();
 const warnings = new Set<string>();
 let questions = 0;
+const itemsSeen = { episode: 0, semantic: 0 };
 let episodes = 0;
 let messages = 0;
 const ingestStarted = performance.now();
@@ -109,6 +122,34 @@ async function llmReport() {
 }
 const llm = useLlm ? await llmReport() : null;
 
+// Knowledge discovery: with the real LLM it already runs behind each ingest (runDiscovery waits for it);
+// with --facts observations, against the stand-in, switched on for this phase only.
+async function discover() {
+  const total: OpOutput<'runDiscovery'>['facts'] & { episodes: number; failed: number; llmCalls: number; facts: number } = {
+    created: 0, evolved: 0, corrected: 0, reinforced: 0, merged: 0, episodes: 0, failed: 0, llmCalls: 0, facts: 0,
+  };
+  const standIn = factsFrom ? await startObservationLlm(samples) : null;
+  const started = performance.now();
+  if (standIn) await engine.call('setLlmSettings', { baseUrl: standIn.url, model: standIn.model, backoffMs: 1 });
+  try {
+    for (const s of samples) {
+      const r = await engine.call('runDiscovery', { ownerId: s.id });
+      for (const k of ['created', 'evolved', 'corrected', 'reinforced', 'merged'] as const) total[k] += r.facts[k];
+      total.episodes += r.episodes;
+      total.failed += r.failed;
+      total.llmCalls += r.llmCalls;
+      total.facts += (await engine.call('knowledgeCapacity', { ownerId: s.id })).items;
+    }
+  } finally {
+    if (standIn) {
+      await engine.call('setLlmSettings', { enabled: false });
+      await standIn.close();
+    }
+  }
+  return { source: standIn ? 'LoCoMo observations through a stand-in LLM (oracle facts)' : 'the configured LLM', ...total, wallMs: round(performance.now() - started, 0) };
+}
+const semantic = factsFrom || useLlm ? await discover() : null;
+
 // Questions are asked only after every conversation is in and (optionally) the pass has run, so all
 // owners age the same N days and searching never counts as access (markAccessed is off).
 const forgetting = { ageDays, passes: 0, moved: { archived: 0, trashed: 0, purged: 0, restored: 0 }, tiers: { active: 0, archived: 0, trash: 0 } };
@@ -128,11 +169,12 @@ for (const s of samples) {
     if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
     const evidence = q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean);
     const t = performance.now();
-    const out = await engine.call('search', { ownerId, query: q.question, mode, limit: retrieve });
+    const out = await engine.call('search', { ownerId, query: q.question, mode, kind, limit: retrieve });
     latencies.push(performance.now() - t);
     modesUsed.add(out.mode);
     for (const w of out.warnings) warnings.add(w);
     questions++;
+    for (const r of out.results) itemsSeen[r.kind]++;
     const cat = (byCat[q.category] ??= { n: 0, hits: Object.fromEntries(budgets.map((b) => [b, 0])) });
     cat.n++;
     for (const budget of budgets) {
@@ -172,6 +214,8 @@ console.log(
       episodes,
       ...(forget ? { forgetting } : {}),
       ...(llm ? { llm } : {}),
+      kind,
+      ...(semantic ? { semantic: { ...semantic, resultShare: round(itemsSeen.semantic / Math.max(1, itemsSeen.semantic + itemsSeen.episode)) } } : {}),
       ingestMs: round(ingestMs, 0),
       wallMs: round(performance.now() - ingestStarted, 0),
     },

@@ -104,7 +104,8 @@ function factHeader(f: FactView): string[] {
     f.source ? `source: ${f.source}` : '',
     `learnt ${when(f.createdAt)} by ${f.discoveryMethod}, changed ${when(f.updatedAt)}, recalled ${f.accessCount}×`,
   ].filter(Boolean);
-  return [`${bold(f.key)}  ${f.label !== f.key ? dim(f.label) : ''}`.trimEnd(), f.value, ...(f.context ? [dim(f.context)] : []), ...meta.map(dim)];
+  // The label is the key as written: worth showing only when it is spelt differently.
+  return [`${bold(f.key)}  ${`${f.entityType}:${f.label}` !== f.key ? dim(f.label) : ''}`.trimEnd(), f.value, ...(f.context ? [dim(f.context)] : []), ...meta.map(dim)];
 }
 
 type Timeline = OpOutput<'getKnowledge'>['timeline'];
@@ -203,7 +204,7 @@ function renderCapacity(o: OpOutput<'knowledgeCapacity'>): string {
 }
 
 function renderDiscovery(o: OpOutput<'runDiscovery'>): string {
-  if (o.skipped) return `Knowledge discovery waits for an LLM: ${o.skipped}. Set NEMORI_LLM_MODEL or pass --llm-model (see \`nemori llm test\`).`;
+  if (o.skipped) return `Knowledge discovery waits for an LLM — ${o.skipped}.\nSet NEMORI_LLM_MODEL or pass --llm-model (check it with \`nemori llm test\`).`;
   const f = o.facts;
   const lines = [
     o.episodes === 0 && o.failed === 0

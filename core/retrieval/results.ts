@@ -33,13 +33,7 @@ export async function searchItems(ctx: EngineContext, q: MemoryQuery): Promise<{
   const read = store.read;
   const episodeIds = ids('episode');
   const factIds = ids('semantic');
-  const [episodes, facts, factSources, factLinks] = await Promise.all([
-    read.episodes.searchResults(q.ownerId, episodeIds),
-    read.semantic.byIds(q.ownerId, factIds),
-    read.semantic.sourceMessages(q.ownerId, factIds),
-    read.semantic.linksOf(q.ownerId, factIds),
-  ]);
-  const messages = new Map((await read.conversations.messagesByIds(q.ownerId, [...new Set([...factSources.values()].flat())])).map((m) => [m.id, m]));
+  const [episodes, facts] = await Promise.all([read.episodes.searchResults(q.ownerId, episodeIds), read.semantic.searchResults(q.ownerId, factIds)]);
   if (q.markAccessed) {
     const now = ctx.clock.now();
     await read.episodes.recordAccess(q.ownerId, episodeIds, now);
@@ -52,11 +46,6 @@ export async function searchItems(ctx: EngineContext, q: MemoryQuery): Promise<{
     if (h.kind === 'semantic') {
       const f = factById.get(h.id);
       if (!f) return [];
-      const sources = (factSources.get(f.id) ?? []).flatMap((id) => {
-        const m = messages.get(id);
-        return m ? [{ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: m.sentAt.toISOString() }] : [];
-      });
-      sources.sort((a, b) => a.sentAt.localeCompare(b.sentAt));
       return [{
         kind: 'semantic',
         id: f.id,
@@ -70,8 +59,8 @@ export async function searchItems(ctx: EngineContext, q: MemoryQuery): Promise<{
         confidence: f.confidence,
         updatedAt: f.updatedAt.toISOString(),
         ...scoring,
-        sources,
-        episodeIds: [...new Set(factLinks.filter((l) => l.nodeId === f.id).map((l) => l.episodeId))],
+        sources: f.sources.map((m) => ({ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: m.sentAt.toISOString() })),
+        episodeIds: f.episodeIds,
       }];
     }
     const e = episodeById.get(h.id);

@@ -227,6 +227,8 @@ export async function runDiscovery(
   }
   const q = await read.semantic.queueSize(ownerId);
   run.remaining = q.waiting + q.failed;
+  // Fresh facts need planner statistics like fresh episodes do (the store decides whether it is time).
+  if (run.episodes > 0) await ctx.store.maintain();
   if (run.errors.length) ctx.warn(`knowledge discovery: ${run.errors.length} problem(s), first: ${run.errors[0]}`);
   return run;
 }

@@ -9,7 +9,7 @@ import type {
   SemanticVersion,
   VersionLink,
 } from '../domain/semantic.js';
-import { Params, vectorLiteral, type Sql } from './sql.js';
+import { Params, vectorLiteral, type Sql, type WriteTracker } from './sql.js';
 
 interface NodeRow {
   id: string;
@@ -186,13 +186,27 @@ function filterSql(f: SemanticFilters, p: Params, alias: string): string {
   return s;
 }
 
+export interface FactResultRow {
+  id: string;
+  key: string;
+  entityType: string;
+  label: string;
+  value: string;
+  context: string;
+  version: number;
+  confidence: number;
+  updatedAt: Date;
+  sources: { id: string; externalId: string | null; speaker: string; sentAt: Date }[];
+  episodeIds: string[];
+}
+
 export interface KeywordHit {
   id: string;
   score: number;
   matchedTerms: string[];
 }
 
-export function semanticRepo(q: Sql) {
+export function semanticRepo(q: Sql, track: WriteTracker = () => {}) {
   const nodeSelect = `SELECT * FROM semantic_nodes`;
   return {
     async insert(ownerId: string, n: NewNode, now: Date): Promise<string> {
@@ -419,6 +433,7 @@ export function semanticRepo(q: Sql) {
         );
       }
       await q.query(`UPDATE semantic_nodes SET term_len = $3, tokens = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, nodeId, length, tokens]);
+      track(terms.size);
     },
 
     /**
@@ -435,27 +450,61 @@ export function semanticRepo(q: Sql) {
       for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
       const p = new Params();
       const owner = p.add(ownerId);
-      const qt = `unnest(${p.add([...qtf.keys()])}::text[], ${p.add([...qtf.values()])}::int[]) AS q(term, qtf)`;
       const k1 = `${p.add(o.k1)}::float8`;
       const b = `${p.add(o.b)}::float8`;
+      // One round trip. Postings are read by term first, then their facts by primary key: the order that
+      // stays cheap whatever the planner believes about these small, often fresh tables.
+      const filters = filterSql(o.filters, p, 'n');
       const r = await q.query<{ node_id: string; score: number; terms: string[] }>(
-        `WITH live AS (SELECT id, term_len FROM semantic_nodes WHERE owner_id = ${owner} AND tier <> 'trash'),
-              stats AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_len), 1)::float8 AS avgdl FROM live),
-              df AS (SELECT t.term, count(*)::float8 AS df FROM semantic_terms t JOIN live l ON l.id = t.node_id
-                     WHERE t.owner_id = ${owner} AND t.term = ANY(${p.add([...qtf.keys()])}::text[]) GROUP BY t.term)
-         SELECT t.node_id,
-                sum(q.qtf * ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) * t.tf * (${k1} + 1)
-                    / (t.tf + ${k1} * (1 - ${b} + ${b} * n.term_len / s.avgdl)))::float8 AS score,
+        `WITH q AS (SELECT * FROM unnest(${p.add([...qtf.keys()])}::text[], ${p.add([...qtf.values()])}::float8[]) AS q(term, qtf)),
+              t AS MATERIALIZED (
+                SELECT s.node_id, s.term, s.tf, n.term_len FROM semantic_terms s
+                JOIN semantic_nodes n ON n.id = s.node_id AND n.tier <> 'trash'
+                WHERE s.owner_id = ${owner} AND s.term = ANY(${p.add([...qtf.keys()])}::text[])),
+              st AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_len), 1)::float8 AS avgdl FROM semantic_nodes WHERE owner_id = ${owner} AND tier <> 'trash'),
+              w AS (SELECT t.term, q.qtf * ln(1 + (st.n - count(*) + 0.5) / (count(*) + 0.5)) * (${k1} + 1) AS w
+                    FROM t JOIN q USING (term) CROSS JOIN st GROUP BY t.term, q.qtf, st.n)
+         SELECT t.node_id, sum(w.w * t.tf / (t.tf + ${k1} * (1 - ${b} + ${b} * t.term_len / st.avgdl)))::float8 AS score,
                 array_agg(t.term ORDER BY t.term) AS terms
-         FROM ${qt}
-         JOIN semantic_terms t ON t.owner_id = ${owner} AND t.term = q.term
-         JOIN df ON df.term = q.term
-         JOIN semantic_nodes n ON n.id = t.node_id AND n.owner_id = ${owner} AND n.tier <> 'trash'${filterSql(o.filters, p, 'n')}
-         CROSS JOIN stats s
+         FROM t JOIN w USING (term) CROSS JOIN st
+         ${filters ? `JOIN semantic_nodes n ON n.id = t.node_id${filters}` : ''}
          GROUP BY t.node_id ORDER BY score DESC, t.node_id LIMIT ${p.add(o.limit)}`,
         p.values,
       );
       return r.rows.map((x) => ({ id: x.node_id, score: x.score, matchedTerms: x.terms }));
+    },
+
+    /**
+     * What a search result shows, in one lean query (search is the hot path): the fact, the messages of
+     * every kept version, and the episodes linked to it.
+     */
+    async searchResults(ownerId: string, ids: readonly string[]): Promise<FactResultRow[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<{
+        id: string; key: string; entity_type: string; label: string; value: string; context: string; version: number; confidence: number; updated_at: Date;
+        sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[]; episode_ids: string[] | null;
+      }>(
+        `SELECT n.id, n.key, n.entity_type, n.label, n.value, n.context, n.version, n.confidence, n.updated_at,
+                COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at) ORDER BY m.sent_at, m.seq)
+                          FROM (SELECT DISTINCT unnest(v.source_message_ids) AS mid FROM semantic_versions v WHERE v.node_id = n.id) s
+                          CROSS JOIN LATERAL (SELECT * FROM messages m WHERE m.id = s.mid AND m.owner_id = $1) m), '[]'::json) AS sources,
+                (SELECT array_agg(DISTINCT l.episode_id) FROM semantic_episode_links l WHERE l.node_id = n.id) AS episode_ids
+         FROM semantic_nodes n WHERE n.owner_id = $1 AND n.id = ANY($2::uuid[])`,
+        [ownerId, ids],
+      );
+      return r.rows.map((x) => ({
+        id: x.id,
+        key: x.key,
+        entityType: x.entity_type,
+        label: x.label,
+        value: x.value,
+        context: x.context,
+        version: x.version,
+        confidence: x.confidence,
+        updatedAt: x.updated_at,
+        sources: x.sources.map((m) => ({ ...m, sentAt: new Date(m.sentAt) })),
+        episodeIds: x.episode_ids ?? [],
+      }));
     },
 
     // ── vectors ──

@@ -28,7 +28,7 @@ function repos(q: Sql, track: WriteTracker) {
     llm: llmRepo(q),
     graph: graphRepo(q),
     importPreferences: importPreferencesRepo(q),
-    semantic: semanticRepo(q),
+    semantic: semanticRepo(q, track),
     semanticForgetting: semanticForgettingRepo(q),
   };
 }
@@ -122,7 +122,10 @@ export class Store {
       if (this.writesSinceMaintenance < 0.1 * Math.max(0, r.rows[0]?.n ?? 0)) return false;
     }
     this.writesSinceMaintenance = 0;
-    await this.db.exec('VACUUM (ANALYZE) bm25_postings, bm25_terms, bm25_docs, bm25_stats, episodes, episode_embeddings, messages');
+    // Also where deleted facts' text leaves the data pages for good (forget, purge).
+    await this.db.exec(
+      'VACUUM (ANALYZE) bm25_postings, bm25_terms, bm25_docs, bm25_stats, episodes, episode_embeddings, messages, semantic_nodes, semantic_versions, semantic_terms, semantic_embeddings',
+    );
     return true;
   }
 
