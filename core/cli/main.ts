@@ -192,7 +192,7 @@ export function buildCli(): Command {
       const out = await withEngine(g(), 'auto', (e) =>
         e.call('rebuildIndexes', { ownerId: o.owner, reembed: Boolean(o.reembed) }, { onProgress: progress.onProgress }),
       ).finally(progress.stop);
-      print(g(), out, (x) => `Re-indexed ${x.episodes} episodes, embedded ${x.embedded}.`);
+      print(g(), out, (x) => `Re-indexed ${x.episodes} episodes (embedded ${x.embedded}) and ${x.facts} facts (embedded ${x.factsEmbedded}).`);
     });
 
   program

@@ -42,7 +42,8 @@ function foldIdentifier(s: string): string {
     .replace(/[\s]+/gu, '_')
     .replace(/[^\p{L}\p{N}\p{M}_.\-/:@#+]/gu, '')
     .replace(/_+/g, '_')
-    .replace(/^_|_$/g, '');
+    // Separators at the ends carry nothing (":alice" is "alice").
+    .replace(/^[_.\-/:@#+]+|[_.\-/:@#+]+$/gu, '');
 }
 
 /**

@@ -67,8 +67,8 @@ export const ForgettingConfig = z.object({
     })
     .default(scheduleDefaults),
   /**
-   * Seed 000 retention: how many versions of a semantic node's history are kept. Read by semantic
-   * memory's evolution code (next issue); nothing here enforces it yet.
+   * Seed 000 retention: how many versions of a semantic node's history are kept; older ones are
+   * dropped when a new version is written (core/semantic/learn.ts).
    */
   semanticMaxVersions: z.number().int().positive().default(20),
   /**

@@ -91,7 +91,7 @@ export const semanticTarget: ForgettingTarget = {
     }
     // Nothing re-embeds facts later (rebuild is for episodes); learning the fact again gives it its vector back.
     if (restored > 0 && !ctx.embedder) {
-      out.warnings.push(`${restored} fact(s) restored without vectors (no embedding model): found by keyword only until learnt again with the model available`);
+      out.warnings.push(`${restored} fact(s) restored without vectors (no embedding model): found by keyword only until nemori rebuild runs with the model available`);
     }
     return out;
   },

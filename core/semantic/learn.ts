@@ -60,6 +60,29 @@ export async function reindexFact(r: Repos, ownerId: string, nodeId: string): Pr
   return { ...node, tokens };
 }
 
+/**
+ * Rebuilds the fact side of the indexes: keyword entries for every fact, vectors for active facts whose
+ * vector is missing or from another model (all of them with `reembed`). Facts are few: one pass.
+ */
+export async function reindexFacts(ctx: EngineContext, ownerId: string, o: { reembed: boolean }): Promise<{ facts: number; embedded: number }> {
+  const read = ctx.store.read.semantic;
+  const all: SemanticNode[] = [];
+  for (let before: { at: Date; id: string } | undefined; ; ) {
+    const page = await read.list(ownerId, { tiers: ['active', 'archived', 'trash'], limit: 1000, before });
+    all.push(...page);
+    if (page.length < 1000) break;
+    before = { at: page.at(-1)!.updatedAt, id: page.at(-1)!.id };
+  }
+  const embedder = ctx.embedder;
+  const toEmbed = !embedder ? [] : o.reembed ? all.filter((n) => n.tier === 'active') : await read.staleVectors(ownerId, embedder.modelId, all.length || 1);
+  const vectors = embedder && toEmbed.length ? await embedder.embed(toEmbed.map(factEmbeddingText), 'passage') : [];
+  await ctx.store.transaction(async (r) => {
+    for (const n of all) await reindexFact(r, ownerId, n.id);
+    if (embedder) for (const [i, n] of toEmbed.entries()) await r.semantic.setVector(ownerId, n.id, embedder.modelId, vectors[i]!);
+  });
+  return { facts: all.length, embedded: toEmbed.length };
+}
+
 export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactInput, cause: FactCause): Promise<LearnOutcome> {
   const parsed = parseKey(fact.key, fact.entityType);
   const value = fact.value.trim();

@@ -1,5 +1,6 @@
 import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
 import { processPending } from '../../episodes/process.js';
+import { reindexFacts } from '../../semantic/learn.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { episodeView, messageView } from '../views.js';
@@ -51,10 +52,12 @@ export function episodeHandlers({ ctx }: HandlerEnv): Handlers<'getEpisode' | 'l
 
     async rebuildIndexes(i, opts) {
       await processPending(ctx, i.ownerId);
-      return rebuildIndexes(ctx, i.ownerId, {
+      const episodes = await rebuildIndexes(ctx, i.ownerId, {
         reembed: i.reembed,
         onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildIndexes', phase: 'index', done, total }),
       });
+      const facts = await reindexFacts(ctx, i.ownerId, { reembed: i.reembed });
+      return { ...episodes, facts: facts.facts, factsEmbedded: facts.embedded };
     },
 
   };
