@@ -28,8 +28,9 @@ export interface OpenEngineOptions {
   config?: z.input<typeof EngineConfig>;
   warn?: (message: string) => void;
   /**
-   * Run the forgetting pass in the background (daily by default, `config.forgetting.schedule`). For
-   * the long-lived app; tests and CLI one-shots leave it off and run passes on demand.
+   * Run the forgetting pass in the background (daily by default, `config.forgetting.schedule`), and
+   * knowledge discovery whenever an LLM is there to do it. For the long-lived app; tests and CLI
+   * one-shots leave it off and run both on demand.
    */
   scheduleForgetting?: boolean;
   /**
@@ -63,10 +64,13 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     throw e;
   }
   const discovery = discoveryJobs(ctx);
-  const env = { ctx, embeddingStatus: o.embeddingStatus, discovery };
+  const background = o.scheduleForgetting ?? false;
+  const env = { ctx, embeddingStatus: o.embeddingStatus, discovery, background };
   // One group per area of the contract; the type makes a missing operation a compile error.
   const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
+  // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
+  if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
   return {
     context: ctx,
     async call(name, input, opts = {}) {

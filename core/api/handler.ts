@@ -27,6 +27,8 @@ export interface HandlerEnv {
   ctx: EngineContext;
   /** Knowledge discovery, one run per owner at a time (core/semantic/jobs.ts). */
   discovery: DiscoveryJobs;
+  /** A long-running host (the app, `nemori web`): background work starts by itself, not only on request. */
+  background: boolean;
   embeddingStatus: EmbeddingStatus | undefined;
 }
 

@@ -628,6 +628,11 @@ export function semanticRepo(q: Sql, track: WriteTracker = () => {}) {
       return r.rows.map((x) => x.episode_id);
     },
 
+    async ownersWaiting(): Promise<string[]> {
+      const r = await q.query<{ owner_id: string }>(`SELECT DISTINCT owner_id FROM semantic_discovery_queue WHERE last_error IS NULL`);
+      return r.rows.map((x) => x.owner_id);
+    },
+
     async queueSize(ownerId: string): Promise<{ waiting: number; failed: number }> {
       const r = await q.query<{ waiting: number; failed: number }>(
         `SELECT count(*) FILTER (WHERE last_error IS NULL)::int AS waiting, count(*) FILTER (WHERE last_error IS NOT NULL)::int AS failed

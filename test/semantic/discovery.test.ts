@@ -111,4 +111,19 @@ describe('knowledge discovery', () => {
     expect(after.linkedEpisodes).toEqual([]);
     expect(after.timeline[0]!.episode).toBeNull();
   });
+
+  it('in a long-running host, configuring an LLM starts reading the waiting episodes by itself', async () => {
+    const host = await openMemoryEngine({ llm: null, scheduleForgetting: true });
+    try {
+      const ownerId = newOwner();
+      await host.call('ingestConversation', { ownerId, conversation: johnConversations[0]! });
+      server.on(task('semantic-reconstruct'), { content: 'John: …' }).on(task('semantic-gaps'), gapsFor('大语言模型提示工程'));
+      await host.call('setLlmSettings', { ...llm, baseUrl: server.url });
+      // No explicit run asked for the work: an explicit run only waits for the background one and finds nothing left.
+      expect(await host.call('runDiscovery', { ownerId })).toMatchObject({ episodes: 0, remaining: 0 });
+      expect((await host.call('listKnowledge', { ownerId })).facts.map((f) => f.key)).toEqual(['person:john的研究方向']);
+    } finally {
+      await host.close();
+    }
+  });
 });

@@ -77,7 +77,8 @@ function likePrefix(key: string): string {
   return key.replace(/[\\%_]/g, '\\$&');
 }
 
-export function llmHandlers({ ctx }: HandlerEnv): Handlers<'rebuildEpisodes' | 'getLlmSettings' | 'setLlmSettings' | 'llmTest' | 'llmUsage' | 'episodeGraph' | 'listEntities'> {
+export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getLlmSettings' | 'setLlmSettings' | 'llmTest' | 'llmUsage' | 'episodeGraph' | 'listEntities'> {
+  const { ctx } = env;
   const { store } = ctx;
   return {
     async rebuildEpisodes(i, opts) {
@@ -110,6 +111,7 @@ export function llmHandlers({ ctx }: HandlerEnv): Handlers<'rebuildEpisodes' | '
       await store.read.llm.putSettings(next);
       ctx.llm = makeLlm(ctx, parsed.data);
       sources.set(ctx, 'settings');
+      if (env.background) for (const ownerId of await store.read.semantic.ownersWaiting()) env.discovery.kick(ownerId);
       return settingsView(ctx);
     },
 
