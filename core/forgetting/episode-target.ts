@@ -3,7 +3,7 @@ import { entityKey } from '../episodes/entity-names.js';
 import { bm25Doc, embeddingText } from '../retrieval/indexing.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
-import type { ApplyOutcome, ForgettingTarget, MemoryRecord, Move } from './targets.js';
+import { asRecord, type ApplyOutcome, type ForgettingTarget, type Move } from './targets.js';
 
 /** Moves per transaction: a crash loses at most one batch's progress, never half a move. */
 const BATCH = 256;
@@ -56,19 +56,7 @@ export const episodeTarget: ForgettingTarget = {
 
   async records(ctx, ownerId, ids) {
     const rows = await ctx.store.read.forgetting.episodeDecayRows(ownerId, ids);
-    return rows.map<MemoryRecord>((r) => ({
-      kind: 'episode',
-      id: r.id,
-      baseImportance: r.baseImportance,
-      importance: r.importance,
-      recallCount: r.recallCount,
-      lastAccessed: r.lastAccessed,
-      createdAt: r.createdAt,
-      updatedAt: r.updatedAt,
-      tier: r.tier,
-      tierChangedAt: r.tierChangedAt,
-      marked: r.marked,
-    }));
+    return rows.map(asRecord('episode'));
   },
 
   titles: (ctx, ownerId, ids) => ctx.store.read.forgetting.episodeTitles(ownerId, ids),

@@ -3,7 +3,7 @@ import type { SemanticNode } from '../domain/semantic.js';
 import { moveFacts } from '../semantic/tiers.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
-import type { ApplyOutcome, ForgettingTarget, MemoryRecord, Move } from './targets.js';
+import { asRecord, type ApplyOutcome, type ForgettingTarget, type Move } from './targets.js';
 
 /**
  * Semantic facts under the forgetting logic. Simpler than episodes: a trashed fact keeps its keyword
@@ -50,19 +50,7 @@ export const semanticTarget: ForgettingTarget = {
 
   async records(ctx, ownerId, ids) {
     const rows = await ctx.store.read.semanticForgetting.rows(ownerId, ids);
-    return rows.map<MemoryRecord>((r) => ({
-      kind: 'semantic',
-      id: r.id,
-      baseImportance: r.baseImportance,
-      importance: r.importance,
-      recallCount: r.recallCount,
-      lastAccessed: r.lastAccessed,
-      createdAt: r.createdAt,
-      updatedAt: r.updatedAt,
-      tier: r.tier,
-      tierChangedAt: r.tierChangedAt,
-      marked: r.marked,
-    }));
+    return rows.map(asRecord('semantic'));
   },
 
   async titles(ctx, ownerId, ids) {

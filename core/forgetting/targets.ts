@@ -23,6 +23,11 @@ export interface MemoryRecord extends AccessRecord {
   updatedAt: Date;
 }
 
+/** A kind's decay row as the logic sees it (a function declaration: the targets import it back, cycle-safe). */
+export function asRecord(kind: MemoryKind): (r: Omit<MemoryRecord, 'kind'>) => MemoryRecord {
+  return (r) => ({ ...r, kind });
+}
+
 /** A tier change the logic decided; `reason` is stored with the memory and shown to the person. */
 export interface Move {
   id: string;
