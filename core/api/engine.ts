@@ -38,6 +38,11 @@ export interface OpenEngineOptions {
    * or omitted to use the settings saved through the API (none saved: off). Off means no network call.
    */
   llm?: LlmOption;
+  /**
+   * The host keeps the LLM API key outside the database (the desktop app, in the OS keychain): the key
+   * for this session, or null for none. Omitted: the key is saved with the other LLM settings.
+   */
+  llmKeyFromHost?: string | null;
 }
 
 /** The engine every front end talks to: one validated `call` per contract operation. */
@@ -58,7 +63,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     warn: o.warn ?? (() => {}),
   };
   try {
-    await attachLlm(ctx, o.llm);
+    await attachLlm(ctx, o.llm, o.llmKeyFromHost);
   } catch (e) {
     await store.close();
     throw e;

@@ -22,6 +22,8 @@ export interface DefaultEngineOptions {
   llm?: LlmOverrides;
   /** Long-running hosts (the desktop app, `nemori web`) run the daily forgetting pass; one-shot commands do not. */
   scheduleForgetting?: boolean;
+  /** The desktop app keeps the LLM API key in the OS keychain and hands it over here (see OpenEngineOptions). */
+  llmKeyFromHost?: string | null;
 }
 
 /** Model settings from the environment; the model itself lives under the data folder. */
@@ -66,6 +68,7 @@ export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine
     warn: o.warn,
     llm: llm.config,
     scheduleForgetting: o.scheduleForgetting ?? false,
+    ...(o.llmKeyFromHost !== undefined ? { llmKeyFromHost: o.llmKeyFromHost } : {}),
     ...(o.config ? { config: o.config } : {}),
   });
 }

@@ -5,6 +5,7 @@
  */
 import { utilityProcess } from 'electron';
 import { createEngineClient, type EngineClient } from './engine-client';
+import { HOST_KEY_ENV } from './key-vault';
 import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
 
 export interface EngineHostOptions {
@@ -12,12 +13,15 @@ export interface EngineHostOptions {
   entryPath: string;
   /** The data folder (the same one the CLI uses: core/home.ts). */
   home: string;
+  /** The LLM API key from the OS keychain (electron/main/key-vault.ts); omitted when there is no keychain. */
+  llmKey?: string | null;
 }
 
 export function startEngineHost(o: EngineHostOptions): EngineClient {
   const child = utilityProcess.fork(o.entryPath, [`--nemori-home=${o.home}`], {
     serviceName: 'Nemori engine',
     stdio: 'inherit',
+    ...(o.llmKey !== undefined ? { env: { ...process.env, [HOST_KEY_ENV]: o.llmKey ?? '' } } : {}),
   });
   const channel: MessageEnd<HostMessage, HostRequest> = {
     post: (message) => child.postMessage(message),

@@ -4,7 +4,7 @@
  * and every exit path closes what was opened.
  */
 import path from 'node:path';
-import { app, BrowserWindow, dialog, session } from 'electron';
+import { app, BrowserWindow, dialog, safeStorage, session } from 'electron';
 import { createDispatcher } from '../../core/http/dispatch';
 import type { EngineEvent } from '../../core/http/wire';
 import { resolveHome } from '../../core/home';
@@ -12,6 +12,7 @@ import { BRIDGE_CHANNELS } from '../shared/bridge';
 import { APP_ENTRY_URL } from './app-scheme';
 import { startEngineHost } from './engine-host';
 import { registerBridgeHandlers } from './ipc';
+import { createKeyVault, vaultKeyOf } from './key-vault';
 import { registerAppSchemePrivileges, serveRenderer } from './protocol';
 import { createShutdown } from './shutdown';
 import { createMainWindow, denyPermissions, hardenWebContents } from './window';
@@ -99,12 +100,19 @@ function start(): void {
     .then(() => {
       serveRenderer(paths.renderer);
       denyPermissions(session.defaultSession);
-      const engine = startEngineHost({ entryPath: paths.engine, home: resolveHome() });
+      const home = resolveHome();
+      const vault = createKeyVault(path.join(home, 'secrets', 'llm-api-key.bin'), safeStorage, (m) => console.warn(`[nemori] ${m}`));
+      const engine = startEngineHost({ entryPath: paths.engine, home, ...(vault.available ? { llmKey: vault.load() } : {}) });
       shutdown.add('engine', () => engine.close());
       registerBridgeHandlers(
         {
           dispatcher: createDispatcher({
-            call: (name, input, options) => engine.call(name, input, options),
+            call: async (name, input, options) => {
+              const out = await engine.call(name, input, options);
+              // Only settings the engine accepted reach the keychain.
+              vaultKeyOf(vault, name, input);
+              return out;
+            },
             emit: broadcast,
             log: (message, error) => console.error(`[nemori] ${message}:`, error),
           }),

@@ -18,6 +18,12 @@ type LlmSettingsView = z.infer<typeof LlmSettingsViewSchema>;
 const sources = new WeakMap<EngineContext, LlmSource>();
 
 /**
+ * Engines whose host keeps the API key outside the database (the desktop app encrypts it with the
+ * operating system's keychain, Electron safeStorage): the key of this session, never written to the store.
+ */
+const hostKeys = new WeakMap<EngineContext, { value: string | null }>();
+
+/**
  * - an object: use it (environment, CLI flags or the caller's options), ignoring stored settings;
  * - null: the LLM is off, whatever is stored (`--no-llm`, NEMORI_LLM=off);
  * - undefined: the settings saved through the API decide; none saved means off.
@@ -34,10 +40,14 @@ function configError(e: z.ZodError): NemoriError {
   return new NemoriError('INVALID_INPUT', `LLM settings: ${i.path.join('.') || 'input'}: ${i.message}`);
 }
 
-/** Sets `ctx.llm` when the engine opens. A stored configuration that no longer validates is a warning, never a failed start. */
-export async function attachLlm(ctx: EngineContext, option: LlmOption): Promise<void> {
+/**
+ * Sets `ctx.llm` when the engine opens. A stored configuration that no longer validates is a warning,
+ * never a failed start. `hostKey` (a string, or null for none): the host keeps the API key itself.
+ */
+export async function attachLlm(ctx: EngineContext, option: LlmOption, hostKey?: string | null): Promise<void> {
   ctx.llm = null;
   sources.set(ctx, 'none');
+  if (hostKey !== undefined) hostKeys.set(ctx, { value: hostKey });
   if (option === null) return;
   if (option !== undefined) {
     const parsed = LlmConfig.safeParse(option);
@@ -48,7 +58,8 @@ export async function attachLlm(ctx: EngineContext, option: LlmOption): Promise<
   }
   const stored = await ctx.store.read.llm.getSettings();
   if (!stored) return;
-  const parsed = LlmConfig.safeParse(stored);
+  const hosted = hostKeys.get(ctx);
+  const parsed = LlmConfig.safeParse(hosted ? { ...stored, apiKey: hosted.value ?? undefined } : stored);
   if (!parsed.success) {
     ctx.warn(`the saved LLM settings are not usable (${parsed.error.issues[0]?.message ?? 'invalid'}); the LLM is off until they are saved again`);
     return;
@@ -100,13 +111,19 @@ export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getL
         return settingsView(ctx);
       }
       // Fields left out keep their saved value; the API key is kept unless replaced or removed (null).
-      const saved = (await store.read.llm.getSettings()) ?? {};
+      const hosted = hostKeys.get(ctx);
+      const saved = { ...(await store.read.llm.getSettings()), ...(hosted?.value ? { apiKey: hosted.value } : {}) };
       const { enabled: _, apiKey, ...rest } = i;
       const next: Record<string, unknown> = { ...saved, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) };
       if (apiKey === null) delete next.apiKey;
       else if (apiKey !== undefined) next.apiKey = apiKey;
       const parsed = LlmConfig.safeParse(next);
       if (!parsed.success) throw configError(parsed.error);
+      if (hosted) {
+        // The host encrypted and kept the key; the database gets the rest.
+        hosted.value = typeof next.apiKey === 'string' ? next.apiKey : null;
+        delete next.apiKey;
+      }
       // Stored in the local database (like everything else Nemori keeps); never returned, logged or shown.
       await store.read.llm.putSettings(next);
       ctx.llm = makeLlm(ctx, parsed.data);
