@@ -24,6 +24,19 @@ export type EngineConfig = z.infer<typeof EngineConfig>;
 
 export type Warn = (message: string) => void;
 
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+/** Layers configuration: `over` wins field by field, nested objects merged (saved settings under explicit options). */
+export function layerConfig(under: Plain, over: Plain): Plain {
+  const out: Plain = { ...under };
+  for (const [k, v] of Object.entries(over)) out[k] = isPlain(v) && isPlain(out[k]) ? layerConfig(out[k] as Plain, v) : v;
+  return out;
+}
+
+/** The store key of the settings a person changes in the app (forgetting, knowledge capacity). */
+export const ENGINE_SETTINGS_KEY = 'engine';
+
 /** The small interfaces every engine module works through; built once by `openEngine`. */
 export interface EngineContext {
   store: Store;

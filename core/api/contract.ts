@@ -393,6 +393,28 @@ export const ListEntitiesOutput = z.object({
   entities: z.array(EntityRefView.extend({ aliases: z.array(z.string()), episodes: z.number().int() })),
 });
 
+// ── The app's own settings (issue 7): saved in the store, layered under the host's explicit options ──
+
+export const EngineSettingsView = z.object({
+  forgetting: z.object({ enabled: z.boolean(), archiveThreshold: z.number(), trashThreshold: z.number(), trashRetentionDays: z.number() }),
+  knowledge: z.object({ maxFacts: z.number().int(), maxTokens: z.number().int() }),
+  /** Where everything is kept (null: an in-memory engine). Chosen by the host (NEMORI_HOME / --home), not here. */
+  dataDir: z.string().nullable(),
+});
+export const SetEngineSettingsInput = z.object({
+  forgetting: EngineSettingsView.shape.forgetting.partial().extend({
+    archiveThreshold: z.number().positive().optional(),
+    trashThreshold: z.number().positive().optional(),
+    trashRetentionDays: z.number().min(0).max(3650).optional(),
+  }).optional(),
+  knowledge: z.object({ maxFacts: z.number().int().min(1).optional(), maxTokens: z.number().int().min(100).optional() }).optional(),
+});
+export const BackupInput = z.object({
+  /** A folder to write the backup into; default `<data folder>/backups`. */
+  folder: z.string().min(1).optional(),
+});
+export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int(), at: z.string() });
+
 export const operations = {
   search: { input: SearchInput, output: SearchOutput },
   ingestConversation: { input: z.object({ ownerId: Owner, source: z.string().default('api'), conversation: ConversationInput }), output: IngestOutput },
@@ -422,6 +444,9 @@ export const operations = {
   episodeGraph: { input: EpisodeIdInput, output: EpisodeGraphOutput },
   listEntities: { input: ListEntitiesInput, output: ListEntitiesOutput },
   ...knowledgeOperations,
+  getEngineSettings: { input: z.object({}), output: EngineSettingsView },
+  setEngineSettings: { input: SetEngineSettingsInput, output: EngineSettingsView },
+  backup: { input: BackupInput, output: BackupOutput },
 } as const;
 
 export type Operations = typeof operations;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { z } from 'zod';
-import { EngineConfig, systemClock, type Clock, type EngineContext } from '../context.js';
+import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, systemClock, type Clock, type EngineContext } from '../context.js';
 import { NemoriError } from '../domain/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../forgetting/scheduler.js';
@@ -52,6 +52,15 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+async function configAt(store: Store, explicit: Record<string, unknown>): Promise<EngineConfig> {
+  const saved = (await store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {};
+  const layered = layerConfig(saved, explicit);
+  const parsed = EngineConfig.safeParse(layered);
+  if (parsed.success) return parsed.data;
+  // Saved settings that no longer validate must not keep the app from opening.
+  return EngineConfig.parse(explicit);
+}
+
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const store = await Store.open({ dir: o.home ? path.join(o.home, 'db') : undefined });
   const ctx: EngineContext = {
@@ -59,7 +68,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     embedder: o.embedder,
     llm: null,
     clock: o.clock ?? systemClock,
-    config: EngineConfig.parse(o.config ?? {}),
+    // Settings saved in the app lie under the host's explicit options (tests, benchmarks, flags).
+    config: await configAt(store, o.config ?? {}),
     warn: o.warn ?? (() => {}),
   };
   try {
@@ -70,7 +80,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   }
   const discovery = discoveryJobs(ctx);
   const background = o.scheduleForgetting ?? false;
-  const env = { ctx, embeddingStatus: o.embeddingStatus, discovery, background };
+  const env = { ctx, embeddingStatus: o.embeddingStatus, discovery, background, explicitConfig: o.config ?? {} };
   // One group per area of the contract; the type makes a missing operation a compile error.
   const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;

@@ -29,6 +29,8 @@ export interface HandlerEnv {
   discovery: DiscoveryJobs;
   /** A long-running host (the app, `nemori web`): background work starts by itself, not only on request. */
   background: boolean;
+  /** The configuration the host opened the engine with; saved settings lie under it. */
+  explicitConfig: Record<string, unknown>;
   embeddingStatus: EmbeddingStatus | undefined;
 }
 

@@ -1,6 +1,7 @@
 import type { EpisodeDraft } from '../domain/episode.js';
 import type { UsageEntry } from '../llm/usage.js';
 import { Params, type Sql } from './sql.js';
+import { settingsRepo } from './settings.js';
 
 /** Totals of the usage log over some rows. */
 export interface UsageTotals {
@@ -79,18 +80,8 @@ export function llmRepo(q: Sql) {
     },
 
     /** The LLM settings chosen through the API. Machine-wide (one LLM per installation), hence no owner. */
-    async getSettings(): Promise<Record<string, unknown> | null> {
-      const r = await q.query<{ value: Record<string, unknown> }>(`SELECT value FROM settings WHERE key = $1`, [SETTINGS_KEY]);
-      return r.rows[0]?.value ?? null;
-    },
-
-    async putSettings(value: Record<string, unknown> | null): Promise<void> {
-      if (value === null) {
-        await q.query(`DELETE FROM settings WHERE key = $1`, [SETTINGS_KEY]);
-        return;
-      }
-      await q.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [SETTINGS_KEY, JSON.stringify(value)]);
-    },
+    getSettings: () => settingsRepo(q).get(SETTINGS_KEY),
+    putSettings: (value: Record<string, unknown> | null) => settingsRepo(q).put(SETTINGS_KEY, value),
 
     /** Seed 001's data type of a conversation, which picks its episode builder. */
     async dataType(ownerId: string, conversationId: string): Promise<string> {

@@ -11,6 +11,7 @@ import { forgettingRepo } from './forgetting.js';
 import { graphRepo } from './graph.js';
 import { llmRepo } from './llm.js';
 import { semanticRepo } from './semantic.js';
+import { settingsRepo } from './settings.js';
 import { semanticForgettingRepo } from './semantic-forgetting.js';
 import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
@@ -29,6 +30,7 @@ function repos(q: Sql, track: WriteTracker) {
     graph: graphRepo(q),
     importPreferences: importPreferencesRepo(q),
     semantic: semanticRepo(q, track),
+    settings: settingsRepo(q),
     semanticForgetting: semanticForgettingRepo(q),
   };
 }

@@ -29,7 +29,7 @@ function Screen({ route }: { route: Route }) {
     case 'settings':
       return <SettingsScreen />;
     case 'knowledge':
-      return <KnowledgeScreen />;
+      return <KnowledgeScreen id={route.id} />;
     case 'care':
       return <MemoryCareScreen />;
   }

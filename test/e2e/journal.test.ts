@@ -184,7 +184,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
 
     await app.go('knowledge');
     expect(await new KnowledgePage(page).emptyStateTitle()).toBe('Nothing learnt yet');
-    await app.screenshot(screenshotPath('knowledge-en'));
+    await app.screenshot(screenshotPath('knowledge-empty-en'));
   });
 
   it('switches the whole interface to Chinese', async () => {
@@ -226,7 +226,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
 
     await app.go('knowledge');
     expect(await new KnowledgePage(page).emptyStateTitle()).toBe('还没有学到什么');
-    await app.screenshot(screenshotPath('knowledge-zh'));
+    await app.screenshot(screenshotPath('knowledge-empty-zh'));
 
     await app.go('settings');
     await new SettingsPage(page).language('English');

@@ -1,7 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, type EngineContext } from '../../context.js';
+import { NemoriError } from '../../domain/errors.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { llmHealth } from './llm.js';
 
-export function systemHandlers({ ctx, embeddingStatus }: HandlerEnv): Handlers<'stats' | 'health'> {
+function settingsView(ctx: EngineContext) {
+  const f = ctx.config.forgetting;
+  return {
+    forgetting: { enabled: f.enabled, archiveThreshold: f.thresholds.archive, trashThreshold: f.thresholds.trash, trashRetentionDays: f.trashRetentionDays },
+    knowledge: { maxFacts: ctx.config.semantic.capacity.maxItems, maxTokens: ctx.config.semantic.capacity.maxTokens },
+    dataDir: ctx.store.dir ? path.dirname(ctx.store.dir) : null,
+  };
+}
+
+export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: HandlerEnv): Handlers<'stats' | 'health' | 'getEngineSettings' | 'setEngineSettings' | 'backup'> {
   const { store } = ctx;
   const ownerStats = async (ownerId: string) => {
     const c = await store.read.episodes.counts(ownerId);
@@ -10,6 +23,43 @@ export function systemHandlers({ ctx, embeddingStatus }: HandlerEnv): Handlers<'
   };
 
   return {
+    async getEngineSettings() {
+      return settingsView(ctx);
+    },
+
+    async setEngineSettings(i) {
+      const f = i.forgetting ?? {};
+      const k = i.knowledge ?? {};
+      const change = {
+        forgetting: {
+          ...(f.enabled !== undefined && { enabled: f.enabled }),
+          ...(f.trashRetentionDays !== undefined && { trashRetentionDays: f.trashRetentionDays }),
+          thresholds: { ...(f.archiveThreshold !== undefined && { archive: f.archiveThreshold }), ...(f.trashThreshold !== undefined && { trash: f.trashThreshold }) },
+        },
+        semantic: { capacity: { ...(k.maxFacts !== undefined && { maxItems: k.maxFacts }), ...(k.maxTokens !== undefined && { maxTokens: k.maxTokens }) } },
+      };
+      const saved = layerConfig((await store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {}, change);
+      const parsed = EngineConfig.safeParse(layerConfig(saved, explicitConfig));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new NemoriError('INVALID_INPUT', `settings: ${issue.path.join('.')}: ${issue.message}`);
+      }
+      await store.read.settings.put(ENGINE_SETTINGS_KEY, saved);
+      ctx.config = parsed.data;
+      return settingsView(ctx);
+    },
+
+    async backup(i) {
+      const home = store.dir ? path.dirname(store.dir) : null;
+      const folder = i.folder ?? (home && path.join(home, 'backups'));
+      if (!folder) throw new NemoriError('INVALID_INPUT', 'this engine keeps nothing on disk: name a folder to write the backup into');
+      const at = ctx.clock.now();
+      fs.mkdirSync(folder, { recursive: true });
+      const file = path.join(folder, `nemori-backup-${at.toISOString().replace(/[:.]/g, '-')}.tar.gz`);
+      await store.backup(file);
+      return { file, bytes: fs.statSync(file).size, at: at.toISOString() };
+    },
+
     async stats(i) {
       const owners = i.ownerId ? [i.ownerId] : await store.read.episodes.owners();
       return { owners: await Promise.all(owners.map(ownerStats)) };

@@ -5,23 +5,24 @@ import type { Locale, MessageKey, Translate } from '../i18n';
 import { dayKey, formatDay } from '../lib/dates';
 import { RouteLink } from './RouteLink';
 
-/** The entity types the discovery prompt asks for; any other type is shown as written. */
-const TYPE_NAMES: Partial<Record<string, MessageKey>> = {
-  person: 'knowledge.type.person',
-  project: 'knowledge.type.project',
-  place: 'knowledge.type.place',
-  location: 'knowledge.type.place',
-  organization: 'knowledge.type.organization',
-  preference: 'knowledge.type.preference',
-  event: 'knowledge.type.event',
-  object: 'knowledge.type.object',
-  concept: 'knowledge.type.concept',
-  fact: 'knowledge.type.fact',
+/** The entity types the discovery prompt asks for, one and many; any other type is shown as written. */
+const TYPE_NAMES: Partial<Record<string, { one: MessageKey; many: MessageKey }>> = {
+  person: { one: 'knowledge.type.person', many: 'knowledge.types.person' },
+  project: { one: 'knowledge.type.project', many: 'knowledge.types.project' },
+  place: { one: 'knowledge.type.place', many: 'knowledge.types.place' },
+  location: { one: 'knowledge.type.place', many: 'knowledge.types.place' },
+  organization: { one: 'knowledge.type.organization', many: 'knowledge.types.organization' },
+  preference: { one: 'knowledge.type.preference', many: 'knowledge.types.preference' },
+  event: { one: 'knowledge.type.event', many: 'knowledge.types.event' },
+  object: { one: 'knowledge.type.object', many: 'knowledge.types.object' },
+  concept: { one: 'knowledge.type.concept', many: 'knowledge.types.concept' },
+  fact: { one: 'knowledge.type.fact', many: 'knowledge.types.fact' },
 };
 
-export function entityTypeName(type: string, t: Translate): string {
-  const key = TYPE_NAMES[type];
-  return key ? t(key) : type.replace(/_/g, ' ');
+/** "Person" for one fact's kind, "People" (`many`) for a group of them. */
+export function entityTypeName(type: string, t: Translate, many = false): string {
+  const names = TYPE_NAMES[type];
+  return names ? t(many ? names.many : names.one) : type.replace(/_/g, ' ');
 }
 
 export function FactBadges({ version, confidence, t }: { version: number; confidence: number; t: Translate }) {
@@ -37,14 +38,30 @@ export function FactBadges({ version, confidence, t }: { version: number; confid
   );
 }
 
-type FactGist = Pick<FactView, 'id' | 'label' | 'value' | 'version' | 'confidence' | 'entityType'>;
+type FactGist = Pick<FactView, 'id' | 'label' | 'value' | 'version' | 'confidence' | 'entityType' | 'marked'>;
 
-/** A fact as one link: its label, version and confidence, then its current value; `note` says how it is connected. */
-export function FactCard({ fact, t, note, current }: { fact: FactGist; t: Translate; note?: ReactNode; current?: boolean }) {
+/**
+ * A fact as one link: its label, version and confidence, then its current value; `note` says how it
+ * is connected. `autoFocus`: where the focus lands when the screen opens (see App's focus rule).
+ */
+export function FactCard({ fact, t, note, current, autoFocus }: { fact: FactGist; t: Translate; note?: ReactNode; current?: boolean; autoFocus?: boolean }) {
   return (
-    <RouteLink to={{ name: 'knowledge', id: fact.id }} className="fact-card" data-fact={fact.id} aria-current={current ? 'true' : undefined}>
+    <RouteLink
+      to={{ name: 'knowledge', id: fact.id }}
+      className="fact-card"
+      data-fact={fact.id}
+      aria-current={current ? 'true' : undefined}
+      data-autofocus={autoFocus || undefined}
+    >
       <span className="fact-card-head">
-        <span className="fact-label">{fact.label}</span>
+        <span className="fact-label">
+          {fact.marked && (
+            <span className="entry-star" role="img" aria-label={t('journal.important')}>
+              ★{' '}
+            </span>
+          )}
+          {fact.label}
+        </span>
         <FactBadges version={fact.version} confidence={fact.confidence} t={t} />
       </span>
       <span className="fact-value">{fact.value}</span>

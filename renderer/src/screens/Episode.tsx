@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'react';
 import { ApiError, call } from '../api/client';
-import type { EpisodeView, MessageView, OpOutput } from '../api/types';
+import type { EpisodeView, OpOutput } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { useLocale, useT, type Locale, type Translate } from '../i18n';
-import { formatDateTime, formatDay, formatOffset, formatSpan, formatTime, dayKey } from '../lib/dates';
+import { MarkButton } from '../components/MarkButton';
+import { MessageList } from '../components/MessageList';
+import { useLocale, useT, type Translate } from '../i18n';
+import { formatDateTime, formatDay, formatOffset, formatSpan, dayKey } from '../lib/dates';
 import { useJournalStore } from '../store/journal';
 import { goBack } from '../store/route';
+import { EpisodeFacts } from './EpisodeFacts';
 import { IMPORTANT } from './Journal';
 
 type Detail = OpOutput<'getEpisode'>;
@@ -21,36 +24,6 @@ function Chips({ label, items, testId }: { label: string; items: readonly string
         ))}
       </ul>
     </div>
-  );
-}
-
-function Messages({ messages, locale, t }: { messages: readonly MessageView[]; locale: Locale; t: Translate }) {
-  return (
-    <details className="messages" data-testid="episode-messages">
-      <summary>{t('episode.messages', { n: messages.length })}</summary>
-      <ol>
-        {messages.map((m) => (
-          <li key={m.id} className="message" data-role={m.role}>
-            <div className="message-head">
-              <span className="speaker">{m.speaker}</span>
-              <time dateTime={m.sentAt} title={formatDateTime(m.sentAt, m.utcOffsetMin, locale)}>
-                {formatTime(m.sentAt, m.utcOffsetMin, locale)}
-              </time>
-            </div>
-            <p className="message-text">{m.text}</p>
-            {m.attachments.length > 0 && (
-              <ul className="attachments">
-                {m.attachments.map((a, i) => (
-                  <li key={i}>
-                    {a.kind}: {a.name ?? a.caption ?? a.uri ?? ''}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </li>
-        ))}
-      </ol>
-    </details>
   );
 }
 
@@ -183,7 +156,7 @@ export function EpisodeScreen({ id }: { id: string }) {
       const r = await call('markMemory', { id: e.id, important });
       setMarked(r.marked);
       update({ ...e, importance: r.importance });
-      if (r.marked === false) setNotice(t('episode.markedFade'));
+      if (r.marked === false) setNotice(t('mark.faded'));
     } catch (err) {
       setNotice((err as Error).message);
     }
@@ -228,24 +201,14 @@ export function EpisodeScreen({ id }: { id: string }) {
 
         {!editing && (
           <div className="episode-actions" role="toolbar" aria-label={t('episode.facts')}>
-            <button type="button" aria-pressed={marked === true} onClick={() => void mark(marked === true ? null : true)} data-action="important">
-              {marked === true ? t('episode.unmarkImportant') : t('episode.markImportant')}
-            </button>
+            <MarkButton which="important" marked={marked} onMark={(m) => void mark(m)} t={t} />
             <button type="button" onClick={() => setEditing(true)} data-action="edit">
               {t('episode.edit')}
             </button>
             <button type="button" className="danger" onClick={() => setConfirming(true)} data-action="delete">
               {t('episode.delete')}
             </button>
-            <button
-              type="button"
-              aria-pressed={marked === false}
-              title={t('episode.letFadeHint')}
-              onClick={() => void mark(marked === false ? null : false)}
-              data-action="fade"
-            >
-              {marked === false ? t('episode.letFadeOn') : t('episode.letFade')}
-            </button>
+            <MarkButton which="fade" marked={marked} onMark={(m) => void mark(m)} t={t} />
           </div>
         )}
         {notice && (
@@ -279,8 +242,8 @@ export function EpisodeScreen({ id }: { id: string }) {
                   ))}
                 </div>
               </section>
-              <Messages messages={detail.messages} locale={locale} t={t} />
-              <p className="later-note">{t('episode.linkedFacts')}</p>
+              <MessageList messages={detail.messages} summary={t('episode.messages', { n: detail.messages.length })} locale={locale} testId="episode-messages" />
+              <EpisodeFacts episodeId={e.id} linked={e.semanticNodeIds.length > 0} t={t} />
             </div>
             <aside className="episode-side">
               <h2 className="section-label">{t('episode.facts')}</h2>

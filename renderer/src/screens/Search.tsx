@@ -1,10 +1,12 @@
 import { useEffect, useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { SearchMode, SearchResult } from '../api/types';
+import type { EpisodeResult, FactResult, SearchKind, SearchMode, SearchResult } from '../api/types';
 import { EmptyState } from '../components/EmptyState';
+import { FactBadges, entityTypeName } from '../components/FactParts';
+import { RouteLink } from '../components/RouteLink';
 import { Segmented } from '../components/Segmented';
 import { useLocale, useT, type Locale, type Translate } from '../i18n';
-import { formatDateTime } from '../lib/dates';
+import { formatDateTime, formatHere, formatOffset } from '../lib/dates';
 import { highlight, termPattern } from '../lib/highlight';
 import { navigate } from '../store/route';
 import { useSearchStore } from '../store/search';
@@ -16,38 +18,53 @@ const IMPORTANCE_STEPS = [
   { value: 0.8, key: 'search.importance.high' },
 ] as const;
 
-/** Search results carry no UTC offset (yet), so their time is labelled UTC; the episode page shows local time. */
-function resultTime(r: SearchResult, locale: Locale): string {
-  return r.kind === 'episode' ? `${formatDateTime(r.start, 0, locale)} UTC` : `v${r.version} · ${formatDateTime(r.updatedAt, 0, locale)} UTC`;
+/** Why a result matched: by words and/or meaning, the engine's explanation, the score. */
+function Why({ r, t }: { r: SearchResult; t: Translate }) {
+  return (
+    <p className="result-why">
+      <span className="why-label">{t('search.why')}:</span>{' '}
+      {r.reason.matchedBy.map((m) => (
+        <span key={m} className="badge" data-match={m}>
+          {t(`search.matchedBy.${m}`)}
+        </span>
+      ))}{' '}
+      <span className="explanation">{r.reason.explanation}</span> <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
+    </p>
+  );
 }
 
-function Result({ r, locale, t }: { r: SearchResult; locale: Locale; t: Translate }) {
+/** An episode found: its title, when it happened (in its own time zone), the summary with the matched words marked. */
+function EpisodeHit({ r, locale, t }: { r: EpisodeResult; locale: Locale; t: Translate }) {
   const pattern = useMemo(() => termPattern(r.reason.terms), [r.reason.terms]);
-  const snippet = r.summary || r.text.slice(0, 280);
   return (
-    <li className="result" data-episode={r.id}>
-      <a
-        href={`#/episode/${r.id}`}
-        className="result-link"
-        onClick={(e) => {
-          e.preventDefault();
-          navigate({ name: 'episode', id: r.id });
-        }}
-      >
+    <li className="result" data-kind="episode" data-episode={r.id}>
+      <RouteLink to={{ name: 'episode', id: r.id }} className="result-link">
         <span className="result-title">{highlight(r.title, pattern)}</span>
-        <span className="result-time">{resultTime(r, locale)}</span>
-      </a>
-      <p className="result-snippet">{highlight(snippet, pattern)}</p>
-      <p className="result-why">
-        <span className="why-label">{t('search.why')}:</span>{' '}
-        {r.reason.matchedBy.map((m) => (
-          <span key={m} className="badge" data-match={m}>
-            {t(`search.matchedBy.${m}`)}
-          </span>
-        ))}{' '}
-        <span className="explanation">{r.reason.explanation}</span>{' '}
-        <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
-      </p>
+        <time className="result-time" dateTime={r.start}>
+          {formatDateTime(r.start, r.utcOffsetMin, locale)} · {formatOffset(r.utcOffsetMin)}
+        </time>
+      </RouteLink>
+      <p className="result-snippet">{highlight(r.summary || r.text.slice(0, 280), pattern)}</p>
+      <Why r={r} t={t} />
+    </li>
+  );
+}
+
+/** A fact found: marked as a fact, its kind and label, its current value, version and when it last changed. */
+function FactHit({ r, locale, t }: { r: FactResult; locale: Locale; t: Translate }) {
+  const pattern = useMemo(() => termPattern(r.reason.terms), [r.reason.terms]);
+  return (
+    <li className="result result-fact" data-kind="semantic" data-fact={r.id}>
+      <RouteLink to={{ name: 'knowledge', id: r.id }} className="result-link">
+        <span className="result-title">
+          <span className="badge fact-badge">{t('search.fact')}</span> <span className="result-type">{entityTypeName(r.entityType, t)}</span> {highlight(r.title, pattern)}
+        </span>
+        <span className="result-time">
+          <FactBadges version={r.version} confidence={r.confidence} t={t} /> · <time dateTime={r.updatedAt}>{t('knowledge.changed', { date: formatHere(r.updatedAt, locale) })}</time>
+        </span>
+      </RouteLink>
+      <p className="result-snippet">{highlight(r.summary, pattern)}</p>
+      <Why r={r} t={t} />
     </li>
   );
 }
@@ -55,10 +72,10 @@ function Result({ r, locale, t }: { r: SearchResult; locale: Locale; t: Translat
 export function SearchScreen({ q }: { q: string }) {
   const t = useT();
   const locale = useLocale();
-  const { text, mode, filters, output, loading, error } = useSearchStore(
-    useShallow((s) => ({ text: s.text, mode: s.mode, filters: s.filters, output: s.output, loading: s.loading, error: s.error })),
+  const { text, mode, kind, filters, output, loading, error } = useSearchStore(
+    useShallow((s) => ({ text: s.text, mode: s.mode, kind: s.kind, filters: s.filters, output: s.output, loading: s.loading, error: s.error })),
   );
-  const { setText, setMode, setFilters, run } = useSearchStore.getState();
+  const { setText, setMode, setKind, setFilters, run } = useSearchStore.getState();
 
   // A search in the address (#/search?q=…, e.g. after Back) runs once on arrival.
   useEffect(() => {
@@ -78,6 +95,13 @@ export function SearchScreen({ q }: { q: string }) {
     { value: 'bm25', label: t('search.mode.bm25') },
     { value: 'vector', label: t('search.mode.vector') },
   ];
+  const kinds: { value: SearchKind; label: string }[] = [
+    { value: 'all', label: t('search.kind.all') },
+    { value: 'episodic', label: t('search.kind.episodic') },
+    { value: 'semantic', label: t('search.kind.semantic') },
+  ];
+  // Dates describe when episodes happened; facts have none, so a fact search leaves them out.
+  const datesOff = kind === 'semantic';
 
   return (
     <div className="screen search-screen">
@@ -112,16 +136,17 @@ export function SearchScreen({ q }: { q: string }) {
           </button>
         </div>
         <div className="search-options">
+          <Segmented label={t('search.kind')} value={kind} options={kinds} onChange={setKind} name="kind" />
           <Segmented label={t('search.mode')} value={mode} options={modes} onChange={setMode} name="mode" />
           <fieldset className="filters">
             <legend className="visually-hidden">{t('search.filters')}</legend>
-            <label>
+            <label title={datesOff ? t('search.datesOff') : undefined}>
               {t('search.since')}
-              <input type="date" value={filters.since} onChange={(e) => setFilters({ since: e.target.value })} />
+              <input type="date" value={filters.since} disabled={datesOff} onChange={(e) => setFilters({ since: e.target.value })} />
             </label>
-            <label>
+            <label title={datesOff ? t('search.datesOff') : undefined}>
               {t('search.until')}
-              <input type="date" value={filters.until} onChange={(e) => setFilters({ until: e.target.value })} />
+              <input type="date" value={filters.until} disabled={datesOff} onChange={(e) => setFilters({ until: e.target.value })} />
             </label>
             <label>
               {t('search.minImportance')}
@@ -134,6 +159,7 @@ export function SearchScreen({ q }: { q: string }) {
               </select>
             </label>
           </fieldset>
+          {kind === 'all' && (filters.since || filters.until) && <p className="muted search-note">{t('search.datedEpisodesOnly')}</p>}
         </div>
       </form>
 
@@ -156,9 +182,9 @@ export function SearchScreen({ q }: { q: string }) {
               {output.results.length === 1 ? t('search.result') : t('search.results', { n: output.results.length })}
             </p>
             <ol className="result-list">
-              {output.results.map((r) => (
-                <Result key={r.id} r={r} locale={locale} t={t} />
-              ))}
+              {output.results.map((r) =>
+                r.kind === 'semantic' ? <FactHit key={r.id} r={r} locale={locale} t={t} /> : <EpisodeHit key={r.id} r={r} locale={locale} t={t} />,
+              )}
             </ol>
           </>
         )}

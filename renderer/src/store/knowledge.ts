@@ -43,13 +43,17 @@ export const useKnowledgeStore = create<KnowledgeState>()((set, get) => ({
     try {
       const page = await call('listKnowledge', { limit: KNOWLEDGE_PAGE_SIZE, ...(entityType ? { entityType } : {}), ...(cursor ? { cursor } : {}) });
       if (get().generation !== generation) return;
-      set((s) => ({
-        facts: [...s.facts, ...page.facts.filter((f) => !s.facts.some((x) => x.id === f.id))],
-        entityTypes: page.entityTypes,
-        cursor: page.nextCursor,
-        done: page.nextCursor === null,
-        loading: false,
-      }));
+      set((s) => {
+        // Never the same fact twice (pages are cut at a time and id, but the list must stay keyed uniquely).
+        const shown = new Set(s.facts.map((f) => f.id));
+        return {
+          facts: [...s.facts, ...page.facts.filter((f) => !shown.has(f.id))],
+          entityTypes: page.entityTypes,
+          cursor: page.nextCursor,
+          done: page.nextCursor === null,
+          loading: false,
+        };
+      });
     } catch (e) {
       if (get().generation === generation) set({ loading: false, error: (e as Error).message });
     }

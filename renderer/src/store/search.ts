@@ -1,7 +1,7 @@
 /** The search box, its mode and filters, and the last results (kept while the person reads one). */
 import { create } from 'zustand';
 import { call } from '../api/client';
-import type { SearchMode, SearchOutput } from '../api/types';
+import type { SearchKind, SearchMode, SearchOutput } from '../api/types';
 
 export interface SearchFilters {
   since: string; // 'YYYY-MM-DD' or ''
@@ -12,6 +12,8 @@ export interface SearchFilters {
 interface SearchState {
   text: string;
   mode: SearchMode;
+  /** Episodes, facts, or both ranked together. */
+  kind: SearchKind;
   filters: SearchFilters;
   output: SearchOutput | null;
   /** What `output` answers, so the same search is not run twice. */
@@ -20,12 +22,13 @@ interface SearchState {
   error: string | null;
   setText(text: string): void;
   setMode(mode: SearchMode): void;
+  setKind(kind: SearchKind): void;
   setFilters(f: Partial<SearchFilters>): void;
   /** Runs the search; the same search again only with `force` (the person asked again: memories may have changed). */
   run(text?: string, o?: { force?: boolean }): Promise<void>;
 }
 
-const keyOf = (s: Pick<SearchState, 'text' | 'mode' | 'filters'>) => JSON.stringify([s.text.trim(), s.mode, s.filters]);
+const keyOf = (s: Pick<SearchState, 'text' | 'mode' | 'kind' | 'filters'>) => JSON.stringify([s.text.trim(), s.mode, s.kind, s.filters]);
 
 /** `until` picks a day; the engine's bound is exclusive, so search up to the start of the next one. */
 function untilExclusive(day: string): string {
@@ -37,6 +40,7 @@ function untilExclusive(day: string): string {
 export const useSearchStore = create<SearchState>()((set, get) => ({
   text: '',
   mode: 'hybrid',
+  kind: 'all',
   filters: { since: '', until: '', minImportance: 0 },
   output: null,
   ranKey: null,
@@ -46,6 +50,10 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
   setText: (text) => set({ text }),
   setMode(mode) {
     set({ mode });
+    if (get().output) void get().run();
+  },
+  setKind(kind) {
+    set({ kind });
     if (get().output) void get().run();
   },
   setFilters(f) {
@@ -63,12 +71,15 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
     set({ loading: true, error: null, ranKey: key });
     try {
       const { since, until, minImportance } = state.filters;
+      // Dates describe episodes: a fact search leaves them out (with them, "all" searches episodes only).
+      const dated = state.kind !== 'semantic';
       const output = await call('search', {
         query,
         mode: state.mode,
+        kind: state.kind,
         limit: 30,
-        ...(since ? { since } : {}),
-        ...(until ? { until: untilExclusive(until) } : {}),
+        ...(since && dated ? { since } : {}),
+        ...(until && dated ? { until: untilExclusive(until) } : {}),
         ...(minImportance > 0 ? { minImportance } : {}),
       });
       if (get().ranKey === key) set({ output, loading: false });

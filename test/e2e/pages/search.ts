@@ -29,6 +29,25 @@ export class SearchPage {
     await this.page.getByRole('radio', { name: label }).click();
   }
 
+  /** All, Episodes or Facts (or their Chinese names). */
+  async kind(label: string): Promise<void> {
+    await this.page.locator('.segmented[data-name="kind"]').getByRole('radio', { name: label, exact: true }).click();
+  }
+
+  /** Each result's kind, in rank order: 'episode' or 'semantic'. */
+  kinds(): Promise<string[]> {
+    return this.page.locator('.result').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind') ?? ''));
+  }
+
+  fact(label: string | RegExp) {
+    return this.page.locator('.result[data-kind="semantic"]').filter({ hasText: label }).first();
+  }
+
+  async openFact(label: string | RegExp): Promise<void> {
+    await this.fact(label).locator('.result-link').click();
+    await this.page.locator('[data-testid="fact-detail"][data-fact]').waitFor();
+  }
+
   async open(title: string | RegExp): Promise<void> {
     await this.page.locator('.result-link').filter({ hasText: title }).first().click();
     await this.page.locator('[data-testid="episode-title"]').waitFor();
