@@ -131,7 +131,7 @@ describe('search with the tiny embedding model', () => {
     // Rebuilding from stored episodes finds the same memories as the incrementally kept indexes (scores
     // may move slightly: a rebuild normalises every document by the final average lengths).
     const before = await engine.call('search', { ownerId, query: 'mountains 上海 basketball', mode: 'hybrid' });
-    expect(await engine.call('rebuildIndexes', { ownerId, reembed: true })).toEqual({ episodes: entries.length - 1, embedded: entries.length - 1 });
+    expect(await engine.call('rebuildIndexes', { ownerId, reembed: true })).toEqual({ episodes: entries.length - 1, embedded: entries.length - 1, facts: 0, factsEmbedded: 0 });
     const after = await engine.call('search', { ownerId, query: 'mountains 上海 basketball', mode: 'hybrid' });
     expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
     expect(await store.read.bm25.verify(ownerId)).toEqual({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false });
