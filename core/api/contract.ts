@@ -87,6 +87,8 @@ export const ImportFilesOutput = z.object({
   files: z.array(ImportFileReport),
   /** The knowledge-discovery phase (null without an LLM, on a dry run, or when nothing new was built). */
   discovery: RunDiscoveryOutput.nullable(),
+  /** Stopped by `cancelCall`: what was stored stays (whole conversations); importing again adds the rest. */
+  cancelled: z.boolean(),
 });
 export type ImportFilesOutput = z.infer<typeof ImportFilesOutput>;
 
@@ -447,6 +449,8 @@ export const operations = {
   getEngineSettings: { input: z.object({}), output: EngineSettingsView },
   setEngineSettings: { input: SetEngineSettingsInput, output: EngineSettingsView },
   backup: { input: BackupInput, output: BackupOutput },
+  /** Stops a running call by the id its caller gave it (an import stops after the conversation it is on). */
+  cancelCall: { input: z.object({ callId: z.string().min(1) }), output: z.object({ cancelled: z.boolean() }) },
 } as const;
 
 export type Operations = typeof operations;

@@ -82,10 +82,11 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const background = o.scheduleForgetting ?? false;
   const env = { ctx, embeddingStatus: o.embeddingStatus, discovery, background, explicitConfig: o.config ?? {} };
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Handlers = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env) };
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
+  const calls = new Map<string, AbortController>();
   return {
     context: ctx,
     async call(name, input, opts = {}) {
@@ -94,10 +95,24 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
         const issue = parsed.error.issues[0]!;
         throw new NemoriError('INVALID_INPUT', `${name}: ${issue.path.join('.') || 'input'}: ${issue.message}`);
       }
-      const handler = h[name] as (i: unknown, o: CallOptions) => Promise<unknown>;
-      return operations[name].output.parse(await handler(parsed.data, opts)) as OpOutput<typeof name>;
+      if (name === 'cancelCall') {
+        const { callId } = parsed.data as OpInput<'cancelCall'>;
+        const running = calls.get(callId);
+        running?.abort();
+        return { cancelled: running !== undefined } as OpOutput<typeof name>;
+      }
+      // Long work (imports, discovery, rebuilds) checks the signal between its committed steps.
+      const controller = new AbortController();
+      if (opts.callId) calls.set(opts.callId, controller);
+      try {
+        const handler = h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<unknown>;
+        return operations[name].output.parse(await handler(parsed.data, { ...opts, signal: controller.signal })) as OpOutput<typeof name>;
+      } finally {
+        if (opts.callId) calls.delete(opts.callId);
+      }
     },
     async close() {
+      for (const c of calls.values()) c.abort();
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
       await discovery.stop();

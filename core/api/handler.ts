@@ -13,6 +13,10 @@ export interface ProgressEvent {
 
 export interface CallOptions {
   onProgress?: (e: ProgressEvent) => void;
+  /** Names the call so `cancelCall` can stop it (the bridges use their own call ids). */
+  callId?: string;
+  /** Set by the engine for every call: aborted by `cancelCall` or when the engine closes. */
+  signal?: AbortSignal;
 }
 
 export interface EmbeddingStatus {

@@ -14,7 +14,7 @@ import type { CallResult, EngineEvent, WireError } from './wire.js';
 export type CallEngine = (
   name: OperationName,
   input: unknown,
-  options: { onProgress: (e: ProgressEvent) => void },
+  options: { onProgress: (e: ProgressEvent) => void; callId: string },
 ) => Promise<unknown>;
 
 export function isOperationName(name: string): name is OperationName {
@@ -75,6 +75,7 @@ export function createDispatcher(o: {
       try {
         // The engine parses the original input again (dates, defaults): one source of truth.
         const value = await o.call(name, input, {
+          callId,
           onProgress: (p) => o.emit({ type: 'progress', callId, operation: name, phase: p.phase, done: p.done, total: p.total, detail: p.detail }),
         });
         o.emit({ type: 'call', callId, operation: name, state: 'finished' });

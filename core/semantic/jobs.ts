@@ -41,7 +41,8 @@ export function discoveryJobs(ctx: EngineContext): DiscoveryJobs {
       }).catch((e: unknown) => ctx.warn(`knowledge discovery stopped: ${(e as Error).message}`));
     },
     run(ownerId, o) {
-      return enqueue(ownerId, () => runDiscovery(ctx, ownerId, { ...o, signal: o?.signal ?? abort.signal }));
+      const signal = o?.signal ? AbortSignal.any([o.signal, abort.signal]) : abort.signal;
+      return enqueue(ownerId, () => runDiscovery(ctx, ownerId, { ...o, signal }));
     },
     async stop() {
       abort.abort();

@@ -12,7 +12,7 @@ import type { WireError } from '../../core/http/wire';
 
 /** main → engine */
 export type HostRequest =
-  | { type: 'call'; id: number; operation: OperationName; input: unknown }
+  | { type: 'call'; id: number; operation: OperationName; input: unknown; callId?: string | undefined }
   | { type: 'close' };
 
 /** engine → main */

@@ -36,6 +36,7 @@ export function serveEngine(o: ServeOptions): { closed: Promise<void> } {
     try {
       const engine = await opening;
       const value = await engine.call(operation.operation, operation.input as never, {
+        ...(operation.callId ? { callId: operation.callId } : {}),
         onProgress: (event) => o.channel.post({ type: 'progress', id, event }),
       });
       o.channel.post({ type: 'result', id, ok: true, value });

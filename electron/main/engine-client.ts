@@ -10,7 +10,7 @@ import type { WireError } from '../../core/http/wire';
 import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
 
 export interface EngineClient {
-  call(operation: OperationName, input: unknown, options?: { onProgress?: (e: ProgressEvent) => void }): Promise<unknown>;
+  call(operation: OperationName, input: unknown, options?: { onProgress?: (e: ProgressEvent) => void; callId?: string }): Promise<unknown>;
   /** Resolves when the engine has opened its database; rejects if it could not. */
   readonly ready: Promise<void>;
   /** Asks the engine to close its database and waits until it has (or has died). */
@@ -81,7 +81,7 @@ export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress: options.onProgress });
-        channel.post({ type: 'call', id, operation, input });
+        channel.post({ type: 'call', id, operation, input, callId: options.callId });
       });
     },
     close() {

@@ -9,7 +9,7 @@ import { WireCallError } from '../../core/http/dispatch';
 import type { HostMessage, HostRequest } from '../../electron/engine/protocol';
 import { serveEngine } from '../../electron/engine/serve';
 import { createEngineClient, type EngineClient } from '../../electron/main/engine-client';
-import { fixture, openMemoryEngine } from '../helpers/engine';
+import { fixture, manyConversationsFile, openMemoryEngine } from '../helpers/engine';
 import { channelPair } from './channel';
 
 let client: EngineClient | null = null;
@@ -110,5 +110,20 @@ describe('the engine host protocol', () => {
     expect(isClosed()).toBe(true);
     await expect(c.call('stats', {})).rejects.toMatchObject({ code: 'ENGINE_UNAVAILABLE' });
     client = null;
+  });
+
+  it('carries the call id to the engine, so a cancel reaches a call running in the other process', async () => {
+    const { client } = connect(() => openMemoryEngine());
+    await client.ready;
+    let cancel: Promise<unknown> | null = null;
+    const out = (await client.call('importFiles', { paths: [manyConversationsFile(30)] }, {
+      callId: 'import-1',
+      onProgress: (e) => {
+        if (e.done >= 20 && !cancel) cancel = client.call('cancelCall', { callId: 'import-1' });
+      },
+    })) as { cancelled: boolean; messages: number; files: { messagesAdded: number }[] };
+    expect(await cancel).toEqual({ cancelled: true });
+    expect(out.cancelled).toBe(true);
+    expect(out.files[0]!.messagesAdded).toBeLessThan(out.messages);
   });
 });

@@ -18,3 +18,15 @@ export async function openMemoryEngine(o: Partial<OpenEngineOptions> = {}): Prom
 export function tempDir(prefix = 'nemori-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
+
+/** A file of `n` conversations of 5 messages each, in Nemori's own JSON format. */
+export function manyConversationsFile(n: number): string {
+  const t0 = Date.parse('2024-02-01T09:00:00Z');
+  const file = path.join(tempDir(), 'many.json');
+  const list = Array.from({ length: n }, (_, c) => ({
+    id: `c${c}`,
+    messages: Array.from({ length: 5 }, (_, m) => ({ id: `c${c}-m${m}`, speaker: m % 2 ? 'Ana' : 'Ben', text: `conversation ${c} message ${m} about topic ${c % 7}`, timestamp: new Date(t0 + c * 86_400_000 + m * 60_000).toISOString() })),
+  }));
+  fs.writeFileSync(file, JSON.stringify({ conversations: list }));
+  return file;
+}

@@ -35,7 +35,11 @@ export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingest
 
     async importFiles(i, opts) {
       const files: ImportFileReport[] = [];
+      // A cancel stops after the conversation being stored: each one is committed whole, and importing
+      // the file again adds only what is missing.
+      const cancelled = () => opts.signal?.aborted === true;
       for (const [n, file] of i.paths.entries()) {
+        if (cancelled()) break;
         const report: ImportFileReport = {
           file, format: null, conversations: 0, messages: 0, skipped: 0, messagesAdded: 0, episodesCreated: 0,
           participants: [], me: null, dateRange: null, warnings: [], error: null,
@@ -73,6 +77,7 @@ export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingest
           if (i.me) await ctx.store.read.importPreferences.rememberMe(i.ownerId, format.id, i.me, ctx.clock.now());
           let done = 0;
           for await (const c of format.read(file, { warn: () => {}, timeZone: i.timeZone })) {
+            if (cancelled()) break;
             const r = await ingestConversation(ctx, i.ownerId, asMe(c));
             report.messagesAdded += r.messagesAdded;
             report.episodesCreated += r.episodesCreated;
@@ -89,8 +94,8 @@ export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingest
         files.push(report);
       }
       // Knowledge discovery is the import's last phase when an LLM is configured (progress: `discovery`).
-      const knowledge = !i.dryRun && ctx.llm && files.some((f) => f.episodesCreated > 0)
-        ? await discovery.run(i.ownerId, { onProgress: (done, total) => opts.onProgress?.({ operation: 'importFiles', phase: 'discovery', done, total }) })
+      const knowledge = !i.dryRun && !cancelled() && ctx.llm && files.some((f) => f.episodesCreated > 0)
+        ? await discovery.run(i.ownerId, { signal: opts.signal, onProgress: (done, total) => opts.onProgress?.({ operation: 'importFiles', phase: 'discovery', done, total }) })
         : null;
       const formats = [...new Set(files.flatMap((f) => (f.format ? [f.format] : [])))];
       return {
@@ -104,6 +109,7 @@ export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingest
         dryRun: i.dryRun,
         files,
         discovery: knowledge,
+        cancelled: cancelled(),
       };
     },
   };

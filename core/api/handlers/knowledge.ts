@@ -187,7 +187,7 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
     },
 
     async runDiscovery(i, o) {
-      return discovery.run(i.ownerId, { limit: i.limit, onProgress: (done, total) => o.onProgress?.({ operation: 'runDiscovery', phase: 'discovery', done, total }) });
+      return discovery.run(i.ownerId, { limit: i.limit, signal: o.signal, onProgress: (done, total) => o.onProgress?.({ operation: 'runDiscovery', phase: 'discovery', done, total }) });
     },
   };
 }
