@@ -126,6 +126,8 @@ export const OwnerStats = z.object({
   episodes: z.number().int(),
   embedded: z.number().int(),
   lastWrite: z.string().nullable(),
+  /** Conversations per source (importer format or `api`), most first: what search can be narrowed to. */
+  sources: z.array(z.object({ source: z.string(), conversations: z.number().int() })),
 });
 export const StatsOutput = z.object({ owners: z.array(OwnerStats) });
 

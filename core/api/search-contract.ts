@@ -21,6 +21,8 @@ export const EpisodeFilterInput = z.object({
   until: DateInput.optional(),
   episodeTypes: z.array(EpisodeType).optional(),
   minImportance: z.number().min(0).max(1).optional(),
+  /** Only episodes of conversations from these sources: importer formats (`whatsapp`, `telegram`, …) or `api`. */
+  importSources: z.array(z.string().min(1)).optional(),
 });
 
 /** Which memories a search looks at: episodes, semantic facts, or both in one ranking. */
@@ -39,7 +41,7 @@ export const SearchInput = EpisodeFilterInput.extend(FactFilterInput.shape).exte
   query: z.string().min(1, 'the search text is empty'),
   mode: SearchMode.default('hybrid'),
   /**
-   * `all` ranks episodes and facts together. The episode filters (since, until, episodeTypes) describe
+   * `all` ranks episodes and facts together. The episode filters (since, until, episodeTypes, importSources) describe
    * episodes, so with any of them `all` searches episodes only; the fact filters likewise keep to facts.
    */
   kind: SearchKind.default('all'),

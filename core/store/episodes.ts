@@ -72,10 +72,12 @@ export interface EpisodeFilters {
   until?: Date | undefined;
   minImportance?: number | undefined;
   conversationId?: string | undefined;
+  /** Where the conversations came from: importer formats (`whatsapp`, `telegram`, …) or `api`. */
+  importSources?: readonly string[] | undefined;
 }
 
 export function hasFilters(f: EpisodeFilters): boolean {
-  return Boolean(f.episodeTypes?.length || f.since || f.until || f.minImportance !== undefined || f.conversationId);
+  return Boolean(f.episodeTypes?.length || f.since || f.until || f.minImportance !== undefined || f.conversationId || f.importSources?.length);
 }
 
 export function filterSql(f: EpisodeFilters, p: Params): string {
@@ -86,6 +88,9 @@ export function filterSql(f: EpisodeFilters, p: Params): string {
   if (f.until) parts.push(`e.start_at < ${p.add(f.until)}`);
   if (f.minImportance !== undefined) parts.push(`e.importance >= ${p.add(f.minImportance)}`);
   if (f.conversationId) parts.push(`e.conversation_id = ${p.add(f.conversationId)}`);
+  if (f.importSources?.length) {
+    parts.push(`e.conversation_id IN (SELECT c.id FROM conversations c WHERE c.owner_id = e.owner_id AND c.source = ANY(${p.add(f.importSources)}::text[]))`);
+  }
   return parts.map((x) => ` AND ${x}`).join('');
 }
 
@@ -241,6 +246,14 @@ export function episodeRepo(q: Sql) {
       );
       const row = r.rows[0]!;
       return { episodes: row.episodes, conversations: row.conversations, messages: row.messages, lastWrite: row.last_write };
+    },
+
+    async sources(ownerId: string): Promise<{ source: string; conversations: number }[]> {
+      const r = await q.query<{ source: string; n: number }>(
+        `SELECT source, count(*)::int AS n FROM conversations WHERE owner_id = $1 GROUP BY source ORDER BY n DESC, source`,
+        [ownerId],
+      );
+      return r.rows.map((x) => ({ source: x.source, conversations: x.n }));
     },
 
     async owners(): Promise<string[]> {

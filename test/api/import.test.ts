@@ -88,6 +88,21 @@ describe('importing the generic JSON format', () => {
     const out = await engine.call('importFiles', { ownerId, paths: [file] });
     expect(out.files[0]).toMatchObject({ format: 'jsonl', conversations: 2, messages: 3, episodesCreated: 2 });
   });
+
+  it('narrows search and listing to where the conversations came from', async () => {
+    const ownerId = newOwner();
+    await engine.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')] });
+    await engine.call('ingestConversation', { ownerId, source: 'companion', conversation: { id: 'c1', messages: [{ speaker: 'Alice', text: 'The Gornergrat train was sold out again', timestamp: '2023-06-01T10:00:00+02:00' }] } });
+    expect((await engine.call('stats', { ownerId })).owners[0]!.sources).toEqual([
+      { source: 'nemori-json', conversations: 2 },
+      { source: 'companion', conversations: 1 },
+    ]);
+    const all = await engine.call('search', { ownerId, query: 'Gornergrat', mode: 'bm25' });
+    expect(all.results).toHaveLength(2);
+    const fromCompanion = await engine.call('search', { ownerId, query: 'Gornergrat', mode: 'bm25', importSources: ['companion'] });
+    expect(fromCompanion.results.map((r) => r.summary || r.text)).toEqual([expect.stringContaining('sold out')]);
+    expect((await engine.call('listEpisodes', { ownerId, importSources: ['nemori-json'] })).episodes).toHaveLength(3);
+  });
 });
 
 describe('import options', () => {

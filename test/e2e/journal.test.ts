@@ -5,7 +5,6 @@
  *
  * Needs the built renderer: `npm run build` (done by .ci/run), or the suite builds it when stale.
  */
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../helpers/engine.js';
@@ -163,6 +162,8 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     expect(rows[0]!.slice(0, 5)).toEqual(['garden-club.json', 'json', '30', String(club.messages), String(club.messages)]);
     expect(rows[1]!.slice(0, 2)).toEqual(['WhatsApp Chat with Emma.txt', 'whatsapp']);
     expect(await imports.summary()).toMatch(/^Imported \d+ new messages from 2 files into \d+ new episodes\./);
+    // No language model here: the facts in the new episodes wait for one.
+    expect(await imports.discovery()).toMatch(/^Knowledge discovery:\s*no facts learnt yet\. It needs a language model/);
     await app.screenshot(screenshotPath('import-en'));
 
     await page.getByRole('button', { name: 'Open the journal' }).click();
@@ -173,9 +174,10 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   it('shows settings and an honest knowledge page', async () => {
     await app.go('settings');
     const settings = new SettingsPage(page);
-    await expect.poll(() => settings.dataFacts()).toContain(path.join(bridge.home, 'db'));
+    await expect.poll(() => settings.dataFacts()).toContain(bridge.home);
     expect(await settings.embeddingFacts()).toContain('nemori-tiny');
-    await app.screenshot(screenshotPath('settings-en'));
+    await expect.poll(() => settings.knowledge('queue')).toMatch(/^\d+ episodes wait for discovery$/);
+    await app.screenshot(screenshotPath('settings-en'), { whole: true });
     // No language model in the fixture: the section says so, and the test reports it plainly.
     expect(await settings.llmFacts()).toMatch(/Status\s+off/);
     expect(await settings.testLlm()).toBe('No language model is set up yet.');
@@ -189,10 +191,12 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
 
   it('switches the whole interface to Chinese', async () => {
     await app.go('settings');
-    await new SettingsPage(page).language('中文');
+    const settings = new SettingsPage(page);
+    await settings.language('中文');
     await expect.poll(() => app.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '记忆养护', '设置']);
     expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
-    await app.screenshot(screenshotPath('settings-zh'));
+    await expect.poll(() => settings.knowledge('items')).toBe('0 / 10,000 条事实');
+    await app.screenshot(screenshotPath('settings-zh'), { whole: true });
 
     await app.go('journal');
     const journal = new JournalPage(page);
@@ -221,6 +225,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     await imports.start(); // straight away, without the preview
     await imports.waitUntilDone();
     expect(await imports.summary()).toMatch(/^从 1 个文件导入了 \d+ 条新消息/);
+    expect(await imports.discovery()).toMatch(/^知识发现：还没有学到事实。它需要语言模型/);
     expect((await imports.trace()).phases).toEqual(expect.arrayContaining(['uploading', 'importing', 'done']));
     await app.screenshot(screenshotPath('import-zh'));
 

@@ -21,6 +21,7 @@ export function episodeHandlers({ ctx }: HandlerEnv): Handlers<'getEpisode' | 'l
         until: i.until,
         episodeTypes: i.episodeTypes,
         minImportance: i.minImportance,
+        importSources: i.importSources,
         before: i.cursor ? (({ at, id }) => ({ start: at, id }))(decodeCursor(i.cursor)) : undefined,
       });
       const more = page.length > i.limit;

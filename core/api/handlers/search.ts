@@ -5,7 +5,7 @@ import type { Handlers, HandlerEnv } from '../handler.js';
 
 /** Which kinds a search input asks for, with each kind's filters (null: that kind is not searched). */
 export function queryOf(i: z.infer<typeof SearchInput>): MemoryQuery {
-  const episodeOnly = i.since !== undefined || i.until !== undefined || i.episodeTypes !== undefined;
+  const episodeOnly = i.since !== undefined || i.until !== undefined || i.episodeTypes !== undefined || i.importSources !== undefined;
   const factOnly = i.entityTypes !== undefined || i.tags !== undefined || i.source !== undefined || i.minConfidence !== undefined;
   const wantEpisodes = i.kind === 'episodic' || (i.kind === 'all' && !factOnly);
   const wantFacts = i.kind === 'semantic' || (i.kind === 'all' && !episodeOnly);
@@ -14,7 +14,7 @@ export function queryOf(i: z.infer<typeof SearchInput>): MemoryQuery {
     text: i.query,
     mode: i.mode,
     limit: i.limit,
-    episodes: wantEpisodes ? { since: i.since, until: i.until, episodeTypes: i.episodeTypes, minImportance: i.minImportance } : null,
+    episodes: wantEpisodes ? { since: i.since, until: i.until, episodeTypes: i.episodeTypes, minImportance: i.minImportance, importSources: i.importSources } : null,
     facts: wantFacts ? { entityTypes: i.entityTypes, tags: i.tags, source: i.source, minConfidence: i.minConfidence, minImportance: i.minImportance } : null,
     markAccessed: i.markAccessed,
   };

@@ -19,7 +19,8 @@ export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: Handler
   const ownerStats = async (ownerId: string) => {
     const c = await store.read.episodes.counts(ownerId);
     const embedded = ctx.embedder ? await store.read.vectors.count(ownerId, ctx.embedder.modelId) : 0;
-    return { ownerId, conversations: c.conversations, messages: c.messages, episodes: c.episodes, embedded, lastWrite: c.lastWrite?.toISOString() ?? null };
+    const sources = await store.read.episodes.sources(ownerId);
+    return { ownerId, conversations: c.conversations, messages: c.messages, episodes: c.episodes, embedded, lastWrite: c.lastWrite?.toISOString() ?? null, sources };
   };
 
   return {

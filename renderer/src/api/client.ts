@@ -67,6 +67,26 @@ export function onEvent(listener: (e: EngineEvent) => void): () => void {
   return () => {};
 }
 
+export interface CallProgress {
+  phase: string;
+  done: number;
+  total: number;
+  detail: string | undefined;
+}
+
+/**
+ * Follows the progress of the next `operation` call that starts while `ours()` holds (the caller
+ * subscribes, then makes the call: the first such call to start is its own). Returns the unsubscribe.
+ */
+export function followNextCall(operation: OperationName, onProgress: (p: CallProgress) => void, ours: () => boolean = () => true): () => void {
+  let callId: string | null = null;
+  return onEvent((e) => {
+    if (e.operation !== operation) return;
+    if (e.type === 'call' && e.state === 'started' && callId === null && ours()) callId = e.callId;
+    if (e.type === 'progress' && e.callId === callId) onProgress({ phase: e.phase, done: e.done, total: e.total, detail: e.detail });
+  });
+}
+
 /** Desktop only: the system's file dialog. */
 export async function pickImportFiles(): Promise<string[]> {
   const c = connect();

@@ -13,7 +13,13 @@ const SECTIONS: readonly { name: Section; label: MessageKey; glyph: string }[] =
   { name: 'settings', label: 'nav.settings', glyph: '⚙' },
 ];
 
-const OPERATION_LABELS: Partial<Record<string, MessageKey>> = { importFiles: 'op.importFiles', rebuildIndexes: 'op.rebuildIndexes', runForgetting: 'op.runForgetting' };
+const OPERATION_LABELS: Partial<Record<string, MessageKey>> = {
+  importFiles: 'op.importFiles',
+  rebuildIndexes: 'op.rebuildIndexes',
+  runForgetting: 'op.runForgetting',
+  runDiscovery: 'op.runDiscovery',
+  backup: 'op.backup',
+};
 
 function StatusLine() {
   const t = useT();

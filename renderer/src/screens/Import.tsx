@@ -1,17 +1,13 @@
-import { useRef, useState, type DragEvent } from 'react';
-import { connectionKind, pickImportFiles } from '../api/client';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { call, connectionKind, pickImportFiles } from '../api/client';
+import { DiscoverySummary } from '../components/DiscoverySummary';
 import { ProgressBar } from '../components/ProgressBar';
 import { useT, type Translate } from '../i18n';
+import { formatBytes } from '../lib/format';
 import { useCalendarStore } from '../store/calendar';
-import { fileChoice, pathChoice, useImportStore, type ImportOutput } from '../store/import';
+import { fileChoice, pathChoice, useImportStore, type ImportOutput, type ImportPhase, type ImportProgress } from '../store/import';
 import { useJournalStore } from '../store/journal';
 import { navigate } from '../store/route';
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 ** 2).toFixed(1)} MB`;
-}
 
 const day = (iso: string) => iso.slice(0, 10);
 
@@ -73,6 +69,57 @@ function FileTable({ output, stored, t }: { output: ImportOutput; stored: boolea
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The progress bar of the import: messages stored per file (phase 'import'), then episodes read for facts ('discovery'). */
+function ImportProgressBar({ phase, progress, t }: { phase: ImportPhase; progress: ImportProgress | null; t: Translate }) {
+  const discovering = phase === 'importing' && progress?.phase === 'discovery';
+  const text =
+    phase === 'done'
+      ? `${t('import.done')} · ${t('import.messagesOf', { done: progress?.done ?? 0, total: progress?.total ?? 0 })}`
+      : !progress
+        ? t('common.loading')
+        : discovering
+          ? t('discovery.progress', { done: progress.done, total: progress.total })
+          : `${t('import.importing', { detail: progress.detail ?? '' })} · ${t('import.messagesOf', { done: progress.done, total: progress.total })}`;
+  return (
+    <section className="import-progress" data-testid="import-progress" data-phase={phase} data-step={progress?.phase}>
+      <ProgressBar
+        label={discovering ? t('discovery.progressLabel') : t('import.progressLabel')}
+        done={phase === 'done' ? 1 : (progress?.done ?? null)}
+        total={phase === 'done' ? 1 : (progress?.total ?? null)}
+        text={text}
+      />
+    </section>
+  );
+}
+
+/**
+ * The import's last phase: the facts knowledge discovery learnt from the new episodes, or, with no
+ * language model set up, that they wait for one (and where to set it up).
+ */
+function ImportDiscovery({ discovery, t }: { discovery: ImportOutput['discovery']; t: Translate }) {
+  const [llmOff, setLlmOff] = useState(false);
+  useEffect(() => {
+    if (discovery) return;
+    call('getLlmSettings', {}).then(
+      (s) => setLlmOff(!s.enabled),
+      () => setLlmOff(false),
+    );
+  }, [discovery]);
+  if (discovery) return <DiscoverySummary run={discovery} t={t} testId="import-discovery" lead={t('import.discoveryLead')} />;
+  if (!llmOff) return null;
+  return (
+    <div className="discovery-summary" data-testid="import-discovery" data-waiting>
+      <p className="muted">
+        <strong className="lead">{t('import.discoveryLead')}</strong>
+        {t('import.discoveryWaits')}{' '}
+        <button type="button" className="link" onClick={() => navigate({ name: 'settings' })}>
+          {t('discovery.setUpLlm')}
+        </button>
+      </p>
+    </div>
   );
 }
 
@@ -203,22 +250,7 @@ export function ImportScreen() {
         </section>
       )}
 
-      {(phase === 'importing' || phase === 'done') && (
-        <section className="import-progress" data-testid="import-progress" data-phase={phase}>
-          <ProgressBar
-            label={t('import.progressLabel')}
-            done={phase === 'done' ? 1 : (progress?.done ?? null)}
-            total={phase === 'done' ? 1 : (progress?.total ?? null)}
-            text={
-              phase === 'done'
-                ? `${t('import.done')} · ${t('import.messagesOf', { done: progress?.done ?? 0, total: progress?.total ?? 0 })}`
-                : progress
-                  ? `${t('import.importing', { detail: progress.detail })} · ${t('import.messagesOf', { done: progress.done, total: progress.total })}`
-                  : t('common.loading')
-            }
-          />
-        </section>
-      )}
+      {(phase === 'importing' || phase === 'done') && <ImportProgressBar phase={phase} progress={progress} t={t} />}
 
       {phase === 'failed' && error && (
         <p className="error" role="alert">
@@ -235,6 +267,7 @@ export function ImportScreen() {
             {t('import.summary', totals)}
             {totals.failed > 0 && <> {t('import.summaryErrors', { n: totals.failed })}</>}
           </p>
+          <ImportDiscovery discovery={result.discovery} t={t} />
           <FileTable output={result} stored t={t} />
           <div className="actions">
             <button

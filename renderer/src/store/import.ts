@@ -4,17 +4,15 @@
  * import itself with the engine's progress for our call, and the report.
  */
 import { create } from 'zustand';
-import { call, connectionKind, importBatch, onEvent, uploadFiles, type ImportOptions } from '../api/client';
+import { call, connectionKind, followNextCall, importBatch, uploadFiles, type CallProgress, type ImportOptions } from '../api/client';
 import type { OpOutput } from '../api/types';
+import { baseName } from '../lib/format';
 
 export type ImportOutput = OpOutput<'importFiles'>;
 export type Choice = { kind: 'file'; file: File; name: string; size: number } | { kind: 'path'; path: string; name: string; size: null };
 
-export interface ImportProgress {
-  done: number;
-  total: number;
-  detail: string;
-}
+/** The engine's progress for our call: phase 'import' (messages of each file), then 'discovery' (episodes read for facts). */
+export type ImportProgress = CallProgress;
 
 export type ImportPhase = 'idle' | 'uploading' | 'checking' | 'preview' | 'importing' | 'done' | 'failed';
 
@@ -42,7 +40,7 @@ export function fileChoice(file: File): Choice {
   return { kind: 'file', file, name: file.name, size: file.size };
 }
 export function pathChoice(path: string): Choice {
-  return { kind: 'path', path, name: path.split(/[\\/]/).pop() ?? path, size: null };
+  return { kind: 'path', path, name: baseName(path), size: null };
 }
 
 const idle = { phase: 'idle' as ImportPhase, upload: null, batch: null, preview: null, me: '', progress: null, result: null, error: null };
@@ -97,17 +95,12 @@ export const useImportStore = create<ImportState>()((set, get) => ({
   async start() {
     const s = get();
     if (!s.chosen.length || !['idle', 'preview', 'failed'].includes(s.phase)) return;
-    // Our call is the first importFiles that starts after we ask; its progress is ours.
-    let callId: string | null = null;
-    const stop = onEvent((e) => {
-      if (e.operation !== 'importFiles' || get().phase !== 'importing') return;
-      if (e.type === 'call' && e.state === 'started' && callId === null) callId = e.callId;
-      if (e.type === 'progress' && e.callId === callId) set({ progress: { done: e.done, total: e.total, detail: e.detail ?? e.phase } });
-    });
+    // Our call is the first importFiles that starts after we ask (once uploaded); its progress is ours.
+    const stop = followNextCall('importFiles', (progress) => set({ progress }), () => get().phase === 'importing');
     try {
       set({ phase: 'importing', progress: null, error: null });
       const result = await runImport(get(), { ...(s.me ? { me: s.me } : {}) }, set, 'importing');
-      set({ phase: 'done', result, chosen: [], batch: null, progress: { done: result.messages, total: result.messages, detail: '' } });
+      set({ phase: 'done', result, chosen: [], batch: null, progress: { phase: 'import', done: result.messages, total: result.messages, detail: undefined } });
     } catch (e) {
       set({ phase: 'failed', error: (e as Error).message, batch: null });
     } finally {

@@ -25,8 +25,21 @@ export class AppShell {
     return this.page.locator('main h1').first().innerText();
   }
 
-  /** Hides the text caret and finishes animations, so screenshots show the page, not a moment of it. */
-  async screenshot(path: string): Promise<void> {
-    await this.page.screenshot({ path, animations: 'disabled', caret: 'hide' });
+  /**
+   * Hides the text caret and finishes animations, so screenshots show the page, not a moment of it.
+   * `whole`: the whole screen, not only what fits the window — the screen scrolls inside <main>, so
+   * the window grows to its height for the shot and then shrinks back.
+   */
+  async screenshot(path: string, o: { whole?: boolean } = {}): Promise<void> {
+    const size = this.page.viewportSize();
+    if (o.whole && size) {
+      const height = await this.page.locator('main').evaluate((m) => m.scrollHeight);
+      await this.page.setViewportSize({ width: size.width, height: Math.max(size.height, Math.ceil(height)) });
+    }
+    try {
+      await this.page.screenshot({ path, animations: 'disabled', caret: 'hide' });
+    } finally {
+      if (o.whole && size) await this.page.setViewportSize(size);
+    }
   }
 }

@@ -1,27 +1,7 @@
 import type { Page } from 'playwright-core';
+import { readProgressTrace, startProgressTrace, type ProgressTrace } from './progress.js';
 
-export interface ProgressTrace {
-  phases: string[];
-  /** aria-valuenow of the import progress bar each time it changed, while importing. */
-  values: number[];
-}
-
-/**
- * Runs in the page (a string: this project's Node typings have no DOM). Records each phase of the
- * import section and each value its progress bar shows while importing.
- */
-const TRACE_SCRIPT = `(() => {
-  const trace = { phases: [], values: [] };
-  window.__importTrace = trace;
-  new MutationObserver(() => {
-    const section = document.querySelector('[data-testid="import-progress"]');
-    const phase = section && section.getAttribute('data-phase');
-    if (phase && trace.phases[trace.phases.length - 1] !== phase) trace.phases.push(phase);
-    const bar = section && section.querySelector('[role="progressbar"]');
-    const value = bar && bar.getAttribute('aria-valuenow');
-    if (phase === 'importing' && value !== null && trace.values[trace.values.length - 1] !== Number(value)) trace.values.push(Number(value));
-  }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-})()`;
+const TRACE = { key: '__importTrace', section: '[data-testid="import-progress"]', stateAttr: 'data-phase', running: 'importing', stepAttr: 'data-step' };
 
 /** Choosing files, the import's progress, and its report. */
 export class ImportPage {
@@ -39,12 +19,13 @@ export class ImportPage {
    * Starts watching the progress section (before the import starts), so a test can check the bar
    * moved through real progress, not only that it ended full.
    */
-  async traceProgress(): Promise<void> {
-    await this.page.evaluate(TRACE_SCRIPT);
+  traceProgress(): Promise<void> {
+    return startProgressTrace(this.page, TRACE);
   }
 
+  /** The phases of the import section (uploading, importing, done), the engine's steps (import, discovery), the bar's values. */
   trace(): Promise<ProgressTrace> {
-    return this.page.evaluate('window.__importTrace') as Promise<ProgressTrace>;
+    return readProgressTrace(this.page, TRACE.key);
   }
 
   /** The dry run: what the files hold, before anything is stored. */
@@ -83,6 +64,11 @@ export class ImportPage {
 
   summary(): Promise<string> {
     return this.page.locator('[data-testid="import-summary"]').innerText();
+  }
+
+  /** What knowledge discovery made of the new episodes, or that it waits for a language model. */
+  discovery(): Promise<string> {
+    return this.page.locator('[data-testid="import-discovery"]').innerText();
   }
 
   /** The report table as rows of cell texts: file, format, conversations, messages, new, episodes, participants. */
