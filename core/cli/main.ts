@@ -123,7 +123,7 @@ export function buildCli(): Command {
       if (out.errors.length > 0) process.exitCode = 1;
     });
 
-  type SearchFlags = Parameters<typeof factFilters>[0] & { owner: string; mode: 'hybrid' | 'bm25' | 'vector'; kind: 'all' | 'episodic' | 'semantic'; limit: number; since?: string; until?: string; minImportance?: number };
+  type SearchFlags = Parameters<typeof factFilters>[0] & { owner: string; mode: 'hybrid' | 'bm25' | 'vector'; kind: 'all' | 'episodic' | 'semantic'; limit: number; since?: string; until?: string; minImportance?: number; from?: string[] };
   addFactFilterOptions(
     program
       .command('search')
@@ -135,7 +135,8 @@ export function buildCli(): Command {
       .option('--limit <n>', 'how many results', int, 10)
       .option('--since <date>', 'only memories from this date on (YYYY-MM-DD or ISO 8601)')
       .option('--until <date>', 'only memories before this date')
-      .option('--min-importance <x>', 'only memories at least this important (0–1)', num),
+      .option('--min-importance <x>', 'only memories at least this important (0–1)', num)
+      .option('--from <source...>', 'only episodes of conversations from these sources (whatsapp, telegram, api, …; see `nemori stats`)'),
     num,
   ).action(async (words: string[], o: SearchFlags) => {
     await run(g(), o.mode === 'bm25' ? 'off' : 'auto', 'search', {
@@ -147,6 +148,7 @@ export function buildCli(): Command {
       since: o.since,
       until: o.until,
       minImportance: o.minImportance,
+      importSources: o.from,
       ...factFilters(o),
     }, renderSearch);
   });
@@ -160,8 +162,9 @@ export function buildCli(): Command {
     .option('--cursor <cursor>', 'next page, from the previous output')
     .option('--since <date>')
     .option('--until <date>')
-    .action(async (o: { owner: string; limit: number; cursor?: string; since?: string; until?: string }) => {
-      await run(g(), 'off', 'listEpisodes', { ownerId: o.owner, limit: o.limit, cursor: o.cursor, since: o.since, until: o.until }, renderEpisodeList);
+    .option('--from <source...>', 'only conversations from these sources')
+    .action(async (o: { owner: string; limit: number; cursor?: string; since?: string; until?: string; from?: string[] }) => {
+      await run(g(), 'off', 'listEpisodes', { ownerId: o.owner, limit: o.limit, cursor: o.cursor, since: o.since, until: o.until, importSources: o.from }, renderEpisodeList);
     });
   episodes
     .command('show')

@@ -48,7 +48,10 @@ export function renderEpisode(o: OpOutput<'getEpisode'>): string {
 export function renderStats(o: OpOutput<'stats'>): string {
   if (o.owners.length === 0) return 'The store is empty.';
   return o.owners
-    .map((s) => `${bold(s.ownerId)}: ${s.conversations} conversations, ${s.messages} messages, ${s.episodes} episodes (${s.embedded} embedded), last write ${s.lastWrite ?? 'never'}`)
+    .map((s) => {
+      const from = s.sources.length ? `\n  from: ${s.sources.map((x) => `${x.source} (${x.conversations})`).join(', ')}` : '';
+      return `${bold(s.ownerId)}: ${s.conversations} conversations, ${s.messages} messages, ${s.episodes} episodes (${s.embedded} embedded), last write ${s.lastWrite ?? 'never'}${from}`;
+    })
     .join('\n');
 }
 

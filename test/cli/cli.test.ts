@@ -30,12 +30,16 @@ describe('the nemori command', { timeout: 240_000 }, () => {
     expect(out.results[0].text).toContain('Lisbon');
     expect(out.results[0].sources.map((s: { externalId: string }) => s.externalId)).toEqual(['m5', 'm6']);
 
+    // Only conversations from elsewhere: nothing (all of these came from a Nemori JSON file).
+    const elsewhere = JSON.parse((await nemori(home, '--json', 'search', 'Lisbon', '--from', 'whatsapp', 'telegram')).stdout);
+    expect(elsewhere.results).toEqual([]);
+
     const shown = await nemori(home, 'episodes', 'show', out.results[0].id);
     expect(shown.stdout).toContain('Source messages (2)');
 
     const health = JSON.parse((await nemori(home, '--json', 'health')).stdout);
     expect(health).toMatchObject({ ok: true, database: { status: 'ok' }, embedding: { available: false } });
-    expect(health.owners[0]).toMatchObject({ ownerId: 'default', messages: 8, episodes: 3 });
+    expect(health.owners[0]).toMatchObject({ ownerId: 'default', messages: 8, episodes: 3, sources: [{ source: 'nemori-json', conversations: 2 }] });
   });
 
   it('rejects a malformed file with its name and line, exits non-zero and changes nothing', async () => {
