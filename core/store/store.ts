@@ -113,12 +113,13 @@ export class Store {
 
   /**
    * PGlite runs no autovacuum worker, so the store does its job: after enough index writes (10 % of
-   * the postings, at least 20 000 rows) it refreshes planner statistics and the visibility map that
+   * the postings, at least 2 000 rows — a new store needs statistics early, or the planner guesses
+   * badly on its small, fresh tables) it refreshes planner statistics and the visibility map that
    * BM25's index-only scans depend on. Cheap to call after every write; it usually does nothing.
    */
   async maintain(force = false): Promise<boolean> {
     this.assertOpen();
-    if (!force && this.writesSinceMaintenance < 20_000) return false;
+    if (!force && this.writesSinceMaintenance < 2_000) return false;
     if (!force) {
       const r = await this.db.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE relname = 'bm25_postings'`);
       if (this.writesSinceMaintenance < 0.1 * Math.max(0, r.rows[0]?.n ?? 0)) return false;
