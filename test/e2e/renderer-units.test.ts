@@ -12,6 +12,7 @@ import { translate } from '../../renderer/src/i18n/translate';
 import { zh } from '../../renderer/src/i18n/zh';
 import { dayKey, formatDay, formatOffset, formatSpan, instantRangeForLocalDays, monthGrid } from '../../renderer/src/lib/dates';
 import { hashOf, parseHash } from '../../renderer/src/lib/routes';
+import { sourceName } from '../../renderer/src/lib/sources';
 import { termPattern } from '../../renderer/src/lib/terms';
 import { appendRows, toEntry, type Entry } from '../../renderer/src/store/journal-rows';
 
@@ -161,5 +162,26 @@ describe('the two UI languages', () => {
     expect(localeFor(['fr-FR'])).toBe('en');
     expect(localeFor([])).toBe('en');
     expect(translate('zh', 'journal.episodes', { n: 3 })).toBe('3 个片段');
+  });
+});
+
+describe('where conversations came from', () => {
+  const inEnglish = (source: string) => sourceName(source, (key) => translate('en', key));
+  const inChinese = (source: string) => sourceName(source, (key) => translate('zh', key));
+
+  it('is named as a person reads it for every importer and the API, in both languages', () => {
+    // The `source` each importer in core/ingest writes on its conversations, and ingestConversation's default.
+    const known = ['whatsapp', 'wechat', 'qq', 'line', 'telegram', 'messenger', 'discord', 'slack', 'chatgpt', 'claude', 'markdown', 'nemori-json', 'nemori-jsonl', 'api'];
+    for (const source of known) expect(inEnglish(source), source).not.toBe(source);
+    expect(inEnglish('whatsapp')).toBe('WhatsApp');
+    expect(inEnglish('nemori-json')).toBe('Nemori JSON');
+    expect(inEnglish('api')).toBe('Companion app (API)');
+    expect(inChinese('wechat')).toBe('微信');
+    expect(inChinese('telegram')).toBe('Telegram');
+  });
+
+  it('shows any other source (a companion’s own name) as written', () => {
+    expect(inEnglish('companion')).toBe('companion');
+    expect(inChinese('my-agent')).toBe('my-agent');
   });
 });

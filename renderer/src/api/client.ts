@@ -3,6 +3,7 @@
  * main, which validates and forwards to the engine's utility process). In a browser tab: the HTTP
  * bridge. Both speak the contract of core/api and return the same results and errors.
  */
+import type { DEFAULT_OWNER as ContractDefaultOwner } from '../../../core/api/search-contract';
 import type { NemoriBridge } from '../../../electron/shared/bridge';
 import { httpTransport, type HttpTransport } from './http';
 import { readToken } from './token';
@@ -17,6 +18,9 @@ export class ApiError extends Error {
     this.code = error.code;
   }
 }
+
+/** The owner a window's calls stand for when they name none (the contract's default; the compiler keeps the two equal). */
+export const DEFAULT_OWNER: typeof ContractDefaultOwner = 'default';
 
 type Connection =
   | { kind: 'desktop'; bridge: NemoriBridge }
@@ -74,16 +78,25 @@ export interface CallProgress {
   detail: string | undefined;
 }
 
+/** What a follower hears of the call it follows: its id once it starts (what `cancelCall` takes), then its progress. */
+export interface CallFollower {
+  onStart?: (callId: string) => void;
+  onProgress: (p: CallProgress) => void;
+}
+
 /**
- * Follows the progress of the next `operation` call that starts while `ours()` holds (the caller
- * subscribes, then makes the call: the first such call to start is its own). Returns the unsubscribe.
+ * Follows the next `operation` call that starts while `ours()` holds (the caller subscribes, then
+ * makes the call: the first such call to start is its own). Returns the unsubscribe.
  */
-export function followNextCall(operation: OperationName, onProgress: (p: CallProgress) => void, ours: () => boolean = () => true): () => void {
+export function followNextCall(operation: OperationName, follower: CallFollower, ours: () => boolean = () => true): () => void {
   let callId: string | null = null;
   return onEvent((e) => {
     if (e.operation !== operation) return;
-    if (e.type === 'call' && e.state === 'started' && callId === null && ours()) callId = e.callId;
-    if (e.type === 'progress' && e.callId === callId) onProgress({ phase: e.phase, done: e.done, total: e.total, detail: e.detail });
+    if (e.type === 'call' && e.state === 'started' && callId === null && ours()) {
+      callId = e.callId;
+      follower.onStart?.(callId);
+    }
+    if (e.type === 'progress' && e.callId === callId) follower.onProgress({ phase: e.phase, done: e.done, total: e.total, detail: e.detail });
   });
 }
 

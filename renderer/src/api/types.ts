@@ -28,3 +28,5 @@ export type KnowledgeCapacity = OpOutput<'knowledgeCapacity'>;
 export type EngineSettings = OpOutput<'getEngineSettings'>;
 export type EngineSettingsChange = OpInput<'setEngineSettings'>;
 export type BackupOutput = OpOutput<'backup'>;
+/** One place conversations came from (an importer's format id, `api`, a companion's name) and how many. */
+export type SourceCount = OpOutput<'stats'>['owners'][number]['sources'][number];

@@ -5,9 +5,10 @@ import { ProgressBar } from '../components/ProgressBar';
 import { useT, type Translate } from '../i18n';
 import { formatBytes } from '../lib/format';
 import { useCalendarStore } from '../store/calendar';
-import { fileChoice, pathChoice, useImportStore, type ImportOutput, type ImportPhase, type ImportProgress } from '../store/import';
+import { fileChoice, pathChoice, useImportStore, type ImportOutput } from '../store/import';
 import { useJournalStore } from '../store/journal';
 import { navigate } from '../store/route';
+import { ImportProgress } from './import/ImportProgress';
 
 const day = (iso: string) => iso.slice(0, 10);
 
@@ -72,34 +73,11 @@ function FileTable({ output, stored, t }: { output: ImportOutput; stored: boolea
   );
 }
 
-/** The progress bar of the import: messages stored per file (phase 'import'), then episodes read for facts ('discovery'). */
-function ImportProgressBar({ phase, progress, t }: { phase: ImportPhase; progress: ImportProgress | null; t: Translate }) {
-  const discovering = phase === 'importing' && progress?.phase === 'discovery';
-  const text =
-    phase === 'done'
-      ? `${t('import.done')} · ${t('import.messagesOf', { done: progress?.done ?? 0, total: progress?.total ?? 0 })}`
-      : !progress
-        ? t('common.loading')
-        : discovering
-          ? t('discovery.progress', { done: progress.done, total: progress.total })
-          : `${t('import.importing', { detail: progress.detail ?? '' })} · ${t('import.messagesOf', { done: progress.done, total: progress.total })}`;
-  return (
-    <section className="import-progress" data-testid="import-progress" data-phase={phase} data-step={progress?.phase}>
-      <ProgressBar
-        label={discovering ? t('discovery.progressLabel') : t('import.progressLabel')}
-        done={phase === 'done' ? 1 : (progress?.done ?? null)}
-        total={phase === 'done' ? 1 : (progress?.total ?? null)}
-        text={text}
-      />
-    </section>
-  );
-}
-
 /**
  * The import's last phase: the facts knowledge discovery learnt from the new episodes, or, with no
  * language model set up, that they wait for one (and where to set it up).
  */
-function ImportDiscovery({ discovery, t }: { discovery: ImportOutput['discovery']; t: Translate }) {
+function ImportDiscovery({ discovery, cancelled, t }: { discovery: ImportOutput['discovery']; cancelled: boolean; t: Translate }) {
   const [llmOff, setLlmOff] = useState(false);
   useEffect(() => {
     if (discovery) return;
@@ -108,7 +86,7 @@ function ImportDiscovery({ discovery, t }: { discovery: ImportOutput['discovery'
       () => setLlmOff(false),
     );
   }, [discovery]);
-  if (discovery) return <DiscoverySummary run={discovery} t={t} testId="import-discovery" lead={t('import.discoveryLead')} />;
+  if (discovery) return <DiscoverySummary run={discovery} cancelled={cancelled} t={t} testId="import-discovery" lead={t('import.discoveryLead')} />;
   if (!llmOff) return null;
   return (
     <div className="discovery-summary" data-testid="import-discovery" data-waiting>
@@ -123,10 +101,19 @@ function ImportDiscovery({ discovery, t }: { discovery: ImportOutput['discovery'
   );
 }
 
+type Totals = { files: number; messages: number; episodes: number; failed: number };
+
+/** What the import stored; a cancelled one says so, and that importing again continues where it stopped. */
+function summaryText(result: ImportOutput, totals: Totals, t: Translate): string {
+  if (!result.cancelled) return t('import.summary', totals);
+  // Cancelled while discovery read the new episodes: every message is in, the unread episodes wait.
+  return t(result.discovery ? 'import.cancelledInDiscovery' : 'import.cancelled', totals);
+}
+
 /** Pick chat exports, preview them, say which participant is you, import with progress, read what came in. */
 export function ImportScreen() {
   const t = useT();
-  const { chosen, phase, upload, preview, me, progress, result, error, add, remove, check, setMe, start, reset } = useImportStore();
+  const { chosen, phase, upload, preview, me, progress, cancelling, result, error, add, remove, check, setMe, start, cancel, reset } = useImportStore();
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const desktop = connectionKind() === 'desktop';
@@ -143,7 +130,7 @@ export function ImportScreen() {
   };
 
   const participants = preview ? [...new Set(preview.files.flatMap((f) => f.participants))] : [];
-  const totals = result && {
+  const totals: Totals | null = result && {
     files: result.files.length,
     messages: result.files.reduce((n, f) => n + f.messagesAdded, 0),
     episodes: result.files.reduce((n, f) => n + f.episodesCreated, 0),
@@ -250,7 +237,9 @@ export function ImportScreen() {
         </section>
       )}
 
-      {(phase === 'importing' || phase === 'done') && <ImportProgressBar phase={phase} progress={progress} t={t} />}
+      {(phase === 'importing' || phase === 'done') && (
+        <ImportProgress phase={phase} progress={progress} cancelled={result?.cancelled === true} cancelling={cancelling} onCancel={cancel} t={t} />
+      )}
 
       {phase === 'failed' && error && (
         <p className="error" role="alert">
@@ -263,16 +252,21 @@ export function ImportScreen() {
           <h2 id="report-title" className="section-label">
             {t('import.report')}
           </h2>
-          <p className="summary" data-testid="import-summary">
-            {t('import.summary', totals)}
+          <p className="summary" data-testid="import-summary" data-cancelled={result.cancelled || undefined}>
+            {summaryText(result, totals, t)}
             {totals.failed > 0 && <> {t('import.summaryErrors', { n: totals.failed })}</>}
           </p>
-          <ImportDiscovery discovery={result.discovery} t={t} />
+          <ImportDiscovery discovery={result.discovery} cancelled={result.cancelled} t={t} />
           <FileTable output={result} stored t={t} />
           <div className="actions">
+            {result.cancelled && chosen.length > 0 && (
+              <button type="button" className="primary" onClick={() => void start()} data-testid="import-rest">
+                {t('import.continue')}
+              </button>
+            )}
             <button
               type="button"
-              className="primary"
+              className={result.cancelled ? undefined : 'primary'}
               onClick={() => {
                 useJournalStore.getState().jumpTo(null);
                 useCalendarStore.setState({ initialised: false });

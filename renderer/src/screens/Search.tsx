@@ -10,6 +10,7 @@ import { formatDateTime, formatHere, formatOffset } from '../lib/dates';
 import { highlight, termPattern } from '../lib/highlight';
 import { navigate } from '../store/route';
 import { useSearchStore } from '../store/search';
+import { SourceFilter } from './search/SourceFilter';
 
 const IMPORTANCE_STEPS = [
   { value: 0, key: 'search.importance.any' },
@@ -72,10 +73,15 @@ function FactHit({ r, locale, t }: { r: FactResult; locale: Locale; t: Translate
 export function SearchScreen({ q }: { q: string }) {
   const t = useT();
   const locale = useLocale();
-  const { text, mode, kind, filters, output, loading, error } = useSearchStore(
-    useShallow((s) => ({ text: s.text, mode: s.mode, kind: s.kind, filters: s.filters, output: s.output, loading: s.loading, error: s.error })),
+  const { text, mode, kind, filters, sources, output, loading, error } = useSearchStore(
+    useShallow((s) => ({ text: s.text, mode: s.mode, kind: s.kind, filters: s.filters, sources: s.sources, output: s.output, loading: s.loading, error: s.error })),
   );
-  const { setText, setMode, setKind, setFilters, run } = useSearchStore.getState();
+  const { setText, setMode, setKind, setFilters, loadSources, run } = useSearchStore.getState();
+
+  // The sources to filter by, read on arrival (an import since the last visit may have added one).
+  useEffect(() => {
+    void loadSources();
+  }, [loadSources]);
 
   // A search in the address (#/search?q=…, e.g. after Back) runs once on arrival.
   useEffect(() => {
@@ -100,8 +106,9 @@ export function SearchScreen({ q }: { q: string }) {
     { value: 'episodic', label: t('search.kind.episodic') },
     { value: 'semantic', label: t('search.kind.semantic') },
   ];
-  // Dates describe when episodes happened; facts have none, so a fact search leaves them out.
-  const datesOff = kind === 'semantic';
+  // Dates and sources describe episodes (when they happened, where their conversations came from); a fact search leaves them out.
+  const episodeFiltersOff = kind === 'semantic';
+  const episodeFiltersSet = Boolean(filters.since || filters.until || filters.source);
 
   return (
     <div className="screen search-screen">
@@ -140,14 +147,15 @@ export function SearchScreen({ q }: { q: string }) {
           <Segmented label={t('search.mode')} value={mode} options={modes} onChange={setMode} name="mode" />
           <fieldset className="filters">
             <legend className="visually-hidden">{t('search.filters')}</legend>
-            <label title={datesOff ? t('search.datesOff') : undefined}>
+            <label title={episodeFiltersOff ? t('search.datesOff') : undefined}>
               {t('search.since')}
-              <input type="date" value={filters.since} disabled={datesOff} onChange={(e) => setFilters({ since: e.target.value })} />
+              <input type="date" value={filters.since} disabled={episodeFiltersOff} onChange={(e) => setFilters({ since: e.target.value })} />
             </label>
-            <label title={datesOff ? t('search.datesOff') : undefined}>
+            <label title={episodeFiltersOff ? t('search.datesOff') : undefined}>
               {t('search.until')}
-              <input type="date" value={filters.until} disabled={datesOff} onChange={(e) => setFilters({ until: e.target.value })} />
+              <input type="date" value={filters.until} disabled={episodeFiltersOff} onChange={(e) => setFilters({ until: e.target.value })} />
             </label>
+            <SourceFilter value={filters.source} sources={sources} disabled={episodeFiltersOff} onChange={(source) => setFilters({ source })} t={t} />
             <label>
               {t('search.minImportance')}
               <select value={filters.minImportance} onChange={(e) => setFilters({ minImportance: Number(e.target.value) })}>
@@ -159,7 +167,7 @@ export function SearchScreen({ q }: { q: string }) {
               </select>
             </label>
           </fieldset>
-          {kind === 'all' && (filters.since || filters.until) && <p className="muted search-note">{t('search.datedEpisodesOnly')}</p>}
+          {kind === 'all' && episodeFiltersSet && <p className="muted search-note">{t('search.episodeFiltersOnly')}</p>}
         </div>
       </form>
 

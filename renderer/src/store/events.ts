@@ -21,7 +21,7 @@ interface EventsState {
 export const useEventsStore = create<EventsState>()(() => ({ running: {}, last: null }));
 
 /** Calls the person would not think of as "work in progress" (reading, searching) stay out of the status line. */
-const QUIET: ReadonlySet<string> = new Set(['listEpisodes', 'getEpisode', 'search', 'stats', 'health', 'getLlmSettings', 'getEngineSettings', 'knowledgeCapacity']);
+const QUIET: ReadonlySet<string> = new Set(['listEpisodes', 'getEpisode', 'search', 'stats', 'health', 'getLlmSettings', 'getEngineSettings', 'knowledgeCapacity', 'cancelCall']);
 
 export function startEventFeed(): () => void {
   return onEvent((e) => {

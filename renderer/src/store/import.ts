@@ -1,7 +1,7 @@
 /**
  * One import at a time: the files chosen (browser File objects, or paths from the desktop's file
  * dialog), a preview (a dry run: format, counts, participants, dates, and who "me" is), then the
- * import itself with the engine's progress for our call, and the report.
+ * import itself with the engine's progress for our call (which the person can cancel), and the report.
  */
 import { create } from 'zustand';
 import { call, connectionKind, followNextCall, importBatch, uploadFiles, type CallProgress, type ImportOptions } from '../api/client';
@@ -26,13 +26,19 @@ interface ImportState {
   /** Which participant is the person; '' = none of them. */
   me: string;
   progress: ImportProgress | null;
+  /** The engine's id for our running import (from its events): what `cancelCall` takes. */
+  callId: string | null;
+  /** Cancel was asked for: the import stops after the conversation it is on. */
+  cancelling: boolean;
   result: ImportOutput | null;
   error: string | null;
   add(choices: Choice[]): void;
   remove(index: number): void;
   check(): Promise<void>;
   setMe(me: string): void;
+  /** Imports the chosen files; after a cancelled import, imports them again (only the rest is added). */
   start(): Promise<void>;
+  cancel(): Promise<void>;
   reset(): void;
 }
 
@@ -43,7 +49,19 @@ export function pathChoice(path: string): Choice {
   return { kind: 'path', path, name: baseName(path), size: null };
 }
 
-const idle = { phase: 'idle' as ImportPhase, upload: null, batch: null, preview: null, me: '', progress: null, result: null, error: null };
+const idle = { phase: 'idle' as ImportPhase, upload: null, batch: null, preview: null, me: '', progress: null, callId: null, cancelling: false, result: null, error: null };
+
+/** Whether `start` may run now: files chosen, nothing running, and no finished import — unless it was cancelled (then it continues). */
+function canStart(s: ImportState): boolean {
+  if (!s.chosen.length) return false;
+  return ['idle', 'preview', 'failed'].includes(s.phase) || (s.phase === 'done' && s.result?.cancelled === true);
+}
+
+/** Where the bar stays when the import ends: full, or (cancelled) where the engine last said it was. */
+function finalProgress(result: ImportOutput, last: ImportProgress | null): ImportProgress {
+  if (!result.cancelled) return { phase: 'import', done: result.messages, total: result.messages, detail: undefined };
+  return last ?? { phase: 'import', done: 0, total: result.messages, detail: undefined };
+}
 
 /** Runs importFiles for the chosen files, whichever way they reach the engine. */
 async function runImport(s: ImportState, options: ImportOptions, set: (p: Partial<ImportState>) => void, afterUpload: ImportPhase): Promise<ImportOutput> {
@@ -61,54 +79,85 @@ async function runImport(s: ImportState, options: ImportOptions, set: (p: Partia
   return importBatch(batch, options);
 }
 
-export const useImportStore = create<ImportState>()((set, get) => ({
-  chosen: [],
-  ...idle,
-
-  add(choices) {
-    set((s) => {
-      const seen = new Set(s.chosen.map((c) => (c.kind === 'path' ? c.path : `${c.name}:${c.size}`)));
-      const fresh = choices.filter((c) => !seen.has(c.kind === 'path' ? c.path : `${c.name}:${c.size}`));
-      // A different selection needs a new preview (and, in the browser, a new upload).
-      return { chosen: [...(s.phase === 'done' ? [] : s.chosen), ...fresh], ...idle };
-    });
-  },
-
-  remove(index) {
-    set((s) => ({ chosen: s.chosen.filter((_, i) => i !== index), ...idle }));
-  },
-
-  async check() {
-    const s = get();
-    if (!s.chosen.length || !['idle', 'failed', 'preview'].includes(s.phase)) return;
-    set({ phase: 'checking', error: null });
+export const useImportStore = create<ImportState>()((set, get) => {
+  /** Asks the engine to stop our import; if it cannot be asked, Cancel can be pressed again. */
+  async function sendCancel(callId: string): Promise<void> {
     try {
-      const preview = await runImport(get(), { dryRun: true }, set, 'checking');
-      set({ phase: 'preview', preview, me: preview.files.find((f) => f.me)?.me ?? '' });
-    } catch (e) {
-      set({ phase: 'failed', error: (e as Error).message, batch: null });
+      await call('cancelCall', { callId });
+    } catch {
+      if (get().callId === callId) set({ cancelling: false });
     }
-  },
+  }
 
-  setMe: (me) => set({ me }),
+  return {
+    chosen: [],
+    ...idle,
 
-  async start() {
-    const s = get();
-    if (!s.chosen.length || !['idle', 'preview', 'failed'].includes(s.phase)) return;
-    // Our call is the first importFiles that starts after we ask (once uploaded); its progress is ours.
-    const stop = followNextCall('importFiles', (progress) => set({ progress }), () => get().phase === 'importing');
-    try {
-      set({ phase: 'importing', progress: null, error: null });
-      const result = await runImport(get(), { ...(s.me ? { me: s.me } : {}) }, set, 'importing');
-      set({ phase: 'done', result, chosen: [], batch: null, progress: { phase: 'import', done: result.messages, total: result.messages, detail: undefined } });
-    } catch (e) {
-      set({ phase: 'failed', error: (e as Error).message, batch: null });
-    } finally {
-      stop();
-    }
-  },
+    add(choices) {
+      set((s) => {
+        const seen = new Set(s.chosen.map((c) => (c.kind === 'path' ? c.path : `${c.name}:${c.size}`)));
+        const fresh = choices.filter((c) => !seen.has(c.kind === 'path' ? c.path : `${c.name}:${c.size}`));
+        // A different selection needs a new preview (and, in the browser, a new upload).
+        return { chosen: [...(s.phase === 'done' ? [] : s.chosen), ...fresh], ...idle };
+      });
+    },
 
-  reset() {
-    set({ chosen: [], ...idle });
-  },
-}));
+    remove(index) {
+      set((s) => ({ chosen: s.chosen.filter((_, i) => i !== index), ...idle }));
+    },
+
+    async check() {
+      const s = get();
+      if (!s.chosen.length || !['idle', 'failed', 'preview'].includes(s.phase)) return;
+      set({ phase: 'checking', error: null });
+      try {
+        const preview = await runImport(get(), { dryRun: true }, set, 'checking');
+        set({ phase: 'preview', preview, me: preview.files.find((f) => f.me)?.me ?? '' });
+      } catch (e) {
+        set({ phase: 'failed', error: (e as Error).message, batch: null });
+      }
+    },
+
+    setMe: (me) => set({ me }),
+
+    async start() {
+      const s = get();
+      if (!canStart(s)) return;
+      // Our call is the first importFiles that starts after we ask (once uploaded); its id and progress are ours.
+      const stop = followNextCall(
+        'importFiles',
+        {
+          onStart(callId) {
+            set({ callId });
+            // Cancel was pressed before the engine had named the call.
+            if (get().cancelling) void sendCancel(callId);
+          },
+          onProgress: (progress) => set({ progress }),
+        },
+        () => get().phase === 'importing',
+      );
+      try {
+        set({ phase: 'importing', progress: null, callId: null, cancelling: false, result: null, error: null });
+        const result = await runImport(get(), { ...(s.me ? { me: s.me } : {}) }, set, 'importing');
+        // A cancelled import keeps its files chosen: importing them again adds only the rest.
+        set({ phase: 'done', result, chosen: result.cancelled ? get().chosen : [], batch: null, progress: finalProgress(result, get().progress) });
+      } catch (e) {
+        set({ phase: 'failed', error: (e as Error).message, batch: null });
+      } finally {
+        stop();
+        set({ callId: null, cancelling: false });
+      }
+    },
+
+    async cancel() {
+      const s = get();
+      if (s.phase !== 'importing' || s.cancelling) return;
+      set({ cancelling: true });
+      if (s.callId) await sendCancel(s.callId);
+    },
+
+    reset() {
+      set({ chosen: [], ...idle });
+    },
+  };
+});

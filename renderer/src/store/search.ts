@@ -1,12 +1,14 @@
 /** The search box, its mode and filters, and the last results (kept while the person reads one). */
 import { create } from 'zustand';
-import { call } from '../api/client';
-import type { SearchKind, SearchMode, SearchOutput } from '../api/types';
+import { call, DEFAULT_OWNER } from '../api/client';
+import type { SearchKind, SearchMode, SearchOutput, SourceCount } from '../api/types';
 
 export interface SearchFilters {
   since: string; // 'YYYY-MM-DD' or ''
   until: string;
   minImportance: number; // 0 = any
+  /** Where the episodes' conversations came from (a source of `stats`); '' = all. */
+  source: string;
 }
 
 interface SearchState {
@@ -15,6 +17,8 @@ interface SearchState {
   /** Episodes, facts, or both ranked together. */
   kind: SearchKind;
   filters: SearchFilters;
+  /** The sources the source filter offers: those of the stored conversations, most first. */
+  sources: SourceCount[];
   output: SearchOutput | null;
   /** What `output` answers, so the same search is not run twice. */
   ranKey: string | null;
@@ -24,6 +28,8 @@ interface SearchState {
   setMode(mode: SearchMode): void;
   setKind(kind: SearchKind): void;
   setFilters(f: Partial<SearchFilters>): void;
+  /** Reads the sources again (an import may have added one); on failure the filter keeps what it had. */
+  loadSources(): Promise<void>;
   /** Runs the search; the same search again only with `force` (the person asked again: memories may have changed). */
   run(text?: string, o?: { force?: boolean }): Promise<void>;
 }
@@ -41,7 +47,8 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
   text: '',
   mode: 'hybrid',
   kind: 'all',
-  filters: { since: '', until: '', minImportance: 0 },
+  filters: { since: '', until: '', minImportance: 0, source: '' },
+  sources: [],
   output: null,
   ranKey: null,
   loading: false,
@@ -61,6 +68,15 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
     if (get().output) void get().run();
   },
 
+  async loadSources() {
+    try {
+      const { owners } = await call('stats', { ownerId: DEFAULT_OWNER });
+      set({ sources: owners[0]?.sources ?? [] });
+    } catch {
+      // Only the list of choices is missing; search itself still works.
+    }
+  },
+
   async run(text, o = {}) {
     if (text !== undefined) set({ text });
     const state = get();
@@ -70,16 +86,17 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
     if (!o.force && key === state.ranKey && state.output) return;
     set({ loading: true, error: null, ranKey: key });
     try {
-      const { since, until, minImportance } = state.filters;
-      // Dates describe episodes: a fact search leaves them out (with them, "all" searches episodes only).
-      const dated = state.kind !== 'semantic';
+      const { since, until, minImportance, source } = state.filters;
+      // Dates and sources describe episodes: a fact search leaves them out (with them, "all" searches episodes only).
+      const episodic = state.kind !== 'semantic';
       const output = await call('search', {
         query,
         mode: state.mode,
         kind: state.kind,
         limit: 30,
-        ...(since && dated ? { since } : {}),
-        ...(until && dated ? { until: untilExclusive(until) } : {}),
+        ...(since && episodic ? { since } : {}),
+        ...(until && episodic ? { until: untilExclusive(until) } : {}),
+        ...(source && episodic ? { importSources: [source] } : {}),
         ...(minImportance > 0 ? { minImportance } : {}),
       });
       if (get().ranKey === key) set({ output, loading: false });

@@ -50,6 +50,23 @@ export class ImportPage {
     await this.page.locator('[data-testid="import-start"]').click();
   }
 
+  /** Until the engine reports storing messages (after the upload and the file's validation). */
+  async waitUntilStoring(): Promise<void> {
+    await this.page.locator('[data-testid="import-progress"][data-phase="importing"][data-step="import"]').waitFor({ timeout: 120_000 });
+  }
+
+  /** The Cancel button of the running import. */
+  cancelButton() {
+    return this.page.locator('[data-testid="import-cancel"]');
+  }
+
+  /** After a cancelled import: imports the same files again (only the rest is added). */
+  async importRest(): Promise<void> {
+    await this.page.locator('[data-testid="import-rest"]').click();
+    // The last report goes as the new import starts: what waitUntilDone finds next is the new one.
+    await this.page.locator('[data-testid="import-summary"]').waitFor({ state: 'detached' });
+  }
+
   async waitUntilDone(): Promise<void> {
     await this.page.locator('[data-testid="import-summary"]').waitFor({ timeout: 120_000 });
   }

@@ -25,6 +25,28 @@ export class SearchPage {
     return this.page.locator('.result .explanation').allInnerTexts();
   }
 
+  /** Keeps to episodes whose conversations came from `source` (a format id, `api`, a companion's name; '' = all). */
+  async source(source: string): Promise<void> {
+    await this.page.locator('[data-testid="search-source"]').selectOption(source);
+    await this.page.locator(`.results[aria-busy="false"]`).waitFor();
+  }
+
+  /** The source filter's choices as the person reads them. */
+  sourceOptions(): Promise<string[]> {
+    return this.page.locator('[data-testid="search-source"] option').allInnerTexts();
+  }
+
+  /** The note under the filters (e.g. that only episodes are searched), or null. */
+  async note(): Promise<string | null> {
+    const note = this.page.locator('.search-note');
+    return (await note.count()) ? note.innerText() : null;
+  }
+
+  /** The ids of the episodes found, in rank order. */
+  episodeIds(): Promise<string[]> {
+    return this.page.locator('.result[data-kind="episode"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-episode') ?? ''));
+  }
+
   async mode(label: string): Promise<void> {
     await this.page.getByRole('radio', { name: label }).click();
   }

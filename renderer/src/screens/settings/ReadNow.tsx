@@ -25,7 +25,7 @@ export function ReadNow({ waiting, onDone, onSetUpLlm }: { waiting: number; onDo
     action.run(async () => {
       setRun(null);
       setProgress(null);
-      const stop = followNextCall('runDiscovery', setProgress);
+      const stop = followNextCall('runDiscovery', { onProgress: setProgress });
       try {
         setRun(await call('runDiscovery', {}));
       } finally {
