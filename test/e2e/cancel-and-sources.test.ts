@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manyConversationsFile } from '../helpers/engine.js';
-import { ensureRendererBuilt, launchChromium, newContext, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
+import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
 import { ImportPage } from './pages/import.js';
 import { SearchPage } from './pages/search.js';
@@ -42,11 +42,7 @@ describe('cancelling an import and searching by source in Chromium', { timeout: 
         ],
       },
     });
-    context = await newContext(browser, 'en-US');
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    app = new AppShell(page);
-    await app.open(bridge.server.url);
+    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
   }, 240_000);
 
   afterAll(async () => {

@@ -8,12 +8,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { openEngine, type Engine } from '../../core/api/engine.js';
 import { openEmbedder } from '../../core/embed/index.js';
 import { startWebServer, type WebServer } from '../../core/http/server.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { fixture, tempDir } from '../helpers/engine.js';
+import { AppShell } from './pages/app.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const RENDERER_DIR = path.join(ROOT, 'out', 'renderer');
@@ -120,6 +121,22 @@ export async function launchChromium(): Promise<Browser> {
 /** A browser context as a person in `locale` would have it; the episode times never depend on its time zone. */
 export function newContext(browser: Browser, locale: 'en-US' | 'zh-CN', colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> {
   return browser.newContext({ locale, timezoneId: 'America/New_York', viewport: { width: 1280, height: 860 }, colorScheme });
+}
+
+/** A tab on the app in its own context (locale, colour scheme), collecting page errors, opened on the journal. */
+export async function openAppTab(
+  browser: Browser,
+  url: string,
+  pageErrors: string[],
+  locale: 'en-US' | 'zh-CN' = 'en-US',
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ context: BrowserContext; page: Page; app: AppShell }> {
+  const context = await newContext(browser, locale, colorScheme);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const app = new AppShell(page);
+  await app.open(url);
+  return { context, page, app };
 }
 
 export function screenshotPath(name: string): string {

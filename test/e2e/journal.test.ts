@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../helpers/engine.js';
 import { writeClubExport } from './generated.js';
-import { ensureRendererBuilt, launchChromium, newContext, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
+import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
 import { EpisodePage } from './pages/episode.js';
 import { ImportPage } from './pages/import.js';
@@ -31,11 +31,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     ensureRendererBuilt();
     [bridge, browser] = await Promise.all([startFixtureBridge(), launchChromium()]);
-    context = await newContext(browser, 'en-US');
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    app = new AppShell(page);
-    await app.open(bridge.server.url);
+    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
   }, 240_000);
 
   afterAll(async () => {
@@ -239,11 +235,8 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   });
 
   it('follows the browser language and dark mode on first start', async () => {
-    const zh = await newContext(browser, 'zh-CN', 'dark');
+    const { context: zh, page: tab, app: shell } = await openAppTab(browser, bridge.server.url, pageErrors, 'zh-CN', 'dark');
     try {
-      const tab = await zh.newPage();
-      const shell = new AppShell(tab);
-      await shell.open(bridge.server.url);
       expect(await shell.navLabels()).toEqual(['日记', '搜索', '知识', '导入', '记忆养护', '设置']);
       await new JournalPage(tab).waitForEntries();
       const background = await tab.evaluate('getComputedStyle(document.body).backgroundColor');

@@ -6,7 +6,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureRendererBuilt, launchChromium, newContext, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
+import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { FACTS, VALUES, seedKnowledge } from './knowledge-seed.js';
 import { AppShell } from './pages/app.js';
 import { EpisodePage } from './pages/episode.js';
@@ -29,12 +29,8 @@ describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
     await seedKnowledge(bridge.engine);
     const found = await bridge.engine.call('search', { query: 'robotics startup Zurich interview', mode: 'bm25', kind: 'episodic' });
     zurich = { id: found.results[0]!.id, title: found.results[0]!.title };
-    context = await newContext(browser, 'en-US');
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    app = new AppShell(page);
+    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
     knowledge = new KnowledgePage(page);
-    await app.open(bridge.server.url);
   }, 240_000);
 
   afterAll(async () => {
@@ -190,12 +186,8 @@ describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
 
   it('speaks Chinese, in light and dark', async () => {
     for (const scheme of ['light', 'dark'] as const) {
-      const zh = await newContext(browser, 'zh-CN', scheme);
+      const { context: zh, page: tab, app: shell } = await openAppTab(browser, bridge.server.url, pageErrors, 'zh-CN', scheme);
       try {
-        const tab = await zh.newPage();
-        tab.on('pageerror', (e) => pageErrors.push(e.message));
-        const shell = new AppShell(tab);
-        await shell.open(bridge.server.url);
         await shell.go('knowledge');
         expect(await shell.heading()).toBe('知识');
         const zhKnowledge = new KnowledgePage(tab);

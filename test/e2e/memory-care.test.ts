@@ -5,7 +5,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureRendererBuilt, launchChromium, newContext, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
+import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
 import { MemoryCarePage } from './pages/care.js';
 import { EpisodePage } from './pages/episode.js';
@@ -28,11 +28,7 @@ describe('memory care in Chromium', { timeout: 240_000 }, () => {
     [bridge, browser] = await Promise.all([startFixtureBridge(), launchChromium()]);
     const found = await bridge.engine.call('search', { query: 'interview Zurich', mode: 'bm25' });
     zurich = { id: found.results[0]!.id, title: found.results[0]!.title };
-    context = await newContext(browser, 'en-US');
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    app = new AppShell(page);
-    await app.open(bridge.server.url);
+    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
   }, 240_000);
 
   afterAll(async () => {
@@ -89,12 +85,8 @@ describe('memory care in Chromium', { timeout: 240_000 }, () => {
   });
 
   it('speaks Chinese', async () => {
-    const zh = await newContext(browser, 'zh-CN');
+    const { context: zh, page: tab, app: shell } = await openAppTab(browser, bridge.server.url, pageErrors, 'zh-CN');
     try {
-      const tab = await zh.newPage();
-      tab.on('pageerror', (e) => pageErrors.push(e.message));
-      const shell = new AppShell(tab);
-      await shell.open(bridge.server.url);
       await shell.go('care');
       expect(await shell.heading()).toBe('记忆养护');
       const care = new MemoryCarePage(tab);

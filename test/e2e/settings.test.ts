@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { scriptHappy, task, twoSessions } from '../llm/script.js';
-import { ensureRendererBuilt, launchChromium, newContext, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
+import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
 import { ImportPage } from './pages/import.js';
 import { SettingsPage } from './pages/settings.js';
@@ -46,12 +46,8 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     ensureRendererBuilt();
     [bridge, browser] = await Promise.all([startFixtureBridge(), launchChromium()]);
     waiting = (await bridge.engine.call('knowledgeCapacity', {})).discoveryQueue.waiting;
-    context = await newContext(browser, 'en-US');
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    app = new AppShell(page);
+    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
     settings = new SettingsPage(page);
-    await app.open(bridge.server.url);
   }, 240_000);
 
   afterAll(async () => {
