@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { EngineConfig } from '../context.js';
 import type { Embedder } from '../embed/embedder.js';
-import { isEmbedError, openEmbedder, probeEmbedder, type ModelProgress, type ModelSourceOptions } from '../embed/index.js';
+import { DEFAULT_MODEL_ID, isEmbedError, openEmbedder, probeEmbedder, type ModelSourceOptions } from '../embed/index.js';
 import { llmConfigFromEnv, type LlmOverrides } from '../llm/config.js';
 import { openEngine, type EmbeddingStatus, type Engine } from './engine.js';
+import { createModelStatusReporter, type ModelStatus } from './model-status.js';
 
 /**
  * Which embedding work a front end needs: `auto` loads the model (search, import), `probe` only looks
@@ -15,7 +16,11 @@ export interface DefaultEngineOptions {
   home: string;
   embeddings: EmbeddingNeed;
   warn: (message: string) => void;
-  onModelProgress?: (p: ModelProgress) => void;
+  /**
+   * The embedding model's state while it is downloaded and loaded (`embeddings: 'auto'` only), for a
+   * window to show: downloading with bytes (throttled), loading, then ready or unavailable.
+   */
+  onModelProgress?: (s: ModelStatus) => void;
   config?: z.input<typeof EngineConfig>;
   env?: NodeJS.ProcessEnv;
   /** LLM settings from CLI flags; they win over NEMORI_LLM_* in the environment, which win over saved settings. */
@@ -47,10 +52,13 @@ export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine
   let embedder: Embedder | null = null;
   let status: EmbeddingStatus;
   if (o.embeddings === 'auto') {
+    const report = o.onModelProgress ? createModelStatusReporter(o.onModelProgress) : null;
     try {
-      embedder = await openEmbedder({ ...options, ...(o.onModelProgress ? { onProgress: o.onModelProgress } : {}) });
+      embedder = await openEmbedder({ ...options, ...(report ? { onProgress: report.progress } : {}) });
       status = { available: true, modelId: embedder.modelId, source: 'loaded', reason: null };
+      report?.ready(embedder.modelId);
     } catch (e) {
+      report?.unavailable(options.modelId ?? DEFAULT_MODEL_ID, e instanceof Error ? e.message : String(e));
       if (!isEmbedError(e)) throw e;
       o.warn(`${e.message}; searching by keywords only`);
       status = { available: false, modelId: options.modelId ?? 'default', source: null, reason: e.message };

@@ -18,6 +18,7 @@ import {
   resolveModelSource,
   verifyModelFiles,
   type ModelSource,
+  type ModelSourceKind,
   type ModelSourceOptions,
   type Verification,
 } from './model-source.js';
@@ -25,8 +26,13 @@ import type { ModelDtype } from './model-specs.js';
 
 export const DEFAULT_BATCH_SIZE = 32;
 
-/** Download/load progress, decoupled from transformers.js' own event types. */
+/**
+ * Download/load progress, decoupled from transformers.js' own event types. `start` comes first and
+ * says where the model comes from: only a `remote` source downloads (transformers.js reports reading
+ * local files with the same `download`/`progress` events).
+ */
 export type ModelProgress =
+  | { readonly status: 'start'; readonly source: ModelSourceKind; readonly modelId: string }
   | { readonly status: 'initiate' | 'download' | 'done'; readonly file: string }
   | {
       readonly status: 'progress';
@@ -135,6 +141,7 @@ async function dimensionsOf(source: ModelSource): Promise<number> {
 }
 
 async function loadModel(source: ModelSource, onProgress: ((p: ModelProgress) => void) | undefined): Promise<LoadedModel> {
+  onProgress?.({ status: 'start', source: source.kind, modelId: source.modelId });
   // Local files are checked before ONNX Runtime parses them; a download can only be checked after.
   let verification: Verification = 'unverified';
   if (source.kind !== 'remote' && source.verify) verification = await verifyModelFiles(source);

@@ -4,7 +4,7 @@
  * Same contract, same validation and same errors as Electron's IPC (see dispatch.ts).
  *
  *   POST /api/call/:operation   JSON input → JSON output; errors are { error: { code, message } }
- *   GET  /api/events?token=     Server-Sent Events: each call's start/end and its progress
+ *   GET  /api/events?token=     Server-Sent Events: each call's start/end and its progress, the model's download
  *   POST /api/import/upload?batch=UUID&name=FILE   raw file body, kept until the import below
  *   POST /api/import            { batch, ownerId?, format? } → importFiles on the uploaded files
  *   GET  /…                     the built renderer, under the app's Content-Security-Policy
@@ -24,7 +24,8 @@ import { createUploadArea, type UploadedFile } from './uploads.js';
 import type { CallResult, EngineEvent, WireError, WireErrorCode } from './wire.js';
 
 export interface WebServerOptions {
-  engine: Pick<Engine, 'call'>;
+  /** The engine, or its opening (`nemori web` serves the tab while the model downloads; calls wait for it). */
+  engine: Pick<Engine, 'call'> | Promise<Pick<Engine, 'call'>>;
   /** The built renderer (out/renderer). */
   staticDir: string;
   /** 0 or absent: any free port. */
@@ -42,6 +43,8 @@ export interface WebServer {
   readonly origin: string;
   readonly port: number;
   readonly token: string;
+  /** Sends an event not tied to a call (the embedding model's download) to every tab and `onEvent`. */
+  emit(e: EngineEvent): void;
   close(): Promise<void>;
 }
 
@@ -92,15 +95,15 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const log = o.log ?? ((m, e) => console.error(`[nemori web] ${m}`, e ?? ''));
   const hub = createEventHub();
   const uploads = await createUploadArea();
-  const call: CallEngine = (name, input, options) => o.engine.call(name, input as never, options);
-  const dispatcher = createDispatcher({
-    call,
-    emit: (e) => {
-      hub.emit(e);
-      o.onEvent?.(e);
-    },
-    log,
-  });
+  const call: CallEngine = async (name, input, options) => (await o.engine).call(name, input as never, options);
+  // The model's download while the engine opens: a tab that connects meanwhile sees where it stands at once.
+  let modelUnderway: EngineEvent | null = null;
+  const emit = (e: EngineEvent) => {
+    if (e.type === 'model') modelUnderway = e.state === 'downloading' || e.state === 'loading' ? e : null;
+    hub.emit(e);
+    o.onEvent?.(e);
+  };
+  const dispatcher = createDispatcher({ call, emit, log });
   let port = 0;
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -114,7 +117,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     }
     const route = url.pathname;
     if (req.method === 'GET' && route === '/api/events') {
-      hub.attach(res, { 'X-Content-Type-Options': 'nosniff' });
+      hub.attach(res, { 'X-Content-Type-Options': 'nosniff' }, modelUnderway ? [modelUnderway] : []);
       return;
     }
     if (req.method !== 'POST') {
@@ -196,6 +199,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     origin,
     port,
     token,
+    emit,
     close() {
       closing ??= (async () => {
         hub.close();

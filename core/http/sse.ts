@@ -7,11 +7,14 @@ import type { ServerResponse } from 'node:http';
 import type { EngineEvent } from './wire.js';
 
 export interface EventHub {
-  attach(res: ServerResponse, extraHeaders: Record<string, string>): void;
+  /** `first`: events this tab gets at once (where something already under way stands). */
+  attach(res: ServerResponse, extraHeaders: Record<string, string>, first?: readonly EngineEvent[]): void;
   emit(e: EngineEvent): void;
   readonly size: number;
   close(): void;
 }
+
+const frame = (e: EngineEvent) => `data: ${JSON.stringify(e)}\n\n`;
 
 export function createEventHub(heartbeatMs = 20_000): EventHub {
   const clients = new Set<ServerResponse>();
@@ -21,7 +24,7 @@ export function createEventHub(heartbeatMs = 20_000): EventHub {
   heartbeat.unref();
 
   return {
-    attach(res, extraHeaders) {
+    attach(res, extraHeaders, first = []) {
       res.writeHead(200, {
         ...extraHeaders,
         'Content-Type': 'text/event-stream; charset=utf-8',
@@ -30,12 +33,13 @@ export function createEventHub(heartbeatMs = 20_000): EventHub {
       });
       // Tells EventSource how long to wait before reconnecting after a drop.
       res.write('retry: 2000\n\n');
+      for (const e of first) res.write(frame(e));
       clients.add(res);
       res.on('close', () => clients.delete(res));
     },
     emit(e) {
-      const frame = `data: ${JSON.stringify(e)}\n\n`;
-      for (const res of clients) res.write(frame);
+      const data = frame(e);
+      for (const res of clients) res.write(data);
     },
     get size() {
       return clients.size;

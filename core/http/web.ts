@@ -1,14 +1,17 @@
 /**
- * `nemori web`: the journal in a browser tab. Opens the engine (with the embedding model, like the
- * desktop app), serves the built renderer and the API on 127.0.0.1, prints the link with this run's
- * token and, unless told not to, opens it. Ctrl-C closes the server and then the database.
+ * `nemori web`: the journal in a browser tab. Serves the built renderer and the API on 127.0.0.1,
+ * opens the engine behind it (with the embedding model, like the desktop app; its first-run download
+ * shows in the tab), prints the link with this run's token and, unless told not to, opens it. Ctrl-C
+ * closes the server and then the database.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Engine } from '../api/engine.js';
+import type { ModelStatus } from '../api/model-status.js';
 import { openDefaultEngine } from '../api/open.js';
 import { NemoriError } from '../domain/errors.js';
-import { startWebServer } from './server.js';
+import { startWebServer, type WebServer } from './server.js';
 
 /** Where `npm run build` puts the renderer, relative to this file (core/http → out/renderer). */
 export const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
@@ -32,32 +35,90 @@ function openInBrowser(url: string): void {
   }
 }
 
-export async function runWeb(o: RunWebOptions): Promise<void> {
-  const staticDir = o.staticDir ?? DEFAULT_STATIC_DIR;
-  if (!existsSync(`${staticDir}/index.html`)) {
-    throw new NemoriError('NOT_FOUND', `the journal viewer is not built (${staticDir} is missing): run \`npm run build\` first`);
-  }
-  const engine = await openDefaultEngine({
-    home: o.home,
-    embeddings: 'auto',
-    // A browser tab can stay open for days, like the desktop app: run the daily forgetting pass.
-    scheduleForgetting: true,
-    warn: (m) => {
-      if (!o.json) process.stderr.write(`warning: ${m}\n`);
-    },
-  });
-  let server;
+export interface StartWebOptions {
+  home: string;
+  staticDir: string;
+  port?: number | undefined;
+  warn: (message: string) => void;
+  /** The embedding model's state while the engine opens (it also goes to every tab). */
+  onModel?: (status: ModelStatus) => void;
+  /** Where NEMORI_* settings are read from (tests); process.env by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The bridge first, then the engine behind it: on a first run the embedding model (100+ MB) downloads
+ * while the tab already shows its progress. Calls made meanwhile wait for the engine; if it cannot
+ * open, they fail with its reason, and so does `engine`.
+ */
+export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer; engine: Promise<Engine> }> {
+  let adopt!: (opening: Promise<Engine>) => void;
+  const engine = new Promise<Engine>((resolve) => (adopt = resolve));
+  let server: WebServer;
   try {
-    server = await startWebServer({ engine, staticDir, port: o.port });
+    server = await startWebServer({ engine, staticDir: o.staticDir, port: o.port });
   } catch (e) {
-    await engine.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new NemoriError('INVALID_INPUT', `port ${o.port} is in use: choose another with --port, or leave it out for a free one`);
     throw e;
   }
   const web = server;
-  process.stdout.write(o.json ? `${JSON.stringify({ url: web.url, port: web.port, home: o.home })}\n` : `Nemori is open at ${web.url}\n(only this computer can reach it; Ctrl-C to stop)\n`);
-  if (o.open) openInBrowser(web.url);
+  adopt(
+    openDefaultEngine({
+      home: o.home,
+      embeddings: 'auto',
+      // A browser tab can stay open for days, like the desktop app: run the daily forgetting pass.
+      scheduleForgetting: true,
+      warn: o.warn,
+      ...(o.env ? { env: o.env } : {}),
+      onModelProgress: (status) => {
+        web.emit({ type: 'model', ...status });
+        o.onModel?.(status);
+      },
+    }),
+  );
+  return { server: web, engine };
+}
+
+export async function runWeb(o: RunWebOptions): Promise<void> {
+  const staticDir = o.staticDir ?? DEFAULT_STATIC_DIR;
+  if (!existsSync(`${staticDir}/index.html`)) {
+    throw new NemoriError('NOT_FOUND', `the journal viewer is not built (${staticDir} is missing): run \`npm run build\` first`);
+  }
+  let web: WebServer | undefined;
+  let downloading = false;
+  let announced = false;
+  // The link is printed once the engine is open, or as soon as a first-run download starts (so the
+  // tab shows its progress); an engine that cannot open (a locked store) fails before any link.
+  const announce = () => {
+    if (announced || !web) return;
+    announced = true;
+    process.stdout.write(o.json ? `${JSON.stringify({ url: web.url, port: web.port, home: o.home })}\n` : `Nemori is open at ${web.url}\n(only this computer can reach it; Ctrl-C to stop)\n`);
+    if (o.open) openInBrowser(web.url);
+  };
+  const started = await startWeb({
+    home: o.home,
+    staticDir,
+    port: o.port,
+    warn: (m) => {
+      if (!o.json) process.stderr.write(`warning: ${m}\n`);
+    },
+    onModel: (status) => {
+      if (status.state !== 'downloading') return;
+      downloading = true;
+      announce();
+    },
+  });
+  web = started.server;
+  if (downloading) announce();
+  let engine: Engine;
+  try {
+    engine = await started.engine;
+  } catch (e) {
+    await web.close();
+    throw e;
+  }
+  announce();
 
   // Stay up until asked to stop, then close in order: no new requests, then the database.
   await new Promise<void>((resolve) => {

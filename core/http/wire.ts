@@ -7,6 +7,9 @@
  */
 import type { ErrorCode } from '../domain/errors.js';
 import type { OperationName, OpOutput } from '../api/contract.js';
+import type { ModelStatus } from '../api/model-status.js';
+
+export type { ModelStatus };
 
 /** Engine error codes plus the bridges' own (an unknown operation, a bad token, a crash). */
 export type WireErrorCode = ErrorCode | 'UNKNOWN_OPERATION' | 'UNAUTHORIZED' | 'ENGINE_UNAVAILABLE' | 'INTERNAL';
@@ -23,7 +26,8 @@ export type CallResult<K extends OperationName = OperationName> =
 
 /**
  * Engine events pushed to every open window: each call's life (so a window can show that work is
- * running, even one another window started) and its progress.
+ * running, even one another window started) and its progress; and, while the engine opens, the
+ * embedding model's download and load (`model`, not tied to any call).
  */
 export type EngineEvent =
   | { type: 'call'; callId: string; operation: OperationName; state: 'started' | 'finished' | 'failed' }
@@ -35,4 +39,5 @@ export type EngineEvent =
       done: number;
       total: number;
       detail?: string | undefined;
-    };
+    }
+  | ({ type: 'model' } & ModelStatus);

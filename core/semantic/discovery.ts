@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { searchItems } from '../retrieval/results.js';
 import type { EngineContext } from '../context.js';
 import type { StoredMessage } from '../domain/conversation.js';
-import { parseKey, RelationshipType, type SemanticNode } from '../domain/semantic.js';
+import { KeyError, parseKey, RelationshipType, type SemanticNode } from '../domain/semantic.js';
 import { localStamp, shorten } from '../episodes/boundaries-llm.js';
 import { describeSpan } from '../episodes/describe.js';
 import { messageText } from '../episodes/heuristic.js';
@@ -112,7 +112,8 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
       { method: 'diff_analysis', episodeId, change: 'update' },
     ).catch((e: unknown) => {
       // A key that normalises to nothing is the model's slip, not a reason to lose the other facts.
-      ctx.warn(`discovery: skipped a fact from "${episode.title}": ${(e as Error).message}`);
+      if (!(e instanceof KeyError)) throw e;
+      ctx.warn(`discovery: skipped a fact from "${episode.title}": ${e.message}`);
       return null;
     });
     if (outcome) learnt.push(outcome);

@@ -25,9 +25,17 @@ const channel: MessageEnd<HostRequest, HostMessage> = {
 
 serveEngine({
   channel,
-  open: async () => {
+  open: async (report) => {
     if (!home) throw new Error(`the engine process was started without ${HOME_FLAG}`);
-    return openDefaultEngine({ home, embeddings: 'auto', scheduleForgetting: true, llmKeyFromHost, warn: (m) => console.warn(`[nemori engine] ${m}`) });
+    return openDefaultEngine({
+      home,
+      embeddings: 'auto',
+      scheduleForgetting: true,
+      llmKeyFromHost,
+      // First run: the model downloads here; the window shows its progress.
+      onModelProgress: report,
+      warn: (m) => console.warn(`[nemori engine] ${m}`),
+    });
   },
   log: (message, error) => console.error(`[nemori engine] ${message}:`, error),
   onClosed: () => process.exit(0),

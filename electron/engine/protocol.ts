@@ -8,6 +8,7 @@
  */
 import type { OperationName } from '../../core/api/contract';
 import type { ProgressEvent } from '../../core/api/engine';
+import type { ModelStatus } from '../../core/api/model-status';
 import type { WireError } from '../../core/http/wire';
 
 /** main → engine */
@@ -20,6 +21,8 @@ export type HostMessage =
   | { type: 'ready' }
   /** The engine could not open (e.g. the database is locked by another Nemori). */
   | { type: 'failed'; error: WireError }
+  /** The embedding model while the engine opens (downloading, loading, ready, unavailable); throttled at the source. */
+  | { type: 'model'; status: ModelStatus }
   | { type: 'progress'; id: number; event: ProgressEvent }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: WireError }

@@ -1,14 +1,16 @@
 /**
  * The engine's side of the protocol: opens the engine once, answers calls by id (several may run
- * at once; the engine orders its own database work), forwards progress, and closes the database
- * when asked. Calls that arrive while the engine is still opening wait for it.
+ * at once; the engine orders its own database work), forwards progress (and, while opening, the
+ * embedding model's download), and closes the database when asked. Calls that arrive while the engine is still opening wait for it.
  */
 import type { Engine } from '../../core/api/engine';
+import type { ModelStatus } from '../../core/api/model-status';
 import { isExpectedError, toWireError } from '../../core/http/dispatch';
 import type { HostMessage, HostRequest, MessageEnd } from './protocol';
 
 export interface ServeOptions {
-  open: () => Promise<Pick<Engine, 'call' | 'close'>>;
+  /** Opens the engine; `report` passes the embedding model's state to main while it downloads and loads. */
+  open: (report: (status: ModelStatus) => void) => Promise<Pick<Engine, 'call' | 'close'>>;
   channel: MessageEnd<HostRequest, HostMessage>;
   /** Called once the database is closed (the utility process exits there). */
   onClosed?: () => void;
@@ -19,7 +21,7 @@ export interface ServeOptions {
 
 export function serveEngine(o: ServeOptions): { closed: Promise<void> } {
   const log = o.log ?? (() => {});
-  const opening = o.open();
+  const opening = o.open((status) => o.channel.post({ type: 'model', status }));
   const running = new Set<Promise<void>>();
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));

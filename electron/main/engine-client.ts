@@ -5,6 +5,7 @@
  */
 import type { OperationName } from '../../core/api/contract';
 import type { ProgressEvent } from '../../core/api/engine';
+import type { ModelStatus } from '../../core/api/model-status';
 import { WireCallError } from '../../core/http/dispatch';
 import type { WireError } from '../../core/http/wire';
 import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
@@ -25,7 +26,12 @@ interface Pending {
   onProgress?: ((e: ProgressEvent) => void) | undefined;
 }
 
-export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>): EngineClient {
+export interface EngineClientOptions {
+  /** The embedding model's state while the engine opens (main broadcasts it to the windows). */
+  onModel?: (status: ModelStatus) => void;
+}
+
+export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>, o: EngineClientOptions = {}): EngineClient {
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let gone: WireError | null = null;
@@ -54,6 +60,9 @@ export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>
       case 'failed':
         rejectReady(new WireCallError(message.error));
         failAll(message.error);
+        break;
+      case 'model':
+        o.onModel?.(message.status);
         break;
       case 'progress':
         pending.get(message.id)?.onProgress?.(message.event);

@@ -4,11 +4,11 @@
  * knows how the engine is hosted; the rest of main talks to the returned `EngineClient`.
  */
 import { utilityProcess } from 'electron';
-import { createEngineClient, type EngineClient } from './engine-client';
+import { createEngineClient, type EngineClient, type EngineClientOptions } from './engine-client';
 import { HOST_KEY_ENV } from './key-vault';
 import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
 
-export interface EngineHostOptions {
+export interface EngineHostOptions extends EngineClientOptions {
   /** out/main/engine.js (built from electron/engine/entry.ts). */
   entryPath: string;
   /** The data folder (the same one the CLI uses: core/home.ts). */
@@ -31,7 +31,7 @@ export function startEngineHost(o: EngineHostOptions): EngineClient {
       return () => void child.off('message', onMessage);
     },
   };
-  const client = createEngineClient(channel);
+  const client = createEngineClient(channel, { ...(o.onModel ? { onModel: o.onModel } : {}) });
   child.once('exit', (code) => client.exited(code));
   return {
     ...client,

@@ -102,7 +102,13 @@ function start(): void {
       denyPermissions(session.defaultSession);
       const home = resolveHome();
       const vault = createKeyVault(path.join(home, 'secrets', 'llm-api-key.bin'), safeStorage, (m) => console.warn(`[nemori] ${m}`));
-      const engine = startEngineHost({ entryPath: paths.engine, home, ...(vault.available ? { llmKey: vault.load() } : {}) });
+      const engine = startEngineHost({
+        entryPath: paths.engine,
+        home,
+        ...(vault.available ? { llmKey: vault.load() } : {}),
+        // First run: the embedding model's download, shown in the window while the engine opens.
+        onModel: (status) => broadcast({ type: 'model', ...status }),
+      });
       shutdown.add('engine', () => engine.close());
       registerBridgeHandlers(
         {

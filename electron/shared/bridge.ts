@@ -26,7 +26,7 @@ export const BRIDGE_CHANNELS = Object.freeze({
 export interface NemoriBridge {
   /** Runs one contract operation. Never rejects for engine errors: they come back as `{ ok: false, error }`. */
   call<K extends OperationName>(operation: K, input: OpInput<K>): Promise<CallResult<K>>;
-  /** Engine events (calls starting and ending, progress). Returns the unsubscribe function. */
+  /** Engine events (calls starting and ending, progress, the embedding model's download). Returns the unsubscribe function. */
   onEvent(listener: (event: EngineEvent) => void): () => void;
   /** The system's file dialog; absolute paths of the chosen files, empty when cancelled. */
   pickImportFiles(): Promise<string[]>;

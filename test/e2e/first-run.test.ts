@@ -1,12 +1,19 @@
 /**
- * A person who has not imported anything yet: every place says what it is for and what to do.
+ * A person who has not imported anything yet: every place says what it is for and what to do; and on
+ * the very first start, while the search model downloads (from a local mirror), the status line and
+ * Settings show how far it is, in English and Chinese.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelStatus } from '../../core/api/model-status.js';
+import { startWeb } from '../../core/http/web.js';
+import { tempDir } from '../helpers/engine.js';
+import { mirrorEnv, startModelMirror, tinyModelBytes, tinyOnnxBytes } from '../helpers/model-mirror.js';
 import { ensureRendererBuilt, launchChromium, newContext, RENDERER_DIR, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
+import { SettingsPage } from './pages/settings.js';
 
 describe('the first start, with nothing remembered yet', { timeout: 180_000 }, () => {
   let bridge: FixtureBridge;
@@ -64,6 +71,67 @@ describe('the first start, with nothing remembered yet', { timeout: 180_000 }, (
       expect(await page.locator('nav').count()).toBe(0);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('the very first start, while the search model downloads', { timeout: 180_000 }, () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    browser = await launchChromium();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('shows the download in the status line and in Settings, then the usual status once the model is ready', async () => {
+    const total = await tinyModelBytes();
+    const mirror = await startModelMirror({ holdAt: 300_000 });
+    const held = total - (await tinyOnnxBytes()) + 300_000;
+    const seen: ModelStatus[] = [];
+    const { server, engine } = await startWeb({ home: tempDir('nemori-e2e-first-'), staticDir: RENDERER_DIR, env: mirrorEnv(mirror), warn: () => {}, onModel: (s) => seen.push(s) });
+    const contexts = await Promise.all([newContext(browser, 'en-US'), newContext(browser, 'zh-CN')]);
+    try {
+      // The mirror holds the model file part-way: the tabs open in the middle of the download.
+      await expect.poll(() => seen.some((s) => s.state === 'downloading' && s.loaded === held)).toBe(true);
+      const [en, zh] = await Promise.all(contexts.map((c) => c.newPage()));
+      const tabs = [
+        { page: en!, downloading: /^Downloading the search model: \d+ of \d+\u00a0KB$/, idle: 'Browser · this computer only' },
+        { page: zh!, downloading: /^正在下载搜索模型：\d+ \/ \d+\u00a0KB$/, idle: '浏览器 · 仅限本机' },
+      ];
+      const percent = String(Math.round((held / total) * 100));
+      for (const tab of tabs) {
+        const app = new AppShell(tab.page);
+        await app.open(server.url);
+        const status = tab.page.locator('[data-testid="status-model"]');
+        expect(await status.getAttribute('data-state')).toBe('downloading');
+        expect(await status.locator('.progress-text').innerText()).toMatch(tab.downloading);
+        expect(await status.getByRole('progressbar').getAttribute('aria-valuenow')).toBe(percent);
+        await app.go('settings');
+        const inSettings = tab.page.locator('[data-testid="settings-model-progress"]');
+        expect(await inSettings.locator('.progress-text').innerText()).toMatch(tab.downloading);
+        expect(await inSettings.getByRole('progressbar').getAttribute('aria-valuenow')).toBe(percent);
+      }
+      expect(await tabs[0]!.page.locator('[data-testid="status-model"] .progress-text').innerText()).toBe(
+        `Downloading the search model: ${Math.round(held / 1024)} of ${Math.round(total / 1024)}\u00a0KB`,
+      );
+      await new AppShell(en!).screenshot(screenshotPath('model-download-en'));
+      await new AppShell(zh!).screenshot(screenshotPath('model-download-zh'));
+
+      mirror.release();
+      for (const tab of tabs) {
+        await tab.page.locator('.status[data-state="idle"]').waitFor();
+        expect(await tab.page.locator('.status').innerText()).toBe(tab.idle);
+        expect(await tab.page.locator('[data-testid="settings-model-progress"]').count()).toBe(0);
+      }
+      // Settings, waiting for the engine meanwhile, now tells the model is ready.
+      await expect.poll(() => new SettingsPage(en!).embeddingFacts()).toMatch(/nemori-tiny — ready/);
+    } finally {
+      await Promise.all(contexts.map((c) => c.close()));
+      await server.close();
+      await (await engine).close();
+      await mirror.close();
     }
   });
 });

@@ -14,6 +14,8 @@ import { dayKey, formatDay, formatOffset, formatSpan, instantRangeForLocalDays, 
 import { hashOf, parseHash } from '../../renderer/src/lib/routes';
 import { sourceName } from '../../renderer/src/lib/sources';
 import { termPattern } from '../../renderer/src/lib/terms';
+import { formatByteProgress } from '../../renderer/src/lib/format';
+import { applyEvent, modelNotice, type EventsState } from '../../renderer/src/store/event-state';
 import { appendRows, toEntry, type Entry } from '../../renderer/src/store/journal-rows';
 
 describe('the windowed journal list', () => {
@@ -183,5 +185,35 @@ describe('where conversations came from', () => {
   it('shows any other source (a companion’s own name) as written', () => {
     expect(inEnglish('companion')).toBe('companion');
     expect(inChinese('my-agent')).toBe('my-agent');
+  });
+});
+
+describe("the search model's first download", () => {
+  const empty: EventsState = { running: {}, last: null, model: null };
+  const MB = 1024 ** 2;
+
+  it('turns model events into the bar a window shows: downloading with bytes, loading, then nothing', () => {
+    let s = applyEvent(empty, { type: 'model', state: 'downloading', modelId: 'Xenova/multilingual-e5-small', loaded: 45 * MB, total: 118 * MB, file: 'onnx/model_quantized.onnx' });
+    expect(modelNotice(s.model)).toEqual({ kind: 'downloading', loaded: 45 * MB, total: 118 * MB });
+    expect(translate('en', 'model.downloading', formatByteProgress(45 * MB, 118 * MB))).toBe('Downloading the search model: 45 of 118\u00a0MB');
+    expect(translate('zh', 'model.downloading', formatByteProgress(45 * MB, 118 * MB))).toBe('正在下载搜索模型：45 / 118\u00a0MB');
+    // A call's events leave the model's state alone.
+    s = applyEvent(s, { type: 'call', callId: 'c1', operation: 'importFiles', state: 'started' });
+    expect(Object.keys(s.running)).toEqual(['c1']);
+    expect(modelNotice(s.model)?.kind).toBe('downloading');
+    s = applyEvent(s, { type: 'model', state: 'loading', modelId: 'Xenova/multilingual-e5-small' });
+    expect(modelNotice(s.model)).toEqual({ kind: 'loading' });
+    s = applyEvent(s, { type: 'model', state: 'ready', modelId: 'Xenova/multilingual-e5-small' });
+    expect(modelNotice(s.model)).toBeNull();
+    expect(modelNotice(applyEvent(empty, { type: 'model', state: 'unavailable', modelId: 'm', reason: 'offline' }).model)).toBeNull();
+    expect(modelNotice(empty.model)).toBeNull();
+  });
+
+  it("counts bytes in the whole's unit", () => {
+    expect(formatByteProgress(0, 118 * MB)).toEqual({ loaded: '0', total: '118\u00a0MB' });
+    expect(formatByteProgress(118 * MB, 118 * MB)).toEqual({ loaded: '118', total: '118\u00a0MB' });
+    expect(formatByteProgress(2.5 * MB, 4 * MB)).toEqual({ loaded: '2.5', total: '4.0\u00a0MB' });
+    expect(formatByteProgress(362 * 1024, 995 * 1024)).toEqual({ loaded: '362', total: '995\u00a0KB' });
+    expect(formatByteProgress(1.2 * 1024 ** 3, 2 * 1024 ** 3)).toEqual({ loaded: '1.2', total: '2.0\u00a0GB' });
   });
 });

@@ -5,11 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../core/api/engine';
+import type { ModelStatus } from '../../core/api/model-status';
+import { openDefaultEngine } from '../../core/api/open';
 import { WireCallError } from '../../core/http/dispatch';
 import type { HostMessage, HostRequest } from '../../electron/engine/protocol';
 import { serveEngine } from '../../electron/engine/serve';
-import { createEngineClient, type EngineClient } from '../../electron/main/engine-client';
-import { fixture, manyConversationsFile, openMemoryEngine } from '../helpers/engine';
+import { createEngineClient, type EngineClient, type EngineClientOptions } from '../../electron/main/engine-client';
+import { fixture, manyConversationsFile, openMemoryEngine, tempDir } from '../helpers/engine';
+import { mirrorEnv, startModelMirror, tinyModelBytes, tinyOnnxBytes, TINY_ONNX } from '../helpers/model-mirror';
 import { channelPair } from './channel';
 
 let client: EngineClient | null = null;
@@ -18,11 +21,11 @@ afterEach(async () => {
   client = null;
 });
 
-function connect(open: Parameters<typeof serveEngine>[0]['open']) {
+function connect(open: Parameters<typeof serveEngine>[0]['open'], options: EngineClientOptions = {}) {
   const { main, engine } = channelPair<HostRequest, HostMessage>();
   let closed = false;
   const served = serveEngine({ channel: engine, open, onClosed: () => (closed = true) });
-  client = createEngineClient(main);
+  client = createEngineClient(main, options);
   return { client, main, engine, served, isClosed: () => closed };
 }
 
@@ -125,5 +128,66 @@ describe('the engine host protocol', () => {
     expect(await cancel).toEqual({ cancelled: true });
     expect(out.cancelled).toBe(true);
     expect(out.files[0]!.messagesAdded).toBeLessThan(out.messages);
+  });
+
+  it("passes the model's state to main while the engine opens, before it is ready", async () => {
+    const statuses: ModelStatus[] = [];
+    const reported: ModelStatus[] = [
+      { state: 'downloading', modelId: 'm', loaded: 0, total: 0 },
+      { state: 'downloading', modelId: 'm', loaded: 40, total: 118, file: 'onnx/model_quantized.onnx' },
+      { state: 'loading', modelId: 'm' },
+      { state: 'ready', modelId: 'm' },
+    ];
+    const { client } = connect(
+      async (report) => {
+        for (const s of reported) report(s);
+        return openMemoryEngine();
+      },
+      { onModel: (s) => statuses.push(s) },
+    );
+    const atReady = await client.ready.then(() => [...statuses]);
+    expect(atReady).toEqual(reported);
+    expect(await client.call('stats', {})).toEqual({ owners: [] });
+  });
+
+  it('a first start downloads the model (from a local mirror) with growing progress, then is ready', async () => {
+    const total = await tinyModelBytes();
+    const mirror = await startModelMirror({ holdAt: 300_000 });
+    // Every byte before the mirror's pause: the other files, and model.onnx up to the pause.
+    const held = total - (await tinyOnnxBytes()) + 300_000;
+    try {
+      const statuses: ModelStatus[] = [];
+      const home = tempDir('nemori-first-start-');
+      const { client } = connect(
+        (report) => openDefaultEngine({ home, embeddings: 'auto', env: mirrorEnv(mirror), onModelProgress: report, warn: () => {} }),
+        {
+          onModel: (s) => {
+            statuses.push(s);
+            // The download stands at the mirror's pause (the window would show it): let the rest come.
+            if (s.state === 'downloading' && s.loaded === held) mirror.release();
+          },
+        },
+      );
+      await client.ready;
+      expect(mirror.requests).toContain(`/nemori-tiny/resolve/main/${TINY_ONNX}`);
+
+      const downloads = statuses.filter((s) => s.state === 'downloading');
+      expect(downloads[0]).toEqual({ state: 'downloading', modelId: 'nemori-tiny', loaded: 0, total: 0 });
+      const sizes = downloads.slice(1);
+      expect(sizes.length).toBeGreaterThan(0);
+      for (const s of sizes) expect(s).toMatchObject({ total, modelId: 'nemori-tiny' });
+      const loaded = downloads.map((s) => s.loaded);
+      expect(loaded).toEqual([...loaded].sort((a, b) => a - b));
+      expect(loaded).toContain(held);
+      expect(held).toBeGreaterThan(0);
+      expect(held).toBeLessThan(total);
+      expect(statuses.slice(-2)).toEqual([
+        { state: 'loading', modelId: 'nemori-tiny' },
+        { state: 'ready', modelId: 'nemori-tiny' },
+      ]);
+      expect(await client.call('health', {})).toMatchObject({ embedding: { available: true, modelId: 'nemori-tiny' } });
+    } finally {
+      await mirror.close();
+    }
   });
 });

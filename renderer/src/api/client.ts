@@ -63,7 +63,7 @@ export async function call<K extends OperationName>(operation: K, input: OpInput
   return result.value;
 }
 
-/** Engine events (calls starting/ending, progress). Returns the unsubscribe function. */
+/** Engine events (calls starting/ending, progress, the model's download). Returns the unsubscribe function. */
 export function onEvent(listener: (e: EngineEvent) => void): () => void {
   const c = connect();
   if (c.kind === 'desktop') return c.bridge.onEvent(listener);
@@ -91,7 +91,7 @@ export interface CallFollower {
 export function followNextCall(operation: OperationName, follower: CallFollower, ours: () => boolean = () => true): () => void {
   let callId: string | null = null;
   return onEvent((e) => {
-    if (e.operation !== operation) return;
+    if (e.type === 'model' || e.operation !== operation) return;
     if (e.type === 'call' && e.state === 'started' && callId === null && ours()) {
       callId = e.callId;
       follower.onStart?.(callId);

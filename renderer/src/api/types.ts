@@ -3,9 +3,9 @@
  * core, the renderer bundle gets none of it (validation happens in main / the HTTP bridge).
  */
 import type { OperationName, OpInput, OpOutput } from '../../../core/api/contract';
-import type { CallResult, EngineEvent, WireError, WireErrorCode } from '../../../core/http/wire';
+import type { CallResult, EngineEvent, ModelStatus, WireError, WireErrorCode } from '../../../core/http/wire';
 
-export type { CallResult, EngineEvent, OperationName, OpInput, OpOutput, WireError, WireErrorCode };
+export type { CallResult, EngineEvent, ModelStatus, OperationName, OpInput, OpOutput, WireError, WireErrorCode };
 
 export type EpisodeView = OpOutput<'getEpisode'>['episode'];
 export type MessageView = OpOutput<'getEpisode'>['messages'][number];

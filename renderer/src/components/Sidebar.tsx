@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 import { appVersion, connectionKind } from '../api/client';
 import { useT, type MessageKey } from '../i18n';
-import { useEventsStore } from '../store/events';
+import { modelNotice, useEventsStore } from '../store/events';
 import { navigate, type Section } from '../store/route';
+import { ModelProgress } from './ModelProgress';
 
 const SECTIONS: readonly { name: Section; label: MessageKey; glyph: string }[] = [
   { name: 'journal', label: 'nav.journal', glyph: '❧' },
@@ -24,10 +25,19 @@ const OPERATION_LABELS: Partial<Record<string, MessageKey>> = {
 function StatusLine() {
   const t = useT();
   const running = useEventsStore((s) => s.running);
+  const modelBusy = useEventsStore((s) => modelNotice(s.model) !== null);
   const [version, setVersion] = useState<string | null>(null);
   useEffect(() => {
     void appVersion().then(setVersion).catch(() => setVersion(null));
   }, []);
+  // While the engine opens nothing else can run: the model's download (first run) or load comes first.
+  if (modelBusy) {
+    return (
+      <div className="status" role="status" data-state="model">
+        <ModelProgress testId="status-model" />
+      </div>
+    );
+  }
   const busy = Object.values(running)[0];
   if (busy) {
     const p = busy.progress;

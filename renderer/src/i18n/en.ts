@@ -14,6 +14,10 @@ export const en = {
   'status.desktop': 'Desktop · v{version}',
   'status.web': 'Browser · this computer only',
   'status.running': '{operation} in progress…',
+  'model.label': 'Search model',
+  'model.downloadStarting': 'Downloading the search model…',
+  'model.downloading': 'Downloading the search model: {loaded} of {total}',
+  'model.loading': 'Loading the search model…',
 
   'op.importFiles': 'Import',
   'op.search': 'Search',

@@ -16,6 +16,10 @@ export const zh: Record<MessageKey, string> = {
   'status.desktop': '桌面版 · v{version}',
   'status.web': '浏览器 · 仅限本机',
   'status.running': '{operation}进行中…',
+  'model.label': '搜索模型',
+  'model.downloadStarting': '正在下载搜索模型…',
+  'model.downloading': '正在下载搜索模型：{loaded} / {total}',
+  'model.loading': '正在加载搜索模型…',
 
   'op.importFiles': '导入',
   'op.search': '搜索',

@@ -1,4 +1,5 @@
 import { call } from '../../api/client';
+import { ModelProgress } from '../../components/ModelProgress';
 import type { EngineSettings, HealthOutput } from '../../api/types';
 import { useLocale, useT, type Translate } from '../../i18n';
 import { formatDateTime } from '../../lib/dates';
@@ -51,7 +52,7 @@ function EmbeddingFacts({ embedding, t }: { embedding: HealthOutput['embedding']
   );
 }
 
-/** Where everything lives, what is stored, a backup, and the embedding model's state. */
+/** Where everything lives, what is stored, a backup, and the embedding model's state (with its first-run download). */
 export function DataSection({ health, settings, error }: { health: HealthOutput | null; settings: EngineSettings | null; error: string | null }) {
   const t = useT();
   const locale = useLocale();
@@ -63,6 +64,8 @@ export function DataSection({ health, settings, error }: { health: HealthOutput 
     <section className="settings-section" aria-labelledby="s-data" aria-busy={!(health && settings) && !error}>
       <h2 id="s-data">{t('settings.data')}</h2>
       {error && <p className="error">{error}</p>}
+      {/* While the engine opens (first run: the model downloads) the facts below wait for it. */}
+      <ModelProgress testId="settings-model-progress" />
       {health && settings && (
         <>
           <dl className="facts wide" data-testid="settings-data">
