@@ -3,52 +3,31 @@
  * the tiny model (`/<model>/resolve/main/<file>`), as NEMORI_HF_MIRROR would point to.
  */
 import { env } from '@huggingface/transformers';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isEmbedError, type EmbedError } from '../../core/embed/errors.js';
 import { MANIFEST_FILE, readManifest } from '../../core/embed/model-manifest.js';
 import { resolveModelSource } from '../../core/embed/model-source.js';
 import { loadedPipelines, openEmbedder, type ModelProgress } from '../../core/embed/transformers-embedder.js';
 import { cosine, TINY_MODEL_DIR, tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { startModelMirror, type ModelMirror } from '../helpers/model-mirror.js';
 
-let server: Server;
+let server: ModelMirror;
 let mirror: string;
 let tmp: string;
-const requests: string[] = [];
-let corruptOnnx = false;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'nemori-embed-download-'));
-  server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://mirror').pathname;
-    requests.push(path);
-    const match = /^\/nemori-tiny\/resolve\/main\/(.+)$/.exec(path);
-    const file = match?.[1] !== undefined ? normalize(decodeURIComponent(match[1])) : undefined;
-    if (file === undefined || file.startsWith('..')) {
-      res.writeHead(404).end();
-      return;
-    }
-    readFile(join(TINY_MODEL_DIR, file)).then(
-      (body) => {
-        if (corruptOnnx && file === join('onnx', 'model.onnx')) {
-          const at = body.length >> 1;
-          body.writeUInt8(body.readUInt8(at) ^ 0xff, at);
-        }
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
-      },
-      () => res.writeHead(404).end(),
-    );
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  mirror = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  server = await startModelMirror();
+  mirror = server.url;
 });
 
 afterAll(async () => {
-  await new Promise((done) => server.close(done));
+  await server.close();
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -76,7 +55,7 @@ describe('downloading the model on first use', () => {
     const modelDir = join(dataDir, 'models', 'nemori-tiny');
     const manifest = await readManifest(modelDir);
     expect(manifest).toEqual(await readManifest(TINY_MODEL_DIR));
-    expect(requests.some((r) => r.endsWith('/onnx/model.onnx'))).toBe(true);
+    expect(server.requests.some((r) => r.endsWith('/onnx/model.onnx'))).toBe(true);
     expect(progress).toContainEqual({ status: 'done', file: 'onnx/model.onnx' });
     expect(progress.some((p) => p.status === 'progress' && p.total > 0)).toBe(true);
 
@@ -87,14 +66,14 @@ describe('downloading the model on first use', () => {
     await Promise.all([embedder.dispose(), reference.dispose()]);
 
     // Second open: downloading off, mirror untouched, files verified against the manifest.
-    const seen = requests.length;
+    const seen = server.requests.length;
     const source = await resolveModelSource({ modelId: 'nemori-tiny', dataDir, environment: {} });
     expect(source.kind).toBe('cache');
     const offline = await openEmbedder({ modelId: 'nemori-tiny', dataDir, environment: {} });
     expect(env.allowRemoteModels).toBe(false);
     expect((await offline.embed(['back offline'], 'query'))[0]).toHaveLength(384);
     await offline.dispose();
-    expect(requests.length).toBe(seen);
+    expect(server.requests.length).toBe(seen);
   });
 
   it('catches a downloaded file that was damaged afterwards, without the network', async () => {
@@ -114,13 +93,13 @@ describe('downloading the model on first use', () => {
   it('rejects and removes a download that does not match a known checksum, then recovers', async () => {
     const dataDir = join(tmp, 'bad-download');
     const pinned = (await readManifest(TINY_MODEL_DIR))?.files['onnx/model.onnx']?.sha256 ?? '';
-    corruptOnnx = true;
+    server.corruptOnnx = true;
     try {
       const error = await failure(openEmbedder(downloadOptions(dataDir, { checksums: { 'onnx/model.onnx': pinned } })));
       expect(error.code).toBe('MODEL_CHECKSUM_MISMATCH');
       expect(error.message).toContain('onnx/model.onnx');
     } finally {
-      corruptOnnx = false;
+      server.corruptOnnx = false;
     }
     const modelDir = join(dataDir, 'models', 'nemori-tiny');
     await expect(stat(join(modelDir, 'onnx', 'model.onnx'))).rejects.toThrow();

@@ -1,6 +1,6 @@
 /**
  * A Hub-compatible mirror on 127.0.0.1 serving the tiny model (`/<model>/resolve/main/<file>`), as
- * NEMORI_HF_MIRROR would point to (the approach of test/embed/download.test.ts). With `holdAt`, it
+ * NEMORI_HF_MIRROR would point to. With `holdAt`, it
  * sends that many bytes of onnx/model.onnx and then waits for `release()`: a test sees a first-run
  * download in the middle, however fast the machine. Never the network.
  */
@@ -17,6 +17,8 @@ export interface ModelMirror {
   /** The mirror's root, for NEMORI_HF_MIRROR. */
   readonly url: string;
   readonly requests: string[];
+  /** While true, model.onnx is served with one byte flipped (a corrupted download). */
+  corruptOnnx: boolean;
   /** Lets a held model.onnx finish. */
   release(): void;
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export async function startModelMirror(o: { holdAt?: number } = {}): Promise<Mod
   const requests: string[] = [];
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
+  const mirror = { corruptOnnx: false };
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://mirror').pathname;
     requests.push(path);
@@ -42,6 +45,10 @@ export async function startModelMirror(o: { holdAt?: number } = {}): Promise<Mod
     }
     readFile(join(TINY_MODEL_DIR, file)).then(
       async (body) => {
+        if (mirror.corruptOnnx && file === TINY_ONNX) {
+          const at = body.length >> 1;
+          body.writeUInt8(body.readUInt8(at) ^ 0xff, at);
+        }
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
         if (req.method === 'HEAD') return void res.end();
         if (o.holdAt !== undefined && file === TINY_ONNX) {
@@ -56,7 +63,7 @@ export async function startModelMirror(o: { holdAt?: number } = {}): Promise<Mod
     );
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return {
+  return Object.assign(mirror, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     requests,
     release,
@@ -67,7 +74,7 @@ export async function startModelMirror(o: { holdAt?: number } = {}): Promise<Mod
         server.closeAllConnections();
       });
     },
-  };
+  });
 }
 
 /** Bytes of the tiny model's files (what a download's `total` adds up to). */
