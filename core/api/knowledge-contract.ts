@@ -35,7 +35,10 @@ const RelatedView = z.object({
   fact: FactView,
   type: RelationshipType,
   strength: z.number(),
+  /** Why, in the model's words; empty for facts related because they were learnt together. */
   description: z.string(),
+  /** The episode the relation was found in (for facts learnt together: the reason they are related). */
+  discoveryEpisode: EpisodeRef.nullable(),
   /** Indirect relations: the id of the direct neighbour they were reached through. */
   via: z.string().nullable(),
 });

@@ -122,7 +122,7 @@ function renderTimeline(timeline: Timeline, current: number): string[] {
 
 function renderRelatedLines(r: OpOutput<'relatedKnowledge'>): string[] {
   const line = (x: OpOutput<'relatedKnowledge'>['direct'][number]) =>
-    `  ${x.type.padEnd(12)} ${factLine(x.fact)} ${dim(`(${pct(x.strength)}${x.via ? ', through a neighbour' : ''})${x.description ? ` ${x.description}` : ''}`)}`;
+    `  ${x.type.padEnd(12)} ${factLine(x.fact)} ${dim(`(${pct(x.strength)}${x.via ? ', through a neighbour' : ''})${x.description ? ` ${x.description}` : x.discoveryEpisode ? ` learnt together in “${x.discoveryEpisode.title}”` : ''}`)}`;
   return [...r.direct.map(line), ...r.indirect.map(line)];
 }
 

@@ -22,12 +22,16 @@ export function relationshipStrength(a: SemanticNode, b: SemanticNode, sameRun: 
   return time * 0.3 + context * 0.4 + textSimilarity(a.context, b.context) * 0.3;
 }
 
-/** Relates every pair of facts learnt from one episode whose strength passes the threshold. */
+/**
+ * Relates every pair of facts learnt from one episode whose strength passes the threshold. The episode
+ * is the description (seed 000 writes "Co-discovered in episode: <title>"): kept as its id, so a reader
+ * shows it in their own language with the episode's current title.
+ */
 export async function relateCoDiscovered(
   ctx: EngineContext,
   ownerId: string,
   nodes: readonly SemanticNode[],
-  episode: { id: string; title: string },
+  episode: { id: string },
 ): Promise<number> {
   const now = ctx.clock.now();
   let made = 0;
@@ -38,7 +42,7 @@ export async function relateCoDiscovered(
         if (a.id === b.id) continue;
         const strength = relationshipStrength(a, b, true);
         if (strength <= ctx.config.semantic.relationshipThreshold) continue;
-        await r.semantic.relate(ownerId, { sourceId: a.id, targetId: b.id, type: 'related', strength, description: `Co-discovered in episode: ${episode.title}`, discoveryEpisodeId: episode.id }, now);
+        await r.semantic.relate(ownerId, { sourceId: a.id, targetId: b.id, type: 'related', strength, description: '', discoveryEpisodeId: episode.id }, now);
         made++;
       }
     }

@@ -80,6 +80,8 @@ describe("seed 000: John's research direction", () => {
     const related = await engine.call('relatedKnowledge', { ownerId, key: 'person:john的研究方向' });
     expect(related.direct.map((r) => r.fact.key)).toEqual(expect.arrayContaining(['concept:复杂指令理解', 'concept:agent决策机制']));
     expect(related.direct.find((r) => r.fact.key === 'concept:agent决策机制')!.type).toBe('part_of');
+    // Learnt together: the episode is the reason, shown in the reader's language.
+    expect(related.direct.find((r) => r.fact.key === 'concept:复杂指令理解')).toMatchObject({ type: 'related', description: '', discoveryEpisode: { id: ep1!.id } });
 
     // "What is John researching now?" finds the current value among facts, and the conversations behind it.
     const now = await engine.call('enhancedQuery', { ownerId, query: 'John的研究方向', quality: 'comprehensive' });

@@ -45,11 +45,18 @@ function written(o: WriteOutcome) {
   return { id: o.node.id, key: o.node.key, version: o.node.version, action: o.action, previousValue: o.previousValue, evicted: o.evicted, fact: factView(o.node) };
 }
 
-const relatedView = (r: RelatedFact) => ({ fact: factView(r.node), type: r.relationship.type, strength: r.relationship.strength, description: r.relationship.description, via: r.via });
-
 async function related(ctx: EngineContext, ownerId: string, node: SemanticNode, depth: 1 | 2) {
   const r = await relatedKnowledge(ctx, ownerId, node.id, depth);
-  return { direct: r.direct.map(relatedView), indirect: r.indirect.map(relatedView) };
+  const refs = await episodeRefs(ctx, ownerId, [...r.direct, ...r.indirect].flatMap((x) => (x.relationship.discoveryEpisodeId ? [x.relationship.discoveryEpisodeId] : [])));
+  const view = (x: RelatedFact) => ({
+    fact: factView(x.node),
+    type: x.relationship.type,
+    strength: x.relationship.strength,
+    description: x.relationship.description,
+    discoveryEpisode: (x.relationship.discoveryEpisodeId && refs.get(x.relationship.discoveryEpisodeId)) || null,
+    via: x.via,
+  });
+  return { direct: r.direct.map(view), indirect: r.indirect.map(view) };
 }
 
 export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<KnowledgeOps> {

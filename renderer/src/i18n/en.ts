@@ -384,6 +384,7 @@ export const en = {
   'knowledge.related.direct': 'Directly related',
   'knowledge.related.indirect': 'Through another fact',
   'knowledge.via': 'via {label}',
+  'knowledge.learntTogether': 'learnt together in “{title}”',
   'knowledge.relation.related': 'related',
   'knowledge.relation.evolved_from': 'evolved from',
   'knowledge.relation.part_of': 'part of',

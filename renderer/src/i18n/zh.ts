@@ -386,6 +386,7 @@ export const zh: Record<MessageKey, string> = {
   'knowledge.related.direct': '直接相关',
   'knowledge.related.indirect': '经由另一条事实',
   'knowledge.via': '经由“{label}”',
+  'knowledge.learntTogether': '在“{title}”中一起学到',
   'knowledge.relation.related': '相关',
   'knowledge.relation.evolved_from': '演变自',
   'knowledge.relation.part_of': '属于',

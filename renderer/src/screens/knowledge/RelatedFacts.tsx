@@ -24,7 +24,7 @@ function RelatedList({ items, label, via, testId, t }: { items: readonly Related
               <FactCard
                 fact={r.fact}
                 t={t}
-                note={[t(RELATIONS[r.type]), r.description, through && t('knowledge.via', { label: through })].filter(Boolean).join(' · ')}
+                note={[t(RELATIONS[r.type]), r.description || (r.discoveryEpisode && t('knowledge.learntTogether', { title: r.discoveryEpisode.title })), through && t('knowledge.via', { label: through })].filter(Boolean).join(' · ')}
               />
             </li>
           );
