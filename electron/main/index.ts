@@ -10,6 +10,7 @@ import type { EngineEvent } from '../../core/http/wire';
 import { resolveHome } from '../../core/home';
 import { BRIDGE_CHANNELS } from '../shared/bridge';
 import { APP_ENTRY_URL } from './app-scheme';
+import { createBroadcaster, type EventTarget } from './broadcast';
 import { startEngineHost } from './engine-host';
 import { registerBridgeHandlers } from './ipc';
 import { createKeyVault, vaultKeyOf } from './key-vault';
@@ -46,6 +47,8 @@ function showMainWindow(): void {
     mainWindow.on('closed', () => {
       mainWindow = null;
     });
+    const window = mainWindow;
+    window.webContents.on('did-finish-load', () => events.replayTo(eventTarget(window)));
     return;
   }
   if (mainWindow.isMinimized()) mainWindow.restore();
@@ -53,12 +56,15 @@ function showMainWindow(): void {
   mainWindow.focus();
 }
 
+/** A window as an event target: its page, on the bridge's event channel. */
+const eventTarget = (window: BrowserWindow): EventTarget => ({
+  isDestroyed: () => window.isDestroyed(),
+  send: (event) => window.webContents.send(BRIDGE_CHANNELS.event, event),
+});
+
 /** Engine events go to every window of the app (there is one, but a second must not miss progress). */
-function broadcast(event: EngineEvent): void {
-  for (const window of BrowserWindow.getAllWindows()) {
-    if (!window.isDestroyed()) window.webContents.send(BRIDGE_CHANNELS.event, event);
-  }
-}
+const events = createBroadcaster(() => BrowserWindow.getAllWindows().map(eventTarget));
+const broadcast = (event: EngineEvent) => events.send(event);
 
 async function pickImportFiles(): Promise<string[]> {
   const options = {
