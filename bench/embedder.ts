@@ -2,7 +2,7 @@ import type { EmbeddingStatus } from '../core/api/engine.js';
 import { modelOptions } from '../core/api/open.js';
 import type { Embedder } from '../core/embed/embedder.js';
 import { isEmbedError, openEmbedder, type OpenEmbedderOptions } from '../core/embed/index.js';
-import { resolveHome } from '../core/home.js';
+import { resolveStartup } from '../core/startup.js';
 import { tinyModelOptions } from '../test/fixtures/tiny-model/index.js';
 
 /**
@@ -14,8 +14,9 @@ import { tinyModelOptions } from '../test/fixtures/tiny-model/index.js';
  *   says nothing about retrieval quality.
  */
 export async function benchEmbedder(which: 'product' | 'tiny'): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
+  const startup = resolveStartup();
   const options: OpenEmbedderOptions =
-    which === 'tiny' ? tinyModelOptions() : { ...modelOptions(resolveHome()), allowDownload: false };
+    which === 'tiny' ? tinyModelOptions() : { ...modelOptions(startup.home, process.env, startup.embeddingModel), allowDownload: false };
   try {
     const embedder = await openEmbedder(options);
     return { embedder, status: { available: true, modelId: embedder.modelId, source: which, reason: null } };

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { IsoTimestamp } from '../domain/conversation.js';
 import { EpisodeDraft, EpisodePatch } from '../domain/episode.js';
+import { ForgettingReason } from '../domain/forgetting-reason.js';
 import { EpisodeView, MessageView } from './views.js';
 
 export * from './search-contract.js';
 import { DateInput, EpisodeFilterInput, Owner, SearchInput, SearchOutput } from './search-contract.js';
 import { knowledgeOperations, RunDiscoveryOutput } from './knowledge-contract.js';
+import { startupOperations } from './startup-contract.js';
 
 /**
  * The one contract of the engine: every operation with its input and output schema. The CLI, the
@@ -185,7 +187,7 @@ export const ForgettingMoveView = z.object({
   to: z.enum(['active', 'archived', 'trash', 'purged']),
   score: z.number(),
   importance: z.number(),
-  reason: z.string(),
+  reason: ForgettingReason,
 });
 export const RunForgettingOutput = z.object({
   ownerId: z.string(),
@@ -214,7 +216,7 @@ export const TierItemView = z.object({
   tier: TierName,
   /** When it moved to this tier. */
   since: z.string().nullable(),
-  reason: z.string().nullable(),
+  reason: ForgettingReason.nullable(),
   /** Trash only: when a pass will delete it for good. */
   purgeAfter: z.string().nullable(),
   importance: z.number(),
@@ -402,7 +404,7 @@ export const ListEntitiesOutput = z.object({
 export const EngineSettingsView = z.object({
   forgetting: z.object({ enabled: z.boolean(), archiveThreshold: z.number(), trashThreshold: z.number(), trashRetentionDays: z.number() }),
   knowledge: z.object({ maxFacts: z.number().int(), maxTokens: z.number().int() }),
-  /** Where everything is kept (null: an in-memory engine). Chosen by the host (NEMORI_HOME / --home), not here. */
+  /** Where everything is kept (null: an in-memory engine). Changed with setDataFolder (startup-contract.ts). */
   dataDir: z.string().nullable(),
 });
 export const SetEngineSettingsInput = z.object({
@@ -448,6 +450,7 @@ export const operations = {
   episodeGraph: { input: EpisodeIdInput, output: EpisodeGraphOutput },
   listEntities: { input: ListEntitiesInput, output: ListEntitiesOutput },
   ...knowledgeOperations,
+  ...startupOperations,
   getEngineSettings: { input: z.object({}), output: EngineSettingsView },
   setEngineSettings: { input: SetEngineSettingsInput, output: EngineSettingsView },
   backup: { input: BackupInput, output: BackupOutput },

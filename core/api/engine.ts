@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { z } from 'zod';
 import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, systemClock, type Clock, type EngineContext } from '../context.js';
+import { STORE_FOLDER } from '../data-folder.js';
 import { NemoriError } from '../domain/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../forgetting/scheduler.js';
@@ -14,6 +15,7 @@ import { attachLlm, llmHandlers, type LlmOption } from './handlers/llm.js';
 import { importHandlers } from './handlers/imports.js';
 import { knowledgeHandlers } from './handlers/knowledge.js';
 import { searchHandlers } from './handlers/search.js';
+import { startupHandlers } from './handlers/startup.js';
 import { systemHandlers } from './handlers/system.js';
 
 export type { CallOptions, EmbeddingStatus, ProgressEvent } from './handler.js';
@@ -49,6 +51,8 @@ export interface OpenEngineOptions {
 export interface Engine {
   call<K extends OperationName>(name: K, input: NoInfer<OpInput<K>>, o?: CallOptions): Promise<OpOutput<K>>;
   readonly context: EngineContext;
+  /** Whether the embedding model loaded, and why not (then search matches words only). */
+  readonly embedding: EmbeddingStatus;
   close(): Promise<void>;
 }
 
@@ -61,8 +65,16 @@ async function configAt(store: Store, explicit: Record<string, unknown>): Promis
   return EngineConfig.parse(explicit);
 }
 
+/** An operation's input checked against the contract; the error names the operation and the field. */
+export function parseInput(name: OperationName, input: unknown): unknown {
+  const parsed = operations[name].input.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new NemoriError('INVALID_INPUT', `${name}: ${issue.path.join('.') || 'input'}: ${issue.message}`);
+}
+
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
-  const store = await Store.open({ dir: o.home ? path.join(o.home, 'db') : undefined });
+  const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined });
   const ctx: EngineContext = {
     store,
     embedder: o.embedder,
@@ -80,23 +92,26 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   }
   const discovery = discoveryJobs(ctx);
   const background = o.scheduleForgetting ?? false;
-  const env = { ctx, embeddingStatus: o.embeddingStatus, discovery, background, explicitConfig: o.config ?? {} };
+  const embedding: EmbeddingStatus = o.embeddingStatus ?? {
+    available: o.embedder !== null,
+    modelId: o.embedder?.modelId ?? 'none',
+    source: null,
+    reason: o.embedder ? null : 'no embedding model configured',
+  };
+  const env = { ctx, embeddingStatus: embedding, discovery, background, explicitConfig: o.config ?? {} };
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env) };
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
   const calls = new Map<string, AbortController>();
   return {
     context: ctx,
+    embedding,
     async call(name, input, opts = {}) {
-      const parsed = operations[name].input.safeParse(input);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw new NemoriError('INVALID_INPUT', `${name}: ${issue.path.join('.') || 'input'}: ${issue.message}`);
-      }
+      const parsed = parseInput(name, input);
       if (name === 'cancelCall') {
-        const { callId } = parsed.data as OpInput<'cancelCall'>;
+        const { callId } = parsed as OpInput<'cancelCall'>;
         const running = calls.get(callId);
         running?.abort();
         return { cancelled: running !== undefined } as OpOutput<typeof name>;
@@ -106,7 +121,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       if (opts.callId) calls.set(opts.callId, controller);
       try {
         const handler = h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<unknown>;
-        return operations[name].output.parse(await handler(parsed.data, { ...opts, signal: controller.signal })) as OpOutput<typeof name>;
+        return operations[name].output.parse(await handler(parsed, { ...opts, signal: controller.signal })) as OpOutput<typeof name>;
       } finally {
         if (opts.callId) calls.delete(opts.callId);
       }

@@ -8,8 +8,25 @@ export interface ProgressEvent {
   phase: string;
   done: number;
   total: number;
-  detail?: string;
+  facts?: ProgressFacts;
 }
+
+/** Facts about a step as data, for each window (or the CLI) to put in its own words and language. */
+export interface ProgressFacts {
+  /** The file being read: its name, its place in the batch (from 1), and how many there are. */
+  file?: { name: string; index: number; count: number };
+  /** Episodes built so far. */
+  episodes?: number;
+  /** No embedding model: episodes are found by their words only, and there is nothing to embed. */
+  keywordOnly?: true;
+}
+
+/**
+ * importFiles' phases, in the order the work flows: messages stored, messages gathered into episodes,
+ * episodes embedded, then knowledge discovery (only with an LLM). The first three advance together,
+ * conversation by conversation.
+ */
+export type ImportStage = 'import' | 'episodes' | 'embeddings' | 'discovery';
 
 export interface CallOptions {
   onProgress?: (e: ProgressEvent) => void;
@@ -35,7 +52,7 @@ export interface HandlerEnv {
   background: boolean;
   /** The configuration the host opened the engine with; saved settings lie under it. */
   explicitConfig: Record<string, unknown>;
-  embeddingStatus: EmbeddingStatus | undefined;
+  embeddingStatus: EmbeddingStatus;
 }
 
 export type Handler<K extends OperationName> = (input: z.infer<(typeof operations)[K]['input']>, o: CallOptions) => Promise<OpOutput<K>>;

@@ -29,13 +29,16 @@ export interface DefaultEngineOptions {
   scheduleForgetting?: boolean;
   /** The desktop app keeps the LLM API key in the OS keychain and hands it over here (see OpenEngineOptions). */
   llmKeyFromHost?: string | null;
+  /** The embedding model chosen in Settings (core/startup.ts); NEMORI_EMBEDDING_MODEL wins over it. */
+  embeddingModel?: string | undefined;
 }
 
-/** Model settings from the environment; the model itself lives under the data folder. */
-export function modelOptions(home: string, env: NodeJS.ProcessEnv = process.env): ModelSourceOptions {
+/** Model settings from the environment and Settings; the model itself lives under the data folder. */
+export function modelOptions(home: string, env: NodeJS.ProcessEnv = process.env, chosen?: string): ModelSourceOptions {
+  const modelId = env.NEMORI_EMBEDDING_MODEL || chosen;
   return {
     dataDir: home,
-    ...(env.NEMORI_EMBEDDING_MODEL ? { modelId: env.NEMORI_EMBEDDING_MODEL } : {}),
+    ...(modelId ? { modelId } : {}),
     // Downloading on first use is what a person expects; NEMORI_ALLOW_DOWNLOAD=0 keeps a machine offline.
     allowDownload: env.NEMORI_ALLOW_DOWNLOAD !== '0',
     environment: env,
@@ -48,7 +51,7 @@ export function modelOptions(home: string, env: NodeJS.ProcessEnv = process.env)
  * to keywords (seed 004).
  */
 export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine> {
-  const options = modelOptions(o.home, o.env);
+  const options = modelOptions(o.home, o.env, o.embeddingModel);
   let embedder: Embedder | null = null;
   let status: EmbeddingStatus;
   if (o.embeddings === 'auto') {

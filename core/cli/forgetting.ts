@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
+import { reasonText } from '../forgetting/reason-text.js';
 
 /** `nemori forget …`, `nemori trash …`, `nemori archive …`, `nemori episodes mark`: forgetting from the command line. */
 
@@ -22,7 +23,7 @@ export function renderForgetRun(o: OpOutput<'runForgetting'>): string {
     `Now: ${o.tiers.active} active, ${o.tiers.archived} archived, ${o.tiers.trash} in the trash.`,
   ];
   const shown = o.moves.slice(0, 50);
-  for (const x of shown) lines.push(`  ${verb[x.to].padEnd(8)} ${x.id}  ${x.title.slice(0, 60)}\n           ${x.reason}`);
+  for (const x of shown) lines.push(`  ${verb[x.to].padEnd(8)} ${x.id}  ${x.title.slice(0, 60)}\n           ${reasonText(x.reason)}`);
   if (o.moves.length > shown.length) lines.push(`  … and ${o.moves.length - shown.length} more (--json lists all)`);
   return lines.join('\n');
 }
@@ -32,7 +33,7 @@ function renderTierList(what: string, empty: string) {
     if (o.items.length === 0) return empty;
     const rows = o.items.map((x) => {
       const purge = x.purgeAfter ? `, purged after ${day(x.purgeAfter)}` : '';
-      return `${day(x.start)}  ${x.id}  ${x.title.slice(0, 60)}\n            ${what} ${day(x.since)}${purge}: ${x.reason ?? ''}`;
+      return `${day(x.start)}  ${x.id}  ${x.title.slice(0, 60)}\n            ${what} ${day(x.since)}${purge}: ${x.reason ? reasonText(x.reason) : ''}`;
     });
     if (o.nextCursor) rows.push(`… more: --cursor ${o.nextCursor}`);
     return rows.join('\n');

@@ -2,9 +2,11 @@ import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { DEFAULT_OWNER, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
 import type { CallOptions, Engine, ProgressEvent } from '../api/engine.js';
-import { openDefaultEngine } from '../api/open.js';
+import { openAppEngine } from '../api/app-engine.js';
+import { openDefaultEngine, type EmbeddingNeed } from '../api/open.js';
 import { isNemoriError, NemoriError } from '../domain/errors.js';
-import { resolveHome } from '../home.js';
+import { resolveStartup } from '../startup.js';
+import { addDataCommands } from './data.js';
 import { addForgettingCommands } from './forgetting.js';
 import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowledge.js';
 import { addLlmCommands, addLlmOptions, llmOverrides, renderLlmHealth, renderRebuildEpisodes, type LlmFlags } from './llm.js';
@@ -15,43 +17,65 @@ interface GlobalOptions extends LlmFlags {
   json?: boolean;
 }
 
-/** Shows a progress bar only for work that runs longer than a second, and never under --json. */
+/** What a bar says beside its numbers: the phase, and what the event's facts add to it. */
+function progressLabel(e: ProgressEvent): string {
+  const file = e.facts?.file;
+  if (file) return `${e.phase}: ${file.name} (${file.index}/${file.count})`;
+  if (e.facts?.keywordOnly) return `${e.phase}: keyword search only (no embedding model)`;
+  return e.phase;
+}
+
+/**
+ * Shows progress only for work that runs longer than a second, and never under --json: a bar per
+ * phase (an import's messages, episodes, embeddings and discovery advance side by side).
+ */
 function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) => void; stop: () => void } {
   const started = Date.now();
-  let bar: cliProgress.SingleBar | null = null;
+  let bars: cliProgress.MultiBar | null = null;
+  // Until the bars show, the latest event of each phase, in the order the phases began.
+  const latest = new Map<string, ProgressEvent>();
+  const shown = new Map<string, cliProgress.SingleBar>();
+  const show = (multi: cliProgress.MultiBar, e: ProgressEvent) => {
+    const bar = shown.get(e.phase);
+    if (!bar) shown.set(e.phase, multi.create(e.total, e.done, { label: progressLabel(e) }));
+    else {
+      bar.setTotal(e.total);
+      bar.update(e.done, { label: progressLabel(e) });
+    }
+  };
   return {
     onProgress(e) {
       if (!enabled || !process.stderr.isTTY) return;
-      if (!bar && Date.now() - started > 1000) {
-        bar = new cliProgress.SingleBar(
-          { format: '{bar} {percentage}% | {value}/{total} | {detail}', stream: process.stderr, hideCursor: true },
+      latest.set(e.phase, e);
+      if (!bars && Date.now() - started > 1000) {
+        bars = new cliProgress.MultiBar(
+          { format: '{bar} {percentage}% | {value}/{total} | {label}', stream: process.stderr, hideCursor: true },
           cliProgress.Presets.shades_classic,
         );
-        bar.start(e.total, e.done, { detail: e.detail ?? e.phase });
-      }
-      bar?.setTotal(e.total);
-      bar?.update(e.done, { detail: e.detail ?? e.phase });
+        for (const earlier of latest.values()) show(bars, earlier);
+      } else if (bars) show(bars, e);
     },
     stop() {
-      bar?.stop();
-      bar = null;
+      bars?.stop();
+      bars = null;
+      latest.clear();
+      shown.clear();
     },
   };
 }
 
-async function withEngine<T>(
-  g: GlobalOptions,
-  embeddings: 'auto' | 'off' | 'probe',
-  fn: (engine: Engine) => Promise<T>,
-): Promise<T> {
-  const engine = await openDefaultEngine({
-    home: resolveHome(g.home),
-    embeddings,
-    warn: (m) => {
-      if (!g.json) process.stderr.write(`warning: ${m}\n`);
-    },
-    llm: llmOverrides(g),
-  });
+/** How a command opens the engine: the embedding model loaded, probed or skipped; or as the app's engine, which can reopen the store (`nemori data`). */
+type Opening = EmbeddingNeed | 'app';
+
+async function withEngine<T>(g: GlobalOptions, opening: Opening, fn: (engine: Pick<Engine, 'call'>) => Promise<T>): Promise<T> {
+  const startup = resolveStartup(g.home);
+  const warn = (m: string) => {
+    if (!g.json) process.stderr.write(`warning: ${m}\n`);
+  };
+  const engine =
+    opening === 'app'
+      ? await openAppEngine({ startup, warn, background: false })
+      : await openDefaultEngine({ home: startup.home, embeddingModel: startup.embeddingModel, embeddings: opening, warn, llm: llmOverrides(g) });
   // Close the database on every exit path, including Ctrl-C mid-import (PGlite does not fsync on its own).
   const onSignal = () => {
     void engine.close().finally(() => process.exit(130));
@@ -73,7 +97,7 @@ function print<T>(g: GlobalOptions, out: T, human: (o: T) => string): void {
 
 async function run<K extends OperationName>(
   g: GlobalOptions,
-  embeddings: 'auto' | 'off' | 'probe',
+  embeddings: Opening,
   op: K,
   input: OpInput<K>,
   human: (o: OpOutput<K>) => string,
@@ -221,11 +245,12 @@ export function buildCli(): Command {
     .action(async (o: { port?: number; open: boolean }) => {
       // Loaded on demand: the other commands never pay for the HTTP bridge.
       const { runWeb } = await import('../http/web.js');
-      await runWeb({ home: resolveHome(g().home), port: o.port, open: o.open, json: Boolean(g().json) });
+      await runWeb({ startup: resolveStartup(g().home), port: o.port, open: o.open, json: Boolean(g().json) });
     });
 
   addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addLlmCommands(program, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
+  addDataCommands(program, (op, input, human) => run(g(), 'app', op, input, human));
   addKnowledgeCommands(program, {
     run: (embeddings, op, input, human, opts) => run(g(), embeddings, op, input, human, opts),
     owner,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ForgettingReason } from './forgetting-reason.js';
 
 /**
  * Semantic memory (seed 000 SemanticNode / SemanticRelationship, seed 003 versions and lineage).
@@ -109,7 +110,7 @@ export interface SemanticNode {
   tokens: number;
   tier: 'active' | 'archived' | 'trash';
   tierChangedAt: Date | null;
-  tierReason: string | null;
+  tierReason: ForgettingReason | null;
   markedImportant: boolean | null;
   createdAt: Date;
   updatedAt: Date;

@@ -22,6 +22,8 @@ export interface ModelSpec {
   readonly files: readonly string[];
   /** Known sha256 per file. Files without one are trusted on first download and recorded. */
   readonly sha256: Readonly<Record<string, string>>;
+  /** Offered in Settings with its download size in MB (the project's test model is not). */
+  readonly offered?: { downloadMb: number; recommended: boolean };
 }
 
 export const DEFAULT_MODEL_ID = 'Xenova/multilingual-e5-small';
@@ -59,6 +61,18 @@ const SPECS: readonly ModelSpec[] = [
     // pin would fail every first download. The first download's checksums are recorded in the manifest
     // and verified on every later open.
     sha256: {},
+    offered: { downloadMb: 118, recommended: true },
+  },
+  {
+    // Twice the vector size and about three times slower to embed; somewhat better on long, mixed-language text.
+    id: 'Xenova/multilingual-e5-base',
+    dimensions: 768,
+    dtype: 'q8',
+    queryPrefix: 'query: ',
+    passagePrefix: 'passage: ',
+    files: standardFiles('q8'),
+    sha256: {},
+    offered: { downloadMb: 279, recommended: false },
   },
   {
     id: TINY_MODEL_ID,

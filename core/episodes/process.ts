@@ -10,13 +10,27 @@ export interface IngestResult {
 }
 
 /**
+ * What building a conversation reports as it goes, so an import can show each step's progress:
+ * its messages committed; a group of episodes stored, with how many of the conversation's pending
+ * messages it gathered; that group's episodes in the vector index (only when there is an embedder).
+ */
+export type BuildStep =
+  | { step: 'stored'; messages: number }
+  | { step: 'gathered'; messages: number; episodes: number }
+  | { step: 'embedded'; episodes: number };
+
+export interface BuildOptions {
+  onProgress?: (s: BuildStep) => void;
+}
+
+/**
  * Stores one group of built episodes with their BM25 entries, vectors, message links and graph in one
  * transaction. Vectors are computed first: model work is slow and must not hold the database.
  * `replaces` is an episode whose messages were rebuilt into this group (the tail merge): its messages
  * are released (pending again) and it is deleted in the same transaction, so a crash between groups
- * leaves them pending rather than linked to nothing.
+ * leaves them pending rather than linked to nothing. Says whether the episodes got vectors (not without an embedder).
  */
-async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId: string, group: readonly BuiltEpisode[], version: string, replaces: string | null): Promise<void> {
+async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId: string, group: readonly BuiltEpisode[], version: string, replaces: string | null): Promise<boolean> {
   const episodeVectors = ctx.embedder && group.length ? await ctx.embedder.embed(group.map((b) => embeddingText(b.draft)), 'passage') : null;
   const now = ctx.clock.now();
   await ctx.store.transaction(async (r) => {
@@ -46,6 +60,7 @@ async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId
     await r.semantic.enqueue(ownerId, stored.map((e) => e.id), now);
     await r.conversations.markProcessed(ownerId, conversationId, version);
   });
+  return episodeVectors !== null;
 }
 
 /**
@@ -53,7 +68,7 @@ async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId
  * entries, vectors and message links, one transaction per group of episodes: a crash leaves the
  * messages of unfinished groups pending, never a half-indexed episode.
  */
-export async function processConversation(ctx: EngineContext, ownerId: string, conversationId: string): Promise<number> {
+export async function processConversation(ctx: EngineContext, ownerId: string, conversationId: string, o: BuildOptions = {}): Promise<number> {
   const read = ctx.store.read;
   const fresh = await read.conversations.pendingMessages(ownerId, conversationId);
   if (fresh.length === 0) return 0;
@@ -80,8 +95,13 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
   let standIns = 0;
   let replaces = continues ? last.id : null;
   const input = { ownerId, messages: pending, conversation: conversation && { title: conversation.title, source: conversation.source }, session };
+  // The rebuilt tail of the last episode was gathered before: only pending messages count as progress.
+  const freshIds = new Set(fresh.map((m) => m.id));
   for await (const group of builder.build(ctx, input)) {
-    await storeEpisodes(ctx, ownerId, conversationId, group, builder.version, replaces);
+    const embedded = await storeEpisodes(ctx, ownerId, conversationId, group, builder.version, replaces);
+    const gathered = group.reduce((n, b) => n + b.messages.filter((m) => freshIds.has(m.id)).length, 0);
+    o.onProgress?.({ step: 'gathered', messages: gathered, episodes: group.length });
+    if (embedded) o.onProgress?.({ step: 'embedded', episodes: group.length });
     replaces = null;
     created += group.length;
     standIns += group.filter((b) => b.draft.processingStatus === 'needs_rebuild').length;
@@ -99,13 +119,15 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
  * lost if building fails), then episodes are built from whatever is new. Re-sending the same
  * conversation adds nothing.
  */
-export async function ingestConversation(ctx: EngineContext, ownerId: string, c: IncomingConversation): Promise<IngestResult> {
+export async function ingestConversation(ctx: EngineContext, ownerId: string, c: IncomingConversation, o: BuildOptions = {}): Promise<IngestResult> {
   const now = ctx.clock.now();
   const { conversationId, messagesAdded } = await ctx.store.transaction(async (r) => {
     const { id } = await r.conversations.upsert(ownerId, c, now);
     return { conversationId: id, messagesAdded: await r.conversations.addMessages(ownerId, id, c) };
   });
-  const episodesCreated = await processConversation(ctx, ownerId, conversationId);
+  // All of them are in the store now, whether this call added them or an earlier one did.
+  o.onProgress?.({ step: 'stored', messages: c.messages.length });
+  const episodesCreated = await processConversation(ctx, ownerId, conversationId, o);
   return { conversationId, messagesAdded, episodesCreated };
 }
 

@@ -1,7 +1,7 @@
 import type { EngineContext } from '../context.js';
 import { NemoriError } from '../domain/errors.js';
 import { decayOf, type Decay, type MemoryKind, type Tier } from './decay.js';
-import { activeTargets, findMemory, type MemoryRecord, type TierItem } from './targets.js';
+import { activeTargets, findMemory, type MemoryRecord, type Move, type TierItem } from './targets.js';
 
 /** What the person does by hand: restore, empty the trash, mark, browse the archive and the trash, ask why. */
 
@@ -23,7 +23,7 @@ export async function restoreMemory(ctx: EngineContext, ownerId: string, id: str
     throw new NemoriError('INVALID_INPUT', `memory ${id} ${where}`);
   }
   const now = ctx.clock.now();
-  const outcome = await target.apply(ctx, ownerId, [{ id, from: record.tier, to: 'active', reason: `restored by you from the ${from === 'trash' ? 'trash' : 'archive'}` }], now);
+  const outcome = await target.apply(ctx, ownerId, [{ id, from: record.tier, to: 'active', reason: { kind: 'restored', from: from === 'trash' ? 'trash' : 'archive' } }], now);
   return { kind: target.kind, id, from: record.tier, reembedded: outcome.reembedded > 0, warnings: outcome.warnings };
 }
 
@@ -33,7 +33,7 @@ export async function purgeTrash(ctx: EngineContext, ownerId: string, ids?: read
   const purged: string[] = [];
   for (const target of activeTargets()) {
     const records = await target.records(ctx, ownerId, ids);
-    const moves = records.filter((r) => r.tier === 'trash').map((r) => ({ id: r.id, from: r.tier, to: 'purged' as const, reason: 'trash emptied by you' }));
+    const moves = records.filter((r) => r.tier === 'trash').map((r): Move => ({ id: r.id, from: r.tier, to: 'purged', reason: { kind: 'emptied' } }));
     purged.push(...(await target.apply(ctx, ownerId, moves, now)).done);
   }
   if (ids) {
@@ -68,7 +68,7 @@ export async function markMemory(ctx: EngineContext, ownerId: string, id: string
   // Restore before recording the mark: the mark counts as a write, and a write after the move to the
   // trash would make the parked index entries look stale (see the episode target's restore).
   if (marked === true && record.tier !== 'active') {
-    await target.apply(ctx, ownerId, [{ id, from: record.tier, to: 'active', reason: 'marked important by you: exempt from forgetting' }], now);
+    await target.apply(ctx, ownerId, [{ id, from: record.tier, to: 'active', reason: { kind: 'important' } }], now);
     restored = true;
   }
   await target.mark(ctx, ownerId, id, marked, Math.round(decay.importance * 1000) / 1000, now);

@@ -1,3 +1,4 @@
+import type { ForgettingReason } from '../domain/forgetting-reason.js';
 import type { ForgettingConfig } from './config.js';
 
 /**
@@ -94,10 +95,8 @@ export function decayOf(r: AccessRecord, now: Date, c: ForgettingConfig): Decay 
 /** Where a memory goes in a pass, and why. `null` = it stays where it is. */
 export interface TierDecision {
   to: Tier | 'purged';
-  reason: string;
+  reason: ForgettingReason;
 }
-
-const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
 /**
  * The tier rules of seed 002, for one memory:
@@ -111,20 +110,19 @@ const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
  */
 export function decideTier(r: AccessRecord, d: Decay, now: Date, c: ForgettingConfig): TierDecision | null {
   const { archive, trash } = c.thresholds;
-  const s = fmt(d.score);
   if (d.exempt) {
-    return r.tier === 'active' ? null : { to: 'active', reason: 'marked important by you: exempt from forgetting' };
+    return r.tier === 'active' ? null : { to: 'active', reason: { kind: 'important' } };
   }
   if (r.tier === 'trash') {
     const since = r.tierChangedAt ?? r.createdAt;
     const days = (now.getTime() - since.getTime()) / DAY_MS;
     return days >= c.trashRetentionDays
-      ? { to: 'purged', reason: `in the trash for ${Math.floor(days)} days (retention ${c.trashRetentionDays})` }
+      ? { to: 'purged', reason: { kind: 'retention', days: Math.floor(days), retentionDays: c.trashRetentionDays } }
       : null;
   }
-  const why = `decay score ${s} after ${Math.floor(d.elapsedDays)} days without recall, importance ${d.importance.toFixed(2)}, recalled ${r.recallCount}×`;
-  if (d.score >= trash) return { to: 'trash', reason: `${why} ≥ ${trash} (trash threshold)` };
-  if (d.score >= archive) return r.tier === 'active' ? { to: 'archived', reason: `${why} ≥ ${archive} (archive threshold)` } : null;
-  if (r.tier === 'archived') return { to: 'active', reason: `decay score ${s} is back under ${archive} (recalled again, or the settings changed)` };
+  const inputs = { score: d.score, days: Math.floor(d.elapsedDays), importance: d.importance, recalls: Math.max(0, r.recallCount) };
+  if (d.score >= trash) return { to: 'trash', reason: { kind: 'decay', threshold: 'trash', limit: trash, ...inputs } };
+  if (d.score >= archive) return r.tier === 'active' ? { to: 'archived', reason: { kind: 'decay', threshold: 'archive', limit: archive, ...inputs } } : null;
+  if (r.tier === 'archived') return { to: 'active', reason: { kind: 'recovered', score: d.score, limit: archive } };
   return null;
 }

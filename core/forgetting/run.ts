@@ -1,4 +1,5 @@
 import type { EngineContext } from '../context.js';
+import type { ForgettingReason } from '../domain/forgetting-reason.js';
 import type { Store } from '../store/store.js';
 import { decayOf, decideTier, type MemoryKind, type Tier } from './decay.js';
 import { activeTargets, type Move } from './targets.js';
@@ -11,7 +12,7 @@ export interface PlannedMove {
   to: Tier | 'purged';
   score: number;
   importance: number;
-  reason: string;
+  reason: ForgettingReason;
 }
 
 /** What a pass did (or, dry, would do), and why. */

@@ -1,4 +1,5 @@
 import type { EngineContext } from '../context.js';
+import type { ForgettingReason } from '../domain/forgetting-reason.js';
 import type { AccessRecord, MemoryKind, Tier } from './decay.js';
 import { episodeTarget } from './episode-target.js';
 import { semanticTarget } from './semantic-target.js';
@@ -33,7 +34,7 @@ export interface Move {
   id: string;
   from: Tier;
   to: Tier | 'purged';
-  reason: string;
+  reason: ForgettingReason;
 }
 
 export interface ApplyOutcome {
@@ -53,7 +54,7 @@ export interface TierItem {
   start: Date | null;
   tier: Tier;
   since: Date | null;
-  reason: string | null;
+  reason: ForgettingReason | null;
   importance: number;
   recallCount: number;
   lastAccessed: Date | null;

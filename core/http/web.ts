@@ -7,17 +7,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Engine } from '../api/engine.js';
+import { openAppEngine, type AppEngine } from '../api/app-engine.js';
 import type { ModelStatus } from '../api/model-status.js';
-import { openDefaultEngine } from '../api/open.js';
 import { NemoriError } from '../domain/errors.js';
+import type { Startup } from '../startup.js';
 import { startWebServer, type WebServer } from './server.js';
 
 /** Where `npm run build` puts the renderer, relative to this file (core/http → out/renderer). */
 export const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
 export interface RunWebOptions {
-  home: string;
+  startup: Startup;
   port?: number | undefined;
   open: boolean;
   json: boolean;
@@ -36,7 +36,8 @@ function openInBrowser(url: string): void {
 }
 
 export interface StartWebOptions {
-  home: string;
+  /** The data folder and model (core/startup.ts); Settings can change them while the tab is open. */
+  startup: Startup;
   staticDir: string;
   port?: number | undefined;
   warn: (message: string) => void;
@@ -51,9 +52,9 @@ export interface StartWebOptions {
  * while the tab already shows its progress. Calls made meanwhile wait for the engine; if it cannot
  * open, they fail with its reason, and so does `engine`.
  */
-export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer; engine: Promise<Engine> }> {
-  let adopt!: (opening: Promise<Engine>) => void;
-  const engine = new Promise<Engine>((resolve) => (adopt = resolve));
+export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer; engine: Promise<AppEngine> }> {
+  let adopt!: (opening: Promise<AppEngine>) => void;
+  const engine = new Promise<AppEngine>((resolve) => (adopt = resolve));
   let server: WebServer;
   try {
     server = await startWebServer({ engine, staticDir: o.staticDir, port: o.port });
@@ -64,11 +65,8 @@ export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer;
   }
   const web = server;
   adopt(
-    openDefaultEngine({
-      home: o.home,
-      embeddings: 'auto',
-      // A browser tab can stay open for days, like the desktop app: run the daily forgetting pass.
-      scheduleForgetting: true,
+    openAppEngine({
+      startup: o.startup,
       warn: o.warn,
       ...(o.env ? { env: o.env } : {}),
       onModelProgress: (status) => {
@@ -93,11 +91,11 @@ export async function runWeb(o: RunWebOptions): Promise<void> {
   const announce = () => {
     if (announced || !web) return;
     announced = true;
-    process.stdout.write(o.json ? `${JSON.stringify({ url: web.url, port: web.port, home: o.home })}\n` : `Nemori is open at ${web.url}\n(only this computer can reach it; Ctrl-C to stop)\n`);
+    process.stdout.write(o.json ? `${JSON.stringify({ url: web.url, port: web.port, home: o.startup.home })}\n` : `Nemori is open at ${web.url}\n(only this computer can reach it; Ctrl-C to stop)\n`);
     if (o.open) openInBrowser(web.url);
   };
   const started = await startWeb({
-    home: o.home,
+    startup: o.startup,
     staticDir,
     port: o.port,
     warn: (m) => {
@@ -111,7 +109,7 @@ export async function runWeb(o: RunWebOptions): Promise<void> {
   });
   web = started.server;
   if (downloading) announce();
-  let engine: Engine;
+  let engine: AppEngine;
   try {
     engine = await started.engine;
   } catch (e) {

@@ -7,9 +7,10 @@
  */
 import type { ErrorCode } from '../domain/errors.js';
 import type { OperationName, OpOutput } from '../api/contract.js';
+import type { ImportStage, ProgressFacts } from '../api/handler.js';
 import type { ModelStatus } from '../api/model-status.js';
 
-export type { ModelStatus };
+export type { ImportStage, ModelStatus, ProgressFacts };
 
 /** Engine error codes plus the bridges' own (an unknown operation, a bad token, a crash). */
 export type WireErrorCode = ErrorCode | 'UNKNOWN_OPERATION' | 'UNAUTHORIZED' | 'ENGINE_UNAVAILABLE' | 'INTERNAL';
@@ -38,6 +39,6 @@ export type EngineEvent =
       phase: string;
       done: number;
       total: number;
-      detail?: string | undefined;
+      facts?: ProgressFacts | undefined;
     }
   | ({ type: 'model' } & ModelStatus);

@@ -192,6 +192,8 @@ export async function runDiscovery(
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
   const queued = await read.semantic.queueSize(ownerId);
   const total = Math.min(limit, queued.waiting + queued.failed);
+  // The total shows before the first (slow) LLM call.
+  o.onProgress?.(0, total);
   const tried = new Set<string>();
   outer: while (run.episodes + run.failed < limit) {
     const batch = (await read.semantic.queued(ownerId, cfg.batch + tried.size, cfg.maxAttempts)).filter((id) => !tried.has(id));

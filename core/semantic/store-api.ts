@@ -1,6 +1,7 @@
 import { searchItems } from '../retrieval/results.js';
 import type { EngineContext } from '../context.js';
 import { NemoriError } from '../domain/errors.js';
+import type { ForgetRequest } from '../domain/forgetting-reason.js';
 import { parseKey, type SemanticNode, type SemanticVersion } from '../domain/semantic.js';
 import { enforceCapacity, type Eviction } from './capacity.js';
 import { learnFact, type FactInput, type LearnAction } from './learn.js';
@@ -106,23 +107,31 @@ export async function forgetFacts(ctx: EngineContext, ownerId: string, instructi
   const ins = parseForgetInstruction(instruction);
   const read = ctx.store.read.semantic;
   let nodes: SemanticNode[];
+  // What the trash will say the person asked for (a key by its normal spelling, not as typed).
+  let request: ForgetRequest;
   if ('key' in ins) {
     const node = await findFact(ctx, ownerId, ins.key);
     // A soft-deleted fact can still be deleted for good; soft-deleting it twice changes nothing.
     nodes = mode === 'soft' && node.tier === 'trash' ? [] : [node];
-  } else if ('before' in ins) nodes = await read.pick(ownerId, { createdBefore: ins.before });
-  else nodes = await read.pick(ownerId, { order: 'oldest' in ins ? 'lru' : 'importance', limit: 1 });
+    request = { by: 'key', key: node.key };
+  } else if ('before' in ins) {
+    nodes = await read.pick(ownerId, { createdBefore: ins.before });
+    request = { by: 'before', before: ins.before.toISOString() };
+  } else {
+    nodes = await read.pick(ownerId, { order: 'oldest' in ins ? 'lru' : 'importance', limit: 1 });
+    request = 'oldest' in ins ? { by: 'oldest' } : { by: 'leastImportant' };
+  }
   if (nodes.length === 0) return [];
   const now = ctx.clock.now();
   if (mode === 'hard') await ctx.store.transaction((r) => r.semantic.delete(ownerId, nodes.map((n) => n.id)));
-  else await moveFacts(ctx, ownerId, nodes, 'trash', `forgotten on request (${instruction.trim()})`, now);
+  else await moveFacts(ctx, ownerId, nodes, 'trash', { kind: 'forgotten', request }, now);
   return nodes;
 }
 
 export async function undeleteFact(ctx: EngineContext, ownerId: string, keyOrId: string): Promise<SemanticNode> {
   const node = await findFact(ctx, ownerId, keyOrId);
   if (node.tier !== 'trash') throw new NemoriError('INVALID_INPUT', `${node.key} is not deleted (it is ${node.tier})`);
-  await moveFacts(ctx, ownerId, [node], 'active', null, ctx.clock.now());
+  await moveFacts(ctx, ownerId, [node], 'active', { kind: 'restored', from: 'trash' }, ctx.clock.now());
   return (await ctx.store.read.semantic.byIds(ownerId, [node.id]))[0]!;
 }
 

@@ -1,4 +1,5 @@
 import type { EngineContext } from '../context.js';
+import type { ForgettingReason } from '../domain/forgetting-reason.js';
 import type { SemanticNode } from '../domain/semantic.js';
 import type { Repos } from '../store/store.js';
 import { factEmbeddingText } from './text.js';
@@ -15,7 +16,7 @@ export async function moveFacts(
   ownerId: string,
   nodes: readonly SemanticNode[],
   tier: Tier,
-  reason: string | null,
+  reason: ForgettingReason | null,
   now: Date,
   r?: Repos,
 ): Promise<{ moved: string[]; reembedded: number }> {

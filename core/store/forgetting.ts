@@ -1,3 +1,4 @@
+import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
 import { chunks, type Sql, type WriteTracker } from './sql.js';
 
 /**
@@ -32,7 +33,7 @@ export interface TierListRow {
   startAt: Date;
   tier: StoredTier;
   tierChangedAt: Date | null;
-  tierReason: string | null;
+  tierReason: ForgettingReason | null;
   importance: number;
   recallCount: number;
   lastAccessed: Date | null;
@@ -184,12 +185,12 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
      * A move counts as a write (`updated_at`): the episode builder then leaves the episode as it is
      * instead of merging newly arrived messages into it, which would bring it back as a new episode.
      */
-    async setEpisodeTier(ownerId: string, tier: StoredTier, moves: readonly { id: string; reason: string }[], now: Date): Promise<void> {
+    async setEpisodeTier(ownerId: string, tier: StoredTier, moves: readonly { id: string; reason: ForgettingReason }[], now: Date): Promise<void> {
       for (const batch of chunks(moves, 1000)) {
         await q.query(
           `UPDATE episodes e SET tier = $2, tier_changed_at = $3, tier_reason = u.reason, updated_at = $3
            FROM unnest($4::uuid[], $5::text[]) AS u(id, reason) WHERE e.owner_id = $1 AND e.id = u.id`,
-          [ownerId, tier, now, batch.map((m) => m.id), batch.map((m) => m.reason)],
+          [ownerId, tier, now, batch.map((m) => m.id), batch.map((m) => serializeReason(m.reason))],
         );
       }
     },
@@ -238,7 +239,7 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
       );
       return r.rows.map((x) => ({
         id: x.id, title: x.title, summary: x.summary, startAt: x.start_at, tier: x.tier, tierChangedAt: x.tier_changed_at,
-        tierReason: x.tier_reason, importance: x.importance, recallCount: x.recall_count, lastAccessed: x.last_accessed, marked: x.marked_important,
+        tierReason: parseReason(x.tier_reason), importance: x.importance, recallCount: x.recall_count, lastAccessed: x.last_accessed, marked: x.marked_important,
       }));
     },
 

@@ -1,3 +1,4 @@
+import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
 import type { SemanticNode } from '../domain/semantic.js';
 import { chunks, type Sql } from './sql.js';
 
@@ -17,7 +18,7 @@ export interface FactTierRow {
   value: string;
   tier: Tier;
   tierChangedAt: Date | null;
-  tierReason: string | null;
+  tierReason: ForgettingReason | null;
   importance: number;
   baseImportance: number;
   recallCount: number;
@@ -52,7 +53,7 @@ const toRow = (r: DbRow): FactTierRow => ({
   value: r.value,
   tier: r.tier,
   tierChangedAt: r.tier_changed_at,
-  tierReason: r.tier_reason,
+  tierReason: parseReason(r.tier_reason),
   importance: r.importance,
   baseImportance: r.base,
   recallCount: r.access_count,
@@ -96,11 +97,11 @@ export function semanticForgettingRepo(q: Sql) {
     },
 
     /** `moveFacts` stores one reason for a whole move; a forgetting pass has one per fact (its own score). */
-    async setReasons(ownerId: string, moves: readonly { id: string; reason: string }[]): Promise<void> {
+    async setReasons(ownerId: string, moves: readonly { id: string; reason: ForgettingReason }[]): Promise<void> {
       for (const batch of chunks(moves, 1000)) {
         await q.query(
           `UPDATE semantic_nodes n SET tier_reason = u.reason FROM unnest($2::uuid[], $3::text[]) AS u(id, reason) WHERE n.owner_id = $1 AND n.id = u.id`,
-          [ownerId, batch.map((m) => m.id), batch.map((m) => m.reason)],
+          [ownerId, batch.map((m) => m.id), batch.map((m) => serializeReason(m.reason))],
         );
       }
     },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
 import type {
   DiscoveryMethod,
   LinkRole,
@@ -64,7 +65,7 @@ function toNode(r: NodeRow): SemanticNode {
     tokens: r.tokens,
     tier: r.tier,
     tierChangedAt: r.tier_changed_at,
-    tierReason: r.tier_reason,
+    tierReason: parseReason(r.tier_reason),
     markedImportant: r.marked_important,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -283,11 +284,11 @@ export function semanticRepo(q: Sql, track: WriteTracker = () => {}) {
       );
     },
 
-    async setTier(ownerId: string, ids: readonly string[], tier: SemanticNode['tier'], reason: string | null, now: Date): Promise<string[]> {
+    async setTier(ownerId: string, ids: readonly string[], tier: SemanticNode['tier'], reason: ForgettingReason | null, now: Date): Promise<string[]> {
       if (ids.length === 0) return [];
       const r = await q.query<{ id: string }>(
         `UPDATE semantic_nodes SET tier = $3, tier_reason = $4, tier_changed_at = $5 WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`,
-        [ownerId, ids, tier, reason, now],
+        [ownerId, ids, tier, reason && serializeReason(reason), now],
       );
       return r.rows.map((x) => x.id);
     },

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { NemoriError } from '../domain/errors.js';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { baselineRepo } from './baseline.js';
 import { bm25Repo } from './bm25.js';
@@ -17,6 +18,14 @@ import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import type { Sql, WriteTracker } from './sql.js';
 import { vectorRepo } from './vectors.js';
+
+async function readBackup(file: string): Promise<Blob> {
+  try {
+    return new Blob([await fs.promises.readFile(file)]);
+  } catch (e) {
+    throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
 
 function repos(q: Sql, track: WriteTracker) {
   return {
@@ -137,6 +146,36 @@ export class Store {
     this.assertOpen();
     const blob = await this.db.dumpDataDir('gzip');
     fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
+  }
+
+  /**
+   * Reads a backup without touching any store: it must be one of ours (a PGlite data folder with our
+   * migrations table). Returns its schema version; a newer one than this app knows cannot be restored.
+   */
+  static async inspectBackup(file: string): Promise<{ schemaVersion: number }> {
+    const data = await readBackup(file);
+    let db: PGlite;
+    try {
+      db = await PGlite.create({ loadDataDir: data, extensions: { vector } });
+    } catch {
+      throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is not a Nemori backup (it is not a database archive)`);
+    }
+    try {
+      const r = await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM schema_migrations`).catch(() => null);
+      if (!r) throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is a database archive, but not one of Nemori's`);
+      return { schemaVersion: r.rows[0]?.v ?? 0 };
+    } finally {
+      await db.close();
+    }
+  }
+
+  /** Unpacks a backup as the database in `dir` (which must not hold one); `open` then migrates it if it is older. */
+  static async restore(dir: string, file: string): Promise<void> {
+    const pg = path.join(dir, 'pg');
+    if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
+    fs.mkdirSync(dir, { recursive: true });
+    const db = await PGlite.create({ dataDir: pg, loadDataDir: await readBackup(file), extensions: { vector } });
+    await db.close();
   }
 
   async sizeOnDisk(): Promise<number | null> {

@@ -1,18 +1,19 @@
 /**
  * Entry of the engine's utility process (`utilityProcess.fork` from main, built to
- * out/main/engine.js). Opens the engine on the data folder main chose and serves the protocol
- * over `process.parentPort`. Nothing here touches a window.
+ * out/main/engine.js). Opens the engine on the data folder and model Settings chose (core/startup.ts,
+ * the same ones the CLI finds) and serves the protocol over `process.parentPort`. Nothing here
+ * touches a window.
  */
-import { openDefaultEngine } from '../../core/api/open';
+import { openAppEngine } from '../../core/api/app-engine';
+import { resolveStartup } from '../../core/startup';
 import { takeHostKey } from '../main/key-vault';
 import { serveEngine } from './serve';
 import type { HostMessage, HostRequest, MessageEnd } from './protocol';
 
-const HOME_FLAG = '--nemori-home=';
-const home = process.argv.find((a) => a.startsWith(HOME_FLAG))?.slice(HOME_FLAG.length);
 const parentPort = process.parentPort;
 // Read once and removed from the environment, so nothing this process starts inherits it.
 const llmKeyFromHost = takeHostKey(process.env);
+const warn = (m: string) => console.warn(`[nemori engine] ${m}`);
 
 const channel: MessageEnd<HostRequest, HostMessage> = {
   post: (message) => parentPort.postMessage(message),
@@ -25,18 +26,14 @@ const channel: MessageEnd<HostRequest, HostMessage> = {
 
 serveEngine({
   channel,
-  open: async (report) => {
-    if (!home) throw new Error(`the engine process was started without ${HOME_FLAG}`);
-    return openDefaultEngine({
-      home,
-      embeddings: 'auto',
-      scheduleForgetting: true,
+  open: async (report) =>
+    openAppEngine({
+      startup: resolveStartup(undefined, process.env, warn),
       llmKeyFromHost,
-      // First run: the model downloads here; the window shows its progress.
+      // First run, and a model chosen in Settings: it downloads here; the window shows its progress.
       onModelProgress: report,
-      warn: (m) => console.warn(`[nemori engine] ${m}`),
-    });
-  },
+      warn,
+    }),
   log: (message, error) => console.error(`[nemori engine] ${message}:`, error),
   onClosed: () => process.exit(0),
 });

@@ -11,14 +11,12 @@ import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
 export interface EngineHostOptions extends EngineClientOptions {
   /** out/main/engine.js (built from electron/engine/entry.ts). */
   entryPath: string;
-  /** The data folder (the same one the CLI uses: core/home.ts). */
-  home: string;
   /** The LLM API key from the OS keychain (electron/main/key-vault.ts); omitted when there is no keychain. */
   llmKey?: string | null;
 }
 
 export function startEngineHost(o: EngineHostOptions): EngineClient {
-  const child = utilityProcess.fork(o.entryPath, [`--nemori-home=${o.home}`], {
+  const child = utilityProcess.fork(o.entryPath, [], {
     serviceName: 'Nemori engine',
     stdio: 'inherit',
     ...(o.llmKey !== undefined ? { env: { ...process.env, [HOST_KEY_ENV]: o.llmKey ?? '' } } : {}),

@@ -7,8 +7,7 @@ import path from 'node:path';
 import { app, BrowserWindow, dialog, safeStorage, session } from 'electron';
 import { createDispatcher } from '../../core/http/dispatch';
 import type { EngineEvent } from '../../core/http/wire';
-import { resolveHome } from '../../core/home';
-import { BRIDGE_CHANNELS } from '../shared/bridge';
+import { BRIDGE_CHANNELS, type PickKind } from '../shared/bridge';
 import { APP_ENTRY_URL } from './app-scheme';
 import { createBroadcaster, type EventTarget } from './broadcast';
 import { startEngineHost } from './engine-host';
@@ -66,11 +65,14 @@ const eventTarget = (window: BrowserWindow): EventTarget => ({
 const events = createBroadcaster(() => BrowserWindow.getAllWindows().map(eventTarget));
 const broadcast = (event: EngineEvent) => events.send(event);
 
-async function pickImportFiles(): Promise<string[]> {
-  const options = {
-    title: 'Import conversations',
-    properties: ['openFile', 'multiSelections'] as ('openFile' | 'multiSelections')[],
-  };
+const PICKERS: Record<PickKind, Electron.OpenDialogOptions> = {
+  import: { title: 'Import conversations', properties: ['openFile', 'multiSelections'] },
+  folder: { title: 'Where Nemori keeps your memory', properties: ['openDirectory', 'createDirectory', 'promptToCreate'] },
+  backup: { title: 'Restore a backup', properties: ['openFile'], filters: [{ name: 'Nemori backup', extensions: ['gz'] }] },
+};
+
+async function pick(kind: PickKind): Promise<string[]> {
+  const options = PICKERS[kind];
   const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
   return result.canceled ? [] : result.filePaths;
 }
@@ -106,11 +108,10 @@ function start(): void {
     .then(() => {
       serveRenderer(paths.renderer);
       denyPermissions(session.defaultSession);
-      const home = resolveHome();
-      const vault = createKeyVault(path.join(home, 'secrets', 'llm-api-key.bin'), safeStorage, (m) => console.warn(`[nemori] ${m}`));
+      // Sealed by this machine's keychain, so it stays with the app's profile, not the (movable) data folder.
+      const vault = createKeyVault(path.join(app.getPath('userData'), 'llm-api-key.bin'), safeStorage, (m) => console.warn(`[nemori] ${m}`));
       const engine = startEngineHost({
         entryPath: paths.engine,
-        home,
         ...(vault.available ? { llmKey: vault.load() } : {}),
         // First run: the embedding model's download, shown in the window while the engine opens.
         onModel: (status) => broadcast({ type: 'model', ...status }),
@@ -128,7 +129,7 @@ function start(): void {
             emit: broadcast,
             log: (message, error) => console.error(`[nemori] ${message}:`, error),
           }),
-          pickImportFiles: pickImportFiles,
+          pick,
           version: () => app.getVersion(),
         },
         entryUrl,

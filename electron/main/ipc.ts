@@ -1,12 +1,12 @@
 import { ipcMain, type IpcMainInvokeEvent } from 'electron';
 import type { Dispatcher } from '../../core/http/dispatch';
-import { BRIDGE_CHANNELS } from '../shared/bridge';
+import { BRIDGE_CHANNELS, PICK_KINDS, type PickKind } from '../shared/bridge';
 import { isAppUrl } from './security';
 
 export interface BridgeHandlers {
   /** Validates against the contract and runs the operation in the engine (see core/http/dispatch.ts). */
   dispatcher: Dispatcher;
-  pickImportFiles(event: IpcMainInvokeEvent): Promise<string[]>;
+  pick(kind: PickKind, event: IpcMainInvokeEvent): Promise<string[]>;
   version(): string;
 }
 
@@ -25,15 +25,16 @@ export function registerBridgeHandlers(handlers: BridgeHandlers, appEntryUrl: st
     guard('call', event);
     return handlers.dispatcher.dispatch(typeof operation === 'string' ? operation : String(operation), input);
   });
-  ipcMain.handle(BRIDGE_CHANNELS.pickImportFiles, (event) => {
-    guard('pickImportFiles', event);
-    return handlers.pickImportFiles(event);
+  ipcMain.handle(BRIDGE_CHANNELS.pick, (event, kind: unknown) => {
+    guard('pick', event);
+    if (!PICK_KINDS.includes(kind as PickKind)) throw new Error(`Refused "pick": unknown kind ${String(kind)}`);
+    return handlers.pick(kind as PickKind, event);
   });
   ipcMain.handle(BRIDGE_CHANNELS.version, (event) => {
     guard('version', event);
     return handlers.version();
   });
   return () => {
-    for (const channel of [BRIDGE_CHANNELS.call, BRIDGE_CHANNELS.pickImportFiles, BRIDGE_CHANNELS.version]) ipcMain.removeHandler(channel);
+    for (const channel of [BRIDGE_CHANNELS.call, BRIDGE_CHANNELS.pick, BRIDGE_CHANNELS.version]) ipcMain.removeHandler(channel);
   };
 }

@@ -2,7 +2,7 @@
  * The contract between the renderer and the main process. The operations are exactly those of
  * `core/api/contract.ts` (types imported from there, so a new operation appears here by itself);
  * main validates every call against the contract's zod schemas before the engine sees it. Besides
- * the operations, the window gets the engine's events, a native file picker (import) and the
+ * the operations, the window gets the engine's events, the native file and folder pickers and the
  * app's version.
  *
  * Only types and plain data come from core: this file is bundled into the sandboxed preload and
@@ -18,9 +18,13 @@ export const BRIDGE_KEY = 'nemori';
 export const BRIDGE_CHANNELS = Object.freeze({
   call: 'nemori:call',
   event: 'nemori:event',
-  pickImportFiles: 'nemori:pick-import-files',
+  pick: 'nemori:pick',
   version: 'nemori:version',
 } as const);
+
+/** What the system dialog is for: chats to import, a data folder, a backup to restore. */
+export const PICK_KINDS = ['import', 'folder', 'backup'] as const;
+export type PickKind = (typeof PICK_KINDS)[number];
 
 /** The API the renderer sees on `window.nemori`. */
 export interface NemoriBridge {
@@ -28,8 +32,8 @@ export interface NemoriBridge {
   call<K extends OperationName>(operation: K, input: OpInput<K>): Promise<CallResult<K>>;
   /** Engine events (calls starting and ending, progress, the embedding model's download). Returns the unsubscribe function. */
   onEvent(listener: (event: EngineEvent) => void): () => void;
-  /** The system's file dialog; absolute paths of the chosen files, empty when cancelled. */
-  pickImportFiles(): Promise<string[]>;
+  /** The system's file or folder dialog; absolute paths of what was chosen, empty when cancelled. */
+  pick(kind: PickKind): Promise<string[]>;
   /** The app's version string, e.g. "0.1.0". */
   version(): Promise<string>;
 }
@@ -57,7 +61,7 @@ export function createBridge(ipc: IpcRendererLike): NemoriBridge {
       ipc.on(BRIDGE_CHANNELS.event, forward);
       return () => void ipc.removeListener(BRIDGE_CHANNELS.event, forward);
     },
-    pickImportFiles: () => ipc.invoke(BRIDGE_CHANNELS.pickImportFiles) as Promise<string[]>,
+    pick: (kind) => ipc.invoke(BRIDGE_CHANNELS.pick, kind) as Promise<string[]>,
     version: () => ipc.invoke(BRIDGE_CHANNELS.version) as Promise<string>,
   };
   return Object.freeze(bridge);

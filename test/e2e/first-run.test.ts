@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelStatus } from '../../core/api/model-status.js';
 import { startWeb } from '../../core/http/web.js';
+import { resolveStartup } from '../../core/startup.js';
 import { tempDir } from '../helpers/engine.js';
 import { mirrorEnv, startModelMirror, tinyModelBytes, tinyOnnxBytes } from '../helpers/model-mirror.js';
 import { ensureRendererBuilt, launchChromium, newContext, RENDERER_DIR, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
@@ -90,7 +91,7 @@ describe('the very first start, while the search model downloads', { timeout: 18
     const mirror = await startModelMirror({ holdAt: 300_000 });
     const held = total - (await tinyOnnxBytes()) + 300_000;
     const seen: ModelStatus[] = [];
-    const { server, engine } = await startWeb({ home: tempDir('nemori-e2e-first-'), staticDir: RENDERER_DIR, env: mirrorEnv(mirror), warn: () => {}, onModel: (s) => seen.push(s) });
+    const { server, engine } = await startWeb({ startup: resolveStartup(tempDir('nemori-e2e-first-'), mirrorEnv(mirror)), staticDir: RENDERER_DIR, env: mirrorEnv(mirror), warn: () => {}, onModel: (s) => seen.push(s) });
     const contexts = await Promise.all([newContext(browser, 'en-US'), newContext(browser, 'zh-CN')]);
     try {
       // The mirror holds the model file part-way: the tabs open in the middle of the download.

@@ -9,10 +9,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { openAppEngine, type AppEngine } from '../../core/api/app-engine.js';
 import { openEngine, type Engine } from '../../core/api/engine.js';
 import { openEmbedder } from '../../core/embed/index.js';
 import { startWebServer, type WebServer } from '../../core/http/server.js';
-import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { resolveStartup, type Startup } from '../../core/startup.js';
+import { TINY_MODEL_DIR, tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 import { AppShell } from './pages/app.js';
 
@@ -93,6 +95,41 @@ export async function startFixtureBridge(files: readonly string[] = FIXTURE_FILE
       await server.close();
       await engine.close();
       fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface AppBridge {
+  engine: AppEngine;
+  server: WebServer;
+  /** Where Settings saves its choices (`<XDG_DATA_HOME>/nemori/startup.json`), the default data folder beside it. */
+  startup: Startup;
+  /** A scratch folder for the test's own files (other data folders, backups). */
+  root: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The bridge as `nemori web` runs it: an app engine that can move its data folder, change its model
+ * and restore backups, with nothing pinned. The tiny model is found by its id; nothing can be
+ * downloaded, so the default model is unavailable until Settings switches to the tiny one.
+ */
+export async function startAppBridge(files: readonly string[] = [fixture('import', 'two-days.json')]): Promise<AppBridge> {
+  const root = tempDir('nemori-e2e-app-');
+  const env = { XDG_DATA_HOME: path.join(root, 'share'), NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR), NEMORI_ALLOW_DOWNLOAD: '0' };
+  const startup = resolveStartup(undefined, env);
+  const engine = await openAppEngine({ startup, env, warn: () => {} });
+  if (files.length) await engine.call('importFiles', { paths: [...files] });
+  const server = await startWebServer({ engine, staticDir: RENDERER_DIR, log: () => {} });
+  return {
+    engine,
+    server,
+    startup,
+    root,
+    async close() {
+      await server.close();
+      await engine.close();
+      fs.rmSync(root, { recursive: true, force: true });
     },
   };
 }

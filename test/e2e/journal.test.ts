@@ -12,7 +12,7 @@ import { writeClubExport } from './generated.js';
 import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
 import { EpisodePage } from './pages/episode.js';
-import { ImportPage } from './pages/import.js';
+import { IMPORT_STAGES, ImportPage } from './pages/import.js';
 import { JournalPage } from './pages/journal.js';
 import { KnowledgePage } from './pages/knowledge.js';
 import { SearchPage } from './pages/search.js';
@@ -148,10 +148,26 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
 
     const trace = await imports.trace();
     expect(trace.phases).toEqual(expect.arrayContaining(['importing', 'done']));
-    // The bar showed the engine's own progress (not only a jump to the end).
+    // The bars showed the engine's own progress (not only a jump to the end), stage after stage.
     expect(trace.values.some((v) => v > 0 && v <= 100)).toBe(true);
-    expect(await imports.progressValue()).toBe('100');
-    expect(await imports.progressText()).toMatch(/^Done · (\d+) of \1 messages$/);
+    expect(trace.steps[0]).toBe('import');
+    expect(trace.steps).toEqual([...trace.steps].sort((a, b) => IMPORT_STAGES.indexOf(a) - IMPORT_STAGES.indexOf(b)));
+    expect(await imports.status()).toBe('Done');
+    // No language model here: no knowledge stage; the tiny embedding model embeds every episode.
+    const stages = await imports.stages();
+    expect(stages.map((s) => [s.name, s.state, s.value])).toEqual([
+      ['Messages stored', 'done', '100'],
+      ['Episodes built', 'done', '100'],
+      ['Embeddings', 'done', '100'],
+    ]);
+    // Totals over both files, reached also for the WhatsApp chat the store already held.
+    const messages = club.messages + Number(preview[1]![3]);
+    const [stored, built, embedded] = stages;
+    expect(stored).toMatchObject({ done: messages, total: messages, text: `${messages} of ${messages} messages` });
+    expect(built).toMatchObject({ done: messages, total: messages, text: expect.stringMatching(new RegExp(`^${messages} of ${messages} messages · \\d+ episodes$`)) });
+    expect(embedded!.done).toBe(embedded!.total);
+    expect(embedded!.total).toBeGreaterThan(0);
+    expect(embedded!.text).toBe(`${embedded!.done} of ${embedded!.total} episodes`);
 
     const rows = await imports.reportRows();
     expect(rows).toHaveLength(2);
@@ -170,7 +186,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   it('shows settings and an honest knowledge page', async () => {
     await app.go('settings');
     const settings = new SettingsPage(page);
-    await expect.poll(() => settings.dataFacts()).toContain(bridge.home);
+    await expect.poll(() => settings.folderPath()).toBe(bridge.home);
     expect(await settings.embeddingFacts()).toContain('nemori-tiny');
     await expect.poll(() => settings.knowledge('queue')).toMatch(/^\d+ episodes wait for discovery$/);
     await app.screenshot(screenshotPath('settings-en'), { whole: true });
@@ -223,6 +239,14 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     expect(await imports.summary()).toMatch(/^从 1 个文件导入了 \d+ 条新消息/);
     expect(await imports.discovery()).toMatch(/^知识发现：还没有学到事实。它需要语言模型/);
     expect((await imports.trace()).phases).toEqual(expect.arrayContaining(['uploading', 'importing', 'done']));
+    expect(await imports.status()).toBe('完成');
+    const stages = await imports.stages();
+    expect(stages.map((s) => [s.name, s.state, s.value])).toEqual([
+      ['存入消息', 'done', '100'],
+      ['生成片段', 'done', '100'],
+      ['向量化', 'done', '100'],
+    ]);
+    expect(stages[0]!.text).toMatch(/^(\d+)\/\1 条消息$/);
     await app.screenshot(screenshotPath('import-zh'));
 
     await app.go('knowledge');

@@ -15,7 +15,12 @@ import { hashOf, parseHash } from '../../renderer/src/lib/routes';
 import { sourceName } from '../../renderer/src/lib/sources';
 import { termPattern } from '../../renderer/src/lib/terms';
 import { formatByteProgress } from '../../renderer/src/lib/format';
+import { describeError } from '../../renderer/src/lib/errors';
+import { describeReason } from '../../renderer/src/lib/reasons';
+import type { ForgettingReason } from '../../renderer/src/api/types';
+import type { Locale } from '../../renderer/src/i18n/locale';
 import { applyEvent, modelNotice, type EventsState } from '../../renderer/src/store/event-state';
+import { currentStage } from '../../renderer/src/store/stages';
 import { appendRows, toEntry, type Entry } from '../../renderer/src/store/journal-rows';
 
 describe('the windowed journal list', () => {
@@ -209,11 +214,71 @@ describe("the search model's first download", () => {
     expect(modelNotice(empty.model)).toBeNull();
   });
 
+  it("keeps each phase of a call's progress, and finds the one the others wait on", () => {
+    const progress = (phase: string, done: number, total: number) => ({ type: 'progress' as const, callId: 'c1', operation: 'importFiles' as const, phase, done, total });
+    let s = applyEvent(empty, { type: 'call', callId: 'c1', operation: 'importFiles', state: 'started' });
+    for (const e of [progress('import', 0, 10), progress('episodes', 0, 10), progress('embeddings', 0, 0), progress('import', 5, 10), progress('episodes', 5, 10), progress('embeddings', 2, 2)]) s = applyEvent(s, e);
+    const { stages } = s.running.c1!;
+    expect(Object.values(stages).map((p) => [p.phase, p.done, p.total])).toEqual([['import', 5, 10], ['episodes', 5, 10], ['embeddings', 2, 2]]);
+    // The latest event (embeddings, complete) is not where the import stands: messages are still being stored.
+    expect(currentStage(stages, Object.keys(stages))).toBe('import');
+    s = applyEvent(s, progress('import', 10, 10));
+    expect(currentStage(s.running.c1!.stages, ['import', 'episodes', 'embeddings'])).toBe('episodes');
+    s = applyEvent(s, progress('episodes', 10, 10));
+    expect(currentStage(s.running.c1!.stages, ['import', 'episodes', 'embeddings'])).toBeNull();
+    // A stage not heard of yet has not begun.
+    expect(currentStage(s.running.c1!.stages, ['import', 'episodes', 'embeddings', 'discovery'])).toBe('discovery');
+  });
+
   it("counts bytes in the whole's unit", () => {
     expect(formatByteProgress(0, 118 * MB)).toEqual({ loaded: '0', total: '118\u00a0MB' });
     expect(formatByteProgress(118 * MB, 118 * MB)).toEqual({ loaded: '118', total: '118\u00a0MB' });
     expect(formatByteProgress(2.5 * MB, 4 * MB)).toEqual({ loaded: '2.5', total: '4.0\u00a0MB' });
     expect(formatByteProgress(362 * 1024, 995 * 1024)).toEqual({ loaded: '362', total: '995\u00a0KB' });
     expect(formatByteProgress(1.2 * 1024 ** 3, 2 * 1024 ** 3)).toEqual({ loaded: '1.2', total: '2.0\u00a0GB' });
+  });
+});
+
+describe('why a memory was forgotten, and what went wrong, in the reader’s language', () => {
+  const tr = (locale: Locale) => (key: keyof typeof en, params?: Record<string, string | number>) => translate(locale, key, params);
+  const decay: ForgettingReason = { kind: 'decay', threshold: 'trash', limit: 500, score: 1234.5, days: 120, importance: 0.2, recalls: 0 };
+  const reasons: ForgettingReason[] = [
+    decay,
+    { ...decay, threshold: 'archive', limit: 100, score: 42.25 },
+    { kind: 'recovered', score: 12.3, limit: 100 },
+    { kind: 'retention', days: 31, retentionDays: 30 },
+    { kind: 'important' },
+    { kind: 'restored', from: 'archive' },
+    { kind: 'restored', from: 'trash' },
+    { kind: 'emptied' },
+    { kind: 'forgotten', request: { by: 'oldest' } },
+    { kind: 'forgotten', request: { by: 'leastImportant' } },
+    { kind: 'forgotten', request: { by: 'before', before: '2024-01-31T00:00:00.000Z' } },
+  ];
+
+  it('words every forgetting reason in Chinese, numbers as the locale writes them', () => {
+    expect(describeReason(decay, tr('zh'), 'zh')).toBe('衰减分数 1,235 ≥ 500（移入回收站的阈值）：已 120 天未被回忆，重要度 0.20，回忆过 0 次');
+    expect(describeReason(reasons[1]!, tr('zh'), 'zh')).toMatch(/^衰减分数 42\.3 ≥ 100（归档的阈值）/);
+    for (const r of reasons) expect(describeReason(r, tr('zh'), 'zh'), r.kind).not.toMatch(/[A-Za-z]/);
+    expect(describeReason({ kind: 'forgotten', request: { by: 'key', key: 'person:alice' } }, tr('zh'), 'zh')).toBe('你要求遗忘它（person:alice）');
+  });
+
+  it('and in English; a reason stored before reasons were data stays the sentence it was', () => {
+    expect(describeReason(decay, tr('en'), 'en')).toBe('Decay score 1,235 ≥ 500 (the trash threshold): 120 days without being recalled, importance 0.20, recalled 0×');
+    expect(new Set(reasons.map((r) => describeReason(r, tr('en'), 'en'))).size).toBe(reasons.length);
+    const old = 'decay score 512 after 300 days without recall ≥ 500 (trash threshold)';
+    expect(describeReason({ kind: 'text', text: old }, tr('zh'), 'zh')).toBe(old);
+  });
+
+  it('heads an engine error with what went wrong, then the engine’s detail', () => {
+    expect(describeError({ code: 'NOT_FOUND', message: 'no memory 42' }, tr('zh'))).toBe('找不到这条记忆：no memory 42');
+    expect(describeError({ code: 'INVALID_INPUT', message: 'the trash threshold must be above the archive threshold' }, tr('en'))).toBe(
+      'Check what you entered: the trash threshold must be above the archive threshold',
+    );
+    expect(describeError({ code: 'ENGINE_UNAVAILABLE', message: 'Nemori is closing' }, tr('zh'))).toBe('无法连接到记忆引擎：Nemori is closing');
+    expect(describeError({ code: 'LLM_TIMEOUT', message: 'connection-test: timed out' }, tr('zh'))).toMatch(/^语言模型响应超时：/);
+    // A code the window does not know, or an error with none, still says something went wrong.
+    expect(describeError({ code: 'SOMETHING_NEW', message: 'x' }, tr('zh'))).toBe('出了点问题：x');
+    expect(describeError(new TypeError('Failed to fetch'), tr('en'))).toBe('Something went wrong: Failed to fetch');
   });
 });

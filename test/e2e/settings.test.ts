@@ -12,7 +12,7 @@ import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { scriptHappy, task, twoSessions } from '../llm/script.js';
 import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
-import { ImportPage } from './pages/import.js';
+import { IMPORT_STAGES, ImportPage } from './pages/import.js';
 import { SettingsPage } from './pages/settings.js';
 
 describe('settings in Chromium', { timeout: 240_000 }, () => {
@@ -95,7 +95,16 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     await imports.traceProgress();
     await imports.start();
     await imports.waitUntilDone();
-    expect((await imports.trace()).steps).toEqual(['import', 'discovery']);
+    // The stage the others waited on went from storing messages through to discovery, never back.
+    const { steps } = await imports.trace();
+    expect([steps[0], steps.at(-1)]).toEqual(['import', 'discovery']);
+    expect(steps).toEqual([...steps].sort((a, b) => IMPORT_STAGES.indexOf(a) - IMPORT_STAGES.indexOf(b)));
+    expect((await imports.stages()).map((s) => [s.name, s.state, s.done === s.total])).toEqual([
+      ['Messages stored', 'done', true],
+      ['Episodes built', 'done', true],
+      ['Embeddings', 'done', true],
+      ['Knowledge', 'done', true],
+    ]);
     // The Emma fact is learnt from the first episode (and, as scripted, confirmed again by the later ones).
     expect(await imports.discovery()).toMatch(/^Knowledge discovery:\s*Read 3 episodes: 1 new facts, 0 updated, \d+ confirmed again\.$/);
     await expect.poll(() => bridge.engine.call('getKnowledge', { key: 'person:Emma' }).then((k) => k.fact.value)).toBe('Emma works at the Lisbon aquarium from 1 June 2023');
@@ -132,7 +141,7 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     const [, name, , folder] = match!;
     expect(folder).toBe(path.join(bridge.home, 'backups'));
     expect(fs.statSync(path.join(folder!, name!)).size).toBeGreaterThan(0);
-    expect(await settings.dataFacts()).toContain(bridge.home);
+    expect(await settings.folderPath()).toBe(bridge.home);
     expect(await settings.embeddingFacts()).toMatch(/nemori-tiny.* — ready/);
     await app.screenshot(screenshotPath('settings-done-en'), { whole: true });
   });

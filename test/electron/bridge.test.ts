@@ -21,9 +21,9 @@ function fakeIpc(reply: (channel: string, args: unknown[]) => unknown = () => un
 }
 
 describe('window.nemori', () => {
-  it('exposes the contract operations through one call, plus events, the file picker and the version; nothing else', () => {
+  it('exposes the contract operations through one call, plus events, the file and folder picker and the version; nothing else', () => {
     const bridge = createBridge(fakeIpc().ipc);
-    expect(Object.keys(bridge).sort()).toEqual(['call', 'onEvent', 'pickImportFiles', 'version']);
+    expect(Object.keys(bridge).sort()).toEqual(['call', 'onEvent', 'pick', 'version']);
     expect(Object.isFrozen(bridge)).toBe(true);
   });
 

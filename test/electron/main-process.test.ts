@@ -96,7 +96,7 @@ describe('IPC from the window', () => {
       },
       emit: (e) => events.push(e),
     });
-    registerBridgeHandlers({ dispatcher, pickImportFiles: async () => ['/home/me/chat.txt'], version: () => '0.1.0' }, APP);
+    registerBridgeHandlers({ dispatcher, pick: async (kind) => (kind === 'folder' ? ['/home/me/Memory'] : ['/home/me/chat.txt']), version: () => '0.1.0' }, APP);
   });
   afterAll(() => engine.close());
 
@@ -104,7 +104,7 @@ describe('IPC from the window', () => {
   const invoke = (channel: string, event: unknown, ...args: unknown[]) => Promise.resolve().then(() => electron.handlers.get(channel)!(event, ...args));
 
   it('registers the bridge channels and nothing else', () => {
-    expect([...electron.handlers.keys()].sort()).toEqual([BRIDGE_CHANNELS.call, BRIDGE_CHANNELS.pickImportFiles, BRIDGE_CHANNELS.version].sort());
+    expect([...electron.handlers.keys()].sort()).toEqual([BRIDGE_CHANNELS.call, BRIDGE_CHANNELS.pick, BRIDGE_CHANNELS.version].sort());
   });
 
   it('runs a contract operation and returns its result envelope', async () => {
@@ -133,8 +133,10 @@ describe('IPC from the window', () => {
     expect(called).toEqual([]);
   });
 
-  it('answers the file picker and the version', async () => {
-    await expect(invoke(BRIDGE_CHANNELS.pickImportFiles, fromApp)).resolves.toEqual(['/home/me/chat.txt']);
+  it('answers the file and folder pickers and the version; refuses a picker it does not know', async () => {
+    await expect(invoke(BRIDGE_CHANNELS.pick, fromApp, 'import')).resolves.toEqual(['/home/me/chat.txt']);
+    await expect(invoke(BRIDGE_CHANNELS.pick, fromApp, 'folder')).resolves.toEqual(['/home/me/Memory']);
+    await expect(invoke(BRIDGE_CHANNELS.pick, fromApp, '../../etc')).rejects.toThrow(/unknown kind/);
     await expect(invoke(BRIDGE_CHANNELS.version, fromApp)).resolves.toBe('0.1.0');
   });
 });

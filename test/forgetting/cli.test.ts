@@ -27,6 +27,8 @@ describe('nemori forget / trash / archive / episodes mark', { timeout: 300_000 }
     const human = await nemori(home, 'forget', 'run', '--now', later);
     expect(human.stdout).toContain('trashed 1');
     expect(human.stdout).toContain(lisbon.id);
+    // Reasons are stored as data; the command line still reads them out as a sentence.
+    expect(human.stdout).toMatch(/decay score \d+ ≥ 500 \(trash threshold\): \d+ days without recall, importance 0\.\d\d, recalled 0×/);
     expect((await json(home, 'trash', 'list')).items.map((x: { id: string }) => x.id)).toEqual([lisbon.id]);
     expect((await json(home, 'search', 'Lisbon', '--mode', 'bm25')).results).toEqual([]);
 

@@ -46,7 +46,8 @@ describe('restoring a memory brings back the search hits it had', () => {
     const { ownerId, hike, before } = await setup();
     const pass = await engine.call('runForgetting', { ownerId, now: new Date(clock.now().getTime() + 50 * DAY_MS) });
     expect(pass.moves.map((m) => [m.id, m.to])).toEqual([[hike, 'archived']]);
-    expect(pass.moves[0]!.reason).toMatch(/archive threshold/);
+    // The reason carries the score that decided it and the threshold it crossed.
+    expect(pass.moves[0]!.reason).toMatchObject({ kind: 'decay', threshold: 'archive', limit: 100, score: pass.moves[0]!.score });
 
     const vector = await hits(engine, ownerId, 'hiking mountains', 'vector');
     expect(vector.map((h) => h.id)).not.toContain(hike);
@@ -75,7 +76,7 @@ describe('restoring a memory brings back the search hits it had', () => {
     }
     expect((await engine.call('listEpisodes', { ownerId })).episodes.map((e) => e.id)).not.toContain(hike);
     const trash = await engine.call('listTrash', { ownerId });
-    expect(trash.items).toMatchObject([{ id: hike, tier: 'trash', reason: expect.stringMatching(/trash threshold/) }]);
+    expect(trash.items).toMatchObject([{ id: hike, tier: 'trash', reason: { kind: 'decay', threshold: 'trash', limit: 500 } }]);
     expect(Date.parse(trash.items[0]!.purgeAfter!) - Date.parse(trash.items[0]!.since!)).toBe(30 * DAY_MS);
     // Rebuilding the indexes does not resurrect it.
     await engine.call('rebuildIndexes', { ownerId });

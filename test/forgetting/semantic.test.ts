@@ -58,7 +58,7 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
 
     clock.advanceDays(3 * YEAR);
     const run = await engine.call('runForgetting', { ownerId });
-    expect(run.moves).toMatchObject([{ kind: 'semantic', id: alice, title: 'alice', from: 'active', to: 'archived', reason: expect.stringMatching(/archive threshold/) }]);
+    expect(run.moves).toMatchObject([{ kind: 'semantic', id: alice, title: 'alice', from: 'active', to: 'archived', reason: { kind: 'decay', threshold: 'archive' } }]);
     expect(run.tiers).toEqual({ active: 1, archived: 1, trash: 0 });
     expect(await found(ownerId, 'Alice lives in Lisbon', 'vector')).not.toContain(alice);
     expect(await found(ownerId, 'Lisbon', 'bm25')).toContain(alice);
@@ -85,7 +85,7 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
     expect((await engine.call('listKnowledge', { ownerId })).facts.map((f) => f.id)).toEqual([carol]);
     const trash = await engine.call('listTrash', { ownerId });
     expect(trash.items).toMatchObject([
-      { kind: 'semantic', id: alice, title: 'alice', summary: 'Alice lives in Lisbon', start: null, tier: 'trash', reason: expect.stringMatching(/trash threshold/) },
+      { kind: 'semantic', id: alice, title: 'alice', summary: 'Alice lives in Lisbon', start: null, tier: 'trash', reason: { kind: 'decay', threshold: 'trash' } },
     ]);
     expect(trash.items[0]!.purgeAfter).not.toBeNull();
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/api/engine.js';
 import { startWebServer, type WebServer } from '../../core/http/server.js';
+import type { EngineEvent } from '../../core/http/wire.js';
 import { openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { callOp, listen, until } from './client.js';
 
@@ -52,7 +53,7 @@ describe('while a 50k-message import runs', { timeout: 300_000 }, () => {
     });
 
     // Wait until the import is truly under way (some conversations stored), then ask for other things.
-    await until(() => feed.events.filter((e) => (e as { type: string }).type === 'progress').length >= 3);
+    await until(() => (feed.events as EngineEvent[]).some((e) => e.type === 'progress' && e.phase === 'import' && e.done > 0));
     const stats = await callOp(server.port, server.token, 'stats', {});
     const list = await callOp(server.port, server.token, 'listEpisodes', { limit: 5 });
     const answeredMidImport = !importFinished;

@@ -119,6 +119,8 @@ describe('remember, forget, undelete', () => {
     expect((await engine.call('search', { ownerId, query: 'blue bicycle', kind: 'semantic', mode: 'vector' })).results).toEqual([]);
     expect((await engine.call('listKnowledge', { ownerId })).facts).toEqual([]);
     expect((await engine.call('listKnowledge', { ownerId, tier: 'trash' })).facts.map((f) => f.key)).toEqual(['person:bob']);
+    // The trash says why, as data the app words in the reader's language.
+    expect((await engine.call('listTrash', { ownerId })).items).toMatchObject([{ kind: 'semantic', reason: { kind: 'forgotten', request: { by: 'key', key: 'person:bob' } } }]);
 
     const back = await engine.call('undeleteKnowledge', { ownerId, key: 'person:bob' });
     expect(back).toMatchObject({ tier: 'active', version: 2, value: 'Bob owns a blue bicycle' });
@@ -149,6 +151,7 @@ describe('remember, forget, undelete', () => {
     expect((await engine.call('forgetKnowledge', { ownerId, instruction: 'least important', mode: 'hard' })).forgotten.map((f) => f.key)).toEqual(['fact:b']);
     const before = new Date(t0.getTime() + 36 * 3_600_000).toISOString();
     expect((await engine.call('forgetKnowledge', { ownerId, instruction: `before:${before}` })).forgotten.map((f) => f.key)).toEqual(['fact:a']);
+    expect((await engine.call('listTrash', { ownerId })).items.map((x) => x.reason)).toEqual([{ kind: 'forgotten', request: { by: 'before', before } }]);
     await expect(engine.call('forgetKnowledge', { ownerId, instruction: 'everything about cats' })).rejects.toThrow(/not a forget instruction/);
     await expect(engine.call('forgetKnowledge', { ownerId, instruction: 'before:soon' })).rejects.toThrow(/not a time/);
     expect((await engine.call('listKnowledge', { ownerId })).facts.map((f) => f.key)).toEqual(['fact:c']);

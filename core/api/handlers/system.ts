@@ -4,13 +4,14 @@ import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, type EngineContext } fr
 import { NemoriError } from '../../domain/errors.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { llmHealth } from './llm.js';
+import { backupFolderOf, homeOf } from './startup.js';
 
 function settingsView(ctx: EngineContext) {
   const f = ctx.config.forgetting;
   return {
     forgetting: { enabled: f.enabled, archiveThreshold: f.thresholds.archive, trashThreshold: f.thresholds.trash, trashRetentionDays: f.trashRetentionDays },
     knowledge: { maxFacts: ctx.config.semantic.capacity.maxItems, maxTokens: ctx.config.semantic.capacity.maxTokens },
-    dataDir: ctx.store.dir ? path.dirname(ctx.store.dir) : null,
+    dataDir: homeOf(ctx),
   };
 }
 
@@ -51,8 +52,7 @@ export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: Handler
     },
 
     async backup(i) {
-      const home = store.dir ? path.dirname(store.dir) : null;
-      const folder = i.folder ?? (home && path.join(home, 'backups'));
+      const folder = i.folder ?? backupFolderOf(ctx);
       if (!folder) throw new NemoriError('INVALID_INPUT', 'this engine keeps nothing on disk: name a folder to write the backup into');
       const at = ctx.clock.now();
       fs.mkdirSync(folder, { recursive: true });
@@ -69,13 +69,7 @@ export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: Handler
     async health() {
       const warnings: string[] = [];
       const owners = await Promise.all((await store.read.episodes.owners()).map(ownerStats));
-      const embedding = embeddingStatus ?? {
-        available: ctx.embedder !== null,
-        modelId: ctx.embedder?.modelId ?? 'none',
-        source: null,
-        reason: ctx.embedder ? null : 'no embedding model configured',
-      };
-      if (!embedding.available) warnings.push(`embedding model unavailable (${embedding.reason ?? 'unknown reason'}): search is keyword-only`);
+      if (!embeddingStatus.available) warnings.push(`embedding model unavailable (${embeddingStatus.reason ?? 'unknown reason'}): search is keyword-only`);
       // An LLM that does not answer is a warning, not ill health: episodes are then built without it.
       const llm = await llmHealth(ctx);
       if (llm.configured && (!llm.reachable || llm.error)) {
@@ -85,7 +79,7 @@ export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: Handler
         ok: true,
         home: store.dir,
         database: { status: 'ok' as const, schemaVersion: await store.schemaVersion(), openMs: store.openMs, sizeBytes: await store.sizeOnDisk() },
-        embedding,
+        embedding: embeddingStatus,
         llm,
         owners,
         warnings,

@@ -4,10 +4,10 @@
  * bridge. Both speak the contract of core/api and return the same results and errors.
  */
 import type { DEFAULT_OWNER as ContractDefaultOwner } from '../../../core/api/search-contract';
-import type { NemoriBridge } from '../../../electron/shared/bridge';
+import type { NemoriBridge, PickKind } from '../../../electron/shared/bridge';
 import { httpTransport, type HttpTransport } from './http';
 import { readToken } from './token';
-import type { CallResult, EngineEvent, OperationName, OpInput, OpOutput, WireError, WireErrorCode } from './types';
+import type { CallProgress, CallResult, EngineEvent, OperationName, OpInput, OpOutput, WireError, WireErrorCode } from './types';
 
 /** A failed call, with the engine's code and a message meant for the person. */
 export class ApiError extends Error {
@@ -71,12 +71,7 @@ export function onEvent(listener: (e: EngineEvent) => void): () => void {
   return () => {};
 }
 
-export interface CallProgress {
-  phase: string;
-  done: number;
-  total: number;
-  detail: string | undefined;
-}
+export type { CallProgress };
 
 /** What a follower hears of the call it follows: its id once it starts (what `cancelCall` takes), then its progress. */
 export interface CallFollower {
@@ -96,14 +91,14 @@ export function followNextCall(operation: OperationName, follower: CallFollower,
       callId = e.callId;
       follower.onStart?.(callId);
     }
-    if (e.type === 'progress' && e.callId === callId) follower.onProgress({ phase: e.phase, done: e.done, total: e.total, detail: e.detail });
+    if (e.type === 'progress' && e.callId === callId) follower.onProgress({ phase: e.phase, done: e.done, total: e.total, facts: e.facts });
   });
 }
 
-/** Desktop only: the system's file dialog. */
-export async function pickImportFiles(): Promise<string[]> {
+/** Desktop only: the system's file or folder dialog (a browser tab types paths or uploads instead). */
+export async function pick(kind: PickKind): Promise<string[]> {
   const c = connect();
-  return c.kind === 'desktop' ? c.bridge.pickImportFiles() : [];
+  return c.kind === 'desktop' ? c.bridge.pick(kind) : [];
 }
 
 /** Browser only: hands the chosen files to the bridge (kept there until imported); returns the batch id. */

@@ -3,9 +3,17 @@
  * core, the renderer bundle gets none of it (validation happens in main / the HTTP bridge).
  */
 import type { OperationName, OpInput, OpOutput } from '../../../core/api/contract';
-import type { CallResult, EngineEvent, ModelStatus, WireError, WireErrorCode } from '../../../core/http/wire';
+import type { CallResult, EngineEvent, ImportStage, ModelStatus, ProgressFacts, WireError, WireErrorCode } from '../../../core/http/wire';
 
-export type { CallResult, EngineEvent, ModelStatus, OperationName, OpInput, OpOutput, WireError, WireErrorCode };
+export type { CallResult, EngineEvent, ImportStage, ModelStatus, OperationName, OpInput, OpOutput, ProgressFacts, WireError, WireErrorCode };
+
+/** One progress event of a call, as whoever follows the call hears it. */
+export interface CallProgress {
+  phase: string;
+  done: number;
+  total: number;
+  facts: ProgressFacts | undefined;
+}
 
 export type EpisodeView = OpOutput<'getEpisode'>['episode'];
 export type MessageView = OpOutput<'getEpisode'>['messages'][number];
@@ -28,5 +36,10 @@ export type KnowledgeCapacity = OpOutput<'knowledgeCapacity'>;
 export type EngineSettings = OpOutput<'getEngineSettings'>;
 export type EngineSettingsChange = OpInput<'setEngineSettings'>;
 export type BackupOutput = OpOutput<'backup'>;
+export type StartupView = OpOutput<'getStartup'>;
+export type FolderCheck = OpOutput<'inspectFolder'>;
+export type BackupFile = OpOutput<'listBackups'>['backups'][number];
+/** Why a memory moved between tiers, as data (core/domain/forgetting-reason.ts); lib/reasons.ts words it. */
+export type ForgettingReason = OpOutput<'runForgetting'>['moves'][number]['reason'];
 /** One place conversations came from (an importer's format id, `api`, a companion's name) and how many. */
 export type SourceCount = OpOutput<'stats'>['owners'][number]['sources'][number];

@@ -3,6 +3,7 @@ import { appVersion, connectionKind } from '../api/client';
 import { useT, type MessageKey } from '../i18n';
 import { modelNotice, useEventsStore } from '../store/events';
 import { navigate, type Section } from '../store/route';
+import { currentStage } from '../store/stages';
 import { ModelProgress } from './ModelProgress';
 
 const SECTIONS: readonly { name: Section; label: MessageKey; glyph: string }[] = [
@@ -40,7 +41,9 @@ function StatusLine() {
   }
   const busy = Object.values(running)[0];
   if (busy) {
-    const p = busy.progress;
+    // An import's stages advance side by side: the status line follows the one the rest wait on.
+    const phase = currentStage(busy.stages, Object.keys(busy.stages));
+    const p = phase === null ? null : busy.stages[phase];
     const percent = p && p.total > 0 ? ` ${Math.round((p.done / p.total) * 100)}%` : '';
     return (
       <p className="status" role="status" data-state="busy">

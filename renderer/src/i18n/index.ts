@@ -7,7 +7,7 @@ import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
 import type { MessageKey } from './en';
 import { intlTag, localeFor, type Locale } from './locale';
-import { translate } from './translate';
+import { translate, type Translate } from './translate';
 
 export { intlTag, type Locale };
 export type LocalePreference = 'system' | Locale;
@@ -41,7 +41,7 @@ export function useLocale(): Locale {
 
 export { translate };
 
-export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+export type { Translate };
 
 export function useT(): Translate {
   const locale = useLocale();

@@ -2,6 +2,9 @@ import { en, type MessageKey } from './en';
 import type { Locale } from './locale';
 import { zh } from './zh';
 
+/** `t`: the text for a key in the current language (useT binds the locale). */
+export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+
 export const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 
 /** The text for `key` in `locale`, with `{name}` placeholders filled from `params`. Pure. */

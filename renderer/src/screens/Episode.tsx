@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
-import { ApiError, call } from '../api/client';
+import { call } from '../api/client';
 import type { EpisodeView, OpOutput } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { MarkButton } from '../components/MarkButton';
 import { MessageList } from '../components/MessageList';
 import { useLocale, useT, type Translate } from '../i18n';
 import { formatDateTime, formatDay, formatOffset, formatSpan, dayKey } from '../lib/dates';
+import { describeError, errorInfo, type ErrorInfo } from '../lib/errors';
 import { useJournalStore } from '../store/journal';
 import { goBack } from '../store/route';
 import { EpisodeFacts } from './EpisodeFacts';
@@ -39,7 +40,7 @@ function Editor({ episode, onSaved, onCancel, t }: { episode: EpisodeView; onSav
     try {
       onSaved(await call('updateEpisode', { id: episode.id, patch: { title, summary, content } }));
     } catch (e) {
-      setError((e as Error).message);
+      setError(describeError(e, t));
       setSaving(false);
     }
   };
@@ -91,7 +92,7 @@ export function EpisodeScreen({ id }: { id: string }) {
   const t = useT();
   const locale = useLocale();
   const [detail, setDetail] = useState<Detail | null>(null);
-  const [error, setError] = useState<{ message: string; notFound: boolean } | null>(null);
+  const [error, setError] = useState<ErrorInfo | null>(null);
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -102,7 +103,7 @@ export function EpisodeScreen({ id }: { id: string }) {
     let live = true;
     call('getEpisode', { id })
       .then((d) => live && setDetail(d))
-      .catch((e: unknown) => live && setError({ message: (e as Error).message, notFound: e instanceof ApiError && e.code === 'NOT_FOUND' }));
+      .catch((e: unknown) => live && setError(errorInfo(e)));
     // The mark lives with the forgetting state; a failure here only leaves the buttons unpressed.
     call('explainDecay', { id })
       .then((d) => live && setMarked(d.marked))
@@ -130,8 +131,8 @@ export function EpisodeScreen({ id }: { id: string }) {
     return (
       <div className="screen episode-screen">
         {back}
-        <h1 tabIndex={-1}>{error.notFound ? t('episode.notFound') : t('common.error')}</h1>
-        {!error.notFound && <p className="error">{error.message}</p>}
+        <h1 tabIndex={-1}>{error.code === 'NOT_FOUND' ? t('episode.notFound') : t('common.error')}</h1>
+        {error.code !== 'NOT_FOUND' && <p className="error">{describeError(error, t)}</p>}
       </div>
     );
   }
@@ -158,7 +159,7 @@ export function EpisodeScreen({ id }: { id: string }) {
       update({ ...e, importance: r.importance });
       if (r.marked === false) setNotice(t('mark.faded'));
     } catch (err) {
-      setNotice((err as Error).message);
+      setNotice(describeError(err, t));
     }
   };
   const remove = async () => {
@@ -169,7 +170,7 @@ export function EpisodeScreen({ id }: { id: string }) {
       goBack();
     } catch (err) {
       setConfirming(false);
-      setNotice((err as Error).message);
+      setNotice(describeError(err, t));
     }
   };
 

@@ -3,6 +3,7 @@ import { call } from '../api/client';
 import type { EpisodeFact } from '../api/types';
 import { FactCard } from '../components/FactParts';
 import type { MessageKey, Translate } from '../i18n';
+import { describeError, errorInfo, type ErrorInfo } from '../lib/errors';
 
 const ROLES: Record<EpisodeFact['roles'][number], MessageKey> = {
   discovery: 'episode.role.discovery',
@@ -13,13 +14,13 @@ const ROLES: Record<EpisodeFact['roles'][number], MessageKey> = {
 /** The facts this episode taught, repeated or changed (episodeKnowledge), each a link to the fact. */
 export function EpisodeFacts({ episodeId, linked, t }: { episodeId: string; linked: boolean; t: Translate }) {
   const [facts, setFacts] = useState<EpisodeFact[] | null>(linked ? null : []);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorInfo | null>(null);
   useEffect(() => {
     if (!linked) return;
     let live = true;
     call('episodeKnowledge', { id: episodeId })
       .then((r) => live && setFacts(r.facts.filter((f) => f.fact.tier !== 'trash')))
-      .catch((e: unknown) => live && setError((e as Error).message));
+      .catch((e: unknown) => live && setError(errorInfo(e)));
     return () => {
       live = false;
     };
@@ -30,7 +31,7 @@ export function EpisodeFacts({ episodeId, linked, t }: { episodeId: string; link
       <h2 id="episode-learnt" className="section-label">
         {t('episode.learnt')}
       </h2>
-      {error && <p className="error">{error}</p>}
+      {error && <p className="error">{describeError(error, t)}</p>}
       {facts?.length === 0 && <p className="later-note">{t('episode.learntNone')}</p>}
       {facts && facts.length > 0 && (
         <ul className="fact-cards">

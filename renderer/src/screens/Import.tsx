@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { call, connectionKind, pickImportFiles } from '../api/client';
+import { call, connectionKind, pick } from '../api/client';
 import { DiscoverySummary } from '../components/DiscoverySummary';
 import { ProgressBar } from '../components/ProgressBar';
 import { useT, type Translate } from '../i18n';
+import { describeError } from '../lib/errors';
 import { formatBytes } from '../lib/format';
 import { useCalendarStore } from '../store/calendar';
 import { fileChoice, pathChoice, useImportStore, type ImportOutput } from '../store/import';
@@ -39,7 +40,7 @@ function FileTable({ output, stored, t }: { output: ImportOutput; stored: boolea
           <tr key={i} data-error={f.error ? true : undefined}>
             <th scope="row" className="file-name">
               {f.file}
-              {f.error && <div className="error">{f.error.message}</div>}
+              {f.error && <div className="error">{describeError(f.error, t)}</div>}
               {f.warnings.length > 0 && (
                 <details className="warnings">
                   <summary>⚠ {f.warnings.length}</summary>
@@ -113,14 +114,14 @@ function summaryText(result: ImportOutput, totals: Totals, t: Translate): string
 /** Pick chat exports, preview them, say which participant is you, import with progress, read what came in. */
 export function ImportScreen() {
   const t = useT();
-  const { chosen, phase, upload, preview, me, progress, cancelling, result, error, add, remove, check, setMe, start, cancel, reset } = useImportStore();
+  const { chosen, phase, upload, preview, me, stages, cancelling, result, error, add, remove, check, setMe, start, cancel, reset } = useImportStore();
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const desktop = connectionKind() === 'desktop';
   const busy = phase === 'uploading' || phase === 'checking' || phase === 'importing';
 
   const choose = async () => {
-    if (desktop) add((await pickImportFiles()).map(pathChoice));
+    if (desktop) add((await pick('import')).map(pathChoice));
     else input.current?.click();
   };
   const onDrop = (e: DragEvent) => {
@@ -238,12 +239,12 @@ export function ImportScreen() {
       )}
 
       {(phase === 'importing' || phase === 'done') && (
-        <ImportProgress phase={phase} progress={progress} cancelled={result?.cancelled === true} cancelling={cancelling} onCancel={cancel} t={t} />
+        <ImportProgress phase={phase} stages={stages} cancelled={result?.cancelled === true} cancelling={cancelling} onCancel={cancel} t={t} />
       )}
 
       {phase === 'failed' && error && (
         <p className="error" role="alert">
-          {error}
+          {describeError(error, t)}
         </p>
       )}
 

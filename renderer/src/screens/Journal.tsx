@@ -4,6 +4,7 @@ import { EmptyState } from '../components/EmptyState';
 import { VirtualList, type VirtualListHandle } from '../components/VirtualList';
 import { useLocale, useT, type Locale, type Translate } from '../i18n';
 import { formatDay, formatOffset, formatSpan } from '../lib/dates';
+import { describeError } from '../lib/errors';
 import { useJournalStore, type Row } from '../store/journal';
 import { navigate } from '../store/route';
 import { MonthCalendar } from './MonthCalendar';
@@ -139,7 +140,7 @@ export function JournalScreen() {
       {loading && <p>{t('journal.loadingMore')}</p>}
       {error && (
         <p className="error">
-          {error}{' '}
+          {describeError(error, t)}{' '}
           <button type="button" onClick={() => void loadMore()}>
             {t('common.retry')}
           </button>

@@ -7,6 +7,7 @@ import { FactCard, entityTypeName } from '../components/FactParts';
 import { Segmented } from '../components/Segmented';
 import { ShowMore } from '../components/ShowMore';
 import { useLocale, useT, type Translate } from '../i18n';
+import { describeError } from '../lib/errors';
 import { useKnowledgeStore } from '../store/knowledge';
 import { navigate } from '../store/route';
 import { FactDetail } from './knowledge/FactDetail';
@@ -60,7 +61,7 @@ function FactList({ selected, focusId, t }: { selected: string | null; focusId: 
       <div className="list-foot" aria-live="polite">
         {error && (
           <p className="error">
-            {error}{' '}
+            {describeError(error, t)}{' '}
             <button type="button" onClick={loadMore}>
               {t('common.retry')}
             </button>
@@ -125,7 +126,7 @@ export function KnowledgeScreen({ id }: { id?: string }) {
       store.reload();
       navigate({ name: 'knowledge', id: f.id }, { replace: true });
     } catch (e) {
-      setNotice((e as Error).message);
+      setNotice(describeError(e, t));
     }
   };
   const addForm = adding && (

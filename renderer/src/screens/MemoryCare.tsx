@@ -3,6 +3,8 @@ import { call } from '../api/client';
 import type { OpOutput } from '../api/types';
 import { useLocale, useT, type Locale, type MessageKey, type Translate } from '../i18n';
 import { formatDay, formatHere } from '../lib/dates';
+import { describeError, errorInfo, type ErrorInfo } from '../lib/errors';
+import { describeReason } from '../lib/reasons';
 import { useJournalStore } from '../store/journal';
 
 type Plan = OpOutput<'runForgetting'>;
@@ -18,7 +20,7 @@ const MOVE_LABELS: Record<Move['to'], MessageKey> = {
   active: 'care.move.active',
 };
 
-function PlanMoves({ moves, t }: { moves: readonly Move[]; t: Translate }) {
+function PlanMoves({ moves, t, locale }: { moves: readonly Move[]; t: Translate; locale: Locale }) {
   return (
     <ol className="care-list" data-testid="care-plan-moves">
       {moves.slice(0, PLAN_SHOWN).map((m) => (
@@ -27,7 +29,7 @@ function PlanMoves({ moves, t }: { moves: readonly Move[]; t: Translate }) {
             <span className="care-item-title">{m.title}</span>
             <span className={`care-badge to-${m.to}`}>{t(MOVE_LABELS[m.to])}</span>
           </div>
-          <p className="care-reason">{m.reason}</p>
+          <p className="care-reason">{describeReason(m.reason, t, locale)}</p>
           <p className="care-meta">{t('care.score', { score: m.score.toFixed(0), importance: Math.round(m.importance * 100) })}</p>
         </li>
       ))}
@@ -66,7 +68,7 @@ function TierList({
           <p className="care-meta">
             {[
               x.since && t('care.since', { date: formatHere(x.since, locale) }),
-              x.reason,
+              x.reason && describeReason(x.reason, t, locale),
               x.purgeAfter && t('care.purgeAfter', { date: formatHere(x.purgeAfter, locale) }),
             ]
               .filter(Boolean)
@@ -86,7 +88,7 @@ export function MemoryCareScreen() {
   const [archive, setArchive] = useState<TierItem[] | null>(null);
   const [trash, setTrash] = useState<TierItem[] | null>(null);
   const [asOf, setAsOf] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorInfo | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -95,7 +97,7 @@ export function MemoryCareScreen() {
     try {
       setPlan(await call('runForgetting', { dryRun: true, ...(day ? { now: day } : {}) }));
     } catch (e) {
-      setError((e as Error).message);
+      setError(errorInfo(e));
     }
   }, []);
 
@@ -105,7 +107,7 @@ export function MemoryCareScreen() {
       setArchive(a.items);
       setTrash(tr.items);
     } catch (e) {
-      setError((e as Error).message);
+      setError(errorInfo(e));
     }
   }, []);
 
@@ -123,7 +125,7 @@ export function MemoryCareScreen() {
       useJournalStore.getState().reload();
       await Promise.all([loadTiers(), loadPlan(asOf)]);
     } catch (e) {
-      setNotice((e as Error).message);
+      setNotice(describeError(e, t));
     } finally {
       setBusy(null);
     }
@@ -137,7 +139,7 @@ export function MemoryCareScreen() {
       <p className="care-intro muted">{t('care.intro')}</p>
       {error && (
         <p className="error" role="alert">
-          {error}
+          {describeError(error, t)}
         </p>
       )}
       {notice && (
@@ -180,7 +182,7 @@ export function MemoryCareScreen() {
                   })}{' '}
               <span className="muted">{t('care.tiers', plan.tiers)}</span>
             </p>
-            {plan.moves.length > 0 && <PlanMoves moves={plan.moves} t={t} />}
+            {plan.moves.length > 0 && <PlanMoves moves={plan.moves} t={t} locale={locale} />}
           </>
         )}
       </section>

@@ -7,6 +7,7 @@ import { RouteLink } from '../components/RouteLink';
 import { Segmented } from '../components/Segmented';
 import { useLocale, useT, type Locale, type Translate } from '../i18n';
 import { formatDateTime, formatHere, formatOffset } from '../lib/dates';
+import { describeError } from '../lib/errors';
 import { highlight, termPattern } from '../lib/highlight';
 import { navigate } from '../store/route';
 import { useSearchStore } from '../store/search';
@@ -174,7 +175,7 @@ export function SearchScreen({ q }: { q: string }) {
       <section className="results" aria-live="polite" aria-busy={loading}>
         {error && (
           <p className="error" role="alert">
-            {error}
+            {describeError(error, t)}
           </p>
         )}
         {output && output.warnings.length > 0 && (

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react';
 import { appVersion, call, connectionKind } from '../api/client';
-import type { EngineSettings, HealthOutput } from '../api/types';
+import type { EngineSettings, HealthOutput, StartupView } from '../api/types';
 import { Segmented } from '../components/Segmented';
 import { LOCALE_NAMES, LOCALE_PREFERENCES, useLocaleStore, useT, type LocalePreference } from '../i18n';
+import { errorInfo, type ErrorInfo } from '../lib/errors';
+import { takeNotice } from '../lib/flash';
 import { THEME_PREFERENCES, useThemeStore, type ThemePreference } from '../store/theme';
 import { DataSection } from './settings/DataSection';
 import { ForgettingSection } from './settings/ForgettingSection';
@@ -71,12 +73,17 @@ export function SettingsScreen() {
   const t = useT();
   const [health, setHealth] = useState<HealthOutput | null>(null);
   const [settings, setSettings] = useState<EngineSettings | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [startup, setStartup] = useState<StartupView | null>(null);
+  const [error, setError] = useState<ErrorInfo | null>(null);
+  // What the last move, switch or restore did (the window reloaded after it).
+  const [notice] = useState(takeNotice);
 
+  const fail = (e: unknown) => setError(errorInfo(e));
+  const loadHealth = () => void call('health', {}).then(setHealth, fail);
   useEffect(() => {
-    const fail = (e: unknown) => setError((e as Error).message);
-    call('health', {}).then(setHealth, fail);
+    loadHealth();
     call('getEngineSettings', {}).then(setSettings, fail);
+    call('getStartup', {}).then(setStartup, fail);
   }, []);
 
   return (
@@ -84,8 +91,16 @@ export function SettingsScreen() {
       <header className="screen-head">
         <h1 tabIndex={-1}>{t('settings.title')}</h1>
       </header>
+      {notice && (
+        <p className="notice" role="status" data-testid="settings-flash">
+          {notice}
+        </p>
+      )}
       <AppearanceSection />
-      <DataSection health={health} settings={settings} error={error} />
+      <DataSection health={health} settings={settings} startup={startup} error={error} onChanged={() => {
+        loadHealth();
+        call('getStartup', {}).then(setStartup, fail);
+      }} />
       <LlmSection />
       <KnowledgeSection settings={settings} onSaved={setSettings} onSetUpLlm={revealLlmSection} />
       <ForgettingSection settings={settings} onSaved={setSettings} />

@@ -3,11 +3,12 @@
  * calls in flight with their latest progress, and the embedding model's state while the engine opens.
  */
 import type { EngineEvent, ModelStatus, OperationName } from '../api/types';
+import { withStage, type Stages } from './stages';
 
 export interface RunningCall {
   callId: string;
   operation: OperationName;
-  progress: { phase: string; done: number; total: number; detail?: string | undefined } | null;
+  stages: Stages;
 }
 
 export interface EventsState {
@@ -29,10 +30,11 @@ export function applyEvent(s: EventsState, e: EngineEvent): EventsState {
   }
   const running = { ...s.running };
   if (e.type === 'call') {
-    if (e.state === 'started' && !QUIET.has(e.operation)) running[e.callId] = { callId: e.callId, operation: e.operation, progress: null };
+    if (e.state === 'started' && !QUIET.has(e.operation)) running[e.callId] = { callId: e.callId, operation: e.operation, stages: {} };
     else delete running[e.callId];
   } else if (running[e.callId]) {
-    running[e.callId] = { ...running[e.callId]!, progress: { phase: e.phase, done: e.done, total: e.total, detail: e.detail } };
+    const call = running[e.callId]!;
+    running[e.callId] = { ...call, stages: withStage(call.stages, { phase: e.phase, done: e.done, total: e.total, facts: e.facts }) };
   }
   return { ...s, running, last: e };
 }

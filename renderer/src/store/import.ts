@@ -4,15 +4,14 @@
  * import itself with the engine's progress for our call (which the person can cancel), and the report.
  */
 import { create } from 'zustand';
-import { call, connectionKind, followNextCall, importBatch, uploadFiles, type CallProgress, type ImportOptions } from '../api/client';
+import { call, connectionKind, followNextCall, importBatch, uploadFiles, type ImportOptions } from '../api/client';
 import type { OpOutput } from '../api/types';
+import { errorInfo, type ErrorInfo } from '../lib/errors';
 import { baseName } from '../lib/format';
+import { withStage, type Stages } from './stages';
 
 export type ImportOutput = OpOutput<'importFiles'>;
 export type Choice = { kind: 'file'; file: File; name: string; size: number } | { kind: 'path'; path: string; name: string; size: null };
-
-/** The engine's progress for our call: phase 'import' (messages of each file), then 'discovery' (episodes read for facts). */
-export type ImportProgress = CallProgress;
 
 export type ImportPhase = 'idle' | 'uploading' | 'checking' | 'preview' | 'importing' | 'done' | 'failed';
 
@@ -25,13 +24,17 @@ interface ImportState {
   preview: ImportOutput | null;
   /** Which participant is the person; '' = none of them. */
   me: string;
-  progress: ImportProgress | null;
+  /**
+   * The engine's progress for our call, by stage (ImportStage): messages stored, messages gathered
+   * into episodes, episodes embedded, then knowledge discovery (episodes read for facts).
+   */
+  stages: Stages;
   /** The engine's id for our running import (from its events): what `cancelCall` takes. */
   callId: string | null;
   /** Cancel was asked for: the import stops after the conversation it is on. */
   cancelling: boolean;
   result: ImportOutput | null;
-  error: string | null;
+  error: ErrorInfo | null;
   add(choices: Choice[]): void;
   remove(index: number): void;
   check(): Promise<void>;
@@ -49,7 +52,7 @@ export function pathChoice(path: string): Choice {
   return { kind: 'path', path, name: baseName(path), size: null };
 }
 
-const idle = { phase: 'idle' as ImportPhase, upload: null, batch: null, preview: null, me: '', progress: null, callId: null, cancelling: false, result: null, error: null };
+const idle = { phase: 'idle' as ImportPhase, upload: null, batch: null, preview: null, me: '', stages: {}, callId: null, cancelling: false, result: null, error: null };
 
 /** Whether `start` may run now: files chosen, nothing running, and no finished import — unless it was cancelled (then it continues). */
 function canStart(s: ImportState): boolean {
@@ -57,10 +60,14 @@ function canStart(s: ImportState): boolean {
   return ['idle', 'preview', 'failed'].includes(s.phase) || (s.phase === 'done' && s.result?.cancelled === true);
 }
 
-/** Where the bar stays when the import ends: full, or (cancelled) where the engine last said it was. */
-function finalProgress(result: ImportOutput, last: ImportProgress | null): ImportProgress {
-  if (!result.cancelled) return { phase: 'import', done: result.messages, total: result.messages, detail: undefined };
-  return last ?? { phase: 'import', done: 0, total: result.messages, detail: undefined };
+/**
+ * Where the bars stay when the import ends: full, or (cancelled) where the engine last said they were.
+ * Full from the result too, as the last events can reach a browser after it (another connection).
+ */
+function finalStages(result: ImportOutput, last: Stages): Stages {
+  const stages = last.import ? last : withStage(last, { phase: 'import', done: 0, total: result.messages, facts: undefined });
+  if (result.cancelled) return stages;
+  return Object.fromEntries(Object.entries(stages).map(([phase, p]) => [phase, { ...p, done: p.total }]));
 }
 
 /** Runs importFiles for the chosen files, whichever way they reach the engine. */
@@ -114,7 +121,7 @@ export const useImportStore = create<ImportState>()((set, get) => {
         const preview = await runImport(get(), { dryRun: true }, set, 'checking');
         set({ phase: 'preview', preview, me: preview.files.find((f) => f.me)?.me ?? '' });
       } catch (e) {
-        set({ phase: 'failed', error: (e as Error).message, batch: null });
+        set({ phase: 'failed', error: errorInfo(e), batch: null });
       }
     },
 
@@ -132,17 +139,17 @@ export const useImportStore = create<ImportState>()((set, get) => {
             // Cancel was pressed before the engine had named the call.
             if (get().cancelling) void sendCancel(callId);
           },
-          onProgress: (progress) => set({ progress }),
+          onProgress: (p) => set({ stages: withStage(get().stages, p) }),
         },
         () => get().phase === 'importing',
       );
       try {
-        set({ phase: 'importing', progress: null, callId: null, cancelling: false, result: null, error: null });
+        set({ phase: 'importing', stages: {}, callId: null, cancelling: false, result: null, error: null });
         const result = await runImport(get(), { ...(s.me ? { me: s.me } : {}) }, set, 'importing');
         // A cancelled import keeps its files chosen: importing them again adds only the rest.
-        set({ phase: 'done', result, chosen: result.cancelled ? get().chosen : [], batch: null, progress: finalProgress(result, get().progress) });
+        set({ phase: 'done', result, chosen: result.cancelled ? get().chosen : [], batch: null, stages: finalStages(result, get().stages) });
       } catch (e) {
-        set({ phase: 'failed', error: (e as Error).message, batch: null });
+        set({ phase: 'failed', error: errorInfo(e), batch: null });
       } finally {
         stop();
         set({ callId: null, cancelling: false });

@@ -6,6 +6,7 @@
 import { create } from 'zustand';
 import { call } from '../api/client';
 import { instantRangeForLocalDays, nextDayKey } from '../lib/dates';
+import { errorInfo, type ErrorInfo } from '../lib/errors';
 import { appendRows, toEntry, type Entry, type Row } from './journal-rows';
 
 export const PAGE_SIZE = 100;
@@ -17,7 +18,7 @@ interface JournalState {
   cursor: string | null;
   done: boolean;
   loading: boolean;
-  error: string | null;
+  error: ErrorInfo | null;
   /** Set after a jump from the calendar: the list starts at this local day instead of today. */
   anchorDay: string | null;
   /** Bumped by every reset, so a page requested before it is dropped when it arrives. */
@@ -53,7 +54,7 @@ export const useJournalStore = create<JournalState>()((set, get) => ({
       if (anchorDay) entries = entries.filter((e) => e.day <= anchorDay);
       set((s) => ({ rows: appendRows(s.rows, entries), cursor: page.nextCursor, done: page.nextCursor === null, loading: false }));
     } catch (e) {
-      if (get().generation === generation) set({ loading: false, error: (e as Error).message });
+      if (get().generation === generation) set({ loading: false, error: errorInfo(e) });
     }
   },
 

@@ -5,6 +5,7 @@
 import { create } from 'zustand';
 import { call } from '../api/client';
 import type { FactView } from '../api/types';
+import { errorInfo, type ErrorInfo } from '../lib/errors';
 
 export const KNOWLEDGE_PAGE_SIZE = 50;
 
@@ -16,7 +17,7 @@ interface KnowledgeState {
   cursor: string | null;
   done: boolean;
   loading: boolean;
-  error: string | null;
+  error: ErrorInfo | null;
   /** Bumped by every reset, so a page requested before it is dropped when it arrives. */
   generation: number;
   loadMore(): Promise<void>;
@@ -55,7 +56,7 @@ export const useKnowledgeStore = create<KnowledgeState>()((set, get) => ({
         };
       });
     } catch (e) {
-      if (get().generation === generation) set({ loading: false, error: (e as Error).message });
+      if (get().generation === generation) set({ loading: false, error: errorInfo(e) });
     }
   },
 

@@ -2,6 +2,7 @@
 import { create } from 'zustand';
 import { call, DEFAULT_OWNER } from '../api/client';
 import type { SearchKind, SearchMode, SearchOutput, SourceCount } from '../api/types';
+import { errorInfo, type ErrorInfo } from '../lib/errors';
 
 export interface SearchFilters {
   since: string; // 'YYYY-MM-DD' or ''
@@ -23,7 +24,7 @@ interface SearchState {
   /** What `output` answers, so the same search is not run twice. */
   ranKey: string | null;
   loading: boolean;
-  error: string | null;
+  error: ErrorInfo | null;
   setText(text: string): void;
   setMode(mode: SearchMode): void;
   setKind(kind: SearchKind): void;
@@ -101,7 +102,7 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
       });
       if (get().ranKey === key) set({ output, loading: false });
     } catch (e) {
-      if (get().ranKey === key) set({ loading: false, error: (e as Error).message, ranKey: null });
+      if (get().ranKey === key) set({ loading: false, error: errorInfo(e), ranKey: null });
     }
   },
 }));

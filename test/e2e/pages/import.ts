@@ -1,6 +1,22 @@
 import type { Page } from 'playwright-core';
 import { readProgressTrace, startProgressTrace, type ProgressTrace } from './progress.js';
 
+/** One stage bar of the import: what it counts, where it stands, and what it says. */
+export interface ImportStageView {
+  stage: string;
+  name: string;
+  /** done | current | pending */
+  state: string;
+  done: number | null;
+  total: number | null;
+  /** aria-valuenow of its bar (percent). */
+  value: string | null;
+  text: string;
+}
+
+/** The stages in the order the engine works through them (core/api/handlers/import-progress.ts). */
+export const IMPORT_STAGES = ['import', 'episodes', 'embeddings', 'discovery'];
+
 const TRACE = { key: '__importTrace', section: '[data-testid="import-progress"]', stateAttr: 'data-phase', running: 'importing', stepAttr: 'data-step' };
 
 /** Choosing files, the import's progress, and its report. */
@@ -23,7 +39,10 @@ export class ImportPage {
     return startProgressTrace(this.page, TRACE);
   }
 
-  /** The phases of the import section (uploading, importing, done), the engine's steps (import, discovery), the bar's values. */
+  /**
+   * The phases of the import section (uploading, importing, done), the stage the others waited on
+   * (import, episodes, embeddings, discovery), and the first bar's values (messages stored).
+   */
   trace(): Promise<ProgressTrace> {
     return readProgressTrace(this.page, TRACE.key);
   }
@@ -50,9 +69,11 @@ export class ImportPage {
     await this.page.locator('[data-testid="import-start"]').click();
   }
 
-  /** Until the engine reports storing messages (after the upload and the file's validation). */
+  /** Until the engine has stored some messages (after the upload and the files' validation). */
   async waitUntilStoring(): Promise<void> {
-    await this.page.locator('[data-testid="import-progress"][data-phase="importing"][data-step="import"]').waitFor({ timeout: 120_000 });
+    await this.page
+      .locator('[data-testid="import-progress"][data-phase="importing"][data-step="import"] [data-stage="import"][data-done]:not([data-done="0"])')
+      .waitFor({ timeout: 120_000 });
   }
 
   /** The Cancel button of the running import. */
@@ -71,12 +92,27 @@ export class ImportPage {
     await this.page.locator('[data-testid="import-summary"]').waitFor({ timeout: 120_000 });
   }
 
-  progressValue(): Promise<string | null> {
-    return this.page.locator('[data-testid="import-progress"] [role="progressbar"]').getAttribute('aria-valuenow');
+  /** What the import as a whole is doing, or how it ended (Done, Cancelled). */
+  status(): Promise<string> {
+    return this.page.locator('[data-testid="import-status"]').innerText();
   }
 
-  progressText(): Promise<string> {
-    return this.page.locator('[data-testid="import-progress"] .progress-text').innerText();
+  /** The stage bars, in order. */
+  stages(): Promise<ImportStageView[]> {
+    return this.page.locator('[data-testid="import-progress"] [data-stage]').evaluateAll((rows) =>
+      rows.map((r) => {
+        const number = (name: string) => (r.getAttribute(name) === null ? null : Number(r.getAttribute(name)));
+        return {
+          stage: r.getAttribute('data-stage') ?? '',
+          name: r.querySelector('.import-stage-name')?.textContent ?? '',
+          state: r.getAttribute('data-state') ?? '',
+          done: number('data-done'),
+          total: number('data-total'),
+          value: r.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow') ?? null,
+          text: r.querySelector('.progress-text')?.textContent ?? '',
+        };
+      }),
+    );
   }
 
   summary(): Promise<string> {

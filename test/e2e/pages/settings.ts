@@ -81,6 +81,59 @@ export class SettingsPage {
 
   // ── Data ──
 
+  folderPath(): Promise<string> {
+    return this.page.locator('[data-testid="settings-folder-path"]').innerText();
+  }
+
+  /** Types a folder into "Choose another folder" (a browser tab has no folder dialog), checks it, and returns what Settings says of it. */
+  async chooseFolder(folder: string): Promise<string> {
+    const chooser = this.page.locator('[data-testid="settings-folder-choose"]');
+    await chooser.locator('input').fill(folder);
+    await chooser.locator('button[type="submit"]').click();
+    return this.page.locator('[data-testid="settings-folder-choice"]').innerText();
+  }
+
+  /** "Move my memory here" / "Open this memory" / "Start a new memory here"; the window reloads. */
+  async applyFolder(how: 'move' | 'open'): Promise<void> {
+    const reloaded = this.page.waitForEvent('load', { timeout: 60_000 });
+    await this.page.locator(`[data-testid="settings-folder-${how}"]`).click();
+    await reloaded;
+  }
+
+  /** The notice Settings shows after the reload that followed a move, switch or restore. */
+  flash(): Promise<string> {
+    return this.page.locator('[data-testid="settings-flash"]').innerText({ timeout: 60_000 });
+  }
+
+  /** Chooses a model (an offered one by its id, or any other typed in) and presses "Use this model"; returns the notice or error. */
+  async useModel(modelId: string, o: { typed?: boolean } = {}): Promise<string> {
+    await this.page.locator('[data-testid="settings-model-select"]').selectOption(o.typed ? '' : modelId);
+    if (o.typed) await this.page.locator('[data-testid="settings-model-id"]').fill(modelId);
+    await this.page.locator('[data-testid="settings-model-use"]').click();
+    return this.page.locator('[data-testid="settings-model-notice"], [data-testid="settings-model-error"]').innerText({ timeout: 60_000 });
+  }
+
+  reembedOffer(): Locator {
+    return this.page.locator('[data-testid="settings-model-reembed"]');
+  }
+
+  async embedNow(): Promise<string> {
+    await this.page.locator('[data-testid="settings-model-embed"]').click();
+    return this.page.locator('[data-testid="settings-model-notice"], [data-testid="settings-model-error"]').innerText({ timeout: 60_000 });
+  }
+
+  backups(): Locator {
+    return this.page.locator('[data-testid="backup-list"] li');
+  }
+
+  /** Restores the backup in row `index` of the list, confirming the question; the window reloads. */
+  async restoreListed(index: number): Promise<void> {
+    await this.backups().nth(index).getByRole('button').click();
+    const reloaded = this.page.waitForEvent('load', { timeout: 60_000 });
+    await this.page.locator('dialog[open]').getByRole('button', { name: /^(Restore|恢复)$/ }).click();
+    await reloaded;
+  }
+
   /** Presses "Back up now" and returns what it says when done (the file and its size, or the error). */
   async backUp(): Promise<string> {
     await this.page.locator('[data-testid="backup-run"]').click();

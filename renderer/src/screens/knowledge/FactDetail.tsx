@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { ApiError, call } from '../../api/client';
+import { call } from '../../api/client';
 import type { FactView, KnowledgeDetail } from '../../api/types';
 import { EpisodeLinks, FactBadges, entityTypeName } from '../../components/FactParts';
 import { MarkButton } from '../../components/MarkButton';
 import { MessageList } from '../../components/MessageList';
 import type { Locale, Translate } from '../../i18n';
 import { formatHere } from '../../lib/dates';
+import { describeError, errorInfo, type ErrorInfo } from '../../lib/errors';
 import { FactEditor } from './FactEditor';
 import { FactTimeline } from './FactTimeline';
 import { RelatedFacts } from './RelatedFacts';
@@ -42,7 +43,7 @@ function Section({ id, label, children, testId }: { id: string; label: string; c
 /** One fact in full: its value now, how it changed and why, the episodes and messages behind it, what it relates to. */
 export function FactDetail({ id, locale, t, onChanged, onForgotten }: { id: string; locale: Locale; t: Translate } & FactEvents) {
   const [detail, setDetail] = useState<KnowledgeDetail | null>(null);
-  const [error, setError] = useState<{ message: string; notFound: boolean } | null>(null);
+  const [error, setError] = useState<ErrorInfo | null>(null);
   const [editing, setEditing] = useState(false);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -52,7 +53,7 @@ export function FactDetail({ id, locale, t, onChanged, onForgotten }: { id: stri
     try {
       setDetail(await call('getKnowledge', { key: id }));
     } catch (e) {
-      setError({ message: (e as Error).message, notFound: e instanceof ApiError && e.code === 'NOT_FOUND' });
+      setError(errorInfo(e));
     }
   };
   useEffect(() => {
@@ -63,8 +64,8 @@ export function FactDetail({ id, locale, t, onChanged, onForgotten }: { id: stri
   if (error) {
     return (
       <div className="fact-detail" data-testid="fact-detail">
-        <h2 tabIndex={-1}>{error.notFound ? t('knowledge.notFound') : t('common.error')}</h2>
-        {!error.notFound && <p className="error">{error.message}</p>}
+        <h2 tabIndex={-1}>{error.code === 'NOT_FOUND' ? t('knowledge.notFound') : t('common.error')}</h2>
+        {error.code !== 'NOT_FOUND' && <p className="error">{describeError(error, t)}</p>}
       </div>
     );
   }
@@ -83,7 +84,7 @@ export function FactDetail({ id, locale, t, onChanged, onForgotten }: { id: stri
     try {
       await work();
     } catch (e) {
-      setNotice((e as Error).message);
+      setNotice(describeError(e, t));
     } finally {
       setBusy(false);
     }

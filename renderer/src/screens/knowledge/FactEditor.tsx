@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { call } from '../../api/client';
 import type { FactView, OpOutput } from '../../api/types';
 import type { Translate } from '../../i18n';
+import { describeError } from '../../lib/errors';
 
 type Written = OpOutput<'upsertKnowledge'>;
 
@@ -27,7 +28,7 @@ export function FactEditor({ fact, kinds, onSaved, onCancel, t }: { fact?: FactV
         : await call('upsertKnowledge', { key: `${kind.trim() || 'fact'}:${name}`, value });
       onSaved(written);
     } catch (e) {
-      setError((e as Error).message);
+      setError(describeError(e, t));
       setSaving(false);
     }
   };

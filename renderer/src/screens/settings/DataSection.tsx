@@ -1,33 +1,12 @@
-import { call } from '../../api/client';
 import { ModelProgress } from '../../components/ModelProgress';
-import type { EngineSettings, HealthOutput } from '../../api/types';
+import type { EngineSettings, HealthOutput, StartupView } from '../../api/types';
 import { useLocale, useT, type Translate } from '../../i18n';
 import { formatDateTime } from '../../lib/dates';
-import { baseName, formatBytes } from '../../lib/format';
-import { ActionStatus, useAction } from './form';
-
-/** "Back up now": a compressed copy of the whole store (in `<data folder>/backups`); says which file and how big. */
-function BackupButton() {
-  const t = useT();
-  const action = useAction();
-  const backUp = () =>
-    action.run(async () => {
-      const b = await call('backup', {});
-      const name = baseName(b.file);
-      return t('settings.backupDone', { name, size: formatBytes(b.bytes), folder: b.file.slice(0, -name.length - 1) });
-    });
-  return (
-    <>
-      <p className="muted">{t('settings.backupIntro')}</p>
-      <div className="actions">
-        <button type="button" onClick={() => void backUp()} disabled={action.busy} data-testid="backup-run">
-          {action.busy ? t('settings.backupRunning') : t('settings.backupRun')}
-        </button>
-      </div>
-      <ActionStatus action={action} testId="backup" />
-    </>
-  );
-}
+import { describeError, type ErrorInfo } from '../../lib/errors';
+import { formatBytes } from '../../lib/format';
+import { BackupsSetting } from './BackupsSetting';
+import { LocationSetting } from './LocationSetting';
+import { ModelSetting } from './ModelSetting';
 
 /** The embedding model: which one, whether it is ready, and why not (search then matches words only). */
 function EmbeddingFacts({ embedding, t }: { embedding: HealthOutput['embedding']; t: Translate }) {
@@ -52,8 +31,20 @@ function EmbeddingFacts({ embedding, t }: { embedding: HealthOutput['embedding']
   );
 }
 
-/** Where everything lives, what is stored, a backup, and the embedding model's state (with its first-run download). */
-export function DataSection({ health, settings, error }: { health: HealthOutput | null; settings: EngineSettings | null; error: string | null }) {
+interface Props {
+  health: HealthOutput | null;
+  settings: EngineSettings | null;
+  startup: StartupView | null;
+  error: ErrorInfo | null;
+  /** Asks for health again (after a model change). */
+  onChanged: () => void;
+}
+
+/**
+ * What is stored and where (with moving it elsewhere), backups and restoring one, and the embedding
+ * model: its state (with its download) and choosing another.
+ */
+export function DataSection({ health, settings, startup, error, onChanged }: Props) {
   const t = useT();
   const locale = useLocale();
   const owners = health?.owners ?? [];
@@ -61,18 +52,14 @@ export function DataSection({ health, settings, error }: { health: HealthOutput 
   const lastWrite = owners.map((o) => o.lastWrite).filter((x): x is string => Boolean(x)).sort().at(-1);
 
   return (
-    <section className="settings-section" aria-labelledby="s-data" aria-busy={!(health && settings) && !error}>
+    <section className="settings-section" aria-labelledby="s-data" aria-busy={!(health && settings && startup) && !error}>
       <h2 id="s-data">{t('settings.data')}</h2>
-      {error && <p className="error">{error}</p>}
+      {error && <p className="error">{describeError(error, t)}</p>}
       {/* While the engine opens (first run: the model downloads) the facts below wait for it. */}
       <ModelProgress testId="settings-model-progress" />
-      {health && settings && (
+      {health && settings && startup && (
         <>
           <dl className="facts wide" data-testid="settings-data">
-            <dt>{t('settings.location')}</dt>
-            <dd>
-              <code>{settings.dataDir ?? t('settings.memoryOnly')}</code>
-            </dd>
             <dt>{t('settings.database')}</dt>
             <dd>{t('settings.databaseValue', { status: health.database.status, version: health.database.schemaVersion, size: formatBytes(health.database.sizeBytes) })}</dd>
             <dt>{t('settings.counts')}</dt>
@@ -84,9 +71,13 @@ export function DataSection({ health, settings, error }: { health: HealthOutput 
               </>
             )}
           </dl>
-          <BackupButton />
+          <h3 id="s-folder">{t('settings.location')}</h3>
+          <LocationSetting startup={startup} />
+          <h3 id="s-backups">{t('settings.backups')}</h3>
+          <BackupsSetting startup={startup} />
           <h3 id="s-embedding">{t('settings.embedding')}</h3>
           <EmbeddingFacts embedding={health.embedding} t={t} />
+          <ModelSetting startup={startup} health={health} onChanged={onChanged} />
         </>
       )}
     </section>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { call } from '../../api/client';
 import type { EngineSettings, KnowledgeCapacity } from '../../api/types';
 import { useLocale, useT, type Locale, type Translate } from '../../i18n';
+import { describeError, errorInfo, type ErrorInfo } from '../../lib/errors';
 import { formatNumber } from '../../lib/format';
 import { ActionStatus, NumberField, useSaveSettings } from './form';
 import { ReadNow } from './ReadNow';
@@ -82,9 +83,9 @@ export function KnowledgeSection({
   const t = useT();
   const locale = useLocale();
   const [capacity, setCapacity] = useState<KnowledgeCapacity | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<ErrorInfo | null>(null);
   const load = useCallback(() => {
-    call('knowledgeCapacity', {}).then(setCapacity, (e: unknown) => setLoadError((e as Error).message));
+    call('knowledgeCapacity', {}).then(setCapacity, (e: unknown) => setLoadError(errorInfo(e)));
   }, []);
   useEffect(load, [load]);
   // New limits change the capacity figures: read them again once saved.
@@ -94,7 +95,7 @@ export function KnowledgeSection({
     <section className="settings-section" aria-labelledby="s-knowledge" aria-busy={!capacity && !loadError}>
       <h2 id="s-knowledge">{t('settings.knowledge')}</h2>
       <p className="muted">{t('settings.knowledgeIntro')}</p>
-      {loadError && <p className="error">{loadError}</p>}
+      {loadError && <p className="error">{describeError(loadError, t)}</p>}
       {capacity && (
         <>
           <CapacityFacts c={capacity} t={t} locale={locale} />

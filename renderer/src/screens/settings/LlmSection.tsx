@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { call } from '../../api/client';
 import type { OpOutput } from '../../api/types';
 import { useT, type Translate } from '../../i18n';
+import { describeError, errorInfo, type ErrorInfo } from '../../lib/errors';
 
 type LlmSettings = OpOutput<'getLlmSettings'>;
 type LlmTest = OpOutput<'llmTest'>;
@@ -16,7 +17,7 @@ function TestResult({ result, t }: { result: LlmTest; t: Translate }) {
   if (!result.ok) {
     return (
       <p className="llm-test" data-ok="false" role="alert" data-testid="llm-test-result">
-        {t('settings.llmTestFail', { message: result.error?.message ?? '—' })}
+        {result.error ? describeError(result.error, t) : t('common.error')}
       </p>
     );
   }
@@ -36,7 +37,7 @@ export function LlmSection() {
   const [model, setModel] = useState('');
   const [apiKey, setApiKey] = useState('');
   const [removeKey, setRemoveKey] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorInfo | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [testing, setTesting] = useState(false);
@@ -51,7 +52,7 @@ export function LlmSection() {
   };
 
   useEffect(() => {
-    call('getLlmSettings', {}).then(show, (e: unknown) => setError((e as Error).message));
+    call('getLlmSettings', {}).then(show, (e: unknown) => setError(errorInfo(e)));
   }, []);
 
   const save = async (enabled: boolean) => {
@@ -71,7 +72,7 @@ export function LlmSection() {
       show(await call('setLlmSettings', input));
       setNotice(t('settings.llmSaved'));
     } catch (e) {
-      setError((e as Error).message);
+      setError(errorInfo(e));
     } finally {
       setSaving(false);
     }
@@ -84,7 +85,7 @@ export function LlmSection() {
     try {
       setTest(await call('llmTest', {}));
     } catch (e) {
-      setError((e as Error).message);
+      setError(errorInfo(e));
     } finally {
       setTesting(false);
     }
@@ -165,7 +166,7 @@ export function LlmSection() {
       )}
       {error && (
         <p className="error" role="alert">
-          {error}
+          {describeError(error, t)}
         </p>
       )}
     </section>

@@ -3,10 +3,11 @@ import { useCallback, useState } from 'react';
 import { call } from '../../api/client';
 import type { EngineSettings, EngineSettingsChange } from '../../api/types';
 import { useT } from '../../i18n';
+import { describeError, errorInfo, type ErrorInfo } from '../../lib/errors';
 
 export interface Action {
   busy: boolean;
-  error: string | null;
+  error: ErrorInfo | null;
   notice: string | null;
   /** Runs `work` (nothing else while it runs); its answer, if any, becomes the notice; a failure, the error. */
   run(work: () => Promise<string | null>): Promise<void>;
@@ -14,7 +15,7 @@ export interface Action {
 
 export function useAction(): Action {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorInfo | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const run = useCallback(async (work: () => Promise<string | null>) => {
     setBusy(true);
@@ -23,7 +24,7 @@ export function useAction(): Action {
     try {
       setNotice(await work());
     } catch (e) {
-      setError((e as Error).message);
+      setError(errorInfo(e));
     } finally {
       setBusy(false);
     }
@@ -46,6 +47,7 @@ export function useSaveSettings(onSaved: (s: EngineSettings) => void, afterSave?
 
 /** The outcome of the last action: a quiet notice, or the engine's error read out at once. */
 export function ActionStatus({ action, testId }: { action: Pick<Action, 'error' | 'notice'>; testId: string }) {
+  const t = useT();
   return (
     <>
       {action.notice && (
@@ -55,7 +57,7 @@ export function ActionStatus({ action, testId }: { action: Pick<Action, 'error' 
       )}
       {action.error && (
         <p className="error" role="alert" data-testid={`${testId}-error`}>
-          {action.error}
+          {describeError(action.error, t)}
         </p>
       )}
     </>

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EngineContext } from '../../context.js';
+import { checkFolder } from '../../data-folder.js';
+import { NemoriError } from '../../domain/errors.js';
+import { DEFAULT_MODEL_ID } from '../../embed/index.js';
+import { MODEL_SPECS } from '../../embed/model-specs.js';
+import type { Handlers, HandlerEnv } from '../handler.js';
+import type { StartupView } from '../startup-contract.js';
+
+/** The data folder of an engine (null: in memory); its store lives in `<home>/db`. */
+export const homeOf = (ctx: EngineContext): string | null => (ctx.store.dir ? path.dirname(ctx.store.dir) : null);
+
+/** Where backups go unless told otherwise, and where Settings lists them from. */
+export const backupFolderOf = (ctx: EngineContext): string | null => {
+  const home = homeOf(ctx);
+  return home && path.join(home, 'backups');
+};
+
+const BACKUP_NAME = /^nemori-backup-.*\.tar\.gz$/;
+
+/** The models Settings offers, and the one in use when it is not among them. */
+export function modelChoices(current: string): StartupView['modelChoices'] {
+  const offered = [...MODEL_SPECS.values()].flatMap((s) =>
+    s.offered ? [{ id: s.id, dimensions: s.dimensions ?? null, downloadMb: s.offered.downloadMb, recommended: s.offered.recommended }] : [],
+  );
+  if (offered.some((c) => c.id === current)) return offered;
+  return [...offered, { id: current, dimensions: MODEL_SPECS.get(current)?.dimensions ?? null, downloadMb: null, recommended: false }];
+}
+
+/**
+ * The reads of core/api/startup-contract.ts. The changes need a host that can close this store and
+ * open another (core/api/app-engine.ts answers them there); an engine opened on a fixed folder refuses.
+ */
+export function startupHandlers({ ctx, embeddingStatus }: HandlerEnv): Handlers<'getStartup' | 'inspectFolder' | 'listBackups' | 'setDataFolder' | 'setEmbeddingModel' | 'restoreBackup'> {
+  const refuse = (what: string) => async (): Promise<never> => {
+    throw new NemoriError('INVALID_INPUT', `${what} needs the desktop app or \`nemori web\`: this engine was opened on a fixed folder`);
+  };
+  return {
+    async getStartup() {
+      const model = embeddingStatus.modelId === 'none' ? DEFAULT_MODEL_ID : embeddingStatus.modelId;
+      return { dataDir: homeOf(ctx), defaultDataDir: null, dataDirPinnedBy: null, embeddingModel: model, modelPinnedBy: null, modelChoices: modelChoices(model), canChange: false };
+    },
+
+    async inspectFolder(i) {
+      if (!path.isAbsolute(i.folder)) throw new NemoriError('INVALID_INPUT', `inspectFolder: folder: give a full path (${i.folder} is relative)`);
+      return checkFolder(i.folder, homeOf(ctx));
+    },
+
+    async listBackups() {
+      const folder = backupFolderOf(ctx);
+      if (!folder || !fs.existsSync(folder)) return { folder, backups: [] };
+      const backups = fs
+        .readdirSync(folder)
+        .filter((n) => BACKUP_NAME.test(n))
+        .map((n) => {
+          const stat = fs.statSync(path.join(folder, n));
+          return { file: path.join(folder, n), bytes: stat.size, at: stat.mtime.toISOString() };
+        })
+        .sort((a, b) => b.at.localeCompare(a.at));
+      return { folder, backups };
+    },
+
+    setDataFolder: refuse('moving the data folder'),
+    setEmbeddingModel: refuse('changing the embedding model'),
+    restoreBackup: refuse('restoring a backup'),
+  };
+}

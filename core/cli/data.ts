@@ -1,0 +1,74 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
+import { bold, dim } from './output.js';
+
+/** `nemori data …`: where the memory lives, which model reads it, backups — what Settings → Your data does. */
+
+/** Runs an operation on the app's engine (core/api/app-engine.ts: it can reopen the store) and prints it. */
+type RunOnApp = <K extends OperationName>(op: K, input: OpInput<K>, human: (o: OpOutput<K>) => string) => Promise<OpOutput<K>>;
+
+function renderStartup(s: OpOutput<'getStartup'>): string {
+  const pinned = (by: string | null) => (by ? dim(` (set by ${by} for this run)`) : '');
+  return [
+    `${bold('data folder')}      ${s.dataDir ?? 'in memory'}${pinned(s.dataDirPinnedBy)}`,
+    `${bold('embedding model')}  ${s.embeddingModel}${pinned(s.modelPinnedBy)}`,
+    dim(`offered: ${s.modelChoices.map((c) => `${c.id}${c.downloadMb ? ` (~${c.downloadMb} MB)` : ''}${c.recommended ? ', recommended' : ''}`).join('; ')}`),
+  ].join('\n');
+}
+
+export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
+  const data = program
+    .command('data')
+    .description('where the memory lives, which embedding model reads it, backups and restoring one')
+    .action(async () => {
+      await runOnApp('getStartup', {}, renderStartup);
+    });
+
+  data
+    .command('move <folder>')
+    .description('move the memory to an empty folder (copied, opened there, then removed from the old one); later runs use it')
+    .action(async (folder: string) => {
+      await runOnApp('setDataFolder', { folder: path.resolve(folder), mode: 'move' }, (o) =>
+        [`moved: the memory now lives in ${o.startup.dataDir}`, ...o.leftBehind.map((p) => `could not remove the old ${p}`)].join('\n'),
+      );
+    });
+
+  data
+    .command('open <folder>')
+    .description('use the memory in another folder from now on (an empty folder starts a new one); the current one stays where it is')
+    .action(async (folder: string) => {
+      await runOnApp('setDataFolder', { folder: path.resolve(folder), mode: 'open' }, (o) => `now using the memory in ${o.startup.dataDir}`);
+    });
+
+  data
+    .command('model <id>')
+    .description('search with another embedding model (downloaded once); the current one stays if it cannot load')
+    .action(async (modelId: string) => {
+      await runOnApp('setEmbeddingModel', { modelId }, (o) =>
+        [`now searching with ${o.startup.embeddingModel}`, ...(o.unembedded > 0 ? [`${o.unembedded} episodes have no vectors from it yet: run \`nemori rebuild\``] : [])].join('\n'),
+      );
+    });
+
+  data
+    .command('backup')
+    .description('write a compressed copy of the whole store into <data folder>/backups (or --folder)')
+    .option('--folder <dir>', 'where to write it')
+    .action(async (o: { folder?: string }) => {
+      await runOnApp('backup', o.folder ? { folder: path.resolve(o.folder) } : {}, (b) => `backed up: ${b.file} (${b.bytes} bytes)`);
+    });
+
+  data
+    .command('backups')
+    .description('list the backups in the data folder, newest first')
+    .action(async () => {
+      await runOnApp('listBackups', {}, (o) => (o.backups.length ? o.backups.map((b) => `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes`)}`).join('\n') : `no backups in ${o.folder ?? 'memory'}`));
+    });
+
+  data
+    .command('restore <file>')
+    .description('put the memory back as it was in a backup; the present memory is backed up first')
+    .action(async (file: string) => {
+      await runOnApp('restoreBackup', { file: path.resolve(file) }, (o) => `restored ${o.restored} (schema ${o.schemaVersion}); what was there before is in ${o.safetyBackup}`);
+    });
+}

@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The data folder on disk: what a memory consists of, whether a folder can take one, and carrying
+ * it from one folder to another. Plain file work; the store must be closed while it moves.
+ */
+
+/** The database's folder inside the data folder. */
+export const STORE_FOLDER = 'db';
+/** What a Nemori data folder holds: the database, downloaded models, backups. */
+export const MEMORY_ENTRIES = [STORE_FOLDER, 'models', 'backups'] as const;
+
+/** Why a memory cannot go to, or be opened in, a folder (the window words it in the person's language). */
+export const FOLDER_PROBLEMS = ['is-current', 'inside-current', 'not-a-folder', 'not-empty', 'other-files', 'not-writable'] as const;
+export type FolderProblem = (typeof FOLDER_PROBLEMS)[number];
+
+export interface FolderCheck {
+  folder: string;
+  exists: boolean;
+  empty: boolean;
+  holdsMemory: boolean;
+  isCurrent: boolean;
+  cannotMove: FolderProblem | null;
+  cannotOpen: FolderProblem | null;
+}
+
+/** The engine's own words for a problem, in the error a refused change throws. */
+export function describeFolderProblem(problem: FolderProblem, folder: string): string {
+  switch (problem) {
+    case 'is-current':
+      return `the memory is already kept in ${folder}`;
+    case 'inside-current':
+      return `${folder} is inside the current data folder`;
+    case 'not-a-folder':
+      return `${folder} is a file, not a folder`;
+    case 'not-empty':
+      return `${folder} is not empty: choose an empty or a new folder`;
+    case 'other-files':
+      return `${folder} holds other files and no Nemori memory: choose an empty folder or one with a memory`;
+    case 'not-writable':
+      return `Nemori cannot write to ${folder}`;
+  }
+}
+
+const isInside = (child: string, parent: string) => {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/** The nearest folder that exists at or above `folder` (where a new one would be created). */
+function existingAncestor(folder: string): string {
+  let at = folder;
+  while (!fs.existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  return at;
+}
+
+function writable(folder: string): boolean {
+  try {
+    fs.accessSync(existingAncestor(folder), fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a memory can be moved to `folder`, or opened (or started) there. */
+export function checkFolder(folderIn: string, current: string | null): FolderCheck {
+  const folder = path.resolve(folderIn);
+  const exists = fs.existsSync(folder);
+  if (exists && !fs.statSync(folder).isDirectory()) {
+    return { folder, exists, empty: false, holdsMemory: false, isCurrent: false, cannotMove: 'not-a-folder', cannotOpen: 'not-a-folder' };
+  }
+  const entries = exists ? fs.readdirSync(folder).filter((n) => !n.startsWith('.')) : [];
+  const holdsMemory = entries.includes(STORE_FOLDER);
+  const isCurrent = current !== null && path.resolve(current) === folder;
+  const notWritable = writable(folder) ? null : 'not-writable';
+  const inside = current !== null && isInside(folder, current);
+  return {
+    folder,
+    exists,
+    empty: entries.length === 0,
+    holdsMemory,
+    isCurrent,
+    cannotMove: isCurrent ? 'is-current' : inside ? 'inside-current' : entries.length > 0 ? 'not-empty' : notWritable,
+    cannotOpen: isCurrent ? 'is-current' : inside ? 'inside-current' : holdsMemory || entries.length === 0 ? notWritable : 'other-files',
+  };
+}
+
+/** Copies every part of the memory in `from` to `to` (created). Returns what was copied. */
+export function copyMemory(from: string, to: string): string[] {
+  fs.mkdirSync(to, { recursive: true });
+  const copied: string[] = [];
+  for (const name of MEMORY_ENTRIES) {
+    const source = path.join(from, name);
+    if (!fs.existsSync(source)) continue;
+    fs.cpSync(source, path.join(to, name), { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
+    copied.push(name);
+  }
+  return copied;
+}
+
+/** Removes the named parts of a memory; returns the paths it could not remove (the caller says so). */
+export function removeMemory(folder: string, names: readonly string[]): string[] {
+  const left: string[] = [];
+  for (const name of names) {
+    const p = path.join(folder, name);
+    try {
+      fs.rmSync(p, { recursive: true, force: true });
+    } catch {
+      left.push(p);
+    }
+  }
+  return left;
+}

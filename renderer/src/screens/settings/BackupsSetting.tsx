@@ -1,0 +1,93 @@
+import { useEffect, useState } from 'react';
+import { call } from '../../api/client';
+import type { BackupFile, StartupView } from '../../api/types';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { PathChooser } from '../../components/PathChooser';
+import { useLocale, useT } from '../../i18n';
+import { formatDateTime } from '../../lib/dates';
+import { reloadWithNotice } from '../../lib/flash';
+import { baseName, formatBytes } from '../../lib/format';
+import { ActionStatus, useAction } from './form';
+
+/**
+ * Backups: "Back up now" (a compressed copy of the whole store in `<data folder>/backups`), the ones
+ * there, and restoring one of them or any backup file. A restore first saves the memory as it is, so
+ * it can be undone the same way; the window then reloads onto the restored memory.
+ */
+export function BackupsSetting({ startup }: { startup: StartupView }) {
+  const t = useT();
+  const locale = useLocale();
+  const action = useAction();
+  const [backups, setBackups] = useState<BackupFile[] | null>(null);
+  const [restoring, setRestoring] = useState<string | null>(null);
+  const localTime = (iso: string) => formatDateTime(iso, -new Date(iso).getTimezoneOffset(), locale);
+
+  const refresh = () => call('listBackups', {}).then((b) => setBackups(b.backups));
+  useEffect(() => {
+    void refresh();
+  }, []);
+
+  const backUp = () =>
+    action.run(async () => {
+      const b = await call('backup', {});
+      await refresh();
+      const name = baseName(b.file);
+      return t('settings.backupDone', { name, size: formatBytes(b.bytes), folder: b.file.slice(0, -name.length - 1) });
+    });
+  const restore = (file: string) => {
+    setRestoring(null);
+    void action.run(async () => {
+      const out = await call('restoreBackup', { file });
+      reloadWithNotice(t('settings.restore.done', { name: baseName(out.restored), safety: baseName(out.safetyBackup) }));
+      return null;
+    });
+  };
+
+  return (
+    <div className="setting-block" data-testid="settings-backups">
+      <p className="muted">{t('settings.backupIntro')}</p>
+      <div className="actions">
+        <button type="button" onClick={() => void backUp()} disabled={action.busy} data-testid="backup-run">
+          {action.busy ? t('settings.backupRunning') : t('settings.backupRun')}
+        </button>
+      </div>
+      {backups && backups.length > 0 && (
+        <ul className="backup-list" aria-label={t('settings.restore.list')} data-testid="backup-list">
+          {backups.map((b) => (
+            <li key={b.file}>
+              <span>
+                {localTime(b.at)} · {formatBytes(b.bytes)}
+              </span>
+              {startup.canChange && (
+                <button type="button" onClick={() => setRestoring(b.file)} disabled={action.busy} aria-label={t('settings.restore.oneLabel', { when: localTime(b.at) })}>
+                  {t('settings.restore.one')}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {startup.canChange && (
+        <PathChooser
+          kind="backup"
+          label={t('settings.restore.fromFile')}
+          button={t('settings.restore.one')}
+          placeholder={t('settings.restore.placeholder')}
+          disabled={action.busy}
+          onChosen={setRestoring}
+          testId="backup-restore-file"
+        />
+      )}
+      <ActionStatus action={action} testId="backup" />
+      <ConfirmDialog
+        open={restoring !== null}
+        title={t('settings.restore.confirmTitle')}
+        body={t('settings.restore.confirmBody', { name: restoring ? baseName(restoring) : '' })}
+        confirm={t('settings.restore.confirm')}
+        cancel={t('common.cancel')}
+        onConfirm={() => restoring && restore(restoring)}
+        onCancel={() => setRestoring(null)}
+      />
+    </div>
+  );
+}
