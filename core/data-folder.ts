@@ -64,14 +64,19 @@ function writable(folder: string): boolean {
   }
 }
 
-/** Whether a memory can be moved to `folder`, or opened (or started) there. */
-export function checkFolder(folderIn: string, current: string | null): FolderCheck {
+/**
+ * Whether a memory can be moved to `folder`, or opened (or started) there. `appFolder` is the default
+ * data folder: on macOS and Windows the app keeps its own files there too (Electron's profile), so only
+ * a memory's parts count as content in it.
+ */
+export function checkFolder(folderIn: string, current: string | null, appFolder: string | null = null): FolderCheck {
   const folder = path.resolve(folderIn);
   const exists = fs.existsSync(folder);
   if (exists && !fs.statSync(folder).isDirectory()) {
     return { folder, exists, empty: false, holdsMemory: false, isCurrent: false, cannotMove: 'not-a-folder', cannotOpen: 'not-a-folder' };
   }
-  const entries = exists ? fs.readdirSync(folder).filter((n) => !n.startsWith('.')) : [];
+  const ours = appFolder !== null && path.resolve(appFolder) === folder;
+  const entries = exists ? fs.readdirSync(folder).filter((n) => !n.startsWith('.') && (!ours || (MEMORY_ENTRIES as readonly string[]).includes(n))) : [];
   const holdsMemory = entries.includes(STORE_FOLDER);
   const isCurrent = current !== null && path.resolve(current) === folder;
   const notWritable = writable(folder) ? null : 'not-writable';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkFolder, copyMemory, describeFolderProblem, removeMemory, STORE_FOLDER } from '../data-folder.js';
+import { copyMemory, describeFolderProblem, removeMemory, STORE_FOLDER } from '../data-folder.js';
 import { NemoriError } from '../domain/errors.js';
 import { DEFAULT_MODEL_ID } from '../embed/index.js';
 import { saveStartupFile, type Startup } from '../startup.js';
@@ -8,6 +8,7 @@ import { Store } from '../store/store.js';
 import { operations, type OperationName, type OpOutput } from './contract.js';
 import { parseInput, type CallOptions, type Engine } from './engine.js';
 import type { Handlers } from './handler.js';
+import { inspectFolder } from './handlers/startup.js';
 import type { ModelStatus } from './model-status.js';
 import { openDefaultEngine } from './open.js';
 import { HOST_OPERATIONS, type HostOperationName } from './startup-contract.js';
@@ -78,13 +79,14 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
     return { ...own, dataDir: startup.home, defaultDataDir: startup.defaultHome, dataDirPinnedBy: startup.homePinnedBy, modelPinnedBy: startup.modelPinnedBy, canChange: true };
   }
 
-  const host: Pick<Handlers, HostOperationName | 'getStartup'> = {
+  const host: Pick<Handlers, HostOperationName | 'getStartup' | 'inspectFolder'> = {
     getStartup: view,
+
+    inspectFolder: async ({ folder }) => inspectFolder(folder, startup.home, startup.defaultHome),
 
     async setDataFolder({ folder, mode }) {
       pinned(startup.homePinnedBy, 'The data folder');
-      if (!path.isAbsolute(folder)) throw new NemoriError('INVALID_INPUT', `setDataFolder: folder: give a full path (${folder} is relative)`);
-      const check = checkFolder(folder, startup.home);
+      const check = inspectFolder(folder, startup.home, startup.defaultHome);
       const cannot = mode === 'move' ? check.cannotMove : check.cannotOpen;
       if (cannot) throw new NemoriError('INVALID_INPUT', describeFolderProblem(cannot, check.folder));
       const next: Startup = { ...startup, home: check.folder };
@@ -151,7 +153,7 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
   return {
     async call(name, input, opts?: CallOptions) {
       const op: OperationName = name;
-      if (op === 'getStartup' || isHostOperation(op)) {
+      if (op === 'getStartup' || op === 'inspectFolder' || isHostOperation(op)) {
         const handler = host[op] as (i: unknown, o: CallOptions) => Promise<unknown>;
         return operations[name].output.parse(await handler(parseInput(name, input), opts ?? {})) as never;
       }

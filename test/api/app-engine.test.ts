@@ -61,6 +61,15 @@ describe('the data folder, chosen in Settings', () => {
     const again = await start(m);
     expect((await again.call('getStartup', {})).dataDir).toBe(to);
     expect(await episodeCount(again)).toBe(before);
+
+    // Back to the default folder, where (on macOS and Windows) the app keeps its own profile files too.
+    fs.writeFileSync(path.join(from, 'Preferences'), '{}');
+    expect(await again.call('inspectFolder', { folder: from })).toMatchObject({ holdsMemory: false, cannotMove: null });
+    await again.call('setDataFolder', { folder: from, mode: 'move' });
+    expect(savedStartup(m).dataDir).toBeUndefined();
+    expect(await episodeCount(again)).toBe(before);
+    expect(fs.readFileSync(path.join(from, 'Preferences'), 'utf8')).toBe('{}');
+    expect(fs.existsSync(path.join(to, 'db'))).toBe(false);
   });
 
   it('opens another folder: an empty one starts a new memory, and switching back finds the first', async () => {
@@ -96,6 +105,7 @@ describe('the data folder, chosen in Settings', () => {
     await expect(engine.call('setDataFolder', { folder: busy, mode: 'open' })).rejects.toThrow(/holds other files and no Nemori memory/);
     await expect(engine.call('setDataFolder', { folder: path.join(home, 'inner'), mode: 'move' })).rejects.toThrow(/inside the current data folder/);
     await expect(engine.call('setDataFolder', { folder: 'relative/dir', mode: 'move' })).rejects.toThrow(/give a full path/);
+    await expect(engine.call('inspectFolder', { folder: 'relative/dir' })).rejects.toThrow(/give a full path/);
     await expect(engine.call('setDataFolder', { folder: home, mode: 'open' })).rejects.toThrow(/already kept in/);
     expect(fs.readdirSync(busy)).toEqual(['notes.txt']);
     expect((await engine.call('getStartup', {})).dataDir).toBe(home);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineContext } from '../../context.js';
-import { checkFolder } from '../../data-folder.js';
+import { checkFolder, type FolderCheck } from '../../data-folder.js';
 import { NemoriError } from '../../domain/errors.js';
 import { DEFAULT_MODEL_ID } from '../../embed/index.js';
 import { MODEL_SPECS } from '../../embed/model-specs.js';
@@ -18,6 +18,12 @@ export const backupFolderOf = (ctx: EngineContext): string | null => {
 };
 
 const BACKUP_NAME = /^nemori-backup-.*\.tar\.gz$/;
+
+/** `inspectFolder` for an engine on `home` (and, for the app's engine, its default folder). */
+export function inspectFolder(folder: string, home: string | null, appFolder: string | null = null): FolderCheck {
+  if (!path.isAbsolute(folder)) throw new NemoriError('INVALID_INPUT', `inspectFolder: folder: give a full path (${folder} is relative)`);
+  return checkFolder(folder, home, appFolder);
+}
 
 /** The models Settings offers, and the one in use when it is not among them. */
 export function modelChoices(current: string): StartupView['modelChoices'] {
@@ -43,8 +49,7 @@ export function startupHandlers({ ctx, embeddingStatus }: HandlerEnv): Handlers<
     },
 
     async inspectFolder(i) {
-      if (!path.isAbsolute(i.folder)) throw new NemoriError('INVALID_INPUT', `inspectFolder: folder: give a full path (${i.folder} is relative)`);
-      return checkFolder(i.folder, homeOf(ctx));
+      return inspectFolder(i.folder, homeOf(ctx));
     },
 
     async listBackups() {
