@@ -116,7 +116,7 @@ describe('cancelling an import and searching by source in Chromium', { timeout: 
 
     await imports.importRest();
     await imports.waitUntilDone();
-    const rest = Number(/^Imported (\d+) new messages from 1 files/.exec(await imports.summary())?.[1]);
+    const rest = Number(/^Imported (\d+) new messages? from 1 file into/.exec(await imports.summary())?.[1]);
     expect(rest).toBeGreaterThan(0);
     expect(await imports.status()).toBe('Done');
     expect((await imports.stages()).map((s) => [s.stage, s.state, s.done === s.total])).toEqual([

@@ -155,7 +155,7 @@ describe('marking matched terms', () => {
 describe('the two UI languages', () => {
   it('have the same keys, none empty, with the same placeholders', () => {
     expect(Object.keys(zh).sort()).toEqual(Object.keys(en).sort());
-    const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    const placeholders = (s: string) => [...s.matchAll(/\{(\w+)(?::[^}]*)?\}/g)].map((m) => m[1]).sort();
     for (const key of Object.keys(en) as (keyof typeof en)[]) {
       expect(zh[key].trim(), key).not.toBe('');
       expect(placeholders(zh[key]), key).toEqual(placeholders(en[key]));
@@ -169,6 +169,10 @@ describe('the two UI languages', () => {
     expect(localeFor(['fr-FR'])).toBe('en');
     expect(localeFor([])).toBe('en');
     expect(translate('zh', 'journal.episodes', { n: 3 })).toBe('3 个片段');
+    expect(translate('en', 'journal.episodes', { n: 1 })).toBe('1 episode');
+    expect(translate('en', 'journal.episodes', { n: '1,234' })).toBe('1,234 episodes');
+    expect(translate('en', 'import.summary', { messages: 1, files: 1, episodes: 2 })).toBe('Imported 1 new message from 1 file into 2 new episodes.');
+    expect(translate('zh', 'import.summary', { messages: 1, files: 1, episodes: 2 })).toBe('从 1 个文件导入了 1 条新消息，生成 2 个新片段。');
   });
 });
 

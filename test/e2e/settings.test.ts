@@ -78,7 +78,7 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     await useLlm(true);
     await settings.traceDiscovery();
     const said = await settings.readNow();
-    expect(said).toBe(`Read ${waiting} episodes: 1 new facts, 0 updated, 0 confirmed again.`);
+    expect(said).toBe(`Read ${waiting} episodes: 1 new fact, 0 updated, 0 confirmed again.`);
     const trace = await settings.discoveryTrace();
     expect(trace.phases).toEqual(['running', 'done']);
     expect(trace.values.some((v) => v > 0 && v <= 100)).toBe(true);
@@ -106,7 +106,7 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
       ['Knowledge', 'done', true],
     ]);
     // The Emma fact is learnt from the first episode (and, as scripted, confirmed again by the later ones).
-    expect(await imports.discovery()).toMatch(/^Knowledge discovery:\s*Read 3 episodes: 1 new facts, 0 updated, \d+ confirmed again\.$/);
+    expect(await imports.discovery()).toMatch(/^Knowledge discovery:\s*Read 3 episodes: 1 new fact, 0 updated, \d+ confirmed again\.$/);
     await expect.poll(() => bridge.engine.call('getKnowledge', { key: 'person:Emma' }).then((k) => k.fact.value)).toBe('Emma works at the Lisbon aquarium from 1 June 2023');
     await app.screenshot(screenshotPath('import-discovery-en'));
     await useLlm(false);

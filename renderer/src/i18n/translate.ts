@@ -7,8 +7,21 @@ export type Translate = (key: MessageKey, params?: Record<string, string | numbe
 
 export const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 
-/** The text for `key` in `locale`, with `{name}` placeholders filled from `params`. Pure. */
+/** A count given as a number or already formatted ("1,234"): the number it stands for. */
+const countOf = (value: string | number) => (typeof value === 'number' ? value : Number(value.replace(/[^\d.-]/g, '')));
+
+/**
+ * The text for `key` in `locale`, with `{name}` placeholders filled from `params`, and
+ * `{name:one|other}` filled with the count and the word in the form the count needs ("1 file",
+ * "3 files"; Chinese needs no forms). Pure.
+ */
 export function translate(locale: Locale, key: MessageKey, params: Record<string, string | number> = {}): string {
   const template = dictionaries[locale][key] ?? en[key];
-  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
+  const plural = new Intl.PluralRules(locale);
+  return template.replace(/\{(\w+)(?::([^|}]*)\|([^}]*))?\}/g, (m, name: string, one?: string, other?: string) => {
+    if (!(name in params)) return m;
+    const value = params[name]!;
+    if (one === undefined || other === undefined) return String(value);
+    return `${value} ${plural.select(countOf(value)) === 'one' ? one : other}`;
+  });
 }
