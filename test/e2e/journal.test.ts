@@ -228,6 +228,8 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     await search.search('龙井 自行车');
     expect((await search.resultTitles())[0]).toContain('西湖');
     expect(await page.locator('[data-testid="results-count"]').innerText()).toMatch(/段记忆/);
+    // Why it matched, in Chinese too: the words it shares with the query, and how close in meaning.
+    expect((await search.explanations())[0]).toMatch(/^命中字词 “龙井”.*（BM25 [\d.]+）；含义相近（相似度 [\d.]+）$/);
     await app.screenshot(screenshotPath('search-zh'));
 
     await app.go('import');

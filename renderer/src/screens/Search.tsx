@@ -12,6 +12,7 @@ import { highlight, termPattern } from '../lib/highlight';
 import { navigate } from '../store/route';
 import { useSearchStore } from '../store/search';
 import { SourceFilter } from './search/SourceFilter';
+import { describeMatch } from '../lib/match';
 
 const IMPORTANCE_STEPS = [
   { value: 0, key: 'search.importance.any' },
@@ -20,7 +21,7 @@ const IMPORTANCE_STEPS = [
   { value: 0.8, key: 'search.importance.high' },
 ] as const;
 
-/** Why a result matched: by words and/or meaning, the engine's explanation, the score. */
+/** Why a result matched: by words and/or meaning, which words and how close, the score. */
 function Why({ r, t }: { r: SearchResult; t: Translate }) {
   return (
     <p className="result-why">
@@ -30,7 +31,7 @@ function Why({ r, t }: { r: SearchResult; t: Translate }) {
           {t(`search.matchedBy.${m}`)}
         </span>
       ))}{' '}
-      <span className="explanation">{r.reason.explanation}</span> <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
+      <span className="explanation">{describeMatch(r, t)}</span> <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
     </p>
   );
 }

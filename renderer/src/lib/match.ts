@@ -1,0 +1,19 @@
+import type { SearchResult } from '../api/types';
+import type { Translate } from '../i18n/translate';
+
+/**
+ * Why a result matched, in the reader's language, from the result's own data (the engine's
+ * `explanation` is the English sentence the CLI prints): the words it shares with the query and
+ * their BM25 score, and how close in meaning it is. Pure.
+ */
+export function describeMatch(r: Pick<SearchResult, 'reason' | 'scores'>, t: Translate): string {
+  const parts: string[] = [];
+  const { bm25, vector } = r.scores;
+  if (r.reason.matchedBy.includes('bm25') && bm25 !== null) {
+    const score = bm25.toFixed(2);
+    parts.push(r.reason.terms.length ? t('search.match.words', { terms: r.reason.terms.map((w) => t('search.match.term', { w })).join(t('search.match.list')), score }) : t('search.match.wordsPlain', { score }));
+  }
+  if (r.reason.matchedBy.includes('vector') && vector !== null) parts.push(t('search.match.meaning', { similarity: vector.toFixed(2) }));
+  if (parts.length === 0) return t('search.match.weak');
+  return parts.length === 1 ? parts[0]! : t('search.match.both', { a: parts[0]!, b: parts[1]! });
+}
