@@ -7,6 +7,13 @@ const root = path.join(import.meta.dirname, '..', '..');
 const list = (dir: string) => fs.readdirSync(dir).sort();
 
 describe('the built app', () => {
+  it('has its three parts: the main process (with the engine process entry), the sandboxed preload and the renderer', () => {
+    ensureRendererBuilt();
+    for (const file of ['main/index.js', 'main/engine.js', 'preload/index.cjs', 'renderer/index.html']) {
+      expect(fs.existsSync(path.join(root, 'out', file)), file).toBe(true);
+    }
+  });
+
   it('carries the migrations and prompts beside the bundled engine, as the engine looks for them', () => {
     ensureRendererBuilt();
     expect(fs.existsSync(path.join(root, 'out', 'main', 'engine.js'))).toBe(true);
