@@ -35,7 +35,6 @@ export type DiscoveryRun = OpOutput<'runDiscovery'>;
 export type KnowledgeCapacity = OpOutput<'knowledgeCapacity'>;
 export type EngineSettings = OpOutput<'getEngineSettings'>;
 export type EngineSettingsChange = OpInput<'setEngineSettings'>;
-export type BackupOutput = OpOutput<'backup'>;
 export type StartupView = OpOutput<'getStartup'>;
 export type FolderCheck = OpOutput<'inspectFolder'>;
 export type BackupFile = OpOutput<'listBackups'>['backups'][number];
