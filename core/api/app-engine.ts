@@ -129,24 +129,30 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
 
     async restoreBackup({ file }) {
       if (!path.isAbsolute(file)) throw new NemoriError('INVALID_INPUT', `restoreBackup: file: give a full path (${file} is relative)`);
-      // Checked before anything is closed: a wrong file changes nothing.
-      const { schemaVersion } = await Store.inspectBackup(file);
-      const safety = await engine.call('backup', {});
-      await change(async () => {
-        const db = path.join(startup.home, STORE_FOLDER);
-        const aside = `${db}.before-restore-${Date.now()}`;
-        fs.renameSync(db, aside);
-        try {
-          await Store.restore(db, file);
-          engine = await open(startup);
-        } catch (e) {
-          fs.rmSync(db, { recursive: true, force: true });
-          fs.renameSync(aside, db);
-          throw e;
-        }
-        fs.rmSync(aside, { recursive: true, force: true });
-      });
-      return { restored: file, safetyBackup: safety.file, schemaVersion };
+      // Unpacked and checked beside the store while it is still open: a wrong file changes nothing.
+      const db = path.join(startup.home, STORE_FOLDER);
+      const staged = `${db}.restoring-${Date.now()}`;
+      const { schemaVersion } = await Store.unpackBackup(staged, file);
+      try {
+        const safety = await engine.call('backup', {});
+        await change(async () => {
+          const aside = `${db}.before-restore-${Date.now()}`;
+          fs.renameSync(db, aside);
+          fs.renameSync(staged, db);
+          try {
+            engine = await open(startup);
+          } catch (e) {
+            fs.rmSync(db, { recursive: true, force: true });
+            fs.renameSync(aside, db);
+            throw e;
+          }
+          fs.rmSync(aside, { recursive: true, force: true });
+        });
+        return { restored: file, safetyBackup: safety.file, schemaVersion };
+      } finally {
+        // Swapped in, or left over when something failed before the swap.
+        fs.rmSync(staged, { recursive: true, force: true });
+      }
     },
   };
 

@@ -149,33 +149,33 @@ export class Store {
   }
 
   /**
-   * Reads a backup without touching any store: it must be one of ours (a PGlite data folder with our
-   * migrations table). Returns its schema version; a newer one than this app knows cannot be restored.
+   * Unpacks a backup as a new database in `dir` (which must not hold one), checking it is one of ours
+   * (a PGlite data folder with our migrations table); a file that is not leaves nothing behind. The
+   * caller then swaps `dir` in as the store, whose `open` migrates it if it is older (and refuses a newer one).
    */
-  static async inspectBackup(file: string): Promise<{ schemaVersion: number }> {
-    const data = await readBackup(file);
-    let db: PGlite;
-    try {
-      db = await PGlite.create({ loadDataDir: data, extensions: { vector } });
-    } catch {
-      throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is not a Nemori backup (it is not a database archive)`);
-    }
-    try {
-      const r = await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM schema_migrations`).catch(() => null);
-      if (!r) throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is a database archive, but not one of Nemori's`);
-      return { schemaVersion: r.rows[0]?.v ?? 0 };
-    } finally {
-      await db.close();
-    }
-  }
-
-  /** Unpacks a backup as the database in `dir` (which must not hold one); `open` then migrates it if it is older. */
-  static async restore(dir: string, file: string): Promise<void> {
+  static async unpackBackup(dir: string, file: string): Promise<{ schemaVersion: number }> {
     const pg = path.join(dir, 'pg');
     if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
+    const data = await readBackup(file);
     fs.mkdirSync(dir, { recursive: true });
-    const db = await PGlite.create({ dataDir: pg, loadDataDir: await readBackup(file), extensions: { vector } });
-    await db.close();
+    try {
+      let db: PGlite;
+      try {
+        db = await PGlite.create({ dataDir: pg, loadDataDir: data, extensions: { vector } });
+      } catch {
+        throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is not a Nemori backup (it is not a database archive)`);
+      }
+      try {
+        const r = await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM schema_migrations`).catch(() => null);
+        if (!r) throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is a database archive, but not one of Nemori's`);
+        return { schemaVersion: r.rows[0]?.v ?? 0 };
+      } finally {
+        await db.close();
+      }
+    } catch (e) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
   }
 
   async sizeOnDisk(): Promise<number | null> {

@@ -26,7 +26,7 @@ export function inspectFolder(folder: string, home: string | null, appFolder: st
 }
 
 /** The models Settings offers, and the one in use when it is not among them. */
-export function modelChoices(current: string): StartupView['modelChoices'] {
+function modelChoices(current: string): StartupView['modelChoices'] {
   const offered = [...MODEL_SPECS.values()].flatMap((s) =>
     s.offered ? [{ id: s.id, dimensions: s.dimensions ?? null, downloadMb: s.offered.downloadMb, recommended: s.offered.recommended }] : [],
   );

@@ -79,11 +79,14 @@ export function SettingsScreen() {
   const [notice] = useState(takeNotice);
 
   const fail = (e: unknown) => setError(errorInfo(e));
-  const loadHealth = () => void call('health', {}).then(setHealth, fail);
-  useEffect(() => {
-    loadHealth();
-    call('getEngineSettings', {}).then(setSettings, fail);
+  // Health and the data folder / model: read at first, and again after a model change.
+  const loadData = () => {
+    call('health', {}).then(setHealth, fail);
     call('getStartup', {}).then(setStartup, fail);
+  };
+  useEffect(() => {
+    loadData();
+    call('getEngineSettings', {}).then(setSettings, fail);
   }, []);
 
   return (
@@ -97,10 +100,7 @@ export function SettingsScreen() {
         </p>
       )}
       <AppearanceSection />
-      <DataSection health={health} settings={settings} startup={startup} error={error} onChanged={() => {
-        loadHealth();
-        call('getStartup', {}).then(setStartup, fail);
-      }} />
+      <DataSection health={health} settings={settings} startup={startup} error={error} onChanged={loadData} />
       <LlmSection />
       <KnowledgeSection settings={settings} onSaved={setSettings} onSetUpLlm={revealLlmSection} />
       <ForgettingSection settings={settings} onSaved={setSettings} />
