@@ -1,8 +1,8 @@
-import type { EmbeddingStatus } from '../core/api/engine.js';
-import { modelOptions } from '../core/api/open.js';
+import type { EmbeddingStatus } from '../core/engine/open-engine.js';
+import { modelOptions } from '../core/engine/open-default.js';
 import type { Embedder } from '../core/embed/embedder.js';
 import { isEmbedError, openEmbedder, type OpenEmbedderOptions } from '../core/embed/index.js';
-import { resolveStartup } from '../core/startup.js';
+import { resolveStartup } from '../core/engine/startup.js';
 import { tinyModelOptions } from '../test/fixtures/tiny-model/index.js';
 
 /**

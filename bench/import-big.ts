@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openEngine } from '../core/api/engine.js';
+import { openEngine } from '../core/engine/open-engine.js';
 import { benchEmbedder } from './embedder.js';
 import { argValue, round } from './stats.js';
 import { rng, syntheticConversation } from './synthetic.js';

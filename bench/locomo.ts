@@ -23,10 +23,10 @@
  * runs with the real endpoint instead.
  */
 import path from 'node:path';
-import { openEngine } from '../core/api/engine.js';
-import type { Clock } from '../core/context.js';
+import { openEngine } from '../core/engine/open-engine.js';
+import type { Clock } from '../core/context/engine-context.js';
 import { llmConfigFromEnv } from '../core/llm/config.js';
-import type { SearchMode } from '../core/retrieval/search.js';
+import type { SearchMode } from '../core/domain/search.js';
 import type { OpOutput } from '../core/api/contract.js';
 import { benchEmbedder } from './embedder.js';
 import { startObservationLlm } from './observation-llm.js';

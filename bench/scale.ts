@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openEngine } from '../core/api/engine.js';
+import { openEngine } from '../core/engine/open-engine.js';
 import type { Embedder } from '../core/embed/embedder.js';
-import { tokenize } from '../core/retrieval/tokenize.js';
+import { tokenize } from '../core/text/tokenize.js';
 import { Store } from '../core/store/store.js';
 import { benchEmbedder } from './embedder.js';
 import { argValue, percentile, round } from './stats.js';

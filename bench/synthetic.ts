@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { OpInput } from '../core/api/contract.js';
-import { tokenize } from '../core/retrieval/tokenize.js';
+import { tokenize } from '../core/text/tokenize.js';
 import { prng } from '../test/fixtures/tiny-model/generate.js';
 
 /** The same seeded PRNG the tiny model is generated with: the same corpus on every machine. */

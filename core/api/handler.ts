@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { EngineContext } from '../context.js';
-import type { DiscoveryJobs } from '../semantic/jobs.js';
+import type { EngineContext } from '../context/engine-context.js';
+import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
 import type { operations, OperationName, OpOutput } from './contract.js';
 
 export interface ProgressEvent {

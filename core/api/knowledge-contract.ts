@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KeyInput, LinkRole, RelationshipType } from '../domain/semantic.js';
-import { SearchMode } from '../retrieval/search.js';
+import { SearchMode } from '../domain/search.js';
 import { FactFilterInput, Owner, SearchResultItem, SemanticResultItem } from './search-contract.js';
 import { FactVersionView, FactView, MessageView } from './views.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EpisodeType } from '../domain/episode.js';
-import { SearchMode } from '../retrieval/search.js';
+import { SearchMode } from '../domain/search.js';
 import { MessageView } from './views.js';
 
 /** The search part of the contract, shared by episodic and semantic operations. */

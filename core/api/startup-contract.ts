@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FOLDER_PROBLEMS } from '../data-folder.js';
+import { FOLDER_PROBLEMS } from '../store/data-folder.js';
 
 /**
  * Where the memory lives, which embedding model reads it, and restoring a backup: changes that close

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
-import type { CallOptions, ProgressEvent } from '../api/engine.js';
+import type { CallOptions, ProgressEvent } from '../engine/open-engine.js';
 import type { EpisodeRef } from '../api/knowledge-contract.js';
 import type { FactView } from '../api/views.js';
 import { bold, dim, renderResults, when } from './output.js';

@@ -1,11 +1,11 @@
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { DEFAULT_OWNER, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
-import type { CallOptions, Engine, ProgressEvent } from '../api/engine.js';
-import { openAppEngine } from '../api/app-engine.js';
-import { openDefaultEngine, type EmbeddingNeed } from '../api/open.js';
+import type { CallOptions, Engine, ProgressEvent } from '../engine/open-engine.js';
+import { openAppEngine } from '../engine/app-engine.js';
+import { openDefaultEngine, type EmbeddingNeed } from '../engine/open-default.js';
 import { isNemoriError, NemoriError } from '../domain/errors.js';
-import { resolveStartup } from '../startup.js';
+import { resolveStartup } from '../engine/startup.js';
 import { addDataCommands } from './data.js';
 import { addForgettingCommands } from './forgetting.js';
 import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowledge.js';

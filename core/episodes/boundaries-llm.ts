@@ -2,9 +2,8 @@ import { z } from 'zod';
 import type { StoredMessage } from '../domain/conversation.js';
 import { isLlmError, type Llm, type LlmError } from '../llm/llm.js';
 import { renderPrompt } from '../llm/prompts.js';
-import { toLocal } from './describe.js';
-import { messageText } from './heuristic.js';
-import type { LlmEpisodeConfig } from './llm-config.js';
+import { localStamp, messageText, shorten } from '../text/message-text.js';
+import type { LlmEpisodeConfig } from '../context/llm-episodes-config.js';
 import { splitByTimeGap } from './segment.js';
 
 /**
@@ -43,13 +42,6 @@ export interface Span {
   byLlm: boolean;
 }
 
-const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-/** "Mon 2023-05-08 09:04" in the sender's own time zone. */
-export function localStamp(m: Pick<StoredMessage, 'sentAt' | 'utcOffsetMin'>): string {
-  const d = toLocal(m.sentAt, m.utcOffsetMin);
-  return `${weekday[d.getUTCDay()]} ${d.toISOString().slice(0, 16).replace('T', ' ')}`;
-}
 
 export function formatGap(ms: number): string {
   const min = Math.round(ms / 60_000);
@@ -59,10 +51,6 @@ export function formatGap(ms: number): string {
   return `${Math.round(min / 1440)} days`;
 }
 
-export function shorten(text: string, max: number): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
 
 function boundaryReply(last: number) {
   return z.object({

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import { isLlmError, LlmError, type Llm } from '../llm/llm.js';
 import { llmSegments, llmSpans, newSession, noteFailure, type BuildSession, type Span } from './boundaries-llm.js';
-import { buildHeuristicEpisode, HEURISTIC_VERSION, messageText } from './heuristic.js';
+import { buildHeuristicEpisode, HEURISTIC_VERSION } from './heuristic.js';
+import { messageText } from '../text/message-text.js';
 import { LLM_EPISODE_VERSION, llmEpisode, type ConversationInfo, type EpisodeGraphPayload } from './llm-builder.js';
 import { segmentMessages } from './segment.js';
 

@@ -1,21 +1,13 @@
 import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
-import { tokenize } from '../retrieval/tokenize.js';
-import { describeSpan, joinNames } from './describe.js';
-import { keywords, properNouns } from './keywords.js';
+import { tokenize } from '../text/tokenize.js';
+import { describeSpan, joinNames } from '../text/describe.js';
+import { keywords, properNouns } from '../text/keywords.js';
+import { messageText } from '../text/message-text.js';
 import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
 
 export const HEURISTIC_VERSION = 'heuristic-1';
 
-/** A message as episode text: attachments are told, not dropped ("[shares a photo: a dog on a beach]"). */
-export function messageText(m: StoredMessage): string {
-  const media = m.attachments.map((a) => {
-    const what = a.kind === 'image' ? 'a photo' : a.kind === 'file' ? 'a file' : `a ${a.kind}`;
-    const about = a.caption ?? a.name;
-    return about ? `[shares ${what}: ${about}]` : `[shares ${what}]`;
-  });
-  return [m.text, ...media].filter(Boolean).join(' ');
-}
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 const LETTER = /\p{L}/gu;

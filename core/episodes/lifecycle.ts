@@ -1,6 +1,6 @@
 import { NemoriError } from '../domain/errors.js';
 import type { Episode, EpisodeDraft, EpisodePatch } from '../domain/episode.js';
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import { bm25Doc, embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import type { Bm25Corpus } from '../store/bm25.js';
 

@@ -4,11 +4,10 @@ import { EpisodeDraft, EpisodeType } from '../domain/episode.js';
 import { describeIssues, lenientList } from '../llm/json.js';
 import { LlmError, type Llm } from '../llm/llm.js';
 import { renderPrompt } from '../llm/prompts.js';
-import { localStamp, shorten } from './boundaries-llm.js';
-import { describeSpan, formatOffset, joinNames, localDate } from './describe.js';
+import { describeSpan, formatOffset, joinNames, localDate } from '../text/describe.js';
 import { entityKey, predicateKey } from './entity-names.js';
-import { messageText } from './heuristic.js';
-import type { LlmEpisodeConfig } from './llm-config.js';
+import { localStamp, messageText, shorten } from '../text/message-text.js';
+import type { LlmEpisodeConfig } from '../context/llm-episodes-config.js';
 import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
 
 /**

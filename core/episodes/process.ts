@@ -1,5 +1,5 @@
 import type { IncomingConversation } from '../domain/conversation.js';
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import { builderFor, newBuildSession, type BuiltEpisode } from './builders.js';
 

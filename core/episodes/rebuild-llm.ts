@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
 import { isLlmError } from '../llm/llm.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';

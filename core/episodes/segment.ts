@@ -1,6 +1,6 @@
 import type { StoredMessage } from '../domain/conversation.js';
-import { tokenize } from '../retrieval/tokenize.js';
-import type { SegmentConfig } from './config.js';
+import { tokenize } from '../text/tokenize.js';
+import type { SegmentConfig } from '../context/segment-config.js';
 
 export type Segment = StoredMessage[];
 

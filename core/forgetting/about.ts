@@ -1,6 +1,6 @@
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
-import { tokenize } from '../retrieval/tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 import type { MemoryKind, Tier } from './decay.js';
 import { activeTargets } from './targets.js';
 

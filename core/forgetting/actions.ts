@@ -1,7 +1,8 @@
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
 import { decayOf, type Decay, type MemoryKind, type Tier } from './decay.js';
-import { activeTargets, findMemory, type MemoryRecord, type Move, type TierItem } from './targets.js';
+import type { MemoryRecord, Move, TierItem } from './target.js';
+import { activeTargets, findMemory } from './targets.js';
 
 /** What the person does by hand: restore, empty the trash, mark, browse the archive and the trash, ask why. */
 

@@ -1,5 +1,5 @@
 import type { ForgettingReason } from '../domain/forgetting-reason.js';
-import type { ForgettingConfig } from './config.js';
+import type { ForgettingConfig } from '../context/forgetting-config.js';
 
 /**
  * Seed 002's decay score and seed 001's importance dynamics, as pure functions of a memory's access

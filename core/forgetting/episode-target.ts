@@ -1,9 +1,9 @@
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import { entityKey } from '../episodes/entity-names.js';
 import { bm25Doc, embeddingText } from '../retrieval/indexing.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
-import { asRecord, type ApplyOutcome, type ForgettingTarget, type Move } from './targets.js';
+import { asRecord, type ApplyOutcome, type ForgettingTarget, type Move } from './target.js';
 
 /** Moves per transaction: a crash loses at most one batch's progress, never half a move. */
 const BATCH = 256;

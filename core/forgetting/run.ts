@@ -1,8 +1,9 @@
-import type { EngineContext } from '../context.js';
+import type { EngineContext } from '../context/engine-context.js';
 import type { ForgettingReason } from '../domain/forgetting-reason.js';
 import type { Store } from '../store/store.js';
 import { decayOf, decideTier, type MemoryKind, type Tier } from './decay.js';
-import { activeTargets, type Move } from './targets.js';
+import type { Move } from './target.js';
+import { activeTargets } from './targets.js';
 
 export interface PlannedMove {
   kind: MemoryKind;

@@ -13,15 +13,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { ImportFilesOutput } from '../api/contract.js';
-import type { Engine } from '../api/engine.js';
+import type { Engine } from '../engine/open-engine.js';
 import { NemoriError } from '../domain/errors.js';
 import { isAuthorized, isLoopbackHost, isSameOriginOrNone, newToken } from './auth.js';
 import { readJson } from './body.js';
-import { createDispatcher, toWireError, type CallEngine } from './dispatch.js';
+import { createDispatcher, toWireError, type CallEngine } from '../api/dispatch.js';
 import { createEventHub } from './sse.js';
 import { PAGE_HEADERS, serveStatic } from './static.js';
 import { createUploadArea, type UploadedFile } from './uploads.js';
-import type { CallResult, EngineEvent, WireError, WireErrorCode } from './wire.js';
+import type { CallResult, EngineEvent, WireError, WireErrorCode } from '../api/wire.js';
 
 export interface WebServerOptions {
   /** The engine, or its opening (`nemori web` serves the tab while the model downloads; calls wait for it). */

@@ -4,7 +4,7 @@
  * was closed during an import simply misses them and reads the final result).
  */
 import type { ServerResponse } from 'node:http';
-import type { EngineEvent } from './wire.js';
+import type { EngineEvent } from '../api/wire.js';
 
 export interface EventHub {
   /** `first`: events this tab gets at once (where something already under way stands). */

@@ -7,10 +7,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { openAppEngine, type AppEngine } from '../api/app-engine.js';
+import { openAppEngine, type AppEngine } from '../engine/app-engine.js';
 import type { ModelStatus } from '../api/model-status.js';
 import { NemoriError } from '../domain/errors.js';
-import type { Startup } from '../startup.js';
+import type { Startup } from '../engine/startup.js';
 import { startWebServer, type WebServer } from './server.js';
 
 /** Where `npm run build` puts the renderer, relative to this file (core/http → out/renderer). */

@@ -1,7 +1,7 @@
 import type { Episode } from '../domain/episode.js';
 import type { Bm25Doc, FieldVector, ImpactParams } from '../store/bm25.js';
 import type { Repos } from '../store/store.js';
-import { tokenize } from './tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 
 type Indexable = Pick<Episode, 'id' | 'title' | 'summary' | 'content' | 'metadata' | 'keywords'>;
 

@@ -1,13 +1,12 @@
 import { z } from 'zod';
+import type { SearchMode } from '../domain/search.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { EpisodeFilters } from '../store/episodes.js';
 import type { SemanticFilters } from '../store/semantic.js';
 import type { Store } from '../store/store.js';
-import type { RetrievalConfig } from './config.js';
-import { tokenize } from './tokenize.js';
+import type { RetrievalConfig } from '../context/retrieval-config.js';
+import { tokenize } from '../text/tokenize.js';
 
-export const SearchMode = z.enum(['hybrid', 'bm25', 'vector']);
-export type SearchMode = z.infer<typeof SearchMode>;
 export type MatchedBy = 'bm25' | 'vector';
 export type HitKind = 'episode' | 'semantic';
 

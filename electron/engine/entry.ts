@@ -4,8 +4,8 @@
  * the same ones the CLI finds) and serves the protocol over `process.parentPort`. Nothing here
  * touches a window.
  */
-import { openAppEngine } from '../../core/api/app-engine';
-import { resolveStartup } from '../../core/startup';
+import { openAppEngine } from '../../core/engine/app-engine';
+import { resolveStartup } from '../../core/engine/startup';
 import { takeHostKey } from '../main/key-vault';
 import { serveEngine } from './serve';
 import type { HostMessage, HostRequest, MessageEnd } from './protocol';

@@ -7,9 +7,9 @@
  * so both ends are tested in Node with an in-memory channel.
  */
 import type { OperationName } from '../../core/api/contract';
-import type { ProgressEvent } from '../../core/api/engine';
+import type { ProgressEvent } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
-import type { WireError } from '../../core/http/wire';
+import type { WireError } from '../../core/api/wire';
 
 /** main → engine */
 export type HostRequest =

@@ -3,9 +3,9 @@
  * at once; the engine orders its own database work), forwards progress (and, while opening, the
  * embedding model's download), and closes the database when asked. Calls that arrive while the engine is still opening wait for it.
  */
-import type { Engine } from '../../core/api/engine';
+import type { Engine } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
-import { isExpectedError, toWireError } from '../../core/http/dispatch';
+import { isExpectedError, toWireError } from '../../core/api/dispatch';
 import type { HostMessage, HostRequest, MessageEnd } from './protocol';
 
 export interface ServeOptions {

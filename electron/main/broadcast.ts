@@ -3,7 +3,7 @@
  * that (re)loads later, so a window opened mid-download shows the download at once instead of waiting
  * for the next byte (the HTTP bridge does the same for a tab that connects).
  */
-import type { EngineEvent } from '../../core/http/wire';
+import type { EngineEvent } from '../../core/api/wire';
 
 /** What a window needs here (Electron's WebContents, or a stand-in in tests). */
 export interface EventTarget {

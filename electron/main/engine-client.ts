@@ -4,10 +4,10 @@
  * Electron import); `engine-host.ts` connects it to a real utility process.
  */
 import type { OperationName } from '../../core/api/contract';
-import type { ProgressEvent } from '../../core/api/engine';
+import type { ProgressEvent } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
-import { WireCallError } from '../../core/http/dispatch';
-import type { WireError } from '../../core/http/wire';
+import { WireCallError } from '../../core/api/dispatch';
+import type { WireError } from '../../core/api/wire';
 import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
 
 export interface EngineClient {

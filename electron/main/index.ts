@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import { app, BrowserWindow, dialog, safeStorage, session } from 'electron';
-import { createDispatcher } from '../../core/http/dispatch';
-import type { EngineEvent } from '../../core/http/wire';
-import { BRIDGE_CHANNELS, type PickKind } from '../shared/bridge';
+import { createDispatcher } from '../../core/api/dispatch';
+import type { EngineEvent } from '../../core/api/wire';
+import { BRIDGE_CHANNELS, type PickKind } from '../../core/api/bridge';
 import { APP_ENTRY_URL } from './app-scheme';
 import { createBroadcaster, type EventTarget } from './broadcast';
 import { startEngineHost } from './engine-host';

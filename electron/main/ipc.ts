@@ -1,6 +1,6 @@
 import { ipcMain, type IpcMainInvokeEvent } from 'electron';
-import type { Dispatcher } from '../../core/http/dispatch';
-import { BRIDGE_CHANNELS, PICK_KINDS, type PickKind } from '../shared/bridge';
+import type { Dispatcher } from '../../core/api/dispatch';
+import { BRIDGE_CHANNELS, PICK_KINDS, type PickKind } from '../../core/api/bridge';
 import { isAppUrl } from './security';
 
 export interface BridgeHandlers {

@@ -4,6 +4,6 @@
  * no Node, no generic "send any channel" escape hatch.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { BRIDGE_KEY, createBridge } from '../shared/bridge';
+import { BRIDGE_KEY, createBridge } from '../../core/api/bridge';
 
 contextBridge.exposeInMainWorld(BRIDGE_KEY, createBridge(ipcRenderer));

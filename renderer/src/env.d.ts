@@ -1,4 +1,4 @@
-import type { NemoriBridge } from '../../electron/shared/bridge';
+import type { NemoriBridge } from '../../core/api/bridge';
 
 declare global {
   interface Window {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openAppEngine, type AppEngine } from '../../core/api/app-engine.js';
-import { resolveStartup } from '../../core/startup.js';
+import { openAppEngine, type AppEngine } from '../../core/engine/app-engine.js';
+import { resolveStartup } from '../../core/engine/startup.js';
 import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
 import { fixture, openMemoryEngine, tempDir } from '../helpers/engine.js';
 

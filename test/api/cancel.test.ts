@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../core/http/dispatch.js';
-import type { EngineEvent } from '../../core/http/wire.js';
+import { createDispatcher } from '../../core/api/dispatch.js';
+import type { EngineEvent } from '../../core/api/wire.js';
 import { manyConversationsFile, newOwner, openMemoryEngine } from '../helpers/engine.js';
 
 describe('cancelling a call', () => {

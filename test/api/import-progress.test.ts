@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine, ProgressEvent } from '../../core/api/engine.js';
+import type { Engine, ProgressEvent } from '../../core/engine/open-engine.js';
 import { openEmbedder } from '../../core/embed/transformers-embedder.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { fixture, manyConversationsFile, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { describe, expect, it } from 'vitest';
-import { openEngine } from '../../core/api/engine.js';
+import { openEngine } from '../../core/engine/open-engine.js';
 import { openMemoryEngine, tempDir } from '../helpers/engine.js';
 
 describe('the app settings', () => {

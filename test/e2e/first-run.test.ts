@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelStatus } from '../../core/api/model-status.js';
 import { startWeb } from '../../core/http/web.js';
-import { resolveStartup } from '../../core/startup.js';
+import { resolveStartup } from '../../core/engine/startup.js';
 import { tempDir } from '../helpers/engine.js';
 import { mirrorEnv, startModelMirror, tinyModelBytes, tinyOnnxBytes } from '../helpers/model-mirror.js';
 import { ensureRendererBuilt, launchChromium, newContext, RENDERER_DIR, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';

@@ -3,7 +3,7 @@
  * fixture episodes with a scripted OpenAI-compatible server (real HTTP on 127.0.0.1, canned replies),
  * switched on through the API after the import and off again afterwards, then changed through the API.
  */
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { startLlmServer, type RecordedRequest } from '../helpers/llm-server.js';
 import { task } from '../llm/script.js';
 

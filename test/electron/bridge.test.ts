@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BRIDGE_CHANNELS, createBridge, type IpcRendererLike } from '../../electron/shared/bridge';
+import { BRIDGE_CHANNELS, createBridge, type IpcRendererLike } from '../../core/api/bridge';
 
 type Listener = (event: unknown, ...args: unknown[]) => void;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../core/http/wire';
+import type { EngineEvent } from '../../core/api/wire';
 import { createBroadcaster, type EventTarget } from '../../electron/main/broadcast';
 
 function target(destroyed = false): EventTarget & { got: EngineEvent[] } {

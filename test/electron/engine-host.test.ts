@@ -4,10 +4,10 @@
  * (The Electron utility process itself cannot run here; this is all of its logic.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProgressEvent } from '../../core/api/engine';
+import type { ProgressEvent } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
-import { openDefaultEngine } from '../../core/api/open';
-import { WireCallError } from '../../core/http/dispatch';
+import { openDefaultEngine } from '../../core/engine/open-default';
+import { WireCallError } from '../../core/api/dispatch';
 import type { HostMessage, HostRequest } from '../../electron/engine/protocol';
 import { serveEngine } from '../../electron/engine/serve';
 import { createEngineClient, type EngineClient, type EngineClientOptions } from '../../electron/main/engine-client';

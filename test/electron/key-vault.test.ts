@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEngine } from '../../core/api/engine';
+import { openEngine } from '../../core/engine/open-engine';
 import { createKeyVault, HOST_KEY_ENV, takeHostKey, vaultKeyOf, type Encryption } from '../../electron/main/key-vault';
 import { tempDir } from '../helpers/engine';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server';

@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Engine } from '../../core/api/engine';
-import { createDispatcher } from '../../core/http/dispatch';
-import type { EngineEvent } from '../../core/http/wire';
-import { BRIDGE_CHANNELS } from '../../electron/shared/bridge';
+import type { Engine } from '../../core/engine/open-engine';
+import { createDispatcher } from '../../core/api/dispatch';
+import type { EngineEvent } from '../../core/api/wire';
+import { BRIDGE_CHANNELS } from '../../core/api/bridge';
 import { openMemoryEngine, tempDir } from '../helpers/engine';
 
 const electron = vi.hoisted(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../core/domain/conversation.js';
-import { defaultSegmentConfig } from '../../core/episodes/config.js';
+import { defaultSegmentConfig } from '../../core/context/segment-config.js';
 import { buildHeuristicEpisode } from '../../core/episodes/heuristic.js';
 import { segmentMessages } from '../../core/episodes/segment.js';
 

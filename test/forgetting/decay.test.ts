@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ForgettingConfig, defaultForgettingConfig as c } from '../../core/forgetting/config.js';
+import { ForgettingConfig, defaultForgettingConfig as c } from '../../core/context/forgetting-config.js';
 import { decayOf, decideTier, dynamicImportance, type AccessRecord, type MemoryKind, type Tier } from '../../core/forgetting/decay.js';
 
 const DAY = 86_400_000;

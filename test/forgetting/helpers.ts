@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { OpInput } from '../../core/api/contract.js';
-import type { Engine } from '../../core/api/engine.js';
-import type { Clock } from '../../core/context.js';
+import type { Engine } from '../../core/engine/open-engine.js';
+import type { Clock } from '../../core/context/engine-context.js';
 
 export const DAY_MS = 86_400_000;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
-import { startForgettingScheduler } from '../../core/forgetting/scheduler.js';
-import { openEngine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
+import { startForgettingScheduler } from '../../core/jobs/forgetting-scheduler.js';
+import { openEngine } from '../../core/engine/open-engine.js';
 import { newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { DAY_MS, diary, episodeOf, TestClock } from './helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseReason, serializeReason, type ForgettingReason } from '../../core/domain/forgetting-reason.js';
-import { defaultForgettingConfig as c } from '../../core/forgetting/config.js';
+import { defaultForgettingConfig as c } from '../../core/context/forgetting-config.js';
 import { decayOf, decideTier, type AccessRecord } from '../../core/forgetting/decay.js';
 import { reasonText } from '../../core/forgetting/reason-text.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { openEmbedder } from '../../core/embed/index.js';
 import { paraphrasePair, tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';

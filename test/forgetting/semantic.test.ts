@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { openEmbedder } from '../../core/embed/index.js';
-import { learnFact } from '../../core/semantic/learn.js';
+import { learnFact } from '../../core/facts/learn.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 import { diary, episodeOf, TestClock } from './helpers.js';

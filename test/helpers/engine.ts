@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openEngine, type Engine, type OpenEngineOptions } from '../../core/api/engine.js';
+import { openEngine, type Engine, type OpenEngineOptions } from '../../core/engine/open-engine.js';
 
 export const fixture = (...p: string[]) => path.join(import.meta.dirname, '..', 'fixtures', ...p);
 

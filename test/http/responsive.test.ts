@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { startWebServer, type WebServer } from '../../core/http/server.js';
-import type { EngineEvent } from '../../core/http/wire.js';
+import type { EngineEvent } from '../../core/api/wire.js';
 import { openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { callOp, listen, until } from './client.js';
 

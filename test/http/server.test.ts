@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { CONTENT_SECURITY_POLICY } from '../../core/http/csp.js';
 import { startWebServer, type WebServer } from '../../core/http/server.js';
 import { fixture, openMemoryEngine, tempDir } from '../helpers/engine.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../core/http/wire.js';
+import type { EngineEvent } from '../../core/api/wire.js';
 import { ensureRendererBuilt } from '../e2e/harness.js';
 import { tempDir } from '../helpers/engine.js';
 import { mirrorEnv, startModelMirror, tinyModelBytes, tinyOnnxBytes } from '../helpers/model-mirror.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { lineFormat } from '../../core/ingest/line.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 import { ingestFixture, readAll, readOne, rows, writeTemp } from './chat-helpers.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { markdownFormat } from '../../core/ingest/markdown.js';
 import { newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { ingestFixture, readAll, readOne, rows, writeTemp } from './chat-helpers.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { discordImport } from '../../core/ingest/discord.js';
 import { PART_MESSAGES } from '../../core/ingest/parts.js';
 import { slackImport } from '../../core/ingest/slack.js';

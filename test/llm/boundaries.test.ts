@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../core/domain/conversation.js';
 import { llmSegments, newSession } from '../../core/episodes/boundaries-llm.js';
-import { LlmEpisodeConfig } from '../../core/episodes/llm-config.js';
+import { LlmEpisodeConfig } from '../../core/context/llm-episodes-config.js';
 import { createOpenAiLlm } from '../../core/llm/client.js';
 import { startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.js';
 

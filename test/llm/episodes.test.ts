@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 import { closedPortUrl, startLlmServer, type LlmServer, type ScriptReply } from '../helpers/llm-server.js';
 import { MESSAGES, narratives, scriptHappy, task, twoSessions } from './script.js';

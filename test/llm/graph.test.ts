@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/api/engine.js';
+import type { Engine } from '../../core/engine/open-engine.js';
 import { graphPayload } from '../../core/episodes/llm-builder.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TOKEN_LENGTH, tokenize, uniqueTerms } from '../../core/retrieval/tokenize.js';
+import { MAX_TOKEN_LENGTH, tokenize, uniqueTerms } from '../../core/text/tokenize.js';
 
 /** Every term of the query occurs among the document's terms: BM25 can match the whole query. */
 function expectQueryCovered(query: string, doc: string): void {

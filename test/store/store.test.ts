@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
-import { openEngine } from '../../core/api/engine.js';
+import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 
 describe('the store on disk', () => {

@@ -1,6 +1,6 @@
 import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
 import { processPending } from '../../episodes/process.js';
-import { reindexFacts } from '../../semantic/learn.js';
+import { reindexFacts } from '../../facts/learn.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { episodeView, messageView } from '../views.js';

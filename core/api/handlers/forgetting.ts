@@ -1,8 +1,8 @@
-import type { EngineContext } from '../../context.js';
+import type { EngineContext } from '../../context/engine-context.js';
 import { forgetAbout } from '../../forgetting/about.js';
 import { explainDecay, listTier, markMemory, purgeAfter, purgeTrash, restoreMemory } from '../../forgetting/actions.js';
 import { runForgetting } from '../../forgetting/run.js';
-import type { TierItem } from '../../forgetting/targets.js';
+import type { TierItem } from '../../forgetting/target.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { z } from 'zod';
-import type { EngineContext } from '../../context.js';
+import type { EngineContext } from '../../context/engine-context.js';
 import { IncomingConversation, parseIsoWithOffset } from '../../domain/conversation.js';
 import { NemoriError } from '../../domain/errors.js';
 import { ingestConversation } from '../../episodes/process.js';
@@ -8,7 +8,7 @@ import type { ImportFormat } from '../../ingest/format.js';
 import { detectFormat } from '../../ingest/formats.js';
 import type { ImportFileReport, ImportFilesInput, ImportFilesOutput } from '../contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
-import { importProgress } from './import-progress.js';
+import { importProgress } from '../../jobs/import-progress.js';
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -1,7 +1,7 @@
-import type { EngineContext } from '../../context.js';
+import type { EngineContext } from '../../context/engine-context.js';
 import { NemoriError } from '../../domain/errors.js';
 import { KeyError, type SemanticLink, type SemanticNode } from '../../domain/semantic.js';
-import { relatedKnowledge, type RelatedFact } from '../../semantic/relationships.js';
+import { relatedKnowledge, type RelatedFact } from '../../facts/relationships.js';
 import {
   capacityInfo,
   findFact,
@@ -12,12 +12,12 @@ import {
   undeleteFact,
   upsertFact,
   type WriteOutcome,
-} from '../../semantic/store-api.js';
+} from '../../facts/store-api.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { knowledgeOperations, EpisodeRef } from '../knowledge-contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { factVersionView, factView, messageView } from '../views.js';
-import { searchItems } from '../../retrieval/results.js';
+import { searchItems } from '../search-results.js';
 
 type KnowledgeOps = keyof typeof knowledgeOperations;
 

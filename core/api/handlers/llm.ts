@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EngineContext } from '../../context.js';
+import type { EngineContext } from '../../context/engine-context.js';
 import { NemoriError } from '../../domain/errors.js';
 import { entityKey } from '../../episodes/entity-names.js';
 import { rebuildEpisodesWithLlm } from '../../episodes/rebuild-llm.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { searchItems, type MemoryQuery } from '../../retrieval/results.js';
+import type { MemoryQuery } from '../../retrieval/find.js';
+import { searchItems } from '../search-results.js';
 import type { SearchInput } from '../contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 

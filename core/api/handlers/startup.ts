@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EngineContext } from '../../context.js';
-import { checkFolder, type FolderCheck } from '../../data-folder.js';
+import type { EngineContext } from '../../context/engine-context.js';
+import { checkFolder, type FolderCheck } from '../../store/data-folder.js';
 import { NemoriError } from '../../domain/errors.js';
 import { DEFAULT_MODEL_ID } from '../../embed/index.js';
 import { MODEL_SPECS } from '../../embed/model-specs.js';

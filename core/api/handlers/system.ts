@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, type EngineContext } from '../../context.js';
+import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, type EngineContext } from '../../context/engine-context.js';
 import { NemoriError } from '../../domain/errors.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { llmHealth } from './llm.js';

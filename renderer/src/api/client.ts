@@ -4,7 +4,7 @@
  * bridge. Both speak the contract of core/api and return the same results and errors.
  */
 import type { DEFAULT_OWNER as ContractDefaultOwner } from '../../../core/api/search-contract';
-import type { NemoriBridge, PickKind } from '../../../electron/shared/bridge';
+import type { NemoriBridge, PickKind } from '../../../core/api/bridge';
 import { httpTransport, type HttpTransport } from './http';
 import { readToken } from './token';
 import type { CallProgress, CallResult, EngineEvent, OperationName, OpInput, OpOutput, WireError, WireErrorCode } from './types';

@@ -3,7 +3,7 @@
  * core, the renderer bundle gets none of it (validation happens in main / the HTTP bridge).
  */
 import type { OperationName, OpInput, OpOutput } from '../../../core/api/contract';
-import type { CallResult, EngineEvent, ImportStage, ModelStatus, ProgressFacts, WireError, WireErrorCode } from '../../../core/http/wire';
+import type { CallResult, EngineEvent, ImportStage, ModelStatus, ProgressFacts, WireError, WireErrorCode } from '../../../core/api/wire';
 
 export type { CallResult, EngineEvent, ImportStage, ModelStatus, OperationName, OpInput, OpOutput, ProgressFacts, WireError, WireErrorCode };
 

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { connectionKind, pick } from '../api/client';
-import type { PickKind } from '../../../electron/shared/bridge';
+import type { PickKind } from '../../../core/api/bridge';
 
 /**
  * Choosing a folder or a backup file on this computer: the system dialog in the desktop app; in a

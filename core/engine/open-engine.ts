@@ -1,0 +1,138 @@
+import path from 'node:path';
+import type { z } from 'zod';
+import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, systemClock, type Clock, type EngineContext } from '../context/engine-context.js';
+import { STORE_FOLDER } from '../store/data-folder.js';
+import { NemoriError } from '../domain/errors.js';
+import type { Embedder } from '../embed/embedder.js';
+import { startForgettingScheduler, type ForgettingScheduler } from '../jobs/forgetting-scheduler.js';
+import { discoveryJobs } from '../jobs/discovery-runner.js';
+import { Store } from '../store/store.js';
+import { operations, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
+import type { CallOptions, EmbeddingStatus, Handlers } from '../api/handler.js';
+import { episodeHandlers } from '../api/handlers/episodes.js';
+import { forgettingHandlers } from '../api/handlers/forgetting.js';
+import { attachLlm, llmHandlers, type LlmOption } from '../api/handlers/llm.js';
+import { importHandlers } from '../api/handlers/imports.js';
+import { knowledgeHandlers } from '../api/handlers/knowledge.js';
+import { searchHandlers } from '../api/handlers/search.js';
+import { startupHandlers } from '../api/handlers/startup.js';
+import { systemHandlers } from '../api/handlers/system.js';
+
+export type { CallOptions, EmbeddingStatus, ProgressEvent } from '../api/handler.js';
+
+export interface OpenEngineOptions {
+  /** Data folder; null → an in-memory store that vanishes on close (tests, previews). */
+  home: string | null;
+  embedder: Embedder | null;
+  /** What `health` reports about the embedding model (the loader knows why a model is missing). */
+  embeddingStatus?: EmbeddingStatus;
+  clock?: Clock;
+  config?: z.input<typeof EngineConfig>;
+  warn?: (message: string) => void;
+  /**
+   * Run the forgetting pass in the background (daily by default, `config.forgetting.schedule`), and
+   * knowledge discovery whenever an LLM is there to do it. For the long-lived app; tests and CLI
+   * one-shots leave it off and run both on demand.
+   */
+  scheduleForgetting?: boolean;
+  /**
+   * The LLM: a configuration to use (from the environment, CLI flags or the caller), null for off,
+   * or omitted to use the settings saved through the API (none saved: off). Off means no network call.
+   */
+  llm?: LlmOption;
+  /**
+   * The host keeps the LLM API key outside the database (the desktop app, in the OS keychain): the key
+   * for this session, or null for none. Omitted: the key is saved with the other LLM settings.
+   */
+  llmKeyFromHost?: string | null;
+}
+
+/** The engine every front end talks to: one validated `call` per contract operation. */
+export interface Engine {
+  call<K extends OperationName>(name: K, input: NoInfer<OpInput<K>>, o?: CallOptions): Promise<OpOutput<K>>;
+  readonly context: EngineContext;
+  /** Whether the embedding model loaded, and why not (then search matches words only). */
+  readonly embedding: EmbeddingStatus;
+  close(): Promise<void>;
+}
+
+async function configAt(store: Store, explicit: Record<string, unknown>): Promise<EngineConfig> {
+  const saved = (await store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {};
+  const layered = layerConfig(saved, explicit);
+  const parsed = EngineConfig.safeParse(layered);
+  if (parsed.success) return parsed.data;
+  // Saved settings that no longer validate must not keep the app from opening.
+  return EngineConfig.parse(explicit);
+}
+
+/** An operation's input checked against the contract; the error names the operation and the field. */
+export function parseInput(name: OperationName, input: unknown): unknown {
+  const parsed = operations[name].input.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new NemoriError('INVALID_INPUT', `${name}: ${issue.path.join('.') || 'input'}: ${issue.message}`);
+}
+
+export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
+  const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined });
+  const ctx: EngineContext = {
+    store,
+    embedder: o.embedder,
+    llm: null,
+    clock: o.clock ?? systemClock,
+    // Settings saved in the app lie under the host's explicit options (tests, benchmarks, flags).
+    config: await configAt(store, o.config ?? {}),
+    warn: o.warn ?? (() => {}),
+  };
+  try {
+    await attachLlm(ctx, o.llm, o.llmKeyFromHost);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  const discovery = discoveryJobs(ctx);
+  const background = o.scheduleForgetting ?? false;
+  const embedding: EmbeddingStatus = o.embeddingStatus ?? {
+    available: o.embedder !== null,
+    modelId: o.embedder?.modelId ?? 'none',
+    source: null,
+    reason: o.embedder ? null : 'no embedding model configured',
+  };
+  const env = { ctx, embeddingStatus: embedding, discovery, background, explicitConfig: o.config ?? {} };
+  // One group per area of the contract; the type makes a missing operation a compile error.
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env) };
+  const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
+  // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
+  if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
+  const calls = new Map<string, AbortController>();
+  return {
+    context: ctx,
+    embedding,
+    async call(name, input, opts = {}) {
+      const parsed = parseInput(name, input);
+      if (name === 'cancelCall') {
+        const { callId } = parsed as OpInput<'cancelCall'>;
+        const running = calls.get(callId);
+        running?.abort();
+        return { cancelled: running !== undefined } as OpOutput<typeof name>;
+      }
+      // Long work (imports, discovery, rebuilds) checks the signal between its committed steps.
+      const controller = new AbortController();
+      if (opts.callId) calls.set(opts.callId, controller);
+      try {
+        const handler = h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<unknown>;
+        return operations[name].output.parse(await handler(parsed, { ...opts, signal: controller.signal })) as OpOutput<typeof name>;
+      } finally {
+        if (opts.callId) calls.delete(opts.callId);
+      }
+    },
+    async close() {
+      for (const c of calls.values()) c.abort();
+      // A background pass finishes its current batch before the store goes away.
+      await scheduler?.stop();
+      await discovery.stop();
+      await o.embedder?.dispose();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { EngineContext } from '../context/engine-context.js';
+import type { SearchMode } from '../domain/search.js';
+import type { EpisodeFilters, SearchResultRow } from '../store/episodes.js';
+import type { FactResultRow, SemanticFilters } from '../store/semantic.js';
+import { episodeSource, factSource, searchMemories, type Hit, type SearchSource } from './search.js';
+
+/**
+ * The retrieval service every caller shares (the search operation, remember, enhanced query, discovery's
+ * context): search over episodes and/or facts, each hit with the stored record it points at, its scores
+ * and provenance down to the source messages.
+ */
+
+export interface MemoryQuery {
+  ownerId: string;
+  text: string;
+  mode: SearchMode;
+  limit: number;
+  episodes: EpisodeFilters | null;
+  facts: SemanticFilters | null;
+  markAccessed: boolean;
+}
+
+/** A ranked hit with the record it found, best first. */
+export type FoundMemory = { kind: 'episode'; hit: Hit; episode: SearchResultRow } | { kind: 'semantic'; hit: Hit; fact: FactResultRow };
+
+export interface FoundMemories {
+  found: FoundMemory[];
+  modeUsed: SearchMode;
+  warnings: string[];
+}
+
+/** Runs a search over episodes and/or facts and reads the records of the hits (in rank order). */
+export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<FoundMemories> {
+  const { store } = ctx;
+  const sources: SearchSource[] = [];
+  if (q.episodes) sources.push(episodeSource(store, q.ownerId, q.episodes, ctx.config.retrieval));
+  if (q.facts) sources.push(factSource(store, q.ownerId, q.facts, ctx.config.retrieval));
+  const outcome = await searchMemories({ embedder: ctx.embedder, config: ctx.config.retrieval }, { text: q.text, mode: q.mode, limit: q.limit, sources });
+  const ids = (kind: Hit['kind']) => outcome.hits.filter((h) => h.kind === kind).map((h) => h.id);
+  const read = store.read;
+  const episodeIds = ids('episode');
+  const factIds = ids('semantic');
+  const [episodes, facts] = await Promise.all([read.episodes.searchResults(q.ownerId, episodeIds), read.semantic.searchResults(q.ownerId, factIds)]);
+  if (q.markAccessed) {
+    const now = ctx.clock.now();
+    await read.episodes.recordAccess(q.ownerId, episodeIds, now);
+    await read.semantic.recordAccess(q.ownerId, outcome.hits.filter((h) => h.kind === 'semantic').map((h) => ({ id: h.id, relevance: h.score })), now);
+  }
+  const episodeById = new Map(episodes.map((e) => [e.id, e]));
+  const factById = new Map(facts.map((f) => [f.id, f]));
+  const found = outcome.hits.flatMap((hit): FoundMemory[] => {
+    if (hit.kind === 'semantic') {
+      const fact = factById.get(hit.id);
+      return fact ? [{ kind: 'semantic', hit, fact }] : [];
+    }
+    const episode = episodeById.get(hit.id);
+    return episode ? [{ kind: 'episode', hit, episode }] : [];
+  });
+  return { found, modeUsed: outcome.modeUsed, warnings: outcome.warnings };
+}

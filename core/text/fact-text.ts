@@ -1,0 +1,59 @@
+import type { SemanticNode } from '../domain/semantic.js';
+import { keywords as salientWords } from './keywords.js';
+import { tokenize } from './tokenize.js';
+
+/** Field weights of a fact's keyword document: what it is about counts most, where it was said least. */
+const WEIGHTS = { label: 3, value: 2, keywords: 2, context: 1 } as const;
+
+type Indexable = Pick<SemanticNode, 'label' | 'value' | 'context' | 'keywords'>;
+
+/** Weighted term frequencies and weighted length of a fact (BM25F folded into one document). */
+export function factTerms(n: Indexable): { terms: Map<string, number>; length: number } {
+  const terms = new Map<string, number>();
+  let length = 0;
+  const add = (text: string, w: number) => {
+    for (const t of tokenize(text)) {
+      terms.set(t, (terms.get(t) ?? 0) + w);
+      length += w;
+    }
+  };
+  add(n.label, WEIGHTS.label);
+  add(n.value, WEIGHTS.value);
+  add(n.keywords.join(' \n '), WEIGHTS.keywords);
+  add(n.context, WEIGHTS.context);
+  return { terms, length };
+}
+
+/** What the embedding model sees, and what de-duplication compares: the fact itself, not where it was said. */
+export function factEmbeddingText(n: Pick<SemanticNode, 'label' | 'value'>): string {
+  return `${n.label}: ${n.value}`;
+}
+
+/** The text a fact hands to an LLM (and what it costs in a retrieval budget). */
+export function factText(n: Pick<SemanticNode, 'label' | 'value' | 'context'>): string {
+  return n.context ? `${n.label}: ${n.value} (${n.context})` : `${n.label}: ${n.value}`;
+}
+
+/**
+ * A cheap, model-free token estimate for capacity accounting: about four Latin characters per token,
+ * one token per CJK character.
+ */
+export function estimateTokens(text: string): number {
+  let cjk = 0;
+  let other = 0;
+  for (const ch of text) {
+    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(ch)) cjk++;
+    else if (!/\s/u.test(ch)) other++;
+  }
+  return cjk + Math.ceil(other / 4);
+}
+
+/** Two values say the same thing when they differ only in case, width, spacing or final punctuation. */
+export function sameValue(a: string, b: string): boolean {
+  const norm = (s: string) => s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').replace(/[\s.。!！]+$/u, '').trim();
+  return norm(a) === norm(b);
+}
+
+export function factKeywords(label: string, value: string, given: readonly string[]): string[] {
+  return [...new Set([...given.map((k) => k.trim()).filter(Boolean), ...salientWords(`${label} ${value}`, 6)])].slice(0, 12);
+}
