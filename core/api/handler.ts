@@ -1,32 +1,16 @@
 import type { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
+import type { Progress } from '../jobs/progress.js';
 import type { operations, OperationName, OpOutput } from './contract.js';
 
-export interface ProgressEvent {
+/** Progress of a call, named by its operation. */
+export interface ProgressEvent extends Progress {
   operation: OperationName;
-  phase: string;
-  done: number;
-  total: number;
-  facts?: ProgressFacts;
 }
 
-/** Facts about a step as data, for each window (or the CLI) to put in its own words and language. */
-export interface ProgressFacts {
-  /** The file being read: its name, its place in the batch (from 1), and how many there are. */
-  file?: { name: string; index: number; count: number };
-  /** Episodes built so far. */
-  episodes?: number;
-  /** No embedding model: episodes are found by their words only, and there is nothing to embed. */
-  keywordOnly?: true;
-}
-
-/**
- * importFiles' phases, in the order the work flows: messages stored, messages gathered into episodes,
- * episodes embedded, then knowledge discovery (only with an LLM). The first three advance together,
- * conversation by conversation.
- */
-export type ImportStage = 'import' | 'episodes' | 'embeddings' | 'discovery';
+export type { ProgressFacts } from '../jobs/progress.js';
+export type { ImportStage } from '../ingest/import-progress.js';
 
 export interface CallOptions {
   onProgress?: (e: ProgressEvent) => void;

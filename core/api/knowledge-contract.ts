@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DiscoveryRun, Eviction, LearnAction } from '../facts/reports.js';
 import { KeyInput, LinkRole, RelationshipType } from '../domain/semantic.js';
 import { SearchMode } from '../domain/search.js';
 import { FactFilterInput, Owner, SearchResultItem, SemanticResultItem } from './search-contract.js';
@@ -75,13 +76,12 @@ export const FactMetadataInput = z.object({
   correction: z.boolean().optional(),
 });
 
-const Eviction = z.object({ id: z.string(), key: z.string(), importance: z.number(), reason: z.string() });
 export const WriteKnowledgeOutput = z.object({
   id: z.string(),
   key: z.string(),
   version: z.number().int(),
   /** created · evolved (new version) · corrected (new version correcting the old) · reinforced (same value) · merged (near-duplicate of another key). */
-  action: z.enum(['created', 'evolved', 'corrected', 'reinforced', 'merged']),
+  action: LearnAction,
   previousValue: z.string().nullable(),
   /** Facts evicted to stay within capacity (seed 003). */
   evicted: z.array(Eviction),
@@ -178,18 +178,6 @@ export const EnhancedQueryOutput = z.object({
 });
 
 export const RunDiscoveryInput = z.object({ ownerId: Owner, limit: z.number().int().min(1).optional() });
-export const RunDiscoveryOutput = z.object({
-  episodes: z.number().int(),
-  facts: z.object({ created: z.number().int(), evolved: z.number().int(), corrected: z.number().int(), reinforced: z.number().int(), merged: z.number().int() }),
-  relationships: z.number().int(),
-  evicted: z.array(Eviction),
-  failed: z.number().int(),
-  remaining: z.number().int(),
-  llmCalls: z.number().int(),
-  stoppedEarly: z.boolean(),
-  skipped: z.string().nullable(),
-  errors: z.array(z.string()),
-});
 
 export const knowledgeOperations = {
   listKnowledge: { input: ListKnowledgeInput, output: ListKnowledgeOutput },
@@ -205,5 +193,5 @@ export const knowledgeOperations = {
   summarizeKnowledge: { input: SummarizeKnowledgeInput, output: SummarizeKnowledgeOutput },
   knowledgeCapacity: { input: z.object({ ownerId: Owner }), output: CapacityOutput },
   enhancedQuery: { input: EnhancedQueryInput, output: EnhancedQueryOutput },
-  runDiscovery: { input: RunDiscoveryInput, output: RunDiscoveryOutput },
+  runDiscovery: { input: RunDiscoveryInput, output: DiscoveryRun },
 } as const;

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { EpisodeType } from '../domain/episode.js';
+import { Owner } from '../domain/owner.js';
 import { SearchMode } from '../domain/search.js';
 import { MessageView } from './views.js';
 
+export { DEFAULT_OWNER, Owner } from '../domain/owner.js';
+
 /** The search part of the contract, shared by episodic and semantic operations. */
 
-export const DEFAULT_OWNER = 'default';
-export const Owner = z.string().min(1).max(200).default(DEFAULT_OWNER);
 export const DateInput = z.union([z.date(), z.string().min(1)]).transform((v, ctx) => {
   const d = v instanceof Date ? v : new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
   if (Number.isNaN(d.getTime())) {
@@ -109,3 +110,6 @@ export const SearchOutput = z.object({
   tookMs: z.number(),
 });
 
+export const searchOperations = {
+  search: { input: SearchInput, output: SearchOutput },
+} as const;

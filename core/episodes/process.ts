@@ -1,13 +1,6 @@
-import type { IncomingConversation } from '../domain/conversation.js';
 import type { EngineContext } from '../context/engine-context.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import { builderFor, newBuildSession, type BuiltEpisode } from './builders.js';
-
-export interface IngestResult {
-  conversationId: string;
-  messagesAdded: number;
-  episodesCreated: number;
-}
 
 /**
  * What building a conversation reports as it goes, so an import can show each step's progress:
@@ -114,22 +107,6 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
   return created - (continues ? 1 : 0);
 }
 
-/**
- * Seed 001's process_raw_data for a conversation: the raw messages are committed first (nothing is
- * lost if building fails), then episodes are built from whatever is new. Re-sending the same
- * conversation adds nothing.
- */
-export async function ingestConversation(ctx: EngineContext, ownerId: string, c: IncomingConversation, o: BuildOptions = {}): Promise<IngestResult> {
-  const now = ctx.clock.now();
-  const { conversationId, messagesAdded } = await ctx.store.transaction(async (r) => {
-    const { id } = await r.conversations.upsert(ownerId, c, now);
-    return { conversationId: id, messagesAdded: await r.conversations.addMessages(ownerId, id, c) };
-  });
-  // All of them are in the store now, whether this call added them or an earlier one did.
-  o.onProgress?.({ step: 'stored', messages: c.messages.length });
-  const episodesCreated = await processConversation(ctx, ownerId, conversationId, o);
-  return { conversationId, messagesAdded, episodesCreated };
-}
 
 /** Finishes work a crash or a failed build left behind. */
 export async function processPending(ctx: EngineContext, ownerId: string): Promise<number> {

@@ -1,12 +1,5 @@
+import type { Eviction } from './reports.js';
 import type { EngineContext } from '../context/engine-context.js';
-
-/** A fact removed to stay within capacity, reported in the reply of the write that caused it. */
-export interface Eviction {
-  id: string;
-  key: string;
-  importance: number;
-  reason: string;
-}
 
 /**
  * Seed 003 retention: while the owner's facts exceed `maxItems` or `maxTokens`, evict whole facts

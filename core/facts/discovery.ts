@@ -8,8 +8,10 @@ import { localStamp, messageText, shorten } from '../text/message-text.js';
 import { keepValid, lenientList } from '../llm/json.js';
 import { isLlmError, type Llm } from '../llm/llm.js';
 import { renderPrompt } from '../llm/prompts.js';
-import { enforceCapacity, type Eviction } from './capacity.js';
-import { learnFact, type LearnAction } from './learn.js';
+import { enforceCapacity } from './capacity.js';
+import type { DiscoveryRun, Eviction } from './reports.js';
+import { learnFact } from './learn.js';
+import type { LearnAction } from './reports.js';
 import { relateCoDiscovered } from './relationships.js';
 
 /**
@@ -140,22 +142,6 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
   return { episodeId, facts: learnt.map((l) => ({ nodeId: l.node.id, key: l.node.key, action: l.action })), relationships, evicted, llmCalls: calls };
 }
 
-export interface DiscoveryRun {
-  /** Episodes read for knowledge in this run. */
-  episodes: number;
-  facts: Record<LearnAction, number>;
-  relationships: number;
-  evicted: Eviction[];
-  failed: number;
-  /** Episodes still waiting (including failed ones that will be tried again). */
-  remaining: number;
-  llmCalls: number;
-  /** The endpoint stopped answering (or the run was cancelled): the rest waits for the next run. */
-  stoppedEarly: boolean;
-  /** Why nothing ran, when nothing could (no LLM configured). */
-  skipped: string | null;
-  errors: string[];
-}
 
 /**
  * Works through the owner's discovery queue, oldest episode first, so facts evolve in the order they

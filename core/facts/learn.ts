@@ -1,3 +1,4 @@
+import type { LearnAction } from './reports.js';
 import type { EngineContext } from '../context/engine-context.js';
 import { parseKey, type DiscoveryMethod, type SemanticNode } from '../domain/semantic.js';
 import type { Repos } from '../store/store.js';
@@ -36,7 +37,6 @@ export interface FactCause {
   change: 'update' | 'correction';
 }
 
-export type LearnAction = 'created' | 'evolved' | 'corrected' | 'reinforced' | 'merged';
 
 export interface LearnOutcome {
   action: LearnAction;

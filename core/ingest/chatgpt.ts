@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat, ReadContext } from './format.js';
+import type { ImportFormat, ReadContext } from './import-format.js';
 import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
 import { valueError, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IncomingConversation, IsoTimestamp, parseIsoWithOffset, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat } from './format.js';
+import type { ImportFormat } from './import-format.js';
 import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
 import { attachment, mediaKind } from './media.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, IsoTimestamp, parseIsoWithOffset, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat } from './format.js';
+import type { ImportFormat } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { Attachment, IncomingConversation, IsoTimestamp, MessageRole, parseIsoWithOffset } from '../domain/conversation.js';
-import { importError, lineAndColumn, type ImportFormat } from './format.js';
+import { importError, lineAndColumn, type ImportFormat } from './import-format.js';
 
 /**
  * Nemori's own interchange format (documented in README "Formats"): what a companion app or a script

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Attachment, IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { makeConversation, makeMessage, normalizeSpaces, stripDirectionMarks } from './chat-text.js';
-import { importError, type ImportFormat, withTimeZone } from './format.js';
+import { importError, type ImportFormat, withTimeZone } from './import-format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
 import { readLines } from './text-lines.js';
 

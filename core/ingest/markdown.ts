@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 import { charLength, makeConversation, makeMessage } from './chat-text.js';
-import { importError, type ImportFormat, withTimeZone } from './format.js';
+import { importError, type ImportFormat, withTimeZone } from './import-format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant, type WallTime } from './local-time.js';
 import { readLines } from './text-lines.js';
 

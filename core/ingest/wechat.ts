@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Attachment, IncomingConversation, IncomingMessage, MessageRole } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 import { makeConversation, makeMessage } from './chat-text.js';
-import { importError, type ImportFormat, type ReadContext, withTimeZone } from './format.js';
+import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
 import { fileSource, jsonError, shapeError, valueError, walkJson, type JsonSource } from './json-stream.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant } from './local-time.js';
 import { asciiView, openText } from './text-lines.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Attachment, IncomingConversation, IncomingMessage } from '../domain/conversation.js';
-import { importError, type ImportFormat, type ReadContext, withTimeZone } from './format.js';
+import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
 import {
   fileAttachment,
   makeConversation,

@@ -1,5 +1,6 @@
 import type { EngineContext } from '../context/engine-context.js';
-import { runDiscovery, type DiscoveryRun } from '../facts/discovery.js';
+import { runDiscovery } from '../facts/discovery.js';
+import type { DiscoveryRun } from '../facts/reports.js';
 
 type RunOptions = Parameters<typeof runDiscovery>[2];
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
-import { detectFormat } from '../../core/ingest/formats.js';
+import { detectFormat } from '../../core/ingest/detect-format.js';
 import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { writeZip } from './zip-writer.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingConversation } from '../../core/domain/conversation.js';
-import type { ImportFormat } from '../../core/ingest/format.js';
+import type { ImportFormat } from '../../core/ingest/import-format.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 
 /** Reads every conversation a format yields, with the warnings it reported. */

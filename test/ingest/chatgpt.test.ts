@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chatgptImport } from '../../core/ingest/chatgpt.js';
-import { detectFormat } from '../../core/ingest/formats.js';
+import { detectFormat } from '../../core/ingest/detect-format.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 import { lines, readAll } from './read-all.js';
 import { writeZip } from './zip-writer.js';

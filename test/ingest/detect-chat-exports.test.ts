@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { chatgptImport } from '../../core/ingest/chatgpt.js';
 import { claudeImport } from '../../core/ingest/claude.js';
 import { discordImport } from '../../core/ingest/discord.js';
-import { detectFormat } from '../../core/ingest/formats.js';
+import { detectFormat } from '../../core/ingest/detect-format.js';
 import { messengerImport } from '../../core/ingest/messenger.js';
 import { slackImport } from '../../core/ingest/slack.js';
 import { telegramImport } from '../../core/ingest/telegram.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from '../../core/ingest/formats.js';
+import { detectFormat } from '../../core/ingest/detect-format.js';
 import { lineImport } from '../../core/ingest/line.js';
 import { markdownImport } from '../../core/ingest/markdown.js';
 import { qqImport } from '../../core/ingest/qq.js';

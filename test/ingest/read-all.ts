@@ -1,5 +1,5 @@
 import type { IncomingConversation } from '../../core/domain/conversation.js';
-import type { ImportFormat } from '../../core/ingest/format.js';
+import type { ImportFormat } from '../../core/ingest/import-format.js';
 
 /** Runs an importer to the end, as the engine's validation pass does, keeping the warnings. */
 export async function readAll(format: ImportFormat, file: string): Promise<{ conversations: IncomingConversation[]; warnings: string[] }> {

@@ -12,7 +12,7 @@ import {
   undeleteFact,
   upsertFact,
   type WriteOutcome,
-} from '../../facts/store-api.js';
+} from '../../facts/manage.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { knowledgeOperations, EpisodeRef } from '../knowledge-contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';

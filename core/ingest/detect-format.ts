@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { NemoriError } from '../domain/errors.js';
-import type { ImportFormat } from './format.js';
+import type { ImportFormat } from './import-format.js';
 import { chatgptImport } from './chatgpt.js';
 import { claudeImport } from './claude.js';
 import { discordImport } from './discord.js';

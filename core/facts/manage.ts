@@ -3,8 +3,9 @@ import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
 import type { ForgetRequest } from '../domain/forgetting-reason.js';
 import { parseKey, type SemanticNode, type SemanticVersion } from '../domain/semantic.js';
-import { enforceCapacity, type Eviction } from './capacity.js';
-import { learnFact, type FactInput, type LearnAction } from './learn.js';
+import { enforceCapacity } from './capacity.js';
+import { learnFact, type FactInput } from './learn.js';
+import type { Eviction, LearnAction } from './reports.js';
 import { estimateTokens, factText, sameValue } from '../text/fact-text.js';
 import { moveFacts } from './tiers.js';
 

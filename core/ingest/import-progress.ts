@@ -1,5 +1,12 @@
 import type { BuildStep } from '../episodes/process.js';
-import type { ImportStage, ProgressEvent, ProgressFacts } from '../api/handler.js';
+import type { Progress, ProgressFacts } from '../jobs/progress.js';
+
+/**
+ * An import's phases, in the order the work flows: messages stored, messages gathered into episodes,
+ * episodes embedded, then knowledge discovery (only with an LLM). The first three advance together,
+ * conversation by conversation.
+ */
+export type ImportStage = 'import' | 'episodes' | 'embeddings' | 'discovery';
 
 export interface ImportTotals {
   /** Messages in every file of the batch that is to be stored (the dry-run pass measured them). */
@@ -25,13 +32,13 @@ export interface ImportProgress {
  * (of the episodes built so far), then knowledge discovery. Every stage starts with an event of its
  * own, so all the bars show from the start, and reaches its total, also on a re-import that adds nothing.
  */
-export function importProgress(emit: (e: ProgressEvent) => void, totals: ImportTotals): ImportProgress {
+export function importProgress(emit: (e: Progress) => void, totals: ImportTotals): ImportProgress {
   let stored = 0;
   let gathered = 0;
   let built = 0;
   let embedded = 0;
   const send = (phase: ImportStage, done: number, total: number, facts?: ProgressFacts) =>
-    emit({ operation: 'importFiles', phase, done, total, ...(facts ? { facts } : {}) });
+    emit({ phase, done, total, ...(facts ? { facts } : {}) });
   const sendGathered = () => send('episodes', gathered, totals.messages, { episodes: built });
 
   send('import', 0, totals.messages);

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { IsoTimestamp } from '../domain/conversation.js';
+import { Owner } from '../domain/owner.js';
+import { ImportFilesInput, ImportFilesOutput } from '../ingest/import-report.js';
+
+export { ImportFileReport, ImportFilesInput, ImportFilesOutput } from '../ingest/import-report.js';
+
+/** Conversations in: one at a time from a program, or whole export files. */
+
+export const ConversationInput = z.object({
+  id: z.union([z.string().min(1), z.number()]).transform(String),
+  title: z.string().optional(),
+  participants: z.array(z.string()).optional(),
+  messages: z
+    .array(
+      z.object({
+        id: z.union([z.string().min(1), z.number()]).transform(String).optional(),
+        speaker: z.string().min(1),
+        role: z.enum(['user', 'assistant', 'other', 'system']).optional(),
+        text: z.string(),
+        timestamp: IsoTimestamp,
+      }),
+    )
+    .min(1),
+});
+
+export const IngestOutput = z.object({
+  conversationId: z.string(),
+  messagesAdded: z.number().int(),
+  episodesCreated: z.number().int(),
+});
+
+export const importOperations = {
+  ingestConversation: { input: z.object({ ownerId: Owner, source: z.string().default('api'), conversation: ConversationInput }), output: IngestOutput },
+  importFiles: { input: ImportFilesInput, output: ImportFilesOutput },
+} as const;

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/** The store as a whole: counts, health, the app's own settings, backups, and cancelling a call. */
+
+export const OwnerStats = z.object({
+  ownerId: z.string(),
+  conversations: z.number().int(),
+  messages: z.number().int(),
+  episodes: z.number().int(),
+  embedded: z.number().int(),
+  lastWrite: z.string().nullable(),
+  /** Conversations per source (importer format or `api`), most first: what search can be narrowed to. */
+  sources: z.array(z.object({ source: z.string(), conversations: z.number().int() })),
+});
+export const StatsOutput = z.object({ owners: z.array(OwnerStats) });
+
+/** Whether the configured LLM answers (its model list; no tokens spent). */
+export const LlmHealth = z.object({
+  configured: z.boolean(),
+  /** null when no LLM is configured. */
+  reachable: z.boolean().nullable(),
+  model: z.string().nullable(),
+  baseUrl: z.string().nullable(),
+  /** Whether the endpoint lists the model (null when it has no model list or was not reached). */
+  modelListed: z.boolean().nullable(),
+  latencyMs: z.number().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+
+export const HealthOutput = z.object({
+  ok: z.boolean(),
+  home: z.string().nullable(),
+  database: z.object({
+    status: z.enum(['ok', 'error']),
+    schemaVersion: z.number().int(),
+    openMs: z.number(),
+    sizeBytes: z.number().nullable(),
+  }),
+  embedding: z.object({
+    available: z.boolean(),
+    modelId: z.string(),
+    source: z.string().nullable(),
+    reason: z.string().nullable(),
+  }),
+  llm: LlmHealth,
+  owners: z.array(OwnerStats),
+  warnings: z.array(z.string()),
+});
+
+
+export const EngineSettingsView = z.object({
+  forgetting: z.object({ enabled: z.boolean(), archiveThreshold: z.number(), trashThreshold: z.number(), trashRetentionDays: z.number() }),
+  knowledge: z.object({ maxFacts: z.number().int(), maxTokens: z.number().int() }),
+  /** Where everything is kept (null: an in-memory engine). Changed with setDataFolder (startup-contract.ts). */
+  dataDir: z.string().nullable(),
+});
+export const SetEngineSettingsInput = z.object({
+  forgetting: EngineSettingsView.shape.forgetting.partial().extend({
+    archiveThreshold: z.number().positive().optional(),
+    trashThreshold: z.number().positive().optional(),
+    trashRetentionDays: z.number().min(0).max(3650).optional(),
+  }).optional(),
+  knowledge: z.object({ maxFacts: z.number().int().min(1).optional(), maxTokens: z.number().int().min(100).optional() }).optional(),
+});
+export const BackupInput = z.object({
+  /** A folder to write the backup into; default `<data folder>/backups`. */
+  folder: z.string().min(1).optional(),
+});
+export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int(), at: z.string() });
+
+export const systemOperations = {
+  stats: { input: z.object({ ownerId: z.string().optional() }), output: StatsOutput },
+  health: { input: z.object({}), output: HealthOutput },
+  getEngineSettings: { input: z.object({}), output: EngineSettingsView },
+  setEngineSettings: { input: SetEngineSettingsInput, output: EngineSettingsView },
+  backup: { input: BackupInput, output: BackupOutput },
+  /** Stops a running call by the id its caller gave it (an import stops after the conversation it is on). */
+  cancelCall: { input: z.object({ callId: z.string().min(1) }), output: z.object({ cancelled: z.boolean() }) },
+} as const;

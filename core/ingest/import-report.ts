@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { DiscoveryRun } from '../facts/reports.js';
+import { Owner } from '../domain/owner.js';
+
+/** What an import of export files asks for, and what it reports per file and in all. */
+
+export const ImportFilesInput = z.object({
+  ownerId: Owner,
+  paths: z.array(z.string().min(1)).min(1),
+  format: z.string().optional(),
+  /** Which participant is the person (their messages get role `user`); remembered per format. */
+  me: z.string().min(1).optional(),
+  /** Read and report without storing anything. */
+  dryRun: z.boolean().default(false),
+  /** IANA zone the exporting device used, for exports that write local times without a zone. */
+  timeZone: z
+    .string()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a time zone Nemori knows; use an IANA name such as Asia/Shanghai or Europe/Berlin')
+    .optional(),
+});
+
+const ImportError = z.object({ code: z.string(), message: z.string() });
+export const ImportFileReport = z.object({
+  file: z.string(),
+  format: z.string().nullable(),
+  conversations: z.number().int(),
+  /** Spoken or written messages only: system events, calls and membership changes are `skipped`. */
+  messages: z.number().int(),
+  skipped: z.number().int(),
+  messagesAdded: z.number().int(),
+  episodesCreated: z.number().int(),
+  participants: z.array(z.string()),
+  me: z.string().nullable(),
+  dateRange: z.object({ from: z.string(), to: z.string() }).nullable(),
+  warnings: z.array(z.string()),
+  error: ImportError.nullable(),
+});
+export type ImportFileReport = z.infer<typeof ImportFileReport>;
+export const ImportFilesOutput = z.object({
+  /** The format of every file, or "mixed". */
+  format: z.string().nullable(),
+  conversations: z.number().int(),
+  messages: z.number().int(),
+  participants: z.array(z.string()),
+  skipped: z.number().int(),
+  warnings: z.array(z.string()),
+  errors: z.array(ImportError.extend({ file: z.string() })),
+  dryRun: z.boolean(),
+  files: z.array(ImportFileReport),
+  /** The knowledge-discovery phase (null without an LLM, on a dry run, or when nothing new was built). */
+  discovery: DiscoveryRun.nullable(),
+  /** Stopped by `cancelCall`: what was stored stays (whole conversations); importing again adds the rest. */
+  cancelled: z.boolean(),
+});
+export type ImportFilesOutput = z.infer<typeof ImportFilesOutput>;

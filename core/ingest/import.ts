@@ -1,0 +1,164 @@
+import path from 'node:path';
+import type { z } from 'zod';
+import type { EngineContext } from '../context/engine-context.js';
+import type { IncomingConversation } from '../domain/conversation.js';
+import { NemoriError } from '../domain/errors.js';
+import { processConversation, type BuildOptions } from '../episodes/process.js';
+import type { DiscoveryRun } from '../facts/reports.js';
+import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
+import type { Progress } from '../jobs/progress.js';
+import type { ImportFormat } from './format.js';
+import { detectFormat } from './formats.js';
+import type { ImportFileReport, ImportFilesInput, ImportFilesOutput } from './import-report.js';
+import { importProgress } from './import-progress.js';
+
+/**
+ * Importing export files, the whole use case: measure and validate every file, store each conversation's
+ * raw messages, build its episodes, then run knowledge discovery over what was built.
+ */
+
+export interface IngestResult {
+  conversationId: string;
+  messagesAdded: number;
+  episodesCreated: number;
+}
+
+/**
+ * One conversation in: the raw messages are committed first (nothing is lost if building fails), then
+ * episodes are built from whatever is new. Re-sending the same conversation adds nothing.
+ */
+export async function ingestConversation(ctx: EngineContext, ownerId: string, c: IncomingConversation, o: BuildOptions = {}): Promise<IngestResult> {
+  const now = ctx.clock.now();
+  const { conversationId, messagesAdded } = await ctx.store.transaction(async (r) => {
+    const { id } = await r.conversations.upsert(ownerId, c, now);
+    return { conversationId: id, messagesAdded: await r.conversations.addMessages(ownerId, id, c) };
+  });
+  // All of them are in the store now, whether this call added them or an earlier one did.
+  o.onProgress?.({ step: 'stored', messages: c.messages.length });
+  const episodesCreated = await processConversation(ctx, ownerId, conversationId, o);
+  return { conversationId, messagesAdded, episodesCreated };
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The person's own messages are role `user`; everyone else's keep what the export said, minus `user`. */
+function withMe(c: IncomingConversation, me: string | null): IncomingConversation {
+  if (!me) return c;
+  return { ...c, messages: c.messages.map((m) => ({ ...m, role: m.speaker === me ? 'user' : m.role === 'user' ? 'other' : m.role })) };
+}
+
+type ImportFiles = z.infer<typeof ImportFilesInput>;
+
+/**
+ * Pass 1 for one file: validates it whole and measures it (conversations, messages, participants,
+ * dates), storing nothing. The format comes back only when the file can be stored.
+ */
+async function measure(file: string, i: ImportFiles, ctx: EngineContext): Promise<{ report: ImportFileReport; format: ImportFormat | null }> {
+  const report: ImportFileReport = {
+    file, format: null, conversations: 0, messages: 0, skipped: 0, messagesAdded: 0, episodesCreated: 0,
+    participants: [], me: null, dateRange: null, warnings: [], error: null,
+  };
+  try {
+    const format = await detectFormat(file, i.format);
+    report.format = format.id;
+    report.me = i.me ?? (await ctx.store.read.importPreferences.me(i.ownerId, format.id));
+    const participants = new Set<string>();
+    let from = Infinity;
+    let to = -Infinity;
+    for await (const c of format.read(file, { warn: (m) => report.warnings.push(m), timeZone: i.timeZone })) {
+      if (report.conversations % 50 === 0) await yieldToEventLoop();
+      if (!c.metadata.continued) report.conversations++;
+      report.messages += c.messages.length;
+      report.skipped += typeof c.metadata.skipped === 'number' ? c.metadata.skipped : 0;
+      for (const p of c.participants) participants.add(p);
+      for (const m of c.messages) {
+        from = Math.min(from, m.sentAt.getTime());
+        to = Math.max(to, m.sentAt.getTime());
+      }
+    }
+    report.participants = [...participants];
+    if (report.messages > 0) report.dateRange = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    if (report.me && !participants.has(report.me)) {
+      report.warnings.push(`"${report.me}" does not take part in ${path.basename(file)} (participants: ${report.participants.slice(0, 8).join(', ')})`);
+    }
+    return { report, format };
+  } catch (e) {
+    if (!(e instanceof NemoriError)) throw e;
+    report.error = { code: e.code, message: e.message };
+    return { report, format: null };
+  }
+}
+
+function summarise(files: ImportFileReport[], dryRun: boolean, discovery: DiscoveryRun | null, cancelled: boolean): ImportFilesOutput {
+  const formats = [...new Set(files.flatMap((f) => (f.format ? [f.format] : [])))];
+  return {
+    format: formats.length === 0 ? null : formats.length === 1 ? formats[0]! : 'mixed',
+    conversations: files.reduce((s, f) => s + f.conversations, 0),
+    messages: files.reduce((s, f) => s + f.messages, 0),
+    participants: [...new Set(files.flatMap((f) => f.participants))],
+    skipped: files.reduce((s, f) => s + f.skipped, 0),
+    warnings: files.flatMap((f) => f.warnings.map((w) => `${path.basename(f.file)}: ${w}`)),
+    errors: files.flatMap((f) => (f.error ? [{ file: f.file, ...f.error }] : [])),
+    dryRun,
+    files,
+    discovery,
+    cancelled,
+  };
+}
+
+export interface ImportOptions {
+  onProgress?: (p: Progress) => void;
+  /** A cancel stops after the conversation being stored. */
+  signal?: AbortSignal | undefined;
+}
+
+export async function importFiles(ctx: EngineContext, discovery: DiscoveryJobs, i: ImportFiles, o: ImportOptions = {}): Promise<ImportFilesOutput> {
+  // A cancel stops after the conversation being stored: each one is committed whole, and importing
+  // the file again adds only what is missing.
+  const cancelled = () => o.signal?.aborted === true;
+  // Pass 1 validates and measures every file (the preview, and the totals the progress counts
+  // towards); pass 2 stores them. Bad input stores nothing, and neither pass holds more than one
+  // conversation (or one part of a long one) in memory.
+  const measured: { report: ImportFileReport; format: ImportFormat | null }[] = [];
+  for (const file of i.paths) {
+    if (cancelled()) break;
+    measured.push(await measure(file, i, ctx));
+  }
+  const files = measured.map((m) => m.report);
+  if (i.dryRun) return summarise(files, true, null, cancelled());
+
+  const progress = o.onProgress
+    ? importProgress(o.onProgress, {
+        messages: measured.reduce((n, m) => n + (m.format ? m.report.messages : 0), 0),
+        embedder: ctx.embedder !== null,
+        discovery: ctx.llm !== null,
+      })
+    : null;
+  for (const [n, { report, format }] of measured.entries()) {
+    if (cancelled()) break;
+    if (!format) continue;
+    const file = { name: path.basename(report.file), index: n + 1, count: measured.length };
+    try {
+      if (i.me) await ctx.store.read.importPreferences.rememberMe(i.ownerId, format.id, i.me, ctx.clock.now());
+      for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone })) {
+        if (cancelled()) break;
+        const conversation = progress?.conversation(c.messages.length, file);
+        const r = await ingestConversation(ctx, i.ownerId, withMe(c, report.me), conversation ?? {});
+        conversation?.processed();
+        report.messagesAdded += r.messagesAdded;
+        report.episodesCreated += r.episodesCreated;
+        // PGlite runs on this thread: yield between conversations so other calls (the UI asking for
+        // the journal while a year of chats imports) are answered mid-import, not after it.
+        await yieldToEventLoop();
+      }
+    } catch (e) {
+      if (!(e instanceof NemoriError)) throw e;
+      report.error = { code: e.code, message: e.message };
+    }
+  }
+  // Knowledge discovery is the import's last phase when an LLM is configured (progress: `discovery`).
+  const knowledge = !cancelled() && ctx.llm && files.some((f) => f.episodesCreated > 0)
+    ? await discovery.run(i.ownerId, { signal: o.signal, ...(progress ? { onProgress: progress.discovery } : {}) })
+    : null;
+  return summarise(files, false, knowledge, cancelled());
+}
