@@ -7,8 +7,8 @@ import { processConversation, type BuildOptions } from '../episodes/process.js';
 import type { DiscoveryRun } from '../facts/reports.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
 import type { Progress } from '../jobs/progress.js';
-import type { ImportFormat } from './format.js';
-import { detectFormat } from './formats.js';
+import type { ImportFormat } from './import-format.js';
+import { detectFormat } from './detect-format.js';
 import type { ImportFileReport, ImportFilesInput, ImportFilesOutput } from './import-report.js';
 import { importProgress } from './import-progress.js';
 
