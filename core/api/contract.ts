@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { NemoriError } from '../domain/errors.js';
 import { episodeOperations } from './episodes-contract.js';
 import { forgettingOperations } from './forgetting-contract.js';
 import { importOperations } from './imports-contract.js';
@@ -34,3 +35,11 @@ export type Operations = typeof operations;
 export type OperationName = keyof Operations;
 export type OpInput<K extends OperationName> = z.input<Operations[K]['input']>;
 export type OpOutput<K extends OperationName> = z.infer<Operations[K]['output']>;
+
+/** An operation's input checked against the contract; the error names the operation and the field. */
+export function parseInput(name: OperationName, input: unknown): unknown {
+  const parsed = operations[name].input.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new NemoriError('INVALID_INPUT', `${name}: ${issue.path.join('.') || 'input'}: ${issue.message}`);
+}

@@ -6,11 +6,12 @@
  * of core ends up in its bundle.
  */
 import type { ErrorCode } from '../domain/errors.js';
+import type { LlmErrorCode } from '../llm/llm.js';
 import type { OperationName, OpOutput } from './contract.js';
 import type { ImportStage, ProgressFacts } from './handler.js';
 import type { ModelStatus } from './model-status.js';
 
-export type { ImportStage, ModelStatus, ProgressFacts };
+export type { ImportStage, LlmErrorCode, ModelStatus, ProgressFacts };
 
 /** Engine error codes plus the bridges' own (an unknown operation, a bad token, a crash). */
 export type WireErrorCode = ErrorCode | 'UNKNOWN_OPERATION' | 'UNAUTHORIZED' | 'ENGINE_UNAVAILABLE' | 'INTERNAL';

@@ -7,7 +7,8 @@ import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../jobs/forgetting-scheduler.js';
 import { discoveryJobs } from '../jobs/discovery-runner.js';
 import { Store } from '../store/store.js';
-import { operations, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
+import { cancellation } from '../jobs/cancellation.js';
+import { operations, parseInput, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
 import type { CallOptions, EmbeddingStatus, Handlers } from '../api/handler.js';
 import { episodeHandlers } from '../api/handlers/episodes.js';
 import { forgettingHandlers } from '../api/handlers/forgetting.js';
@@ -65,14 +66,6 @@ async function configAt(store: Store, explicit: Record<string, unknown>): Promis
   return EngineConfig.parse(explicit);
 }
 
-/** An operation's input checked against the contract; the error names the operation and the field. */
-export function parseInput(name: OperationName, input: unknown): unknown {
-  const parsed = operations[name].input.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new NemoriError('INVALID_INPUT', `${name}: ${issue.path.join('.') || 'input'}: ${issue.message}`);
-}
-
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined });
   const ctx: EngineContext = {
@@ -104,7 +97,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
-  const calls = new Map<string, AbortController>();
+  const calls = cancellation();
   return {
     context: ctx,
     embedding,
@@ -112,22 +105,18 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       const parsed = parseInput(name, input);
       if (name === 'cancelCall') {
         const { callId } = parsed as OpInput<'cancelCall'>;
-        const running = calls.get(callId);
-        running?.abort();
-        return { cancelled: running !== undefined } as OpOutput<typeof name>;
+        return { cancelled: calls.cancel(callId) } as OpOutput<typeof name>;
       }
-      // Long work (imports, discovery, rebuilds) checks the signal between its committed steps.
-      const controller = new AbortController();
-      if (opts.callId) calls.set(opts.callId, controller);
+      const call = calls.start(opts.callId);
       try {
         const handler = h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<unknown>;
-        return operations[name].output.parse(await handler(parsed, { ...opts, signal: controller.signal })) as OpOutput<typeof name>;
+        return operations[name].output.parse(await handler(parsed, { ...opts, signal: call.signal })) as OpOutput<typeof name>;
       } finally {
-        if (opts.callId) calls.delete(opts.callId);
+        call.done();
       }
     },
     async close() {
-      for (const c of calls.values()) c.abort();
+      calls.cancelAll();
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
       await discovery.stop();

@@ -3,7 +3,7 @@
  * code), then the engine's own detail, which names what to fix. Every screen shows errors through
  * `describeError`, never a bare `message`. Pure.
  */
-import type { LlmErrorCode } from '../../../core/llm/llm';
+import type { LlmErrorCode } from '../../../core/api/wire';
 import type { WireErrorCode } from '../api/types';
 import type { MessageKey } from '../i18n/en';
 import type { Translate } from '../i18n/translate';
