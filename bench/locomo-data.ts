@@ -51,7 +51,7 @@ export interface LocomoSample {
   observations: LocomoObservation[];
 }
 
-/** Turns every session of a sample into one conversation, as BRIEF §6 prescribes. */
+/** Turns every session of a sample into one conversation, the way the benchmark is run. */
 export function loadLocomo(file: string): LocomoSample[] {
   const samples = z.array(Sample).parse(JSON.parse(fs.readFileSync(file, 'utf8')));
   return samples.map((s) => {

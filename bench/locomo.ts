@@ -1,5 +1,5 @@
 /**
- * LoCoMo evidence recall (BRIEF §6). Prints one JSON object:
+ * LoCoMo evidence recall (a question is a hit when the results that fit in the word budget cover all its evidence). Prints one JSON object:
  * {"recall": {"500": x, ...}, "byCategory": {...}, "latencyMs": {"p50", "p95"}, "questions": n, ...}
  *
  *   npm run bench:locomo -- --data PATH [--budgets 500,1000,2000] [--mode hybrid|bm25|vector] [--model product|tiny]
@@ -7,16 +7,16 @@
  *                          [--forget] [--age-days N] [--llm [--llm-base-url URL] [--llm-model NAME]]
  *                          [--facts observations] [--kind all|episodic|semantic]
  *
- * Forgetting (issue 5): `--forget` runs a forgetting pass right after ingest, with every memory fresh
+ * Forgetting: `--forget` runs a forgetting pass right after ingest, with every memory fresh
  * (it must lose no recall); `--age-days N` moves the engine clock N days past the ingest with no access
  * in between, runs the pass, and only then asks the questions. Both report the tiers after the pass.
  *
- * LLM (issue 3): `--llm` builds episodes with the configured endpoint (NEMORI_LLM_BASE_URL /
+ * LLM: `--llm` builds episodes with the configured endpoint (NEMORI_LLM_BASE_URL /
  * NEMORI_LLM_MODEL / NEMORI_LLM_API_KEY, or the flags) and adds an "llm" block: requests, tokens and
  * time, in total and per 1,000 messages. Never in CI: it needs a real model. Without `--llm` the LLM is
  * off whatever the environment says, so the default numbers stay comparable.
  *
- * Semantic memory (issue 4): `--facts observations` runs knowledge discovery after ingest against a
+ * Semantic memory: `--facts observations` runs knowledge discovery after ingest against a
  * stand-in LLM that answers with LoCoMo's annotated observations (bench/observation-llm.ts), so facts
  * compete with episodes in the results: a fact's text costs budget like any item, and it covers the
  * turns it was drawn from. `--kind` chooses what search returns (default all). With `--llm`, discovery
@@ -49,7 +49,7 @@ const extraConfig = JSON.parse(argValue(argv, 'config') ?? '{}') as { segment?: 
 const ageDays = Number(argValue(argv, 'age-days') ?? 0);
 const forget = argv.includes('--forget') || ageDays > 0;
 if (!Number.isFinite(ageDays) || ageDays < 0) throw new Error(`--age-days wants a number of days, got ${argValue(argv, 'age-days')}`);
-// The engine's clock, moved by hand: ingest happens "now", the pass N days later (BRIEF: never new Date()).
+// The engine's clock, moved by hand: ingest happens "now", the pass N days later (never the system time).
 let clockMs = Date.parse('2025-01-01T00:00:00Z');
 const clock: Clock = { now: () => new Date(clockMs) };
 

@@ -6,8 +6,8 @@ import { FactFilterInput, Owner, SearchResultItem, SemanticResultItem } from './
 import { FactVersionView, FactView, MessageView } from './views.js';
 
 /**
- * The semantic-memory part of the contract: seed 000 (discovery, evolution timeline, related knowledge,
- * episode ↔ fact look-ups, enhanced query) and seed 003 (upsert, memorize, remember, forget, undelete,
+ * The semantic-memory part of the contract: discovery (runs, evolution timeline, related knowledge,
+ * episode ↔ fact look-ups, enhanced query) and the store operations (upsert, memorize, remember, forget, undelete,
  * summarize, capacity, versions).
  */
 
@@ -72,7 +72,7 @@ export const FactMetadataInput = z.object({
   importance: z.number().min(0).max(1).optional(),
   confidence: z.number().min(0).max(1).optional(),
   keywords: z.array(z.string().trim().min(1).max(80)).max(20).optional(),
-  /** Seed 002 user_feedback: the stored value was wrong. The new version `corrects` it; the old one loses confidence. */
+  /** The person's feedback: the stored value was wrong. The new version `corrects` it; the old one loses confidence. */
   correction: z.boolean().optional(),
 });
 
@@ -83,7 +83,7 @@ export const WriteKnowledgeOutput = z.object({
   /** created · evolved (new version) · corrected (new version correcting the old) · reinforced (same value) · merged (near-duplicate of another key). */
   action: LearnAction,
   previousValue: z.string().nullable(),
-  /** Facts evicted to stay within capacity (seed 003). */
+  /** Facts evicted to stay within capacity. */
   evicted: z.array(Eviction),
   fact: FactView,
 });
@@ -163,7 +163,7 @@ export const EpisodeKnowledgeOutput = z.object({
 export const EnhancedQueryInput = z.object({
   ownerId: Owner,
   query: z.string().trim().min(1, 'the search text is empty'),
-  /** Seed 000 quality preference: facts first, conversations first, both with support, or the best of both ranked together. */
+  /** Quality preference: facts first, conversations first, both with support, or the best of both ranked together. */
   quality: z.enum(['factual', 'contextual', 'comprehensive', 'balanced']).default('balanced'),
   limit: z.number().int().min(1).max(100).default(10),
   mode: SearchMode.default('hybrid'),

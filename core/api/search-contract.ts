@@ -29,7 +29,7 @@ export const EpisodeFilterInput = z.object({
 /** Which memories a search looks at: episodes, semantic facts, or both in one ranking. */
 export const SearchKind = z.enum(['all', 'episodic', 'semantic']);
 
-/** Seed 003 metadata filters for facts. */
+/** Metadata filters for facts. */
 export const FactFilterInput = z.object({
   entityTypes: z.array(z.string().min(1)).optional(),
   tags: z.array(z.string().min(1)).optional(),
@@ -47,7 +47,7 @@ export const SearchInput = EpisodeFilterInput.extend(FactFilterInput.shape).exte
    */
   kind: SearchKind.default('all'),
   limit: z.number().int().min(1).max(500).default(10),
-  /** A companion recalling memories for a conversation counts as access (seed 001); browsing does not. */
+  /** A companion recalling memories for a conversation counts as access (it keeps them from fading); browsing does not. */
   markAccessed: z.boolean().default(false),
 });
 

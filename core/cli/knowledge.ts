@@ -38,7 +38,7 @@ interface FactFilterFlags {
   minConfidence?: number;
 }
 
-/** Seed 003 metadata filters for facts (`remember`, and `search`, where they keep the search to facts). */
+/** Metadata filters for facts (`remember`, and `search`, where they keep the search to facts). */
 export function addFactFilterOptions(cmd: Command, num: (v: string) => number): Command {
   return cmd
     .option('--type <entity_type>', 'only facts of this entity type (repeatable)', collect)

@@ -3,30 +3,30 @@ import { z } from 'zod';
 const capacityDefaults = { maxItems: 10_000, maxTokens: 1_000_000 };
 const discoveryDefaults = { relatedFacts: 5, relatedEpisodes: 3, batch: 20, maxAttempts: 3, originalChars: 6000 };
 
-/** Semantic memory settings: seed 003 capacity and retention, seed 004 de-duplication, seed 000 relationships. */
+/** Semantic memory settings: capacity and retention, de-duplication, relationships. */
 export const SemanticConfig = z.object({
-  /** Seed 003 capacity per person: beyond either limit the least valuable facts are evicted. */
+  /** Capacity per person: beyond either limit the least valuable facts are evicted. */
   capacity: z
     .object({
       maxItems: z.number().int().positive().default(capacityDefaults.maxItems),
       maxTokens: z.number().int().positive().default(capacityDefaults.maxTokens),
     })
     .default(capacityDefaults),
-  /** Facts at or above this importance are never evicted (seed 003 importance_threshold_high). */
+  /** Facts at or above this importance are never evicted. */
   importanceHigh: z.number().min(0).max(1).default(0.7),
-  /** Facts below this importance are evicted first (seed 003 importance_threshold_low). */
+  /** Facts below this importance are evicted first. */
   importanceLow: z.number().min(0).max(1).default(0.3),
-  /** Seed 004: a new fact this similar (cosine) to a stored one is the same fact, merged instead of stored twice. */
+  /** A new fact this similar (cosine) to a stored one is the same fact, merged instead of stored twice. */
   duplicateThreshold: z.number().min(0).max(1).default(0.95),
-  /** Seed 000: co-discovered facts are related when the strength formula gives more than this. */
+  /** Co-discovered facts are related when the strength formula (core/facts/relationships.ts) gives more than this. */
   relationshipThreshold: z.number().min(0).max(1).default(0.3),
-  /** Seed 000: confidence a repeated fact gains, up to 1. */
+  /** Confidence a repeated fact gains, up to 1. */
   reinforcement: z.number().min(0).max(1).default(0.1),
-  /** A corrected version keeps at most this confidence (seed 002: the old memory is lowered). */
+  /** A corrected version keeps at most this confidence (the wrong old value is lowered). */
   correctedConfidence: z.number().min(0).max(1).default(0.1),
   discovery: z
     .object({
-      /** Context gathered for each episode (seed 000 _gather_discovery_context). */
+      /** Context discovery gathers for each episode. */
       relatedFacts: z.number().int().min(0).default(discoveryDefaults.relatedFacts),
       relatedEpisodes: z.number().int().min(0).default(discoveryDefaults.relatedEpisodes),
       /** Episodes taken from the queue per run step. */

@@ -12,14 +12,14 @@ export const KindDecay = z.object({
 export type KindDecay = z.infer<typeof KindDecay>;
 
 const episodeDecay: KindDecay = { decayUnitDays: 7, importanceHalfLifeDays: 180 };
-// Facts distilled from many episodes (semantic memory) outlive the episodes they came from (seed 002).
+// Facts distilled from many episodes (semantic memory) outlive the episodes they came from.
 const semanticDecay: KindDecay = { decayUnitDays: 70, importanceHalfLifeDays: 1800 };
 
 const importanceDefaults = { recallBoostMax: 0.3, recallBoostScale: 5, fadeFloor: 0.5, notImportant: 0.05, writeEpsilon: 0.005 };
 const scheduleDefaults = { everyHours: 24, firstCheckMinutes: 2 };
 
 /**
- * Forgetting settings (seed 002 decay score and tiers, seed 001 importance dynamics, seed 000
+ * Forgetting settings (decay score and tiers, importance dynamics, version
  * retention). The defaults are chosen so forgetting is soft: a memory of ordinary importance nobody
  * recalls leaves vector search after about eight months and reaches the trash after about two years;
  * trivia (importance 0.1) is archived after about two months and purged within a year; anything the
@@ -28,14 +28,14 @@ const scheduleDefaults = { everyHours: 24, firstCheckMinutes: 2 };
 export const ForgettingConfig = z.object({
   /** Off: passes compute and report, but move nothing (a dry run every time). */
   enabled: z.boolean().default(true),
-  /** Decay score thresholds of seed 002: above `archive` → archived, above `trash` → trash. */
+  /** Decay score thresholds: above `archive` → archived, above `trash` → trash. */
   thresholds: z
     .object({ archive: z.number().positive().default(100), trash: z.number().positive().default(500) })
     .refine((t) => t.trash > t.archive, 'the trash threshold must be above the archive threshold')
     .default({ archive: 100, trash: 500 }),
   /** Days a memory stays in the trash (restorable) before a pass purges it for good. */
   trashRetentionDays: z.number().nonnegative().default(30),
-  /** Seed 002's `user_marked_important × 10`: the weight of the person's mark in the denominator. */
+  /** The decay formula's `user_marked_important × 10`: the weight of the person's mark in the denominator. */
   markedImportantWeight: z.number().nonnegative().default(10),
   kinds: z
     .object({
@@ -43,7 +43,7 @@ export const ForgettingConfig = z.object({
       semantic: KindDecay.default(semanticDecay),
     })
     .default({ episode: episodeDecay, semantic: semanticDecay }),
-  /** Seed 001 importance dynamics: recall raises importance, time lowers it, the person's mark wins. */
+  /** Importance dynamics: recall raises importance, time lowers it, the person's mark wins. */
   importance: z
     .object({
       /** The most that recall can add, as a share of the way from the base importance up to 1. */
@@ -67,7 +67,7 @@ export const ForgettingConfig = z.object({
     })
     .default(scheduleDefaults),
   /**
-   * Seed 000 retention: how many versions of a semantic node's history are kept; older ones are
+   * Version retention: how many versions of a semantic node's history are kept; older ones are
    * dropped when a new version is written (core/semantic/learn.ts).
    */
   semanticMaxVersions: z.number().int().positive().default(20),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** How the LLM episode builder batches its work (seed 001 boundary detection and narrative). */
+/** How the LLM episode builder batches its work (boundary detection and narrative). */
 export const LlmEpisodeConfig = z.object({
   /**
    * Boundary detection looks at up to this many messages per request and answers with the indexes

@@ -9,14 +9,14 @@ export const RetrievalConfig = z.object({
     .object({
       k1: z.number().positive().default(1.2),
       b: z.number().min(0).max(1).default(0.75),
-      /** Seed 001 field weights: title, summary, entities, topics, content. */
+      /** Field weights: title, summary, entities, topics, content. */
       weights: z.tuple([z.number(), z.number(), z.number(), z.number(), z.number()]).default([3, 2, 2, 2, 1]),
       /** Postings read per query term, strongest first (see core/store/bm25.ts). */
       postingsPerTerm: z.number().int().positive().default(1000),
     })
     .default({ k1: 1.2, b: 0.75, weights: [3, 2, 2, 2, 1], postingsPerTerm: 1000 }),
   fusion: z.enum(['weighted', 'rrf']).default('weighted'),
-  /** Seed 004: score = α · semantic + (1 − α) · keyword. */
+  /** Weighted fusion: score = α · semantic + (1 − α) · keyword. */
   alpha: z.number().min(0).max(1).default(0.7),
   rrfK: z.number().positive().default(60),
   /** Each mode contributes this many candidates per result asked for (at least `minCandidates`). */

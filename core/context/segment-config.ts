@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** How conversations are cut into episodes when no LLM decides (seed 001 degraded mode). */
+/** How conversations are cut into episodes when no LLM decides (degraded mode). */
 export const SegmentConfig = z.object({
   /** A silence longer than this always ends an episode. */
   maxGapMinutes: z.number().positive().default(30),

@@ -11,7 +11,7 @@ export const IsoTimestamp = z
 export const MessageRole = z.enum(['user', 'assistant', 'other', 'system']);
 export type MessageRole = z.infer<typeof MessageRole>;
 
-/** Linked media (seed 002): recorded, never copied unless asked. */
+/** Linked media: recorded, never copied unless asked. */
 export const Attachment = z.object({
   kind: z.enum(['image', 'audio', 'video', 'file', 'link', 'sticker', 'other']).default('file'),
   name: z.string().optional(),

@@ -12,7 +12,7 @@ export const EpisodeType = z.enum([
 ]);
 export type EpisodeType = z.infer<typeof EpisodeType>;
 
-/** Seed 001 levels: 1 atomic, 2 compound, 3 thematic, 4 archival. */
+/** Episode levels: 1 atomic, 2 compound, 3 thematic, 4 archival. */
 export const EpisodeLevel = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]);
 export type EpisodeLevel = z.infer<typeof EpisodeLevel>;
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 
 /**
- * Why a memory moved between tiers (seed 002), as data rather than a sentence: the engine decides,
+ * Why a memory moved between tiers, as data rather than a sentence: the engine decides,
  * whoever shows it puts it into words — the CLI in English (core/forgetting/reason-text.ts), the app
  * in the reader's language. Stored as JSON in the `tier_reason` column of episodes and facts.
  */
 
 const ArchiveOrTrash = z.enum(['archive', 'trash']);
 
-/** Which of the seed-003 forget instructions the person gave (`nemori knowledge forget …`). */
+/** Which of the forget instructions the person gave (`nemori knowledge forget …`). */
 export const ForgetRequest = z.discriminatedUnion('by', [
   z.object({ by: z.literal('key'), key: z.string() }),
   z.object({ by: z.literal('oldest') }),

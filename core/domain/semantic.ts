@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ForgettingReason } from './forgetting-reason.js';
 
 /**
- * Semantic memory (seed 000 SemanticNode / SemanticRelationship, seed 003 versions and lineage).
+ * Semantic memory (nodes and relationships, their versions and lineage).
  * Keys are `{entity_type}:{identifier}`: the type is a lower-case word, the identifier the rest,
  * normalised so "John的研究方向", " john的研究方向 " and "JOHN的研究方向" are one key.
  */

@@ -48,7 +48,7 @@ export function modelOptions(home: string, env: NodeJS.ProcessEnv = process.env,
 /**
  * Opens the engine the way the CLI and the desktop app do: the store under `home`, and the embedding
  * model when the command needs one. A missing model is a warning, never a failure: search falls back
- * to keywords (seed 004).
+ * to keywords.
  */
 export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine> {
   const options = modelOptions(o.home, o.env, o.embeddingModel);

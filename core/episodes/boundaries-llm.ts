@@ -7,7 +7,7 @@ import type { LlmEpisodeConfig } from '../context/llm-episodes-config.js';
 import { splitByTimeGap } from './segment.js';
 
 /**
- * Seed 001's LLM boundary detection, batched. The Nemori design shows the model the messages buffered
+ * LLM boundary detection, batched. The Nemori design shows the model the messages buffered
  * in the current episode plus the newest one, with the time gap, and asks whether the topic or intent
  * changed. Asking that once per message would make a 1,000-message import a thousand requests, so the
  * model sees a window of messages and answers with every index where a new episode starts: the same

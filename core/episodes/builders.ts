@@ -10,7 +10,7 @@ import { LLM_EPISODE_VERSION, llmEpisode, type ConversationInfo, type EpisodeGra
 import { segmentMessages } from './segment.js';
 
 /**
- * Seed 001's EpisodeBuilderRegistry as what it is: a map from data type to the builder for it. The
+ * An episode builder registry as what it is: a map from data type to the builder for it. The
  * conversation builder is the LLM one when an LLM is configured, with the heuristic one as its
  * degraded mode; without an LLM it is the heuristic one.
  */
@@ -56,7 +56,7 @@ async function messageVectors(ctx: EngineContext, messages: readonly StoredMessa
 }
 
 /**
- * Seed 001's degraded mode: time gaps, topic shifts and a size cap decide the boundaries, the messages
+ * Degraded mode (no LLM): time gaps, topic shifts and a size cap decide the boundaries, the messages
  * themselves the text. `status` is `needs_rebuild` when these episodes stand in for LLM ones that failed.
  */
 export async function heuristicEpisodes(ctx: EngineContext, messages: readonly StoredMessage[], status: EpisodeDraft['processingStatus']): Promise<BuiltEpisode[]> {

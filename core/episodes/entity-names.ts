@@ -1,6 +1,6 @@
 /**
  * Entity names as keys: the same person mentioned as "Emma", "emma" or " Emma " in two chats must land
- * on one entity (seed 002 entity linking). Keys fold Unicode compatibility forms (full-width letters),
+ * on one entity (entity linking). Keys fold Unicode compatibility forms (full-width letters),
  * case, whitespace, quotes and surrounding punctuation, and an English leading "the". Aliases the LLM
  * reports ("Em", "my sister") become further keys of the same entity.
  */

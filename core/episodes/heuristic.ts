@@ -24,7 +24,7 @@ function firstSentence(text: string, max: number): string {
 }
 
 /**
- * Seed 001's degraded-mode builder, made useful: the episode states who talked and exactly when, keeps
+ * The degraded-mode builder (no LLM), made useful: the episode states who talked and exactly when, keeps
  * every message (relative dates resolved to absolute ones in the sender's time zone), and draws its title,
  * summary, keywords and entities from the text itself.
  */

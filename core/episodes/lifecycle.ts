@@ -5,7 +5,7 @@ import { bm25Doc, embeddingText, indexEpisodes, unindexEpisodes } from '../retri
 import type { Bm25Corpus } from '../store/bm25.js';
 
 /**
- * Seed 001's EpisodeManager lifecycle as plain functions: every write to an episode rewrites its index
+ * The episode lifecycle as plain functions: every write to an episode rewrites its index
  * entries in the same transaction, so search never sees an episode its indexes disagree with.
  */
 
@@ -53,7 +53,7 @@ export async function deleteEpisode(ctx: EngineContext, ownerId: string, id: str
   if (!found) throw new NemoriError('NOT_FOUND', `no episode ${id}`);
 }
 
-/** Reading an episode is recalling it (seed 001 access tracking). */
+/** Reading an episode is recalling it (access tracking). */
 export async function recallEpisode(ctx: EngineContext, ownerId: string, id: string): Promise<Episode> {
   await ctx.store.read.episodes.recordAccess(ownerId, [id], ctx.clock.now());
   const e = await ctx.store.read.episodes.get(ownerId, id);

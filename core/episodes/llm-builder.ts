@@ -11,7 +11,7 @@ import type { LlmEpisodeConfig } from '../context/llm-episodes-config.js';
 import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
 
 /**
- * Seed 001's LLM episode: a third-person narrative with absolute times, plus seed 002's payload
+ * The LLM episode: a third-person narrative with absolute times, plus a structured payload
  * (importance, emotional valence, event type, entities, relationship triples), validated before it
  * can become an EpisodeDraft.
  */
@@ -53,7 +53,7 @@ const EntityReply = z.object({
   role: z.string().trim().nullish().catch(null),
 });
 
-// Triples as the seed writes them ([s, p, o]) or spelled out; both are common in model output.
+// Triples as arrays ([s, p, o]) or spelled out; both are common in model output.
 const TripleReply = z.union([
   z.tuple([Text.min(1), Text.min(1), Text.min(1)]),
   z.object({ subject: Text.min(1), predicate: Text.min(1), object: Text.min(1) }).transform((t) => [t.subject, t.predicate, t.object] as [string, string, string]),
@@ -171,11 +171,11 @@ export function draftFromReply(reply: NarrativeReply, messages: readonly StoredM
       timeReferences,
       participants: speakers,
       messageCount: messages.length,
-      // Seed 002's fields that have no column of their own.
+      // Payload fields that have no column of their own.
       custom: { eventType: reply.eventType ?? null, emotionalValence: { sentiment: emotion.sentiment, intensity: emotion.intensity } },
     },
     structuredData: {
-      // Seed 002's knowledge_graph_payload by name; the stable entity ids live in the graph tables.
+      // The knowledge-graph payload by name; the stable entity ids live in the graph tables.
       knowledgeGraph: {
         eventType: reply.eventType ?? null,
         entities: graph.entities.map((e) => ({ name: e.name, type: e.type, role: e.role, aliases: e.aliases.map((a) => a.alias) })),

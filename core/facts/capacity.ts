@@ -2,7 +2,7 @@ import type { Eviction } from './reports.js';
 import type { EngineContext } from '../context/engine-context.js';
 
 /**
- * Seed 003 retention: while the owner's facts exceed `maxItems` or `maxTokens`, evict whole facts
+ * Capacity retention: while the owner's facts exceed `maxItems` or `maxTokens`, evict whole facts
  * (every version) — unimportant ones (below `importanceLow`) first, then the least recently used.
  * Facts at or above `importanceHigh`, or marked important, are never evicted, nor are `keep` (the
  * facts the current write just stored). If only protected facts are left, the store stays over its

@@ -15,7 +15,7 @@ import type { LearnAction } from './reports.js';
 import { relateCoDiscovered } from './relationships.js';
 
 /**
- * Seed 000 knowledge-gap discovery: the episode is a mask over its conversation. The model rebuilds
+ * Knowledge-gap discovery: the episode is a mask over its conversation. The model rebuilds
  * the conversation from the episode with world knowledge only; what the rebuild got wrong or missed,
  * compared with the original messages, is private knowledge and becomes semantic facts linked both
  * ways to the episode. Runs as a queue: every stored episode is queued in the transaction that wrote

@@ -5,7 +5,7 @@ import type { Repos } from '../store/store.js';
 import { estimateTokens, factEmbeddingText, factKeywords, factTerms, sameValue } from '../text/fact-text.js';
 
 /**
- * Seed 000 evolution and seed 003 upsert in one place: every way a fact enters the store (discovery,
+ * Fact evolution and upsert in one place: every way a fact enters the store (discovery,
  * upsert, memorize, a person's correction) goes through `learnFact`, so the rules are the same
  * whoever writes:
  * - a new key → a new node at version 1 (unless a stored fact is a near-duplicate: then merged);
@@ -33,7 +33,7 @@ export interface FactCause {
   method: DiscoveryMethod;
   /** The episode that taught or changed the fact; null for facts given through the store API. */
   episodeId: string | null;
-  /** `correction`: the person says the stored value was wrong (seed 002 user_feedback). */
+  /** `correction`: the person says the stored value was wrong, rather than out of date. */
   change: 'update' | 'correction';
 }
 
@@ -156,7 +156,7 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
 
     const corrects = cause.change === 'correction';
     const version = existing.version + 1;
-    // Seed 000: a discovered change averages confidence; a value given explicitly carries its own.
+    // A discovered change averages the old and new confidence; a value given explicitly carries its own.
     const newConfidence = cause.method === 'diff_analysis' && !corrects ? (existing.confidence + confidence) / 2 : confidence;
     await r.semantic.addVersion(
       ownerId,

@@ -10,7 +10,7 @@ import { estimateTokens, factText, sameValue } from '../text/fact-text.js';
 import { moveFacts } from './tiers.js';
 
 /**
- * Seed 003's Semantic Memory Store operations over the same facts discovery writes: upsert by key,
+ * The semantic memory store's operations over the same facts discovery writes: upsert by key,
  * memorize, forget by instruction (soft = the trash, restorable; hard = gone with every version),
  * undelete, summarize, capacity and versions. Remember is search (core/retrieval/find.ts).
  */
@@ -22,7 +22,7 @@ export interface FactMetadata {
   importance?: number | undefined;
   confidence?: number | undefined;
   keywords?: readonly string[] | undefined;
-  /** Seed 002 user_feedback: the stored value was wrong (a `corrects` version), rather than out of date. */
+  /** The person's feedback: the stored value was wrong (a `corrects` version), rather than out of date. */
   correction?: boolean | undefined;
 }
 
@@ -49,8 +49,8 @@ export function keyFor(value: string): string {
 }
 
 /**
- * Seed 003 memorize: a fact given without a key joins the stored fact that says the same thing
- * (same words, or embedding similarity above the duplicate threshold — seed 004), else it is stored
+ * Memorize: a fact given without a key joins the stored fact that says the same thing
+ * (same words, or embedding similarity above the duplicate threshold), else it is stored
  * under `fact:<its first words>`.
  */
 export async function memorize(ctx: EngineContext, ownerId: string, value: string, key: string | undefined, m: FactMetadata): Promise<WriteOutcome> {
@@ -88,7 +88,7 @@ export async function findFact(ctx: EngineContext, ownerId: string, keyOrId: str
 
 export type ForgetInstruction = { key: string } | { oldest: true } | { leastImportant: true } | { before: Date };
 
-/** Seed 003 forget instructions: `key:<entity_type:identifier>`, `oldest`, `least important`, `before:<time>`. */
+/** Forget instructions: `key:<entity_type:identifier>`, `oldest`, `least important`, `before:<time>`. */
 export function parseForgetInstruction(text: string): ForgetInstruction {
   const t = text.trim();
   const lower = t.toLowerCase();
@@ -149,7 +149,7 @@ export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: s
 }
 
 /**
- * Seed 003 summarize: the facts in scope (everything, an entity type such as "person", or a key prefix
+ * Summarize: the facts in scope (everything, an entity type such as "person", or a key prefix
  * such as "person:john"), most important and most certain first, with their relationships, cut at the
  * token limit. Extractive: it works offline and never invents.
  */

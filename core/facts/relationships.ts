@@ -2,7 +2,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { SemanticNode, SemanticRelationship } from '../domain/semantic.js';
 import { tokenize } from '../text/tokenize.js';
 
-/** Jaccard overlap of two texts' index terms: seed 000's "basic" text similarity, CJK-aware. */
+/** Jaccard overlap of two texts' index terms: the basic text similarity relationship strength uses, CJK-aware. */
 export function textSimilarity(a: string, b: string): number {
   const x = new Set(tokenize(a));
   const y = new Set(tokenize(b));
@@ -13,7 +13,7 @@ export function textSimilarity(a: string, b: string): number {
 }
 
 /**
- * Seed 000's relationship strength: 0.3 × time factor (discovered together: 1, else 0.7) + 0.4 × context
+ * Relationship strength of two facts: 0.3 × time factor (discovered together: 1, else 0.7) + 0.4 × context
  * factor (same discovery episode: 1, else 0.5) + 0.3 × similarity of the contexts they were found in.
  */
 export function relationshipStrength(a: SemanticNode, b: SemanticNode, sameRun: boolean): number {
@@ -24,7 +24,7 @@ export function relationshipStrength(a: SemanticNode, b: SemanticNode, sameRun: 
 
 /**
  * Relates every pair of facts learnt from one episode whose strength passes the threshold. The episode
- * is the description (seed 000 writes "Co-discovered in episode: <title>"): kept as its id, so a reader
+ * is the description (not a fixed sentence such as "Co-discovered in episode: <title>"): kept as its id, so a reader
  * shows it in their own language with the episode's current title.
  */
 export async function relateCoDiscovered(
@@ -57,7 +57,7 @@ export interface RelatedFact {
   via: string | null;
 }
 
-/** Seed 000 get_related_knowledge: direct neighbours, and (depth 2) their neighbours not already seen. */
+/** A fact's related knowledge: direct neighbours, and (depth 2) their neighbours not already seen. */
 export async function relatedKnowledge(ctx: EngineContext, ownerId: string, nodeId: string, depth: 1 | 2 = 2): Promise<{ direct: RelatedFact[]; indirect: RelatedFact[] }> {
   const read = ctx.store.read;
   const other = (rel: SemanticRelationship, from: string) => (rel.sourceId === from ? rel.targetId : rel.sourceId);

@@ -7,7 +7,7 @@ import { factEmbeddingText } from '../text/fact-text.js';
 type Tier = SemanticNode['tier'];
 
 /**
- * Moves facts between tiers with their vectors: only active facts have one (seed 002: archived
+ * Moves facts between tiers with their vectors: only active facts have one (archived
  * memories leave vector search; trashed ones leave every search). Coming back to active re-embeds,
  * computed before the transaction. Runs inside `r` when given (the caller's transaction).
  */

@@ -5,7 +5,7 @@ import type { MemoryKind, Tier } from './decay.js';
 import { activeTargets } from './targets.js';
 
 /**
- * Seed 000 retention, "delete everything about X": by an entity's name or a keyword, for the person.
+ * "Delete everything about X": by an entity's name or a keyword, for the person.
  * Removes every memory that mentions X (any tier, trash included), every memory derived from a
  * message that mentions X, their links, index entries and vectors; the source messages keep only
  * their import key (so re-importing the same export does not bring X back) and conversation titles

@@ -55,7 +55,7 @@ export interface MarkResult {
 }
 
 /**
- * The person's word on a memory wins (seed 001/002): important → importance 1 and exempt from
+ * The person's word on a memory wins over use and time: important → importance 1 and exempt from
  * forgetting (and back from the archive or trash at once); not important → importance
  * `notImportant`, so it fades fast; null → the engine decides again from use and time.
  */

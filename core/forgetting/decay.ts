@@ -2,7 +2,7 @@ import type { ForgettingReason } from '../domain/forgetting-reason.js';
 import type { ForgettingConfig } from '../context/forgetting-config.js';
 
 /**
- * Seed 002's decay score and seed 001's importance dynamics, as pure functions of a memory's access
+ * The decay score and the importance dynamics, as pure functions of a memory's access
  * record and the time: no store, no clock. Everything a pass decides comes from here, and every
  * number it uses is returned so the decision can be explained.
  */
@@ -29,9 +29,9 @@ export interface AccessRecord {
 }
 
 export interface Decay {
-  /** Seed 002's decay score: higher = closer to being forgotten. */
+  /** Decay score: higher = closer to being forgotten. */
   score: number;
-  /** Dynamic importance (seed 001), what the store shows and filters on. */
+  /** Dynamic importance (recall raises it, time lowers it), what the store shows and filters on. */
   importance: number;
   /** Days since the memory was last touched: accessed, created, or brought back from archive/trash. */
   elapsedDays: number;
@@ -54,7 +54,7 @@ export function decayReference(r: AccessRecord): Date {
 }
 
 /**
- * Seed 001 importance dynamics:
+ * Importance dynamics:
  *   boosted    = base + (1 − base) · boostMax · (1 − e^(−recalls / boostScale))   frequent recall raises it
  *   fade       = floor + (1 − floor) · 2^(−elapsedDays / halfLife)                   time lowers it
  *   importance = boosted · fade
@@ -71,11 +71,11 @@ export function dynamicImportance(r: AccessRecord, elapsedDays: number, c: Forge
 }
 
 /**
- * Seed 002's example formula, made finite and unit-explicit:
+ * The usual decay formula, made finite and unit-explicit:
  *
  *   score = (elapsedDays / decayUnitDays[kind]) / ((1 + ln(1 + recalls)) · (importance + 10 · markedImportant))
  *
- * - The seed divides by log(access_count + 1), which is 0 for a memory never recalled: every unread
+ * - The usual form divides by log(access_count + 1), which is 0 for a memory never recalled: every unread
  *   memory would score ∞ and be forgotten at once. `1 + ln(1 + n)` is 1 for an unread memory and grows
  *   with the same logarithm after that.
  * - Time is counted in units of `decayUnitDays` (a week for episodes, ten weeks for semantic facts),
@@ -99,7 +99,7 @@ export interface TierDecision {
 }
 
 /**
- * The tier rules of seed 002, for one memory:
+ * The tier rules, for one memory:
  * - marked important by the person → exempt: never moves down; archived or trashed → back to active;
  * - in the trash longer than the retention period → purged;
  * - score ≥ trash threshold → trash (from active or archived);

@@ -61,7 +61,7 @@ async function exclusive<T>(store: Store, ownerId: string, fn: () => Promise<T>)
 const ORDER: (Tier | 'purged')[] = ['active', 'archived', 'trash', 'purged'];
 
 /**
- * The forgetting pass (seed 002 §4, seed 001 importance dynamics) for one owner: computes every
+ * The forgetting pass (decay score and tiers, importance that learns from use) for one owner: computes every
  * memory's dynamic importance and decay score, decides its tier, and — unless dry — writes the new
  * importances and carries out the moves, each batch in one transaction with its index changes.
  */

@@ -71,7 +71,7 @@ export interface ForgettingTarget {
   mark(ctx: EngineContext, ownerId: string, id: string, marked: boolean | null, importance: number, now: Date): Promise<boolean>;
   list(ctx: EngineContext, ownerId: string, tier: Exclude<Tier, 'active'>, page: { limit: number; before?: { at: Date; id: string } }): Promise<TierItem[]>;
   /**
-   * "Delete everything about X" (seed 000): memories of any tier that mention `about` (confirmed with
+   * "Delete everything about X": memories of any tier that mention `about` (confirmed with
    * `matches`), plus those derived from `sourceEpisodes` — episodes built from messages that mention
    * it (for episodes: those episodes themselves; for semantic nodes: facts distilled from them).
    */

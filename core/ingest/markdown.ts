@@ -9,7 +9,7 @@ import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToIn
 import { readLines } from './text-lines.js';
 
 /**
- * Markdown journals and agent memory folders (seed 004's migration): a `.md` file, or a folder of them
+ * Markdown journals and agent memory folders (migrating from other memory tools): a `.md` file, or a folder of them
  * walked recursively in path order. Each file is one conversation (id: its path relative to the folder
  * imported); each paragraph (text between blank lines) is one message by the person (role 'user',
  * speaker 'me' or the front matter's `author`). Headings, horizontal rules, fenced code blocks, HTML

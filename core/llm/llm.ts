@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /**
- * The seam every module uses to ask a language model something (seed 001's LLMProvider, made small):
+ * The seam every module uses to ask a language model something (an LLM provider, made small):
  * one `complete` that can demand a typed JSON reply, and a connection check for `health`.
  * Implementations: the OpenAI chat-completions client (core/llm/client.ts), which covers Ollama,
  * LM Studio, llama.cpp server, vLLM, OpenAI, DeepSeek and other compatible endpoints.

@@ -1,7 +1,7 @@
 import type { LlmErrorCode } from './llm.js';
 
 /**
- * One HTTP request to the LLM, as the usage log records it (seed 004's usage.log, kept in the DB).
+ * One HTTP request to the LLM, as the usage log records it (kept in the DB, not in a file).
  * A call that retried or was repaired leaves one entry per request, so tokens and time add up honestly.
  */
 export interface UsageEntry {

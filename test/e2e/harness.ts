@@ -144,7 +144,7 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** Debian's Chromium; never a downloaded one (BRIEF §3). Missing → a clear failure, not a skip. */
+/** Debian's Chromium; never a downloaded one. Missing → a clear failure, not a skip. */
 export async function launchChromium(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(

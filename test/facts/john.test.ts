@@ -25,7 +25,7 @@ afterAll(async () => {
   await server.close();
 });
 
-describe("seed 000: John's research direction", () => {
+describe("knowledge discovery: John's research direction", () => {
   it('two conversations three months apart make one fact at version 2, its timeline showing both values and both episodes, linked both ways', async () => {
     const ownerId = newOwner('john');
     const [first, second] = johnConversations;
@@ -51,7 +51,7 @@ describe("seed 000: John's research direction", () => {
     ]);
     expect(k.timeline[0]!.episode!.start).toBe('2024-01-15T02:00:00.000Z');
     expect(k.timeline[1]!.createdAt > k.timeline[0]!.createdAt).toBe(true);
-    // Seed 000: confidence averaged on evolution (0.9 then 0.8).
+    // Confidence averaged on evolution (0.9 then 0.8).
     expect(k.fact.confidence).toBeCloseTo(0.85, 5);
     expect(k.discoveryEpisode?.id).toBe(ep1!.id);
     expect(k.linkedEpisodes.map((e) => e.id)).toEqual([ep1!.id]);
@@ -76,7 +76,7 @@ describe("seed 000: John's research direction", () => {
     const v1 = await engine.call('getKnowledgeVersion', { ownerId, key: k.fact.id, version: 1 });
     expect(v1.version.value).toBe('大语言模型提示工程');
 
-    // Co-discovered facts are related (seed 000 strength > 0.3); typed relations the model proposed too.
+    // Co-discovered facts are related (relationship strength > 0.3); typed relations the model proposed too.
     const related = await engine.call('relatedKnowledge', { ownerId, key: 'person:john的研究方向' });
     expect(related.direct.map((r) => r.fact.key)).toEqual(expect.arrayContaining(['concept:复杂指令理解', 'concept:agent决策机制']));
     expect(related.direct.find((r) => r.fact.key === 'concept:agent决策机制')!.type).toBe('part_of');

@@ -5,7 +5,7 @@ import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 import { TestClock } from '../forgetting/helpers.js';
 
-/** Seed 003's Semantic Memory Store: every operation, on real PGlite with the tiny embedding model. */
+/** The semantic memory store: every operation, on real PGlite with the tiny embedding model. */
 
 let engine: Engine;
 const clock = new TestClock(new Date('2025-03-01T09:00:00Z'));

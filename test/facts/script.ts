@@ -1,7 +1,7 @@
 import type { LlmServer } from '../helpers/llm-server.js';
 import { task } from '../llm/script.js';
 
-/** Seed 000's business example: John's research moves from prompt engineering to agent planning. */
+/** A worked example: John's research moves from prompt engineering to agent planning. */
 export const johnConversations = [
   {
     id: 'john-2024-01',

@@ -25,8 +25,8 @@ function lifeOf(r: AccessRecord, days: number, config = c): Partial<Record<Tier 
   return seen;
 }
 
-describe('the decay score (seed 002)', () => {
-  it('is zero for a fresh memory and finite for one never recalled (the seed divides by log(0 + 1))', () => {
+describe('the decay score', () => {
+  it('is zero for a fresh memory and finite for one never recalled (the usual formula divides by log(0 + 1))', () => {
     expect(decayOf(record(), t0, c).score).toBe(0);
     const year = decayOf(record(), at(365), c);
     expect(Number.isFinite(year.score)).toBe(true);
@@ -54,7 +54,7 @@ describe('the decay score (seed 002)', () => {
     expect(decayOf(record({ tier: 'archived', tierChangedAt: at(300) }), at(301), c).elapsedDays).toBeCloseTo(301);
   });
 
-  it('follows the seed formula: elapsed units / ((1 + ln(1 + n)) × (importance + 10 × marked))', () => {
+  it('follows the formula: elapsed units / ((1 + ln(1 + n)) × (importance + 10 × marked))', () => {
     const r = record({ baseImportance: 0.4, recallCount: 3, lastAccessed: t0 });
     const d = decayOf(r, at(70), c);
     const expected = 70 / c.kinds.episode.decayUnitDays / ((1 + Math.log(4)) * d.importance);
@@ -83,7 +83,7 @@ describe('semantic facts outlive episodes', () => {
   });
 });
 
-describe('importance dynamics (seed 001)', () => {
+describe('importance dynamics', () => {
   it('rises with frequent recall, never above 1', () => {
     const imp = (n: number) => dynamicImportance(record({ recallCount: n }), 0, c);
     expect(imp(0)).toBeCloseTo(0.5);

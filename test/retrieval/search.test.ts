@@ -77,7 +77,7 @@ describe('search with the tiny embedding model', () => {
     await expect(engine.call('getEpisode', { ownerId: bob, id: aliceEpisode.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('applies the seed-001 filters: time range, type, minimum importance, limit', async () => {
+  it('applies the query filters: time range, type, minimum importance, limit', async () => {
     const ownerId = newOwner();
     await engine.call('ingestConversation', {
       ownerId,

@@ -87,7 +87,7 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
         read().semantic.sourceMessages(i.ownerId, [node.id]),
       ]);
       const refs = await episodeRefs(ctx, i.ownerId, [...links.map((l) => l.episodeId), ...versions.flatMap((v) => (v.episodeId ? [v.episodeId] : []))]);
-      // Opening a fact is recalling it (seed 003 access tracking feeds LRU eviction).
+      // Opening a fact is recalling it (access tracking feeds LRU eviction).
       await read().semantic.recordAccess(i.ownerId, [{ id: node.id, relevance: node.relevance }], ctx.clock.now());
       const messages = await read().conversations.messagesByIds(i.ownerId, sources.get(node.id) ?? []);
       return {

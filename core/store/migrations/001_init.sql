@@ -3,7 +3,7 @@
 
 CREATE EXTENSION IF NOT EXISTS vector;
 
--- One imported or API-fed conversation: seed 001's RawEventData for the conversation data type.
+-- One imported or API-fed conversation: the raw event data for the conversation data type.
 CREATE TABLE conversations (
   id                 uuid PRIMARY KEY,
   owner_id           text NOT NULL,
@@ -41,7 +41,7 @@ CREATE TABLE messages (
 );
 CREATE INDEX messages_pending ON messages (owner_id, conversation_id, sent_at) WHERE NOT processed;
 
--- Seed 001 Episode: every field, with temporal info flattened into columns so it can be filtered.
+-- An episode: every field, with temporal info flattened into columns so it can be filtered.
 CREATE TABLE episodes (
   id                 uuid PRIMARY KEY,
   owner_id           text NOT NULL,

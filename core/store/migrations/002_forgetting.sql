@@ -1,4 +1,4 @@
--- Nemori store, version 2: forgetting (seed 002) and importance that learns from use (seed 001).
+-- Nemori store, version 2: forgetting and importance that learns from use.
 --
 -- A memory lives in one of three tiers:
 --   active   — indexed for keyword (BM25) and vector search;

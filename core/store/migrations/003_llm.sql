@@ -1,8 +1,8 @@
 -- Nemori store, version 3: the LLM usage log and the knowledge graph the LLM episode builder extracts
--- (seed 002's knowledge_graph_payload). Number 002 belongs to the forgetting work; migrations are
+-- (entities, their aliases and relationship triples). Number 002 belongs to the forgetting work; migrations are
 -- applied by the set of versions already done, so either may land first.
 
--- One row per HTTP request to the LLM (seed 004's usage.log). owner_id '' marks machine-level calls
+-- One row per HTTP request to the LLM (the usage log). owner_id '' marks machine-level calls
 -- (connection tests) that do not work on anyone's memory. API keys are never written here.
 CREATE TABLE llm_usage (
   id          bigserial PRIMARY KEY,

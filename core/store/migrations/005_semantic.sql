@@ -1,10 +1,10 @@
--- Nemori store, version 5: semantic memory (seed 000 discovery and evolution, seed 003 upsert store).
+-- Nemori store, version 5: semantic memory (fact discovery and evolution, the upsert store).
 --
 -- A node is one private fact under a key `{entity_type}:{identifier}`, unique per owner. Its current
 -- value lives on the node; every value it ever had is a row of semantic_versions (version 1 included),
 -- with the time, the episode that caused it and the messages it was drawn from. Links to episodes are
 -- one table read both ways (episode → facts, fact → episodes), so the two directions cannot disagree.
--- Facts fade and are forgotten like episodes: the same tier columns as migration 002. Seed 003's soft
+-- Facts fade and are forgotten like episodes: the same tier columns as migration 002. The store's soft
 -- delete is the trash tier (restorable until purged), its hard delete is a purge.
 
 CREATE TABLE semantic_nodes (
@@ -21,7 +21,7 @@ CREATE TABLE semantic_nodes (
   discovery_method     text NOT NULL,              -- diff_analysis | upsert | memorize | user_feedback
   keywords             text[] NOT NULL DEFAULT '{}',
   tags                 text[] NOT NULL DEFAULT '{}',
-  source               text,                       -- seed 003 metadata: where the fact came from
+  source               text,                       -- metadata: where the fact came from
   access_count         integer NOT NULL DEFAULT 0,
   last_accessed        timestamptz,
   relevance            real NOT NULL DEFAULT 0,    -- the score of its latest retrieval

@@ -34,7 +34,7 @@ function RelatedList({ items, label, via, testId, t }: { items: readonly Related
   );
 }
 
-/** Facts connected to this one: directly, and through one of those (seed 000's two hops). */
+/** Facts connected to this one: directly, and through one of those (two hops at most). */
 export function RelatedFacts({ direct, indirect, t }: { direct: readonly RelatedFact[]; indirect: readonly RelatedFact[]; t: Translate }) {
   const via = new Map(direct.map((r) => [r.fact.id, r.fact.label]));
   return (
