@@ -30,7 +30,7 @@ export interface EmbeddingStatus {
 /** What handlers get besides their input: the engine context and what the engine was opened with. */
 export interface HandlerEnv {
   ctx: EngineContext;
-  /** Knowledge discovery, one run per owner at a time (core/semantic/jobs.ts). */
+  /** Knowledge discovery, one run per owner at a time (core/jobs/discovery-runner.ts). */
   discovery: DiscoveryJobs;
   /** A long-running host (the app, `nemori web`): background work starts by itself, not only on request. */
   background: boolean;

@@ -68,7 +68,7 @@ export const ForgettingConfig = z.object({
     .default(scheduleDefaults),
   /**
    * Version retention: how many versions of a semantic node's history are kept; older ones are
-   * dropped when a new version is written (core/semantic/learn.ts).
+   * dropped when a new version is written (core/facts/learn.ts).
    */
   semanticMaxVersions: z.number().int().positive().default(20),
   /**

@@ -49,7 +49,7 @@ async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId
         : null,
       ctx.config.retrieval.bm25,
     );
-    // Knowledge discovery follows as a job (core/semantic/discovery.ts); without an LLM the episodes wait.
+    // Knowledge discovery follows as a job (core/facts/discovery.ts); without an LLM the episodes wait.
     await r.semantic.enqueue(ownerId, stored.map((e) => e.id), now);
     await r.conversations.markProcessed(ownerId, conversationId, version);
   });
