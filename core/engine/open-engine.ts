@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, systemClock, type Clock, type EngineContext } from '../context/engine-context.js';
 import { STORE_FOLDER } from '../store/data-folder.js';
-import { NemoriError } from '../domain/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../jobs/forgetting-scheduler.js';
 import { discoveryJobs } from '../jobs/discovery-runner.js';

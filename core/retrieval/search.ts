@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { SearchMode } from '../domain/search.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { EpisodeFilters } from '../store/episodes.js';

@@ -66,7 +66,7 @@ describe('restoring a memory brings back the search hits it had', () => {
   });
 
   it('from the trash: invisible to every search and listing, and a rebuild does not bring it back', async () => {
-    const { ownerId, hike, before } = await setup();
+    const { ownerId, hike } = await setup();
     const pass = await engine.call('runForgetting', { ownerId, now: new Date(clock.now().getTime() + 200 * DAY_MS) });
     expect(pass.moves.map((m) => [m.id, m.from, m.to])).toEqual([[hike, 'active', 'trash']]);
 
