@@ -123,6 +123,28 @@ describe('addMemory with an LLM', () => {
     expect(server.chats().filter(task('episode-narrative'))).toHaveLength(1);
   });
 
+  it('closing the engine does not wait for an LLM that never answers: the rebuild is aborted and reports nothing', async () => {
+    const silent = await startLlmServer();
+    let asked!: () => void;
+    const boundaryAsked = new Promise<void>((resolve) => (asked = resolve));
+    silent.on(task('episode-boundaries'), () => {
+      asked();
+      return { hang: true };
+    });
+    // A ten-minute timeout: were close to wait for the reply, this test would run out of time instead.
+    const e = await openMemoryEngine({ clock, llm: { ...llm, timeoutMs: 600_000, baseUrl: silent.url }, warn: (m) => warnings.push(m) });
+    try {
+      const ownerId = newOwner('close');
+      const a = await say(e, ownerId, undefined, 'Ana', 'The gym opens at six.');
+      await say(e, ownerId, a.conversationId, 'Ben', 'Then we go at six thirty.');
+      await boundaryAsked;
+      await e.close();
+      expect(warnings).toEqual([]);
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('an unreachable LLM: turns are still acknowledged and findable, and close into heuristic stand-ins marked needs_rebuild', async () => {
     const down = await openMemoryEngine({ clock, llm: { ...llm, baseUrl: await closedPortUrl() }, warn: (m) => warnings.push(m) });
     try {
