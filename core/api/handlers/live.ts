@@ -7,8 +7,9 @@ export function liveHandlers({ ctx, live }: HandlerEnv): Handlers<'addMemory' | 
   return {
     async addMemory(i) {
       const r = await addTurns(ctx, i);
-      // Never waits for building, embedding or an LLM: the job runs behind this reply.
-      live.turnsAdded(i.ownerId, r.storeId, i.end === true);
+      // Never waits for building, embedding or an LLM: the job runs behind this reply. Turns that were
+      // all duplicates (a retry) change nothing, not even how long the conversation has been idle.
+      if (r.stored > 0 || i.end === true) live.turnsAdded(i.ownerId, r.storeId, i.end === true);
       return { conversationId: r.conversationId, stored: r.stored, duplicates: r.duplicates, messageIds: r.messageIds };
     },
 
