@@ -89,6 +89,8 @@ describe('addMemory with an LLM', () => {
     eps = await episodes(engine, ownerId);
     expect(eps.map((e) => [e.processingStatus, e.builder, e.title])).toEqual([['ready', 'llm', 'Ana renews her passport']]);
     expect(eps[0]!.messageIds).toEqual([...a.messageIds, ...b.messageIds, ...c.messageIds]);
+    // The closed episode was queued for knowledge discovery, which the job started behind it (awaited here).
+    expect(await engine.call('runDiscovery', { ownerId })).toMatchObject({ failed: 0, remaining: 0 });
     expect(warnings).toEqual([]);
   });
 
@@ -121,6 +123,7 @@ describe('addMemory with an LLM', () => {
     expect(eps[0]!.content).toContain('1 May 2024');
     // Only the closed episode was written by the model: one narrative request.
     expect(server.chats().filter(task('episode-narrative'))).toHaveLength(1);
+    expect(await engine.call('runDiscovery', { ownerId })).toMatchObject({ failed: 0, remaining: 0 });
   });
 
   it('closing the engine does not wait for an LLM that never answers: the rebuild is aborted and reports nothing', async () => {
