@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
+import type { LiveBuilding } from '../jobs/live-building.js';
 import type { Progress } from '../jobs/progress.js';
 import type { operations, OperationName, OpOutput } from './contract.js';
 
@@ -32,6 +33,8 @@ export interface HandlerEnv {
   ctx: EngineContext;
   /** Knowledge discovery, one run per owner at a time (core/jobs/discovery-runner.ts). */
   discovery: DiscoveryJobs;
+  /** Live memory's tail building (core/jobs/live-building.ts), behind `addMemory`. */
+  live: LiveBuilding;
   /** A long-running host (the app, `nemori web`): background work starts by itself, not only on request. */
   background: boolean;
   /** The configuration the host opened the engine with; saved settings lie under it. */

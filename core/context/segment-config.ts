@@ -20,6 +20,11 @@ export const SegmentConfig = z.object({
    * block (TextTiling's cut-off), so the threshold adapts to each conversation and each model.
    */
   depthFactor: z.number().default(0.5),
+  /**
+   * Live memory (`addMemory`): a conversation's open tail is closed into episodes after this long without
+   * a turn, by the engine clock.
+   */
+  idleMinutes: z.number().positive().default(30),
 });
 export type SegmentConfig = z.infer<typeof SegmentConfig>;
 export const defaultSegmentConfig: SegmentConfig = SegmentConfig.parse({});

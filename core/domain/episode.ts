@@ -51,7 +51,11 @@ export const TemporalInfo = z.object({
 export type TemporalInfo = z.infer<typeof TemporalInfo>;
 
 export const EpisodeBuilderKind = z.enum(['heuristic', 'llm', 'manual']);
-export const ProcessingStatus = z.enum(['ready', 'needs_rebuild']);
+/**
+ * `ready`; `needs_rebuild`: a heuristic stand-in for an LLM episode that failed; `open`: the provisional
+ * episode of a live conversation's open tail, rebuilt as turns arrive and read for knowledge only once closed.
+ */
+export const ProcessingStatus = z.enum(['ready', 'needs_rebuild', 'open']);
 
 /** What a builder produces, before the store gives it an id. */
 export const EpisodeDraft = z.object({

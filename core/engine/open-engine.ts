@@ -5,6 +5,7 @@ import { STORE_FOLDER } from '../store/data-folder.js';
 import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../jobs/forgetting-scheduler.js';
 import { discoveryJobs } from '../jobs/discovery-runner.js';
+import { liveBuilding } from '../jobs/live-building.js';
 import { Store } from '../store/store.js';
 import { cancellation } from '../jobs/cancellation.js';
 import { operations, parseInput, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
@@ -14,6 +15,7 @@ import { forgettingHandlers } from '../api/handlers/forgetting.js';
 import { attachLlm, llmHandlers, type LlmOption } from '../api/handlers/llm.js';
 import { importHandlers } from '../api/handlers/imports.js';
 import { knowledgeHandlers } from '../api/handlers/knowledge.js';
+import { liveHandlers } from '../api/handlers/live.js';
 import { searchHandlers } from '../api/handlers/search.js';
 import { startupHandlers } from '../api/handlers/startup.js';
 import { systemHandlers } from '../api/handlers/system.js';
@@ -53,6 +55,11 @@ export interface Engine {
   readonly context: EngineContext;
   /** Whether the embedding model loaded, and why not (then search matches words only). */
   readonly embedding: EmbeddingStatus;
+  /**
+   * Resolves when live memory's background building is done: the tails idle by the engine clock are
+   * closed first, then every queued and running rebuild is awaited (tests: instead of sleeping).
+   */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,6 +90,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     throw e;
   }
   const discovery = discoveryJobs(ctx);
+  const live = liveBuilding(ctx, discovery);
   const background = o.scheduleForgetting ?? false;
   const embedding: EmbeddingStatus = o.embeddingStatus ?? {
     available: o.embedder !== null,
@@ -90,12 +98,14 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     source: null,
     reason: o.embedder ? null : 'no embedding model configured',
   };
-  const env = { ctx, embeddingStatus: embedding, discovery, background, explicitConfig: o.config ?? {} };
+  const env = { ctx, embeddingStatus: embedding, discovery, live, background, explicitConfig: o.config ?? {} };
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env) };
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
+  // Live conversations whose turns were acknowledged but not (all) built when the last run ended: in the background.
+  void live.recover();
   const calls = cancellation();
   return {
     context: ctx,
@@ -114,8 +124,11 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
         call.done();
       }
     },
+    idle: () => live.idle(),
     async close() {
       calls.cancelAll();
+      // Live building kicks discovery: it stops first.
+      await live.stop();
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
       await discovery.stop();

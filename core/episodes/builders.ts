@@ -75,7 +75,7 @@ export const heuristicConversationBuilder: EpisodeBuilder = {
 };
 
 /** One LLM episode, or null when the LLM failed for it (the session remembers why). */
-async function tryLlmEpisode(ctx: EngineContext, llm: Llm, input: BuildInput, span: Span): Promise<BuiltEpisode | null> {
+export async function tryLlmEpisode(ctx: EngineContext, llm: Llm, input: BuildInput, span: Span): Promise<BuiltEpisode | null> {
   if (input.session.down) return null;
   input.session.calls++;
   try {

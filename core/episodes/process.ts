@@ -19,18 +19,27 @@ export interface BuildOptions {
 /**
  * Stores one group of built episodes with their BM25 entries, vectors, message links and graph in one
  * transaction. Vectors are computed first: model work is slow and must not hold the database.
- * `replaces` is an episode whose messages were rebuilt into this group (the tail merge): its messages
- * are released (pending again) and it is deleted in the same transaction, so a crash between groups
- * leaves them pending rather than linked to nothing. Says whether the episodes got vectors (not without an embedder).
+ * `replaces` are episodes whose messages were rebuilt into this group (the tail merge, a live tail): their
+ * messages are released (pending again) and they are deleted in the same transaction, so a crash between
+ * groups leaves them pending rather than linked to nothing. Episodes are queued for knowledge discovery,
+ * except `open` ones (a live tail, still growing). Says whether the episodes got vectors (not without an embedder).
  */
-async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId: string, group: readonly BuiltEpisode[], version: string, replaces: string | null): Promise<boolean> {
+export async function storeEpisodes(
+  ctx: EngineContext,
+  ownerId: string,
+  conversationId: string,
+  group: readonly BuiltEpisode[],
+  version: string,
+  replaces: string | readonly string[] | null,
+): Promise<boolean> {
+  const replaced = replaces === null ? [] : typeof replaces === 'string' ? [replaces] : replaces;
   const episodeVectors = ctx.embedder && group.length ? await ctx.embedder.embed(group.map((b) => embeddingText(b.draft)), 'passage') : null;
   const now = ctx.clock.now();
   await ctx.store.transaction(async (r) => {
-    if (replaces) {
-      await r.llm.releaseMessages(ownerId, replaces);
-      await unindexEpisodes(r, ownerId, [replaces]);
-      await r.episodes.delete(ownerId, replaces);
+    for (const id of replaced) {
+      await r.llm.releaseMessages(ownerId, id);
+      await unindexEpisodes(r, ownerId, [id]);
+      await r.episodes.delete(ownerId, id);
     }
     const stored = [];
     for (const b of group) {
@@ -50,7 +59,7 @@ async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId
       ctx.config.retrieval.bm25,
     );
     // Knowledge discovery follows as a job (core/facts/discovery.ts); without an LLM the episodes wait.
-    await r.semantic.enqueue(ownerId, stored.map((e) => e.id), now);
+    await r.semantic.enqueue(ownerId, stored.filter((e) => e.processingStatus !== 'open').map((e) => e.id), now);
     await r.conversations.markProcessed(ownerId, conversationId, version);
   });
   return episodeVectors !== null;

@@ -35,7 +35,8 @@ export interface RebuildEpisodesReport {
 }
 
 function marked(row: RebuildRow, scope: RebuildScope): boolean {
-  if (row.tier === 'trash' || row.messageCount === 0) return false;
+  // A live conversation's open tail is still being written (core/episodes/live.ts): it closes by itself.
+  if (row.tier === 'trash' || row.messageCount === 0 || row.status === 'open') return false;
   return scope === 'heuristic' ? row.builder === 'heuristic' : row.status === 'needs_rebuild';
 }
 

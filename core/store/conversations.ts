@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Attachment, IncomingConversation, MessageRole, StoredMessage } from '../domain/conversation.js';
+import type { Attachment, IncomingConversation, IncomingMessage, MessageRole, StoredMessage } from '../domain/conversation.js';
 import { chunks, type Sql } from './sql.js';
 
 interface MessageRow {
@@ -39,6 +39,11 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** What makes a message the same message again: the export's id, or who said what when. */
+function dedupeKey(m: IncomingMessage, hash = sha256(m.text)): string {
+  return m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${hash}`);
+}
+
 export interface StoredConversation {
   id: string;
   source: string;
@@ -50,8 +55,11 @@ export interface StoredConversation {
 
 export function conversationRepo(q: Sql) {
   return {
-    /** Creates the conversation or returns the existing one with the same source and external id. */
-    async upsert(ownerId: string, c: IncomingConversation, now: Date): Promise<{ id: string; created: boolean }> {
+    /**
+     * Creates the conversation or returns the existing one with the same source and external id. `id` is
+     * the new conversation's id (live memory makes one id serve as both), a fresh one by default.
+     */
+    async upsert(ownerId: string, c: IncomingConversation, now: Date, id: string = randomUUID()): Promise<{ id: string; created: boolean }> {
       const r = await q.query<{ id: string; created: boolean }>(
         `INSERT INTO conversations (id, owner_id, source, external_id, title, participants, metadata, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
@@ -61,15 +69,18 @@ export function conversationRepo(q: Sql) {
                participants = (SELECT COALESCE(jsonb_agg(DISTINCT p), '[]'::jsonb)
                                FROM jsonb_array_elements(conversations.participants || EXCLUDED.participants) AS p)
          RETURNING id, (xmax = 0) AS created`,
-        [randomUUID(), ownerId, c.source, c.externalId, c.title ?? null, JSON.stringify(c.participants), JSON.stringify(c.metadata), now],
+        [id, ownerId, c.source, c.externalId, c.title ?? null, JSON.stringify(c.participants), JSON.stringify(c.metadata), now],
       );
       return r.rows[0]!;
     },
 
-    /** Stores messages not seen before; returns how many were new. */
-    async addMessages(ownerId: string, conversationId: string, c: IncomingConversation): Promise<number> {
+    /**
+     * Stores messages not seen before; returns how many were new. `firstSeq` numbers them after the
+     * conversation's earlier messages (live turns arrive a few at a time; see `nextSeq`).
+     */
+    async addMessages(ownerId: string, conversationId: string, c: IncomingConversation, firstSeq = 0): Promise<number> {
       let added = 0;
-      const indexed = c.messages.map((m, seq) => ({ m, seq }));
+      const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i }));
       for (const batch of chunks(indexed, 500)) {
         const cols = {
           id: [] as string[],
@@ -89,7 +100,7 @@ export function conversationRepo(q: Sql) {
           const hash = sha256(m.text);
           cols.id.push(randomUUID());
           cols.externalId.push(m.externalId ?? null);
-          cols.dedupe.push(m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${hash}`));
+          cols.dedupe.push(dedupeKey(m, hash));
           cols.seq.push(seq);
           cols.speaker.push(m.speaker);
           cols.role.push(m.role);
@@ -118,6 +129,52 @@ export function conversationRepo(q: Sql) {
         await q.query(`UPDATE conversations SET processed = false WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
       }
       return added;
+    },
+
+    /** The seq after the conversation's last message: where the next live turns are numbered from. */
+    async nextSeq(ownerId: string, conversationId: string): Promise<number> {
+      const r = await q.query<{ n: number }>(
+        `SELECT COALESCE(max(seq) + 1, 0)::int AS n FROM messages WHERE owner_id = $1 AND conversation_id = $2`,
+        [ownerId, conversationId],
+      );
+      return r.rows[0]?.n ?? 0;
+    },
+
+    /** The stored ids of these messages (each as `addMessages` keyed it), in their order; null where none is stored. */
+    async idsOf(ownerId: string, conversationId: string, messages: readonly IncomingMessage[]): Promise<(string | null)[]> {
+      const keys = messages.map((m) => dedupeKey(m));
+      const r = await q.query<{ id: string; dedupe_key: string }>(
+        `SELECT id, dedupe_key FROM messages WHERE owner_id = $1 AND conversation_id = $2 AND dedupe_key = ANY($3::text[])`,
+        [ownerId, conversationId, keys],
+      );
+      const byKey = new Map(r.rows.map((x) => [x.dedupe_key, x.id]));
+      return keys.map((k) => byKey.get(k) ?? null);
+    },
+
+    /** A conversation by its source's id: in one source, or in any (live memory's `endConversation`). */
+    async byExternalId(ownerId: string, externalId: string, source?: string): Promise<StoredConversation[]> {
+      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
+        `SELECT id, source, external_id, title, participants, processed FROM conversations
+         WHERE owner_id = $1 AND external_id = $2 AND ($3::text IS NULL OR source = $3) ORDER BY created_at`,
+        [ownerId, externalId, source ?? null],
+      );
+      return r.rows.map((row) => ({ id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }));
+    },
+
+    /**
+     * Live conversations (metadata `live`) whose tail is open: messages pending, or an `open` episode.
+     * Across owners, for the engine to pick them up again at open; `lastTurnAt` is the conversation's
+     * last write (every `addMemory` touches it).
+     */
+    async liveTails(): Promise<{ ownerId: string; conversationId: string; lastTurnAt: Date }[]> {
+      const r = await q.query<{ owner_id: string; id: string; updated_at: Date }>(
+        `SELECT c.owner_id, c.id, c.updated_at FROM conversations c
+         WHERE c.metadata->>'live' = 'true' AND (
+           EXISTS (SELECT 1 FROM messages m WHERE m.owner_id = c.owner_id AND m.conversation_id = c.id AND NOT m.processed)
+           OR EXISTS (SELECT 1 FROM episodes e WHERE e.owner_id = c.owner_id AND e.conversation_id = c.id AND e.processing_status = 'open'))
+         ORDER BY c.updated_at`,
+      );
+      return r.rows.map((x) => ({ ownerId: x.owner_id, conversationId: x.id, lastTurnAt: x.updated_at }));
     },
 
     /** Conversations with messages no episode has been built from yet (after an import or a crash). */

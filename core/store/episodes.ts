@@ -187,6 +187,15 @@ export function episodeRepo(q: Sql) {
       return r.rows[0] ? toEpisode(r.rows[0]) : null;
     },
 
+    /** The `open` (provisional) episodes of a live conversation's tail, oldest first: normally one. */
+    async openInConversation(ownerId: string, conversationId: string): Promise<string[]> {
+      const r = await q.query<{ id: string }>(
+        `SELECT id FROM episodes WHERE owner_id = $1 AND conversation_id = $2 AND processing_status = 'open' ORDER BY start_at, id`,
+        [ownerId, conversationId],
+      );
+      return r.rows.map((x) => x.id);
+    },
+
     /** Every indexable episode: trashed ones stay out of the indexes (their entries are parked). */
     async ids(ownerId: string): Promise<string[]> {
       const r = await q.query<{ id: string }>(`SELECT id FROM episodes WHERE owner_id = $1 AND tier <> 'trash' ORDER BY start_at`, [ownerId]);

@@ -33,6 +33,8 @@ export interface ScriptReply {
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
   /** Never answer: the connection stays open until the client gives up or the server closes. */
   hang?: boolean;
+  /** Answer only once this settles (a test releases a slow LLM's reply when it chooses). */
+  after?: Promise<unknown>;
 }
 
 export type Responder = (req: RecordedRequest) => ScriptReply;
@@ -111,26 +113,31 @@ export async function startLlmServer(o: { model?: string } = {}): Promise<LlmSer
         ? typeof rule.reply === 'function' ? rule.reply(recorded) : rule.reply
         : { status: 500, raw: JSON.stringify({ error: { message: `no scripted reply for this prompt: ${recorded.prompt.slice(0, 80)}` } }) };
       if (reply.hang) return; // leave the request open
-      const status = reply.status ?? 200;
-      const headers = { 'content-type': 'application/json', ...reply.headers };
-      if (reply.raw !== undefined || status !== 200) {
-        res.writeHead(status, headers).end(reply.raw ?? JSON.stringify({ error: { message: `scripted ${status}` } }));
-        return;
-      }
-      const content = reply.content ?? JSON.stringify(reply.json ?? {});
-      const usage = reply.usage === undefined ? { prompt_tokens: 100, completion_tokens: 20 } : reply.usage;
-      res.writeHead(200, headers).end(
-        JSON.stringify({
-          id: `chatcmpl-${++completions}`,
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model,
-          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-          ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
-        }),
-      );
+      if (reply.after) void reply.after.then(() => answer(res, reply), () => answer(res, reply));
+      else answer(res, reply);
     });
   });
+  function answer(res: http.ServerResponse, reply: ScriptReply): void {
+    if (res.destroyed) return;
+    const status = reply.status ?? 200;
+    const headers = { 'content-type': 'application/json', ...reply.headers };
+    if (reply.raw !== undefined || status !== 200) {
+      res.writeHead(status, headers).end(reply.raw ?? JSON.stringify({ error: { message: `scripted ${status}` } }));
+      return;
+    }
+    const content = reply.content ?? JSON.stringify(reply.json ?? {});
+    const usage = reply.usage === undefined ? { prompt_tokens: 100, completion_tokens: 20 } : reply.usage;
+    res.writeHead(200, headers).end(
+      JSON.stringify({
+        id: `chatcmpl-${++completions}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
+      }),
+    );
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
