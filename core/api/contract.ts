@@ -8,6 +8,7 @@ export * from './search-contract.js';
 import { DateInput, EpisodeFilterInput, Owner, SearchInput, SearchOutput } from './search-contract.js';
 import { knowledgeOperations, RunDiscoveryOutput } from './knowledge-contract.js';
 import { startupOperations } from './startup-contract.js';
+import { companionOperations } from './companion-contract.js';
 
 /**
  * The one contract of the engine: every operation with its input and output schema. The CLI, the
@@ -451,6 +452,7 @@ export const operations = {
   listEntities: { input: ListEntitiesInput, output: ListEntitiesOutput },
   ...knowledgeOperations,
   ...startupOperations,
+  ...companionOperations,
   getEngineSettings: { input: z.object({}), output: EngineSettingsView },
   setEngineSettings: { input: SetEngineSettingsInput, output: EngineSettingsView },
   backup: { input: BackupInput, output: BackupOutput },

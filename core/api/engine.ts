@@ -9,6 +9,7 @@ import { discoveryJobs } from '../semantic/jobs.js';
 import { Store } from '../store/store.js';
 import { operations, type OperationName, type OpInput, type OpOutput } from './contract.js';
 import type { CallOptions, EmbeddingStatus, Handlers } from './handler.js';
+import { companionHandlers, episodesBehind, type CallOp } from './handlers/companion.js';
 import { episodeHandlers } from './handlers/episodes.js';
 import { forgettingHandlers } from './handlers/forgetting.js';
 import { attachLlm, llmHandlers, type LlmOption } from './handlers/llm.js';
@@ -99,8 +100,11 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     reason: o.embedder ? null : 'no embedding model configured',
   };
   const env = { ctx, embeddingStatus: embedding, discovery, background, explicitConfig: o.config ?? {} };
+  // Companion operations are made of the others (validated input, no cancellation).
+  const op: CallOp = (name, input) => (h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<never>)(parseInput(name, input), {});
+  const behind = episodesBehind(ctx, discovery);
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env) };
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...companionHandlers(env, behind, op) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
@@ -130,6 +134,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       for (const c of calls.values()) c.abort();
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
+      await behind.stop();
       await discovery.stop();
       await o.embedder?.dispose();
       await store.close();

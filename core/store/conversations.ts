@@ -39,6 +39,11 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** What makes a message the same message again: its id in the source, else speaker + time + text. */
+function dedupeKey(m: IncomingConversation['messages'][number]): string {
+  return m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${sha256(m.text)}`);
+}
+
 export interface StoredConversation {
   id: string;
   source: string;
@@ -89,7 +94,7 @@ export function conversationRepo(q: Sql) {
           const hash = sha256(m.text);
           cols.id.push(randomUUID());
           cols.externalId.push(m.externalId ?? null);
-          cols.dedupe.push(m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${hash}`));
+          cols.dedupe.push(dedupeKey(m));
           cols.seq.push(seq);
           cols.speaker.push(m.speaker);
           cols.role.push(m.role);
@@ -118,6 +123,18 @@ export function conversationRepo(q: Sql) {
         await q.query(`UPDATE conversations SET processed = false WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
       }
       return added;
+    },
+
+    /** The stored ids of these messages, in their order (null for one not stored). */
+    async idsOf(ownerId: string, conversationId: string, c: IncomingConversation): Promise<(string | null)[]> {
+      const keys = c.messages.map(dedupeKey);
+      if (keys.length === 0) return [];
+      const r = await q.query<{ id: string; dedupe_key: string }>(
+        `SELECT id, dedupe_key FROM messages WHERE owner_id = $1 AND conversation_id = $2 AND dedupe_key = ANY($3::text[])`,
+        [ownerId, conversationId, keys],
+      );
+      const byKey = new Map(r.rows.map((x) => [x.dedupe_key, x.id]));
+      return keys.map((k) => byKey.get(k) ?? null);
     },
 
     /** Conversations with messages no episode has been built from yet (after an import or a crash). */
