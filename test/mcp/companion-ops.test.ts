@@ -68,6 +68,15 @@ describe('companion operations', () => {
     expect(Math.abs(Date.parse((found.results[0] as { start: string }).start) - Date.now())).toBeLessThan(60_000);
   });
 
+  it('closing the engine waits for the episodes being built behind addMemory', async () => {
+    const warnings: string[] = [];
+    const own = await openMemoryEngine({ warn: (m) => warnings.push(m) });
+    const out = await own.call('addMemory', { messages: [{ speaker: 'Alice', role: 'user', text: 'Closing right after this message.', time: at(1, 9) }] });
+    expect(out.stored).toBe(1);
+    await own.close();
+    expect(warnings).toEqual([]);
+  });
+
   it('rejects an empty exchange and a time without its UTC offset', async () => {
     await expect(engine.call('addMemory', { messages: [] })).rejects.toThrow(/addMemory: messages: send at least one message/);
     await expect(engine.call('addMemory', { messages: [{ speaker: 'A', role: 'user', text: 'x', time: '2024-01-01T09:00' }] })).rejects.toThrow(/UTC offset/);
