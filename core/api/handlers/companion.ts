@@ -3,12 +3,10 @@ import { IncomingConversation, parseIsoWithOffset } from '../../domain/conversat
 import { localDate } from '../../episodes/describe.js';
 import { processConversation } from '../../episodes/process.js';
 import type { DiscoveryJobs } from '../../semantic/jobs.js';
-import type { OperationName, OpInput, OpOutput } from '../contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
-import { loadContext } from './load-context.js';
+import { loadContext, type CallOp } from './load-context.js';
 
-/** A validated call of another operation: companion operations are built from the others, not beside them. */
-export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Promise<OpOutput<K>>;
+export type { CallOp } from './load-context.js';
 
 /** This machine's UTC offset at `at`, in minutes (what a message without a time was said in). */
 export const machineOffset = (at: Date): number => -at.getTimezoneOffset();

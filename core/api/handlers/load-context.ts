@@ -5,8 +5,11 @@ import { describeSpan } from '../../episodes/describe.js';
 import { tokenize } from '../../retrieval/tokenize.js';
 import { estimateTokens } from '../../semantic/text.js';
 import type { ContextItem, LoadContextInput, LoadContextOutput } from '../companion-contract.js';
+import type { OperationName, OpInput, OpOutput } from '../contract.js';
 import type { EpisodeView } from '../views.js';
-import type { CallOp } from './companion.js';
+
+/** A validated call of another operation: companion operations are built from the others, not beside them. */
+export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Promise<OpOutput<K>>;
 
 /**
  * `loadContext`: what a companion should know when a conversation starts, as one Markdown block within
