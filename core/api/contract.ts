@@ -4,7 +4,7 @@ import { episodeOperations } from './episodes-contract.js';
 import { forgettingOperations } from './forgetting-contract.js';
 import { importOperations } from './imports-contract.js';
 import { knowledgeOperations } from './knowledge-contract.js';
-import { liveOperations } from './live-contract.js';
+import { companionOperations } from './companion-contract.js';
 import { llmOperations } from './llm-contract.js';
 import { searchOperations } from './search-contract.js';
 import { startupOperations } from './startup-contract.js';
@@ -13,7 +13,7 @@ import { systemOperations } from './system-contract.js';
 export * from './episodes-contract.js';
 export * from './forgetting-contract.js';
 export * from './imports-contract.js';
-export * from './live-contract.js';
+export * from './companion-contract.js';
 export * from './llm-contract.js';
 export * from './search-contract.js';
 export * from './system-contract.js';
@@ -31,7 +31,7 @@ export const operations = {
   ...llmOperations,
   ...knowledgeOperations,
   ...startupOperations,
-  ...liveOperations,
+  ...companionOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -6,6 +6,7 @@ import { openAppEngine } from '../engine/app-engine.js';
 import { openDefaultEngine, type EmbeddingNeed } from '../engine/open-default.js';
 import { isNemoriError, NemoriError } from '../domain/errors.js';
 import { resolveStartup } from '../engine/startup.js';
+import { addCompanionCommands } from './companion.js';
 import { addDataCommands } from './data.js';
 import { addForgettingCommands } from './forgetting.js';
 import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowledge.js';
@@ -251,6 +252,7 @@ export function buildCli(): Command {
   addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addLlmCommands(program, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addDataCommands(program, (op, input, human) => run(g(), 'app', op, input, human));
+  addCompanionCommands(program, { run: (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner, int, global: g });
   addKnowledgeCommands(program, {
     run: (embeddings, op, input, human, opts) => run(g(), embeddings, op, input, human, opts),
     owner,

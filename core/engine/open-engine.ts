@@ -16,6 +16,7 @@ import { attachLlm, llmHandlers, type LlmOption } from '../api/handlers/llm.js';
 import { importHandlers } from '../api/handlers/imports.js';
 import { knowledgeHandlers } from '../api/handlers/knowledge.js';
 import { liveHandlers } from '../api/handlers/live.js';
+import { loadContextHandlers, type CallOp } from '../api/handlers/load-context.js';
 import { searchHandlers } from '../api/handlers/search.js';
 import { startupHandlers } from '../api/handlers/startup.js';
 import { systemHandlers } from '../api/handlers/system.js';
@@ -99,8 +100,10 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     reason: o.embedder ? null : 'no embedding model configured',
   };
   const env = { ctx, embeddingStatus: embedding, discovery, live, background, explicitConfig: o.config ?? {} };
+  // loadContext is made of other operations (validated input, no cancellation).
+  const op: CallOp = (name, input) => (h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<never>)(parseInput(name, input), {});
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env) };
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env), ...loadContextHandlers(env, op) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);

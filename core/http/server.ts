@@ -7,14 +7,17 @@
  *   GET  /api/events?token=     Server-Sent Events: each call's start/end and its progress, the model's download
  *   POST /api/import/upload?batch=UUID&name=FILE   raw file body, kept until the import below
  *   POST /api/import            { batch, ownerId?, format? } → importFiles on the uploaded files
+ *   POST /mcp                   the MCP tools over Streamable HTTP (core/mcp), same token
  *   GET  /…                     the built renderer, under the app's Content-Security-Policy
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { ImportFilesOutput } from '../api/contract.js';
 import type { Engine } from '../engine/open-engine.js';
 import { NemoriError } from '../domain/errors.js';
+import { mcpOverHttp } from '../mcp/http.js';
 import { isAuthorized, isLoopbackHost, isSameOriginOrNone, newToken } from './auth.js';
 import { readJson } from './body.js';
 import { createDispatcher, toWireError, type CallEngine } from '../api/dispatch.js';
@@ -104,6 +107,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     o.onEvent?.(e);
   };
   const dispatcher = createDispatcher({ call, emit, log });
+  const mcp = mcpOverHttp({ engine: { call: (name, input) => call(name, input, { onProgress: () => {}, callId: randomUUID() }) as never }, log });
   let port = 0;
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -116,6 +120,10 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       return;
     }
     const route = url.pathname;
+    if (route === '/mcp') {
+      await mcp(req, res);
+      return;
+    }
     if (req.method === 'GET' && route === '/api/events') {
       hub.attach(res, { 'X-Content-Type-Options': 'nosniff' }, modelUnderway ? [modelUnderway] : []);
       return;
@@ -160,7 +168,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       return;
     }
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    if (url.pathname.startsWith('/api/')) {
+    if (url.pathname.startsWith('/api/') || url.pathname === '/mcp') {
       await handleApi(req, res, url);
       return;
     }

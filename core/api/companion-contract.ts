@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { IsoTimestamp, MessageRole } from '../domain/conversation.js';
+import { Owner } from '../domain/owner.js';
+import { DateInput } from './search-contract.js';
+
+/**
+ * What an assistant that talks with the person calls: at the start of a conversation (`loadContext`),
+ * and as the conversation goes (`addMemory` after each exchange, `endConversation`). `addMemory` returns
+ * as soon as the turns are committed; episodes are built in the background (the conversation's open tail
+ * is searchable at once, and closes into episodes at time gaps, topic shifts, the size cap, after
+ * `idleMinutes` without a turn, or on `end` / `endConversation`). MCP (core/mcp) exposes them as tools.
+ */
+
+export const AddMemoryInput = z.object({
+  ownerId: Owner,
+  /** The id an earlier call returned (or the caller's own); none: a new conversation, whose id is returned. */
+  conversationId: z.string().min(1).optional(),
+  source: z.string().min(1).default('companion'),
+  messages: z
+    .array(
+      z.object({
+        /** The turn's own id: sending it again is a duplicate, not a second message. */
+        id: z.string().min(1).optional(),
+        speaker: z.string().min(1),
+        role: MessageRole.optional(),
+        text: z.string(),
+        /** When it was said (default: now by the engine clock). */
+        time: IsoTimestamp.optional(),
+      }),
+    )
+    .min(1),
+  /** The conversation is over: close its tail into episodes. */
+  end: z.boolean().optional(),
+});
+
+export const AddMemoryOutput = z.object({
+  conversationId: z.string(),
+  /** Turns stored by this call; the others were `duplicates` of turns stored before. */
+  stored: z.number().int(),
+  duplicates: z.number().int(),
+  /** The stored message of each turn, in order (what search results cite as sources). */
+  messageIds: z.array(z.string()),
+});
+
+export const EndConversationInput = z.object({
+  ownerId: Owner,
+  conversationId: z.string().min(1),
+  /** Only needed when the same conversation id is used under several sources. */
+  source: z.string().min(1).optional(),
+});
+
+export const EndConversationOutput = z.object({
+  conversationId: z.string(),
+  /** Whether it had an open tail to close (closing runs in the background, like building after `addMemory`). */
+  closing: z.boolean(),
+});
+
+export const DEFAULT_CONTEXT_BUDGET = 1200;
+
+export const LoadContextInput = z.object({
+  ownerId: Owner,
+  /** What the conversation opens with, or what it is about: adds "Related to …" (search results). */
+  query: z.string().trim().max(2000).optional(),
+  /**
+   * How many tokens the block may take. Tokens are estimated the way the knowledge store counts its
+   * capacity (core/text/fact-text.ts `estimateTokens`): about four Latin characters or one CJK character
+   * per token, i.e. roughly 1.3 tokens per English word.
+   */
+  budgetTokens: z.number().int().min(100).max(32_000).default(DEFAULT_CONTEXT_BUDGET),
+  /** The moment the conversation happens (default: now): "Recently" is what came before it. */
+  now: DateInput.optional(),
+});
+
+const ContextMessage = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  speaker: z.string(),
+  text: z.string(),
+  sentAt: z.string(),
+  utcOffsetMin: z.number().int(),
+  /** The same moment as a person reads it: "Tuesday, 2 January 2024, 09:15 (UTC+01:00)". */
+  when: z.string(),
+});
+const ContextEpisode = z.object({
+  id: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  start: z.string(),
+  end: z.string(),
+  utcOffsetMin: z.number().int(),
+  when: z.string(),
+});
+export const ContextItem = z.discriminatedUnion('kind', [
+  ContextEpisode.extend({
+    kind: z.literal('episode'),
+    score: z.number(),
+    /** The episode's messages that say what the query asks about, quoted exactly. */
+    messages: z.array(ContextMessage),
+  }),
+  z.object({
+    kind: z.literal('fact'),
+    id: z.string(),
+    key: z.string(),
+    title: z.string(),
+    value: z.string(),
+    version: z.number().int(),
+    updatedAt: z.string(),
+    score: z.number(),
+  }),
+  /** A message no episode holds yet (the conversation going on now), quoted exactly. */
+  ContextMessage.extend({ kind: z.literal('message'), score: z.number() }),
+]);
+export type ContextItem = z.infer<typeof ContextItem>;
+
+export const LoadContextOutput = z.object({
+  /** One Markdown block for the model's context, within the budget. */
+  markdown: z.string(),
+  tokens: z.number().int(),
+  budgetTokens: z.number().int(),
+  now: z.string(),
+  query: z.string().nullable(),
+  sections: z.object({
+    /** "What I know about you": the most important current facts (summarizeKnowledge). */
+    about: z.object({ text: z.string(), keys: z.array(z.string()) }),
+    /** "Recently": the latest episodes before `now`, newest first. */
+    recent: z.array(ContextEpisode),
+    /** "Related to …": search results for the query, best first. */
+    related: z.array(ContextItem),
+  }),
+  /** What did not fit the budget. */
+  left: z.object({ about: z.number().int(), recent: z.number().int(), related: z.number().int() }),
+  warnings: z.array(z.string()),
+});
+export type LoadContextOutput = z.infer<typeof LoadContextOutput>;
+
+export const companionOperations = {
+  addMemory: { input: AddMemoryInput, output: AddMemoryOutput },
+  endConversation: { input: EndConversationInput, output: EndConversationOutput },
+  loadContext: { input: LoadContextInput, output: LoadContextOutput },
+} as const;

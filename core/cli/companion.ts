@@ -1,0 +1,82 @@
+import { Option, type Command } from 'commander';
+import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
+import { NemoriError } from '../domain/errors.js';
+import { clientConfigFile, configSnippet, MCP_CLIENTS, serverEntry, serversKey, writeClientConfig, type McpClient } from '../mcp/config.js';
+import { resolveStartup } from '../engine/startup.js';
+
+/** `nemori load` and `nemori mcp …`: Nemori as a companion's memory. */
+
+type RunOperation = <K extends OperationName>(embeddings: 'auto' | 'off' | 'probe', op: K, input: OpInput<K>, human: (o: OpOutput<K>) => string) => Promise<OpOutput<K>>;
+
+export interface CompanionCli {
+  run: RunOperation;
+  owner: () => Option;
+  int: (v: string) => number;
+  /** The global options: `--home` and `--json`. */
+  global: () => { home?: string; json?: boolean };
+}
+
+export function addCompanionCommands(program: Command, cli: CompanionCli): void {
+  program
+    .command('load')
+    .description('what a companion is told at the start of a conversation: facts, recent episodes and memories related to --query, as Markdown within a token budget')
+    .option('--query <text>', 'the opening message, or what the conversation is about')
+    .option('--budget <tokens>', 'at most this many tokens (about 1.3 per English word)', cli.int)
+    .option('--now <date>', 'as of this moment (YYYY-MM-DD or ISO 8601; default: now)')
+    .addOption(cli.owner())
+    .action(async (o: { query?: string; budget?: number; now?: string; owner: string }) => {
+      await cli.run('auto', 'loadContext', { ownerId: o.owner, query: o.query, budgetTokens: o.budget, now: o.now }, (out) => out.markdown);
+    });
+
+  const mcp = program
+    .command('mcp')
+    .description('serve your memory to an MCP client (Claude Desktop, Claude Code, Cursor, VS Code) over stdio; `mcp config` sets the client up')
+    .option('--read-only', 'only the tools that read memory (no add_memory, memorize or forget)')
+    .action(async (o: { readOnly?: boolean }) => {
+      // Loaded on demand: the other commands never pay for the MCP SDK.
+      const { runMcpStdio } = await import('../mcp/stdio.js');
+      await runMcpStdio({ startup: resolveStartup(cli.global().home), readOnly: Boolean(o.readOnly) });
+    });
+
+  mcp
+    .command('config')
+    .description("print the client's entry for `nemori mcp`, or merge it into the client's configuration file (--write)")
+    .addOption(new Option('--client <client>', 'which MCP client').choices(MCP_CLIENTS).makeOptionMandatory())
+    .option('--write', "merge the entry into the client's configuration file (backed up first; other servers are kept)")
+    .option('--config-file <path>', "the client's configuration file (default: its standard place on this system)")
+    .option('--read-only', 'the client gets only the tools that read memory')
+    .action((o: { client: McpClient; write?: boolean; configFile?: string; readOnly?: boolean }) => {
+      const { home, json } = cli.global();
+      const entry = serverEntry(o.client, { home, readOnly: Boolean(o.readOnly || mcp.opts<{ readOnly?: boolean }>().readOnly) });
+      const file = o.configFile ?? clientConfigFile(o.client);
+      if (!o.write) {
+        const snippet = configSnippet(o.client, entry);
+        if (json) {
+          process.stdout.write(`${JSON.stringify({ client: o.client, file, key: serversKey(o.client), entry, snippet }, null, 2)}\n`);
+          return;
+        }
+        const claudeCode = o.client === 'claude-code' ? `\nor run:\n  claude mcp add -s user nemori -- ${[entry.command, ...entry.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n` : '';
+        process.stdout.write(
+          `Add this to ${file} (under "${serversKey(o.client)}", beside any other servers):\n${JSON.stringify(snippet, null, 2)}\n${claudeCode}\nor let Nemori do it: nemori mcp config --client ${o.client} --write\n`,
+        );
+        return;
+      }
+      let result;
+      try {
+        result = writeClientConfig(file, o.client, entry);
+      } catch (e) {
+        if (e instanceof NemoriError) throw e;
+        throw new NemoriError('INVALID_INPUT', `cannot write ${file}: ${(e as Error).message}`);
+      }
+      if (json) {
+        process.stdout.write(`${JSON.stringify({ client: o.client, ...result, entry }, null, 2)}\n`);
+        return;
+      }
+      const said = {
+        created: `Created ${file} with the nemori server.`,
+        updated: `Set the nemori server in ${file} (the previous file is at ${result.backup}).`,
+        unchanged: `${file} already has this nemori server; nothing changed.`,
+      }[result.action];
+      process.stdout.write(`${said}\nRestart ${o.client} to load it.\n`);
+    });
+}

@@ -1,0 +1,196 @@
+/**
+ * `nemori mcp` as an MCP client starts it: a child process on a temp data folder, driven by the SDK's
+ * own Client over stdio (so stdout must carry nothing but the protocol). Three days of conversation go
+ * in through add_memory; on day four load_context brings back the relevant episodes with their dates,
+ * and search_memory finds what was said moments before.
+ */
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LoadContextOutput } from '../../core/api/companion-contract.js';
+import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
+import { READ_TOOLS, WRITE_TOOLS } from '../../core/mcp/server.js';
+import { estimateTokens } from '../../core/text/fact-text.js';
+import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
+import { tempDir } from '../helpers/engine.js';
+
+const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
+
+interface Running {
+  client: Client;
+  stderr: () => string;
+  close(): Promise<void>;
+}
+
+/** Starts `nemori --home HOME mcp …` the way a desktop client does, offline, with the tiny model. */
+async function startMcp(home: string, ...args: string[]): Promise<Running> {
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, '--home', home, 'mcp', ...args],
+    env: { ...env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR), NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID, XDG_DATA_HOME: path.join(home, 'xdg') },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'nemori-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  const r = (await client.callTool({ name, arguments: args })) as ToolResult;
+  if (r.isError) throw new Error(`${name}: ${r.content[0]?.text}`);
+  return r;
+}
+
+async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (check(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const at = (day: number, hh: number, mm: number) => `2024-01-0${day}T${String(hh).padStart(2, '0')}:${String(mm).padStart(2, '0')}:00+01:00`;
+
+/** Three days of Alice talking with her companion Nemo. */
+const DAYS: [string, string][][] = [
+  [
+    ['Alice', 'I adopted a beagle puppy today! His name is Biscuit. He already chewed the leg of my desk.'],
+    ['Nemo', 'Congratulations on Biscuit! Beagles are curious chewers; chew toys and a crate help.'],
+    ['Alice', 'I ordered a rubber chew toy and a crate for Biscuit.'],
+    ['Nemo', 'Good plan. Praise him when he chews the toy instead of the furniture.'],
+  ],
+  [
+    ['Alice', 'Long run this morning, 18 kilometres along the river. My left knee aches a little.'],
+    ['Nemo', 'That is a big distance. Is the knee pain sharp or dull?'],
+    ['Alice', 'Dull. The Berlin marathon is in April so I cannot stop training now.'],
+    ['Nemo', 'Maybe rest two days and stretch; see a physio if it continues.'],
+  ],
+  [
+    ['Alice', 'My sister Clara visits next weekend. I want to cook her a vegetarian lasagna.'],
+    ['Nemo', 'Lovely. Spinach and ricotta lasagna is a classic vegetarian choice.'],
+    ['Alice', 'Clara hates mushrooms, so no mushrooms in the sauce.'],
+    ['Nemo', 'Noted: a mushroom-free spinach and ricotta lasagna for Clara.'],
+  ],
+];
+
+describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
+  let server: Running;
+  beforeAll(async () => {
+    server = await startMcp(tempDir('nemori-mcp-'));
+  }, 180_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('lists its tools, each description saying when to call it', async () => {
+    const { tools } = await server.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+    for (const t of tools) {
+      expect(t.description, t.name).toMatch(/^Call this (at|after|when|only when) /);
+      expect(t.inputSchema.type).toBe('object');
+    }
+    expect(tools.find((t) => t.name === 'load_context')?.description).toContain('at the start of every conversation');
+    expect(tools.find((t) => t.name === 'add_memory')?.description).toContain('after each exchange');
+    expect(tools.find((t) => t.name === 'search_memory')?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(tools.find((t) => t.name === 'forget')?.annotations).toMatchObject({ destructiveHint: true });
+    expect(server.client.getInstructions()).toContain('load_context');
+  });
+
+  it('remembers three days of conversation, and on day four loads the relevant episodes with their dates within the budget', async () => {
+    const { client } = server;
+    for (const [d, turns] of DAYS.entries()) {
+      let conversationId: string | undefined;
+      // One exchange (the person's message and the reply) per call, as a companion sends them.
+      for (let n = 0; n < turns.length; n += 2) {
+        const messages = turns.slice(n, n + 2).map(([speaker, text], k) => ({ speaker, role: speaker === 'Alice' ? 'user' : 'assistant', text, time: at(d + 1, 9, n + k) }));
+        const r = await tool(client, 'add_memory', { ...(conversationId ? { conversation_id: conversationId } : {}), messages });
+        expect(r.structuredContent).toMatchObject({ stored: 2 });
+        conversationId = r.structuredContent!.conversationId as string;
+        expect(r.content[0]!.text).toContain(conversationId);
+      }
+      expect(conversationId).toBe(`chat-2024-01-0${d + 1}`);
+    }
+
+    const opening = 'Biscuit chewed my shoes again, what should I do?';
+    const context = await eventually(
+      async () => (await tool(client, 'load_context', { query: opening, budget_tokens: 500, now: '2024-01-04T08:30:00+01:00' })),
+      (r) => (r.structuredContent as LoadContextOutput).sections.related.some((x) => x.kind === 'episode' && x.when.startsWith('Monday, 1 January 2024')),
+    );
+    const out = context.structuredContent as LoadContextOutput;
+    const text = context.content[0]!.text;
+    expect(text).toBe(out.markdown);
+    expect(out.tokens).toBeLessThanOrEqual(500);
+    expect(estimateTokens(text)).toBeLessThanOrEqual(500);
+    expect(text).toContain('now is Thursday, 4 January 2024, 08:30 (UTC+01:00)');
+    expect(text).toContain(`### Related to “${opening}”`);
+    // The Biscuit episode, with its date, among what relates to the opening.
+    const biscuit = out.sections.related.find((x) => x.kind === 'episode' && x.title.includes('Biscuit'));
+    expect(biscuit).toMatchObject({ kind: 'episode', when: 'Monday, 1 January 2024, 09:00–09:03 (UTC+01:00)' });
+    expect(text).toContain('Monday, 1 January 2024, 09:00–09:03 (UTC+01:00)');
+    expect(text).toMatch(/Biscuit/);
+    // The other days are there as what happened recently, dated.
+    expect(text).toContain('### Recently');
+    expect(text).toContain('Wednesday, 3 January 2024');
+    expect(text).toContain('Tuesday, 2 January 2024');
+
+    // Day four: a turn added just now is found by search.
+    const added = await tool(client, 'add_memory', {
+      messages: [
+        { speaker: 'Alice', role: 'user', text: 'I booked the vet for Biscuit on Friday at five, for his vaccinations.', time: '2024-01-04T08:31:00+01:00' },
+        { speaker: 'Nemo', role: 'assistant', text: 'Good, I will remind you on Friday.', time: '2024-01-04T08:31:30+01:00' },
+      ],
+    });
+    expect(added.structuredContent).toMatchObject({ conversationId: 'chat-2024-01-04', stored: 2 });
+    const found = await eventually(
+      () => tool(client, 'search_memory', { query: 'vet vaccinations', kind: 'episodes' }),
+      (r) => r.content[0]!.text.includes('vaccinations'),
+    );
+    const said = found.content[0]!.text;
+    expect(said).toMatch(/^\d+ memories for “vet vaccinations”/);
+    expect(said).toContain('Thursday, 4 January 2024, 08:31 (UTC+01:00)');
+    expect(said).toContain('Sources: Alice (2024-01-04 08:31 UTC+01:00); Nemo (2024-01-04 08:31 UTC+01:00)');
+
+    // The episode opens with its exact messages.
+    const result = said.split(/\n(?=\d+\. )/).slice(1).find((r) => r.includes('vaccinations'))!;
+    const id = /id `([0-9a-f-]{36})`/.exec(result)![1]!;
+    const episode = await tool(client, 'get_episode', { id });
+    expect(episode.content[0]!.text).toContain('- 2024-01-04 08:31 UTC+01:00 **Alice**: I booked the vet for Biscuit on Friday at five, for his vaccinations.');
+  });
+
+  it('memorizes a fact, recalls it, shows its history, and forgets it to the trash', async () => {
+    const { client } = server;
+    await tool(client, 'memorize', { key: 'person:clara', value: 'Clara is Alice\'s sister; she hates mushrooms' });
+    const second = await tool(client, 'memorize', { key: 'person:clara', value: 'Clara is Alice\'s sister; she is vegetarian and hates mushrooms' });
+    expect(second.content[0]!.text).toMatch(/^Updated the fact/);
+    const recalled = await tool(client, 'remember', { prompt: 'Clara mushrooms' });
+    expect(recalled.content[0]!.text).toContain('Fact `person:clara` (version 2');
+    const history = await tool(client, 'fact_history', { key: 'person:clara' });
+    expect(history.content[0]!.text).toMatch(/- v1, .*learnt: Clara is Alice's sister; she hates mushrooms/);
+    expect(history.content[0]!.text).toMatch(/- v2, .*updated the one before: Clara is Alice's sister; she is vegetarian/);
+    const gone = await tool(client, 'forget', { fact_key: 'person:clara' });
+    expect(gone.content[0]!.text).toBe('Moved to the trash (restorable): `person:clara`.');
+    const none = await client.callTool({ name: 'forget', arguments: {} });
+    expect(none).toMatchObject({ isError: true });
+    const bad = (await client.callTool({ name: 'get_episode', arguments: { id: 'not-an-id' } })) as ToolResult;
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]!.text).toContain('not an episode id');
+  });
+
+  it('--read-only serves only the tools that read memory', async () => {
+    const readOnly = await startMcp(tempDir('nemori-mcp-ro-'), '--read-only');
+    try {
+      const { tools } = await readOnly.client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
+      const refused = await readOnly.client.callTool({ name: 'add_memory', arguments: { messages: [{ speaker: 'A', role: 'user', text: 'x' }] } });
+      expect(refused).toMatchObject({ isError: true });
+    } finally {
+      await readOnly.close();
+    }
+  });
+});
