@@ -26,7 +26,8 @@ const LAYERS = [
   ['ingest'],
   ['api'],
   ['engine'],
-  ['http', 'mcp', 'cli'],
+  ['mcp'],
+  ['http', 'cli'],
 ];
 /** …except where they already did: `nemori web` (core/cli) starts the HTTP bridge (core/http). */
 const SAME_LAYER_ALLOWED = { cli: ['http'] };

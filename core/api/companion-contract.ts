@@ -13,7 +13,10 @@ import { DateInput } from './search-contract.js';
 
 export const AddMemoryInput = z.object({
   ownerId: Owner,
-  /** The id an earlier call returned (or the caller's own); none: a new conversation, whose id is returned. */
+  /**
+   * The id an earlier call returned, or the caller's own key; none: the day's conversation (`chat-YYYY-MM-DD` by the
+   * first turn's local date), so a companion that keeps no ids still gets one conversation a day.
+   */
   conversationId: z.string().min(1).optional(),
   source: z.string().min(1).default('companion'),
   messages: z
@@ -21,20 +24,23 @@ export const AddMemoryInput = z.object({
       z.object({
         /** The turn's own id: sending it again is a duplicate, not a second message. */
         id: z.string().min(1).optional(),
-        speaker: z.string().min(1),
+        speaker: z.string().trim().min(1, 'say who spoke'),
         role: MessageRole.optional(),
         text: z.string(),
         /** When it was said (default: now by the engine clock). */
         time: IsoTimestamp.optional(),
       }),
     )
-    .min(1),
+    .min(1, 'send at least one message'),
   /** The conversation is over: close its tail into episodes. */
   end: z.boolean().optional(),
 });
 
 export const AddMemoryOutput = z.object({
+  /** The conversation's id (what episodes and search results name it by): pass it back with the next turns. */
   conversationId: z.string(),
+  /** Its key under its source: the caller's own, or the day's `chat-YYYY-MM-DD`; also accepted as `conversationId`. */
+  key: z.string(),
   /** Turns stored by this call; the others were `duplicates` of turns stored before. */
   stored: z.number().int(),
   duplicates: z.number().int(),

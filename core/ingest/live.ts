@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { EngineContext } from '../context/engine-context.js';
 import { IncomingConversation, parseIsoWithOffset, type MessageRole } from '../domain/conversation.js';
+import type { StoredConversation } from '../store/conversations.js';
+import { localDate } from '../text/describe.js';
 
 /**
  * Live memory's way in: a companion adds a conversation's turns as they happen (`addMemory`). The turns
@@ -19,21 +20,31 @@ export interface LiveTurn {
 
 export interface AddTurnsInput {
   ownerId: string;
-  /** The conversation to add to (the id an earlier call returned, or the caller's own); none: a new one. */
+  /** The conversation to add to (the id an earlier call returned, or the caller's own); none: the day's conversation. */
   conversationId?: string | undefined;
   source: string;
   messages: readonly LiveTurn[];
 }
 
 export interface AddTurnsResult {
-  /** The id to pass back with the next turns. */
+  /** The conversation's id (what episodes and search results name): pass it back with the next turns. */
   conversationId: string;
-  /** The store's id of the conversation (what episodes and messages refer to). */
-  storeId: string;
+  /** The conversation's key under its source: the caller's own, or the day's `chat-YYYY-MM-DD`. */
+  key: string;
   stored: number;
   duplicates: number;
   /** The stored message of each turn, in the order given (a duplicate's is the one stored before). */
   messageIds: string[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A conversation named by its id (as addMemory returned it) or by the caller's own key under a source. */
+export async function findConversations(ctx: EngineContext, ownerId: string, idOrKey: string, source?: string): Promise<StoredConversation[]> {
+  const read = ctx.store.read.conversations;
+  const byId = UUID.test(idOrKey) ? await read.get(ownerId, idOrKey) : null;
+  if (byId && (source === undefined || byId.source === source)) return [byId];
+  return read.byExternalId(ownerId, idOrKey, source);
 }
 
 /**
@@ -43,24 +54,27 @@ export interface AddTurnsResult {
  */
 export async function addTurns(ctx: EngineContext, i: AddTurnsInput): Promise<AddTurnsResult> {
   const now = ctx.clock.now();
-  const conversationId = i.conversationId ?? randomUUID();
+  const messages = i.messages.map((m) => {
+    const { at, utcOffsetMin } = m.time ? parseIsoWithOffset(m.time) : { at: now, utcOffsetMin: -now.getTimezoneOffset() };
+    return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
+  });
+  // A companion that keeps no ids still gets one conversation a day, not one per exchange.
+  const first = messages[0]!;
+  const named = i.conversationId === undefined ? undefined : (await findConversations(ctx, i.ownerId, i.conversationId, i.source))[0];
   const c = IncomingConversation.parse({
     source: i.source,
-    externalId: conversationId,
-    participants: [...new Set(i.messages.map((m) => m.speaker))],
+    externalId: named?.externalId ?? i.conversationId ?? `chat-${localDate(first.sentAt, first.utcOffsetMin)}`,
+    participants: [...new Set(messages.map((m) => m.speaker))],
     metadata: { live: true },
-    messages: i.messages.map((m) => {
-      const { at, utcOffsetMin } = m.time ? parseIsoWithOffset(m.time) : { at: now, utcOffsetMin: -now.getTimezoneOffset() };
-      return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
-    }),
+    messages,
   });
   return ctx.store.transaction(async (r) => {
-    const { id } = await r.conversations.upsert(i.ownerId, c, now, i.conversationId === undefined ? conversationId : undefined);
+    const { id } = await r.conversations.upsert(i.ownerId, c, now);
     const stored = await r.conversations.addMessages(i.ownerId, id, c, await r.conversations.nextSeq(i.ownerId, id));
     const ids = await r.conversations.idsOf(i.ownerId, id, c.messages);
     return {
-      conversationId,
-      storeId: id,
+      conversationId: id,
+      key: c.externalId,
       stored,
       duplicates: c.messages.length - stored,
       messageIds: ids.map((x, k) => {

@@ -112,7 +112,7 @@ describe('addMemory: live turns', () => {
     expect((await episodes(ownerId)).map((e) => [e.processingStatus, e.messageIds.length])).toEqual([['ready', 2]]);
 
     const b = await engine.call('addMemory', { ownerId, conversationId: 'chat-42', messages: [{ speaker: 'Ana', text: 'The plumber comes on Thursday.' }] });
-    expect(b.conversationId).toBe('chat-42');
+    expect(b.key).toBe('chat-42');
     await engine.idle();
     expect((await episodes(ownerId)).filter((e) => e.processingStatus === 'open')).toHaveLength(1);
     expect(await engine.call('endConversation', { ownerId, conversationId: 'chat-42' })).toEqual({ conversationId: 'chat-42', closing: true });
@@ -128,7 +128,7 @@ describe('addMemory: live turns', () => {
     const turn = { id: 'turn-1', speaker: 'Ana', text: 'Remember to renew the passport.', time: '2024-05-01T10:00:00+08:00' };
     const a = await engine.call('addMemory', { ownerId, messages: [turn] });
     const again = await engine.call('addMemory', { ownerId, conversationId: a.conversationId, messages: [turn] });
-    expect(again).toEqual({ conversationId: a.conversationId, stored: 0, duplicates: 1, messageIds: a.messageIds });
+    expect(again).toEqual({ conversationId: a.conversationId, key: a.key, stored: 0, duplicates: 1, messageIds: a.messageIds });
     const mixed = await engine.call('addMemory', {
       ownerId,
       conversationId: a.conversationId,

@@ -36,20 +36,20 @@ describe('companion operations', () => {
       { id: 'm2', speaker: 'Nemo', role: 'assistant' as const, text: 'Congratulations on Biscuit!', time: at(1, 9, 1) },
     ];
     const first = await engine.call('addMemory', { ownerId, messages });
-    expect(first).toMatchObject({ conversationId: 'chat-2024-01-01', stored: 2 });
+    expect(first).toMatchObject({ key: 'chat-2024-01-01', stored: 2 });
     expect(first.messageIds).toHaveLength(2);
     expect(new Set(first.messageIds).size).toBe(2);
 
     const again = await engine.call('addMemory', { ownerId, messages });
-    expect(again).toEqual({ ...first, stored: 0 });
+    expect(again).toEqual({ ...first, stored: 0, duplicates: 2 });
 
     // Without ids, the same speaker, time and text is the same message.
     const plain = messages.map(({ id: _id, ...m }) => ({ ...m, time: at(1, 10) }));
     const a = await engine.call('addMemory', { ownerId, conversationId: 'talk-1', messages: plain });
     const b = await engine.call('addMemory', { ownerId, conversationId: 'talk-1', messages: plain });
     expect(a.stored).toBe(2);
-    expect(b).toEqual({ ...a, stored: 0 });
-    expect(a.conversationId).toBe('talk-1');
+    expect(b).toEqual({ ...a, stored: 0, duplicates: 2 });
+    expect(a.key).toBe('talk-1');
 
     const stats = await engine.call('stats', { ownerId });
     expect(stats.owners[0]).toMatchObject({ conversations: 2, messages: 4 });
@@ -59,7 +59,7 @@ describe('companion operations', () => {
   it('addMemory without a time stamps the messages now, and episodes follow in the background', async () => {
     const ownerId = newOwner('now');
     const out = await engine.call('addMemory', { ownerId, messages: [{ speaker: 'Alice', role: 'user', text: 'The quokka at the zoo smiled at me today.' }] });
-    expect(out.conversationId).toMatch(/^chat-\d{4}-\d{2}-\d{2}$/);
+    expect(out.key).toMatch(/^chat-\d{4}-\d{2}-\d{2}$/);
     const found = await eventually(
       () => engine.call('search', { ownerId, query: 'quokka', mode: 'bm25' }),
       (o) => o.results.length > 0,

@@ -47,7 +47,7 @@ describe('/mcp on the HTTP bridge', () => {
         name: 'add_memory',
         arguments: { conversation_id: 'web-1', messages: [{ speaker: 'Alice', role: 'user', text: 'The kingfisher came back to the pond.', time: '2024-03-05T07:30:00+01:00' }] },
       });
-      expect(added.structuredContent).toMatchObject({ conversationId: 'web-1', stored: 1 });
+      expect(added.structuredContent).toMatchObject({ key: 'web-1', stored: 1 });
       const context = await client.callTool({ name: 'load_context', arguments: { query: 'kingfisher pond', now: '2024-03-05T08:00:00+01:00' } });
       // Said a moment ago, whether or not its episode is built yet.
       expect((context.content as { text: string }[])[0]!.text).toContain('Tuesday, 5 March 2024, 07:30 (UTC+01:00)');

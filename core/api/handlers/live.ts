@@ -1,5 +1,5 @@
 import { NemoriError } from '../../domain/errors.js';
-import { addTurns } from '../../ingest/live.js';
+import { addTurns, findConversations } from '../../ingest/live.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 
 /** Live memory: turns are committed and acknowledged; their episodes are built behind (env.live). */
@@ -9,12 +9,12 @@ export function liveHandlers({ ctx, live }: HandlerEnv): Handlers<'addMemory' | 
       const r = await addTurns(ctx, i);
       // Never waits for building, embedding or an LLM: the job runs behind this reply. Turns that were
       // all duplicates (a retry) change nothing, not even how long the conversation has been idle.
-      if (r.stored > 0 || i.end === true) live.turnsAdded(i.ownerId, r.storeId, i.end === true);
-      return { conversationId: r.conversationId, stored: r.stored, duplicates: r.duplicates, messageIds: r.messageIds };
+      if (r.stored > 0 || i.end === true) live.turnsAdded(i.ownerId, r.conversationId, i.end === true);
+      return { conversationId: r.conversationId, key: r.key, stored: r.stored, duplicates: r.duplicates, messageIds: r.messageIds };
     },
 
     async endConversation(i) {
-      const found = await ctx.store.read.conversations.byExternalId(i.ownerId, i.conversationId, i.source);
+      const found = await findConversations(ctx, i.ownerId, i.conversationId, i.source);
       if (found.length === 0) throw new NemoriError('NOT_FOUND', `no conversation ${i.conversationId}`);
       let closing = false;
       for (const c of found) {
