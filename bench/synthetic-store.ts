@@ -1,0 +1,57 @@
+/**
+ * What the scale and companion benchmarks share: query vectors embedded once (so timings exclude query
+ * embedding, which is reported apart), a synthetic store filled through the API up to a number of
+ * episodes (an existing one is topped up), and p50/p95 over a list of queries.
+ */
+import type { Engine } from '../core/engine/open-engine.js';
+import type { Embedder } from '../core/embed/embedder.js';
+import { percentile, round } from './stats.js';
+import { syntheticConversation } from './synthetic.js';
+
+const SESSIONS_PER_CONVERSATION = 100;
+
+/** Embeds `queries` once; the returned embedder serves their vectors from the cache. */
+export async function cachedQueries(inner: Embedder, queries: readonly string[]): Promise<{ embedder: Embedder; cache: Map<string, Float32Array>; embedMs: number[] }> {
+  const cache = new Map<string, Float32Array>();
+  const embedMs: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    cache.set(q, (await inner.embed([q], 'query'))[0]!);
+    embedMs.push(performance.now() - t);
+  }
+  const embedder: Embedder = {
+    modelId: inner.modelId,
+    dimensions: inner.dimensions,
+    embed: async (texts, kind) => (kind === 'query' && texts.every((t) => cache.has(t)) ? texts.map((t) => cache.get(t)!) : inner.embed(texts, kind)),
+    dispose: () => inner.dispose(),
+  };
+  return { embedder, cache, embedMs };
+}
+
+/** Ingests synthetic conversations (as an import would, one per call) until the owner has `target` episodes. */
+export async function fillStore(engine: Engine, ownerId: string, target: number, log: (m: string) => void): Promise<{ episodes: number; added: number; messages: number; seconds: number }> {
+  const existing = (await engine.call('stats', { ownerId })).owners[0]?.episodes ?? 0;
+  const started = performance.now();
+  let messages = 0;
+  let built = existing;
+  for (let i = Math.floor(existing / SESSIONS_PER_CONVERSATION); built < target; i++) {
+    const sessions = Math.min(SESSIONS_PER_CONVERSATION, target - built);
+    const r = await engine.call('ingestConversation', { ownerId, source: 'synthetic', conversation: syntheticConversation(i, sessions) });
+    messages += r.messagesAdded;
+    built += r.episodesCreated;
+    if (i % 50 === 0) log(`${built}/${target} episodes, ${round((performance.now() - started) / 1000, 1)} s`);
+  }
+  return { episodes: built, added: built - existing, messages, seconds: (performance.now() - started) / 1000 };
+}
+
+/** p50/p95 in ms of `fn` over the queries, after a few warm-up runs (caches, plans). */
+export async function timeQueries(queries: readonly string[], fn: (q: string) => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+  for (const q of queries.slice(0, 5)) await fn(q);
+  const ms: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    await fn(q);
+    ms.push(performance.now() - t);
+  }
+  return { p50: round(percentile(ms, 50), 2), p95: round(percentile(ms, 95), 2) };
+}
