@@ -35,7 +35,7 @@ async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId
   const now = ctx.clock.now();
   await ctx.store.transaction(async (r) => {
     if (replaces) {
-      await r.llm.releaseMessages(ownerId, replaces);
+      await r.conversations.releaseMessages(ownerId, replaces);
       await unindexEpisodes(r, ownerId, [replaces]);
       await r.episodes.delete(ownerId, replaces);
     }
@@ -57,7 +57,7 @@ async function storeEpisodes(ctx: EngineContext, ownerId: string, conversationId
       ctx.config.retrieval.bm25,
     );
     // Knowledge discovery follows as a job (core/semantic/discovery.ts); without an LLM the episodes wait.
-    await r.semantic.enqueue(ownerId, stored.map((e) => e.id), now);
+    await r.discoveryQueue.enqueue(ownerId, stored.map((e) => e.id), now);
     await r.conversations.markProcessed(ownerId, conversationId, version);
   });
   return episodeVectors !== null;
@@ -88,7 +88,7 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
     : fresh;
   // The builder is chosen by the conversation's data type (core/episodes/builders.ts): the LLM one when
   // an LLM is configured, whose failures fall back to heuristic episodes marked `needs_rebuild`.
-  const builder = builderFor(ctx, await read.llm.dataType(ownerId, conversationId));
+  const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
   const conversation = await read.conversations.get(ownerId, conversationId);
   const session = newBuildSession();
   let created = 0;

@@ -2,7 +2,7 @@ import type { SearchResultItem } from '../api/search-contract.js';
 import type { EngineContext } from '../context.js';
 import { factText } from '../semantic/text.js';
 import type { EpisodeFilters } from '../store/episodes.js';
-import type { SemanticFilters } from '../store/semantic.js';
+import type { FactFilters } from '../store/facts.js';
 import { explainHit } from './explain.js';
 import { episodeSource, factSource, searchMemories, type Hit, type SearchMode, type SearchSource } from './search.js';
 
@@ -18,7 +18,7 @@ export interface MemoryQuery {
   mode: SearchMode;
   limit: number;
   episodes: EpisodeFilters | null;
-  facts: SemanticFilters | null;
+  facts: FactFilters | null;
   markAccessed: boolean;
 }
 
@@ -33,11 +33,13 @@ export async function searchItems(ctx: EngineContext, q: MemoryQuery): Promise<{
   const read = store.read;
   const episodeIds = ids('episode');
   const factIds = ids('semantic');
-  const [episodes, facts] = await Promise.all([read.episodes.searchResults(q.ownerId, episodeIds), read.semantic.searchResults(q.ownerId, factIds)]);
+  const [episodes, facts] = await Promise.all([read.episodes.searchResults(q.ownerId, episodeIds), read.facts.searchResults(q.ownerId, factIds)]);
   if (q.markAccessed) {
     const now = ctx.clock.now();
-    await read.episodes.recordAccess(q.ownerId, episodeIds, now);
-    await read.semantic.recordAccess(q.ownerId, outcome.hits.filter((h) => h.kind === 'semantic').map((h) => ({ id: h.id, relevance: h.score })), now);
+    await store.transaction(async (r) => {
+      await r.episodes.recordAccess(q.ownerId, episodeIds, now);
+      await r.facts.recordAccess(q.ownerId, outcome.hits.filter((h) => h.kind === 'semantic').map((h) => ({ id: h.id, relevance: h.score })), now);
+    });
   }
   const episodeById = new Map(episodes.map((e) => [e.id, e]));
   const factById = new Map(facts.map((f) => [f.id, f]));

@@ -48,7 +48,66 @@ export interface StoredConversation {
   processed: boolean;
 }
 
-export function conversationRepo(q: Sql) {
+/** Conversations and their messages: the raw material every episode is built from. */
+export function conversationReads(q: Sql) {
+  return {
+    /** Conversations with messages no episode has been built from yet (after an import or a crash). */
+    async withPendingMessages(ownerId: string): Promise<string[]> {
+      const r = await q.query<{ conversation_id: string }>(
+        `SELECT DISTINCT conversation_id FROM messages WHERE owner_id = $1 AND NOT processed`,
+        [ownerId],
+      );
+      return r.rows.map((x) => x.conversation_id);
+    },
+
+    async pendingMessages(ownerId: string, conversationId: string): Promise<StoredMessage[]> {
+      const r = await q.query<MessageRow>(
+        `SELECT ${messageColumns} FROM messages
+         WHERE owner_id = $1 AND conversation_id = $2 AND NOT processed ORDER BY sent_at, seq`,
+        [ownerId, conversationId],
+      );
+      return r.rows.map(toMessage);
+    },
+
+    async messagesOfEpisodes(ownerId: string, episodeIds: readonly string[]): Promise<StoredMessage[]> {
+      if (episodeIds.length === 0) return [];
+      const r = await q.query<MessageRow>(
+        `SELECT ${messageColumns} FROM messages
+         WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) ORDER BY sent_at, seq`,
+        [ownerId, episodeIds],
+      );
+      return r.rows.map(toMessage);
+    },
+
+    async messagesByIds(ownerId: string, ids: readonly string[]): Promise<StoredMessage[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<MessageRow>(
+        `SELECT ${messageColumns} FROM messages WHERE owner_id = $1 AND id = ANY($2::uuid[]) ORDER BY sent_at, seq`,
+        [ownerId, ids],
+      );
+      return r.rows.map(toMessage);
+    },
+
+    async get(ownerId: string, id: string): Promise<StoredConversation | null> {
+      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
+        `SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`,
+        [ownerId, id],
+      );
+      const row = r.rows[0];
+      return row
+        ? { id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }
+        : null;
+    },
+
+    /** The data type of a conversation (what kind of record it is), which picks its episode builder. */
+    async dataType(ownerId: string, conversationId: string): Promise<string> {
+      const r = await q.query<{ data_type: string }>(`SELECT data_type FROM conversations WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+      return r.rows[0]?.data_type ?? 'conversation';
+    },
+  };
+}
+
+export function conversationWrites(q: Sql) {
   return {
     /** Creates the conversation or returns the existing one with the same source and external id. */
     async upsert(ownerId: string, c: IncomingConversation, now: Date): Promise<{ id: string; created: boolean }> {
@@ -120,43 +179,6 @@ export function conversationRepo(q: Sql) {
       return added;
     },
 
-    /** Conversations with messages no episode has been built from yet (after an import or a crash). */
-    async withPendingMessages(ownerId: string): Promise<string[]> {
-      const r = await q.query<{ conversation_id: string }>(
-        `SELECT DISTINCT conversation_id FROM messages WHERE owner_id = $1 AND NOT processed`,
-        [ownerId],
-      );
-      return r.rows.map((x) => x.conversation_id);
-    },
-
-    async pendingMessages(ownerId: string, conversationId: string): Promise<StoredMessage[]> {
-      const r = await q.query<MessageRow>(
-        `SELECT ${messageColumns} FROM messages
-         WHERE owner_id = $1 AND conversation_id = $2 AND NOT processed ORDER BY sent_at, seq`,
-        [ownerId, conversationId],
-      );
-      return r.rows.map(toMessage);
-    },
-
-    async messagesOfEpisodes(ownerId: string, episodeIds: readonly string[]): Promise<StoredMessage[]> {
-      if (episodeIds.length === 0) return [];
-      const r = await q.query<MessageRow>(
-        `SELECT ${messageColumns} FROM messages
-         WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) ORDER BY sent_at, seq`,
-        [ownerId, episodeIds],
-      );
-      return r.rows.map(toMessage);
-    },
-
-    async messagesByIds(ownerId: string, ids: readonly string[]): Promise<StoredMessage[]> {
-      if (ids.length === 0) return [];
-      const r = await q.query<MessageRow>(
-        `SELECT ${messageColumns} FROM messages WHERE owner_id = $1 AND id = ANY($2::uuid[]) ORDER BY sent_at, seq`,
-        [ownerId, ids],
-      );
-      return r.rows.map(toMessage);
-    },
-
     async linkToEpisode(ownerId: string, messageIds: readonly string[], episodeId: string): Promise<void> {
       await q.query(
         `UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
@@ -174,16 +196,12 @@ export function conversationRepo(q: Sql) {
       );
     },
 
-    async get(ownerId: string, id: string): Promise<StoredConversation | null> {
-      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
-        `SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`,
-        [ownerId, id],
-      );
-      const row = r.rows[0];
-      return row
-        ? { id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }
-        : null;
+    /**
+     * Makes an episode's messages pending again (no episode, not processed), in the transaction that
+     * is about to delete or rebuild it: if the work after it never commits, they are simply rebuilt.
+     */
+    async releaseMessages(ownerId: string, episodeId: string): Promise<void> {
+      await q.query(`UPDATE messages SET episode_id = NULL, processed = false WHERE owner_id = $1 AND episode_id = $2`, [ownerId, episodeId]);
     },
   };
 }
-export type ConversationRepo = ReturnType<typeof conversationRepo>;
