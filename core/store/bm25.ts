@@ -201,15 +201,15 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
   return {
     async add(ownerId: string, docs: readonly Bm25Doc[], params: ImpactParams): Promise<void> {
       if (docs.length === 0) return;
-      // A trashed episode stays out of the index even when it is edited or re-indexed: its entries are
-      // parked until it is restored (`park` / `unpark`).
-      const trashed = await q.query<{ id: string }>(
-        `SELECT id FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) AND tier = 'trash'`,
+      // Only the owner's episodes are indexed, and a trashed one stays out even when it is edited or
+      // re-indexed: its entries are parked until it is restored (`park` / `unpark`).
+      const indexable = await q.query<{ id: string }>(
+        `SELECT id FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) AND tier <> 'trash'`,
         [ownerId, docs.map((d) => d.episodeId)],
       );
-      if (trashed.rows.length > 0) {
-        const skip = new Set(trashed.rows.map((r) => r.id));
-        docs = docs.filter((d) => !skip.has(d.episodeId));
+      if (indexable.rows.length < docs.length) {
+        const keep = new Set(indexable.rows.map((r) => r.id));
+        docs = docs.filter((d) => keep.has(d.episodeId));
         if (docs.length === 0) return;
       }
       const totals: FieldVector = [0, 0, 0, 0, 0];

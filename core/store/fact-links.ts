@@ -38,11 +38,12 @@ export function factLinkReads(q: Sql) {
 
 export function factLinkWrites(q: Sql) {
   return {
-    /** Links a fact to one of the owner's episodes (an unknown or foreign episode links nothing); once per role. */
+    /** Links one of the owner's facts to one of the owner's episodes (anything else links nothing); once per role. */
     async link(ownerId: string, factId: string, episodeId: string, role: LinkRole, now: Date): Promise<void> {
       await q.query(
         `INSERT INTO semantic_episode_links (node_id, episode_id, owner_id, role, created_at)
-         SELECT $2, e.id, $1, $4, $5 FROM episodes e WHERE e.owner_id = $1 AND e.id = $3
+         SELECT n.id, e.id, $1, $4, $5 FROM semantic_nodes n JOIN episodes e ON e.owner_id = $1 AND e.id = $3
+         WHERE n.owner_id = $1 AND n.id = $2
          ON CONFLICT DO NOTHING`,
         [ownerId, factId, episodeId, role, now],
       );

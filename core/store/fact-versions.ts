@@ -73,10 +73,11 @@ export function factVersionReads(q: Sql) {
 
 export function factVersionWrites(q: Sql) {
   return {
+    /** Adds a version to one of the owner's facts (another owner's fact gets nothing). */
     async add(ownerId: string, factId: string, v: NewFactVersion, now: Date): Promise<void> {
       await q.query(
         `INSERT INTO semantic_versions (node_id, owner_id, version, value, context, confidence, link, method, episode_id, source_message_ids, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11)`,
+         SELECT n.id, n.owner_id, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11 FROM semantic_nodes n WHERE n.id = $1 AND n.owner_id = $2`,
         [factId, ownerId, v.version, v.value, v.context, v.confidence, v.link, v.method, v.episodeId, v.sourceMessageIds, now],
       );
     },

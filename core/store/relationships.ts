@@ -59,12 +59,18 @@ export function relationshipReads(q: Sql) {
 
 export function relationshipWrites(q: Sql) {
   return {
-    /** Inserts, or reinforces an existing one (keeps the stronger strength, refreshes last_reinforced). */
+    /**
+     * Inserts, or reinforces an existing one (keeps the stronger strength, refreshes last_reinforced).
+     * Both ends must be the owner's facts: otherwise nothing is written.
+     */
     async relate(ownerId: string, rel: NewRelationship, now: Date): Promise<void> {
       if (rel.sourceId === rel.targetId) return;
       await q.query(
         `INSERT INTO semantic_relationships (id, owner_id, source_id, target_id, type, strength, description, discovery_episode_id, created_at, last_reinforced)
-         SELECT $1, $2, $3, $4, $5, $6, $7, e.id, $9, $9 FROM (SELECT 1) one LEFT JOIN episodes e ON e.owner_id = $2 AND e.id = $8::uuid
+         SELECT $1, $2, s.id, t.id, $5, $6, $7, e.id, $9, $9
+         FROM semantic_nodes s JOIN semantic_nodes t ON t.owner_id = $2 AND t.id = $4
+         LEFT JOIN episodes e ON e.owner_id = $2 AND e.id = $8::uuid
+         WHERE s.owner_id = $2 AND s.id = $3
          ON CONFLICT (source_id, target_id, type) DO UPDATE SET
            strength = GREATEST(semantic_relationships.strength, EXCLUDED.strength), last_reinforced = EXCLUDED.last_reinforced,
            description = CASE WHEN EXCLUDED.description <> '' THEN EXCLUDED.description ELSE semantic_relationships.description END`,
