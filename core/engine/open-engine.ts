@@ -106,7 +106,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env), ...loadContextHandlers(env, op) };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
-  if (background && ctx.llm) for (const ownerId of await store.read.semantic.ownersWaiting()) discovery.kick(ownerId);
+  if (background && ctx.llm) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) discovery.kick(ownerId);
   // Live conversations whose turns were acknowledged but not (all) built when the last run ended: in the background.
   void live.recover();
   const calls = cancellation();

@@ -21,7 +21,7 @@ export async function createEpisode(ctx: EngineContext, ownerId: string, draft: 
     const id = await r.episodes.insert(ownerId, null, draft, ctx.clock.now());
     if (v) await r.vectors.ensureIndex(v);
     await indexEpisodes(r, ownerId, [{ id, ...draft }], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
-    await r.semantic.enqueue(ownerId, [id], ctx.clock.now());
+    await r.discoveryQueue.enqueue(ownerId, [id], ctx.clock.now());
     return id;
   });
   return (await ctx.store.read.episodes.get(ownerId, id))!;
@@ -40,7 +40,7 @@ export async function updateEpisode(ctx: EngineContext, ownerId: string, id: str
     if (v) await r.vectors.ensureIndex(v);
     await indexEpisodes(r, ownerId, [after], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
     // A rewritten story may teach something new: it is read for knowledge again.
-    if (textChanged) await r.semantic.enqueue(ownerId, [id], ctx.clock.now());
+    if (textChanged) await r.discoveryQueue.enqueue(ownerId, [id], ctx.clock.now());
   });
   return (await ctx.store.read.episodes.get(ownerId, id))!;
 }
@@ -55,7 +55,7 @@ export async function deleteEpisode(ctx: EngineContext, ownerId: string, id: str
 
 /** Reading an episode is recalling it (access tracking). */
 export async function recallEpisode(ctx: EngineContext, ownerId: string, id: string): Promise<Episode> {
-  await ctx.store.read.episodes.recordAccess(ownerId, [id], ctx.clock.now());
+  await ctx.store.transaction((r) => r.episodes.recordAccess(ownerId, [id], ctx.clock.now()));
   const e = await ctx.store.read.episodes.get(ownerId, id);
   if (!e) throw new NemoriError('NOT_FOUND', `no episode ${id}`);
   return e;

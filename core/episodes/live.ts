@@ -85,7 +85,7 @@ export async function rebuildTail(
   if (fresh.length === 0 && (!o.close || openIds.length === 0)) return { closed: 0, open: openIds.length > 0 };
   const tail = [...(await read.conversations.messagesOfEpisodes(ownerId, openIds)), ...fresh].sort(byTime);
   const conversation = await read.conversations.get(ownerId, conversationId);
-  const builder = builderFor(ctx, await read.llm.dataType(ownerId, conversationId));
+  const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
   const session = newBuildSession();
   const input = (messages: readonly StoredMessage[]): BuildInput => ({
     ownerId,

@@ -37,7 +37,7 @@ export async function storeEpisodes(
   const now = ctx.clock.now();
   await ctx.store.transaction(async (r) => {
     for (const id of replaced) {
-      await r.llm.releaseMessages(ownerId, id);
+      await r.conversations.releaseMessages(ownerId, id);
       await unindexEpisodes(r, ownerId, [id]);
       await r.episodes.delete(ownerId, id);
     }
@@ -59,7 +59,7 @@ export async function storeEpisodes(
       ctx.config.retrieval.bm25,
     );
     // Knowledge discovery follows as a job (core/facts/discovery.ts); without an LLM the episodes wait.
-    await r.semantic.enqueue(ownerId, stored.filter((e) => e.processingStatus !== 'open').map((e) => e.id), now);
+    await r.discoveryQueue.enqueue(ownerId, stored.filter((e) => e.processingStatus !== 'open').map((e) => e.id), now);
     await r.conversations.markProcessed(ownerId, conversationId, version);
   });
   return episodeVectors !== null;
@@ -90,7 +90,7 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
     : fresh;
   // The builder is chosen by the conversation's data type (core/episodes/builders.ts): the LLM one when
   // an LLM is configured, whose failures fall back to heuristic episodes marked `needs_rebuild`.
-  const builder = builderFor(ctx, await read.llm.dataType(ownerId, conversationId));
+  const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
   const conversation = await read.conversations.get(ownerId, conversationId);
   const session = newBuildSession();
   let created = 0;

@@ -2,7 +2,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
 import { isLlmError } from '../llm/llm.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
-import type { RebuildRow } from '../store/llm.js';
+import type { RebuildRow } from '../store/episodes.js';
 import { buildAllWithLlm, newBuildSession, type BuiltEpisode } from './builders.js';
 import { processPending } from './process.js';
 
@@ -85,7 +85,7 @@ export async function rebuildEpisodesWithLlm(
   }
   const scope = o.scope ?? 'needs_rebuild';
   const pendingBuilt = await processPending(ctx, ownerId);
-  const groups = rebuildGroups(await ctx.store.read.llm.rebuildCandidates(ownerId, scope), scope, ctx.config.llmEpisodes.rebuildGroupMessages);
+  const groups = rebuildGroups(await ctx.store.read.episodes.rebuildCandidates(ownerId, scope), scope, ctx.config.llmEpisodes.rebuildGroupMessages);
   const session = newBuildSession();
   const report: RebuildEpisodesReport = { pendingBuilt, groups: groups.length, upgraded: 0, failed: 0, episodesReplaced: 0, episodesCreated: 0, remaining: 0, llmCalls: 0, stoppedEarly: false, errors: [] };
 
@@ -123,7 +123,7 @@ export async function rebuildEpisodesWithLlm(
       const stored = [];
       for (const [j, b] of built.entries()) {
         const id = reuse[j] ?? (await r.episodes.insert(ownerId, conversationId, b.draft, now));
-        if (reuse[j]) await r.llm.rewriteEpisode(ownerId, id, b.draft, now);
+        if (reuse[j]) await r.episodes.rewrite(ownerId, id, b.draft, now);
         await r.conversations.linkToEpisode(ownerId, b.messages.map((m) => m.id), id);
         await r.graph.setEpisodeGraph(ownerId, id, b.graph ?? { entities: [], relationships: [] }, now);
         stored.push({ id, ...b.draft });
@@ -138,7 +138,7 @@ export async function rebuildEpisodesWithLlm(
         ctx.embedder && vectors ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: vectors[i]! })) } : null,
         ctx.config.retrieval.bm25,
       );
-      await r.semantic.enqueue(ownerId, stored.map((e) => e.id), now);
+      await r.discoveryQueue.enqueue(ownerId, stored.map((e) => e.id), now);
       return true;
     });
     if (replaced) {
@@ -154,7 +154,7 @@ export async function rebuildEpisodesWithLlm(
     report.stoppedEarly = report.upgraded + report.failed < groups.length;
     if (report.errors.length === 0) report.errors.push(session.down.message);
   }
-  const after = await ctx.store.read.llm.rebuildCandidates(ownerId, 'needs_rebuild');
+  const after = await ctx.store.read.episodes.rebuildCandidates(ownerId, 'needs_rebuild');
   report.remaining = after.filter((r) => r.status === 'needs_rebuild').length;
   return report;
 }

@@ -129,13 +129,14 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
     const ends = await Promise.all([rel.source, rel.target].map(async (k) => {
       try {
         const key = parseKey(k).key;
-        return byKey.get(key) ?? (await read.semantic.byKey(ownerId, key))?.id ?? null;
+        return byKey.get(key) ?? (await read.facts.byKey(ownerId, key))?.id ?? null;
       } catch {
         return null;
       }
     }));
-    if (!ends[0] || !ends[1] || ends[0] === ends[1]) continue;
-    await read.semantic.relate(ownerId, { sourceId: ends[0], targetId: ends[1], type: rel.type, strength: 0.8, description: rel.description, discoveryEpisodeId: episodeId }, now);
+    const [sourceId, targetId] = ends;
+    if (!sourceId || !targetId || sourceId === targetId) continue;
+    await ctx.store.transaction((r) => r.relationships.relate(ownerId, { sourceId, targetId, type: rel.type, strength: 0.8, description: rel.description, discoveryEpisodeId: episodeId }, now));
     relationships++;
   }
   const evicted = await enforceCapacity(ctx, ownerId, distinct.map((n) => n.id));
@@ -169,19 +170,19 @@ export async function runDiscovery(
   };
   const llm = ctx.llm;
   if (!llm) {
-    const q = await read.semantic.queueSize(ownerId);
+    const q = await read.discoveryQueue.size(ownerId);
     run.remaining = q.waiting + q.failed;
     run.skipped = `no LLM is configured: ${run.remaining} episode(s) wait for knowledge discovery and will be read when one is set up`;
     return run;
   }
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
-  const queued = await read.semantic.queueSize(ownerId);
+  const queued = await read.discoveryQueue.size(ownerId);
   const total = Math.min(limit, queued.waiting + queued.failed);
   // The total shows before the first (slow) LLM call.
   o.onProgress?.(0, total);
   const tried = new Set<string>();
   outer: while (run.episodes + run.failed < limit) {
-    const batch = (await read.semantic.queued(ownerId, cfg.batch + tried.size, cfg.maxAttempts)).filter((id) => !tried.has(id));
+    const batch = (await read.discoveryQueue.next(ownerId, cfg.batch + tried.size, cfg.maxAttempts)).filter((id) => !tried.has(id));
     if (batch.length === 0) break;
     for (const episodeId of batch) {
       if (run.episodes + run.failed >= limit) break outer;
@@ -192,7 +193,7 @@ export async function runDiscovery(
       tried.add(episodeId);
       try {
         const d = await discoverFromEpisode(ctx, llm, ownerId, episodeId, o.signal);
-        await read.semantic.dequeue(ownerId, episodeId);
+        await ctx.store.transaction((r) => r.discoveryQueue.dequeue(ownerId, episodeId));
         if (d) {
           run.episodes++;
           for (const f of d.facts) run.facts[f.action]++;
@@ -208,12 +209,12 @@ export async function runDiscovery(
           break outer;
         }
         run.failed++;
-        await read.semantic.queueFailed(ownerId, episodeId, message);
+        await ctx.store.transaction((r) => r.discoveryQueue.failed(ownerId, episodeId, message));
       }
       o.onProgress?.(run.episodes + run.failed, total);
     }
   }
-  const q = await read.semantic.queueSize(ownerId);
+  const q = await read.discoveryQueue.size(ownerId);
   run.remaining = q.waiting + q.failed;
   // Fresh facts need planner statistics like fresh episodes do (the store decides whether it is time).
   if (run.episodes > 0) await ctx.store.maintain();

@@ -51,12 +51,12 @@ export interface LearnOutcome {
 
 /** Rewrites a fact's keyword entries and its token count (every kept version's text counts). */
 export async function reindexFact(r: Repos, ownerId: string, nodeId: string): Promise<SemanticNode> {
-  const [node] = await r.semantic.byIds(ownerId, [nodeId]);
+  const [node] = await r.facts.byIds(ownerId, [nodeId]);
   if (!node) throw new Error(`fact ${nodeId} vanished while it was being written`);
   const { terms, length } = factTerms(node);
-  const versions = await r.semantic.versions(ownerId, nodeId);
+  const versions = await r.factVersions.list(ownerId, nodeId);
   const tokens = estimateTokens(node.label) + versions.reduce((sum, v) => sum + estimateTokens(v.value) + estimateTokens(v.context), 0);
-  await r.semantic.setTerms(ownerId, nodeId, terms, length, tokens);
+  await r.factTerms.set(ownerId, nodeId, terms, length, tokens);
   return { ...node, tokens };
 }
 
@@ -65,20 +65,20 @@ export async function reindexFact(r: Repos, ownerId: string, nodeId: string): Pr
  * vector is missing or from another model (all of them with `reembed`). Facts are few: one pass.
  */
 export async function reindexFacts(ctx: EngineContext, ownerId: string, o: { reembed: boolean }): Promise<{ facts: number; embedded: number }> {
-  const read = ctx.store.read.semantic;
+  const read = ctx.store.read;
   const all: SemanticNode[] = [];
   for (let before: { at: Date; id: string } | undefined; ; ) {
-    const page = await read.list(ownerId, { tiers: ['active', 'archived', 'trash'], limit: 1000, before });
+    const page = await read.facts.list(ownerId, { tiers: ['active', 'archived', 'trash'], limit: 1000, before });
     all.push(...page);
     if (page.length < 1000) break;
     before = { at: page.at(-1)!.updatedAt, id: page.at(-1)!.id };
   }
   const embedder = ctx.embedder;
-  const toEmbed = !embedder ? [] : o.reembed ? all.filter((n) => n.tier === 'active') : await read.staleVectors(ownerId, embedder.modelId, all.length || 1);
+  const toEmbed = !embedder ? [] : o.reembed ? all.filter((n) => n.tier === 'active') : await read.factVectors.stale(ownerId, embedder.modelId, all.length || 1);
   const vectors = embedder && toEmbed.length ? await embedder.embed(toEmbed.map(factEmbeddingText), 'passage') : [];
   await ctx.store.transaction(async (r) => {
     for (const n of all) await reindexFact(r, ownerId, n.id);
-    if (embedder) for (const [i, n] of toEmbed.entries()) await r.semantic.setVector(ownerId, n.id, embedder.modelId, vectors[i]!);
+    if (embedder) for (const [i, n] of toEmbed.entries()) await r.factVectors.set(ownerId, n.id, embedder.modelId, vectors[i]!);
   });
   return { facts: all.length, embedded: toEmbed.length };
 }
@@ -94,12 +94,12 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
   const now = ctx.clock.now();
 
   return ctx.store.transaction(async (r) => {
-    let existing = await r.semantic.byKey(ownerId, parsed.key);
+    let existing = await r.facts.byKey(ownerId, parsed.key);
     let mergedSimilarity: number | null = null;
-    if (!existing && vector && ctx.embedder && (await r.semantic.anyVector(ownerId, ctx.embedder.modelId))) {
-      const [near] = await r.semantic.vectorSearch(ownerId, { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions }, vector, { limit: 1, filters: {} });
+    if (!existing && vector && ctx.embedder && (await r.factVectors.any(ownerId, ctx.embedder.modelId))) {
+      const [near] = await r.factVectors.search(ownerId, { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions }, vector, { limit: 1, filters: {} });
       if (near && near.similarity > cfg.duplicateThreshold) {
-        existing = (await r.semantic.byIds(ownerId, [near.id]))[0] ?? null;
+        existing = (await r.facts.byIds(ownerId, [near.id]))[0] ?? null;
         mergedSimilarity = near.similarity;
       }
     }
@@ -108,11 +108,11 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
 
     if (existing && existing.tier !== 'active') {
       // A fact learnt again comes back from archive or trash: the world brought it up anew.
-      await r.semantic.setTier(ownerId, [existing.id], 'active', null, now);
+      await r.facts.setTier(ownerId, [existing.id], 'active', null, now);
       existing = { ...existing, tier: 'active' };
     }
     if (!existing) {
-      const id = await r.semantic.insert(
+      const id = await r.facts.insert(
         ownerId,
         {
           ...parsed,
@@ -128,10 +128,10 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
         },
         now,
       );
-      await r.semantic.addVersion(ownerId, id, { version: 1, value, context, confidence, link: null, method: cause.method, episodeId: cause.episodeId, sourceMessageIds: sources }, now);
-      if (cause.episodeId) await r.semantic.link(ownerId, id, cause.episodeId, 'discovery', now);
+      await r.factVersions.add(ownerId, id, { version: 1, value, context, confidence, link: null, method: cause.method, episodeId: cause.episodeId, sourceMessageIds: sources }, now);
+      if (cause.episodeId) await r.factLinks.link(ownerId, id, cause.episodeId, 'discovery', now);
       const node = await reindexFact(r, ownerId, id);
-      if (vector && ctx.embedder) await r.semantic.setVector(ownerId, id, ctx.embedder.modelId, vector);
+      if (vector && ctx.embedder) await r.factVectors.set(ownerId, id, ctx.embedder.modelId, vector);
       return { action: 'created', node, previousValue: null, mergedSimilarity: null, prunedVersions: 0 };
     }
 
@@ -141,15 +141,15 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
       ...(fact.importance !== undefined && { importance: fact.importance, baseImportance: fact.importance }),
     };
     if (mergedSimilarity !== null || sameValue(existing.value, value)) {
-      await r.semantic.update(
+      await r.facts.update(
         ownerId,
         existing.id,
         { ...metadata, confidence: Math.min(1, existing.confidence + cfg.reinforcement), keywords: [...new Set([...existing.keywords, ...keywords])].slice(0, 16), accessed: now },
         now,
       );
-      if (cause.episodeId) await r.semantic.link(ownerId, existing.id, cause.episodeId, 'linked', now);
+      if (cause.episodeId) await r.factLinks.link(ownerId, existing.id, cause.episodeId, 'linked', now);
       // A merged fact keeps its own vector (its text did not change); a revived one needs its vector back.
-      if (vector && ctx.embedder && mergedSimilarity === null) await r.semantic.setVector(ownerId, existing.id, ctx.embedder.modelId, vector);
+      if (vector && ctx.embedder && mergedSimilarity === null) await r.factVectors.set(ownerId, existing.id, ctx.embedder.modelId, vector);
       const node = await reindexFact(r, ownerId, existing.id);
       return { action: mergedSimilarity !== null ? 'merged' : 'reinforced', node, previousValue: null, mergedSimilarity, prunedVersions: 0 };
     }
@@ -158,18 +158,18 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
     const version = existing.version + 1;
     // A discovered change averages the old and new confidence; a value given explicitly carries its own.
     const newConfidence = cause.method === 'diff_analysis' && !corrects ? (existing.confidence + confidence) / 2 : confidence;
-    await r.semantic.addVersion(
+    await r.factVersions.add(
       ownerId,
       existing.id,
       { version, value, context, confidence, link: corrects ? 'corrects' : 'updates', method: cause.method, episodeId: cause.episodeId, sourceMessageIds: sources },
       now,
     );
-    if (corrects) await r.semantic.markCorrected(ownerId, existing.id, existing.version, cfg.correctedConfidence);
-    await r.semantic.update(ownerId, existing.id, { ...metadata, value, context, version, confidence: newConfidence, keywords, accessed: now }, now);
-    if (cause.episodeId) await r.semantic.link(ownerId, existing.id, cause.episodeId, 'evolution', now);
-    const prunedVersions = await r.semantic.pruneVersions(ownerId, existing.id, ctx.config.forgetting.semanticMaxVersions);
+    if (corrects) await r.factVersions.markCorrected(ownerId, existing.id, existing.version, cfg.correctedConfidence);
+    await r.facts.update(ownerId, existing.id, { ...metadata, value, context, version, confidence: newConfidence, keywords, accessed: now }, now);
+    if (cause.episodeId) await r.factLinks.link(ownerId, existing.id, cause.episodeId, 'evolution', now);
+    const prunedVersions = await r.factVersions.prune(ownerId, existing.id, ctx.config.forgetting.semanticMaxVersions);
     const node = await reindexFact(r, ownerId, existing.id);
-    if (vector && ctx.embedder) await r.semantic.setVector(ownerId, existing.id, ctx.embedder.modelId, vector);
+    if (vector && ctx.embedder) await r.factVectors.set(ownerId, existing.id, ctx.embedder.modelId, vector);
     return { action: corrects ? 'corrected' : 'evolved', node, previousValue: existing.value, mergedSimilarity: null, prunedVersions };
   });
 }

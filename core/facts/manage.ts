@@ -64,7 +64,7 @@ export async function memorize(ctx: EngineContext, ownerId: string, value: strin
 async function sameFact(ctx: EngineContext, ownerId: string, value: string): Promise<SemanticNode | null> {
   const q = { ownerId, text: value, mode: 'hybrid' as const, limit: 3, episodes: null, facts: {}, markAccessed: false };
   const hits = (await findMemories(ctx, q)).found;
-  const nodes = await ctx.store.read.semantic.byIds(ownerId, hits.map((h) => h.hit.id));
+  const nodes = await ctx.store.read.facts.byIds(ownerId, hits.map((h) => h.hit.id));
   const exact = nodes.find((n) => sameValue(n.value, value));
   if (exact || !ctx.embedder || nodes.length === 0) return exact ?? null;
   const [v, ...others] = await ctx.embedder.embed([value, ...nodes.map((n) => n.value)], 'passage');
@@ -79,9 +79,9 @@ async function sameFact(ctx: EngineContext, ownerId: string, value: string): Pro
 
 /** A fact by key (any spelling of it) or by id, in any tier. */
 export async function findFact(ctx: EngineContext, ownerId: string, keyOrId: string): Promise<SemanticNode> {
-  const read = ctx.store.read.semantic;
-  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(keyOrId) ? (await read.byIds(ownerId, [keyOrId]))[0] : undefined;
-  const node = byId ?? (await read.byKey(ownerId, parseKey(keyOrId).key));
+  const read = ctx.store.read;
+  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(keyOrId) ? (await read.facts.byIds(ownerId, [keyOrId]))[0] : undefined;
+  const node = byId ?? (await read.facts.byKey(ownerId, parseKey(keyOrId).key));
   if (!node) throw new NemoriError('NOT_FOUND', `no fact ${keyOrId} (list them with \`nemori knowledge list\`)`);
   return node;
 }
@@ -106,7 +106,7 @@ export function parseForgetInstruction(text: string): ForgetInstruction {
 
 export async function forgetFacts(ctx: EngineContext, ownerId: string, instruction: string, mode: 'soft' | 'hard'): Promise<SemanticNode[]> {
   const ins = parseForgetInstruction(instruction);
-  const read = ctx.store.read.semantic;
+  const read = ctx.store.read;
   let nodes: SemanticNode[];
   // What the trash will say the person asked for (a key by its normal spelling, not as typed).
   let request: ForgetRequest;
@@ -116,15 +116,15 @@ export async function forgetFacts(ctx: EngineContext, ownerId: string, instructi
     nodes = mode === 'soft' && node.tier === 'trash' ? [] : [node];
     request = { by: 'key', key: node.key };
   } else if ('before' in ins) {
-    nodes = await read.pick(ownerId, { createdBefore: ins.before });
+    nodes = await read.factForgetting.pick(ownerId, { createdBefore: ins.before });
     request = { by: 'before', before: ins.before.toISOString() };
   } else {
-    nodes = await read.pick(ownerId, { order: 'oldest' in ins ? 'lru' : 'importance', limit: 1 });
+    nodes = await read.factForgetting.pick(ownerId, { order: 'oldest' in ins ? 'lru' : 'importance', limit: 1 });
     request = 'oldest' in ins ? { by: 'oldest' } : { by: 'leastImportant' };
   }
   if (nodes.length === 0) return [];
   const now = ctx.clock.now();
-  if (mode === 'hard') await ctx.store.transaction((r) => r.semantic.delete(ownerId, nodes.map((n) => n.id)));
+  if (mode === 'hard') await ctx.store.transaction((r) => r.facts.delete(ownerId, nodes.map((n) => n.id)));
   else await moveFacts(ctx, ownerId, nodes, 'trash', { kind: 'forgotten', request }, now);
   return nodes;
 }
@@ -133,12 +133,12 @@ export async function undeleteFact(ctx: EngineContext, ownerId: string, keyOrId:
   const node = await findFact(ctx, ownerId, keyOrId);
   if (node.tier !== 'trash') throw new NemoriError('INVALID_INPUT', `${node.key} is not deleted (it is ${node.tier})`);
   await moveFacts(ctx, ownerId, [node], 'active', { kind: 'restored', from: 'trash' }, ctx.clock.now());
-  return (await ctx.store.read.semantic.byIds(ownerId, [node.id]))[0]!;
+  return (await ctx.store.read.facts.byIds(ownerId, [node.id]))[0]!;
 }
 
 export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: string, version: number): Promise<{ node: SemanticNode; version: SemanticVersion }> {
   const node = await findFact(ctx, ownerId, keyOrId);
-  const versions = await ctx.store.read.semantic.versions(ownerId, node.id);
+  const versions = await ctx.store.read.factVersions.list(ownerId, node.id);
   const v = versions.find((x) => x.version === version);
   if (!v) {
     const kept = versions.length ? `versions ${versions[0]!.version}–${versions.at(-1)!.version} are kept` : 'no versions are kept';
@@ -154,10 +154,10 @@ export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: s
  * token limit. Extractive: it works offline and never invents.
  */
 export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope: string | undefined, tokenLimit: number) {
-  const read = ctx.store.read.semantic;
+  const read = ctx.store.read;
   const all: SemanticNode[] = [];
   for (let before: { at: Date; id: string } | undefined; ; ) {
-    const page = await read.list(ownerId, { tiers: ['active', 'archived'], limit: 500, before });
+    const page = await read.facts.list(ownerId, { tiers: ['active', 'archived'], limit: 500, before });
     all.push(...page);
     if (page.length < 500) break;
     before = { at: page.at(-1)!.updatedAt, id: page.at(-1)!.id };
@@ -182,7 +182,7 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
   }
   const ids = new Set(included.map((n) => n.id));
   const byId = new Map(included.map((n) => [n.id, n]));
-  for (const rel of await read.relationshipsOf(ownerId, [...ids])) {
+  for (const rel of await read.relationships.of(ownerId, [...ids])) {
     const a = byId.get(rel.sourceId);
     const b = byId.get(rel.targetId);
     if (!a || !b) continue;
@@ -197,7 +197,7 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
 
 export async function capacityInfo(ctx: EngineContext, ownerId: string) {
   const cfg = ctx.config.semantic;
-  const usage = await ctx.store.read.semantic.usage(ownerId, cfg.importanceHigh, cfg.importanceLow);
-  const [next] = await ctx.store.read.semantic.evictionOrder(ownerId, cfg.importanceHigh, cfg.importanceLow, 1, []);
+  const usage = await ctx.store.read.factForgetting.usage(ownerId, cfg.importanceHigh, cfg.importanceLow);
+  const [next] = await ctx.store.read.factForgetting.evictionOrder(ownerId, cfg.importanceHigh, cfg.importanceLow, 1, []);
   return { usage, limits: cfg.capacity, thresholds: { high: cfg.importanceHigh, low: cfg.importanceLow }, nextEviction: next ?? null };
 }

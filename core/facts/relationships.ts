@@ -42,7 +42,7 @@ export async function relateCoDiscovered(
         if (a.id === b.id) continue;
         const strength = relationshipStrength(a, b, true);
         if (strength <= ctx.config.semantic.relationshipThreshold) continue;
-        await r.semantic.relate(ownerId, { sourceId: a.id, targetId: b.id, type: 'related', strength, description: '', discoveryEpisodeId: episode.id }, now);
+        await r.relationships.relate(ownerId, { sourceId: a.id, targetId: b.id, type: 'related', strength, description: '', discoveryEpisodeId: episode.id }, now);
         made++;
       }
     }
@@ -63,7 +63,7 @@ export async function relatedKnowledge(ctx: EngineContext, ownerId: string, node
   const other = (rel: SemanticRelationship, from: string) => (rel.sourceId === from ? rel.targetId : rel.sourceId);
   // A neighbour reached by several relationships is shown by the most specific: a typed one over "related".
   const specific = (a: SemanticRelationship, b: SemanticRelationship) => Number(a.type === 'related') - Number(b.type === 'related') || b.strength - a.strength;
-  const directRels = (await read.semantic.relationshipsOf(ownerId, [nodeId])).sort(specific);
+  const directRels = (await read.relationships.of(ownerId, [nodeId])).sort(specific);
   const seen = new Set([nodeId]);
   const direct: { id: string; rel: SemanticRelationship; via: string | null }[] = [];
   for (const rel of directRels) {
@@ -74,7 +74,7 @@ export async function relatedKnowledge(ctx: EngineContext, ownerId: string, node
   }
   const indirect: typeof direct = [];
   if (depth > 1 && direct.length > 0) {
-    const next = (await read.semantic.relationshipsOf(ownerId, direct.map((d) => d.id))).sort(specific);
+    const next = (await read.relationships.of(ownerId, direct.map((d) => d.id))).sort(specific);
     for (const d of direct) {
       for (const rel of next) {
         if (rel.sourceId !== d.id && rel.targetId !== d.id) continue;
@@ -85,7 +85,7 @@ export async function relatedKnowledge(ctx: EngineContext, ownerId: string, node
       }
     }
   }
-  const nodes = new Map((await read.semantic.byIds(ownerId, [...direct, ...indirect].map((d) => d.id))).map((n) => [n.id, n]));
+  const nodes = new Map((await read.facts.byIds(ownerId, [...direct, ...indirect].map((d) => d.id))).map((n) => [n.id, n]));
   const resolve = (xs: typeof direct) => xs.flatMap((x) => {
     const node = nodes.get(x.id);
     return node && node.tier !== 'trash' ? [{ node, relationship: x.rel, via: x.via }] : [];

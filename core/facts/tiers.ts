@@ -24,12 +24,12 @@ export async function moveFacts(
   const ids = nodes.map((n) => n.id);
   const vectors = tier === 'active' && ctx.embedder ? await ctx.embedder.embed(nodes.map(factEmbeddingText), 'passage') : null;
   const apply = async (tx: Repos) => {
-    const moved = await tx.semantic.setTier(ownerId, ids, tier, reason, now);
+    const moved = await tx.facts.setTier(ownerId, ids, tier, reason, now);
     if (tier !== 'active') {
-      await tx.semantic.removeVectors(ownerId, ids);
+      await tx.factVectors.remove(ownerId, ids);
       return { moved, reembedded: 0 };
     }
-    if (vectors && ctx.embedder) for (const [i, n] of nodes.entries()) await tx.semantic.setVector(ownerId, n.id, ctx.embedder.modelId, vectors[i]!);
+    if (vectors && ctx.embedder) for (const [i, n] of nodes.entries()) await tx.factVectors.set(ownerId, n.id, ctx.embedder.modelId, vectors[i]!);
     return { moved, reembedded: vectors?.length ?? 0 };
   };
   return r ? apply(r) : ctx.store.transaction(apply);

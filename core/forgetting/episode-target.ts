@@ -38,8 +38,8 @@ async function restore(ctx: EngineContext, ownerId: string, moves: readonly Move
     // Active first: vectors and keyword entries are only written for active episodes.
     await r.forgetting.setEpisodeTier(ownerId, 'active', moves, now);
     const fromTrash = moves.filter((m) => m.from === 'trash').map((m) => m.id);
-    await r.forgetting.dropParked(ownerId, stale);
-    await r.forgetting.unparkEpisodeIndex(ownerId, fromTrash.filter((id) => !stale.includes(id)));
+    await r.bm25.dropParked(ownerId, stale);
+    await r.bm25.unpark(ownerId, fromTrash.filter((id) => !stale.includes(id)));
     if (staleDocs.length) await r.bm25.add(ownerId, staleDocs, ctx.config.retrieval.bm25);
     if (embedder && vectors.size > 0) {
       await r.vectors.ensureIndex({ modelId: embedder.modelId, dimensions: embedder.dimensions });
@@ -82,8 +82,7 @@ export const episodeTarget: ForgettingTarget = {
       if (signal?.aborted) break;
       await ctx.store.transaction(async (r) => {
         const ids = batch.map((m) => m.id);
-        await r.forgetting.parkEpisodeIndex(ownerId, ids, now);
-        await r.bm25.remove(ownerId, ids);
+        await r.bm25.park(ownerId, ids, now);
         await r.vectors.remove(ownerId, ids);
         await r.forgetting.setEpisodeTier(ownerId, 'trash', batch, now);
       });
@@ -114,7 +113,7 @@ export const episodeTarget: ForgettingTarget = {
     await ctx.store.transaction((r) => r.forgetting.setEpisodeImportance(ownerId, rows));
   },
 
-  mark: (ctx, ownerId, id, marked, importance, now) => ctx.store.read.forgetting.markEpisode(ownerId, id, marked, importance, now),
+  mark: (ctx, ownerId, id, marked, importance, now) => ctx.store.transaction((r) => r.forgetting.markEpisode(ownerId, id, marked, importance, now)),
 
   async mentioning(ctx, ownerId, about, matches, sourceEpisodes) {
     const found = (await ctx.store.read.forgetting.episodesContaining(ownerId, about))
@@ -123,7 +122,7 @@ export const episodeTarget: ForgettingTarget = {
     // An episode built from a message about X is derived from it: it goes with the message. An episode
     // the knowledge graph links to X goes too, even when its text calls X by another name ("Thomas").
     const known = new Set(found.map((e) => e.id));
-    const linked = await ctx.store.read.forgetting.episodesOfEntityKey(ownerId, entityKey(about));
+    const linked = await ctx.store.read.graph.episodesOfEntityKey(ownerId, entityKey(about));
     const derived = [...sourceEpisodes, ...linked].filter((id) => !known.has(id));
     if (derived.length) {
       const rows = await ctx.store.read.forgetting.episodeDecayRows(ownerId, [...new Set(derived)]);

@@ -24,13 +24,13 @@ async function move(ctx: EngineContext, ownerId: string, batch: readonly Move[],
   if (tier === 'active') {
     // Re-embedding must not hold the database, and `moveFacts` embeds before its own transaction only:
     // the reasons follow in a second, one-statement write.
-    const out = await moveFacts(ctx, ownerId, await ctx.store.read.semantic.byIds(ownerId, ids), tier, null, now);
-    await ctx.store.read.semanticForgetting.setReasons(ownerId, batch);
+    const out = await moveFacts(ctx, ownerId, await ctx.store.read.facts.byIds(ownerId, ids), tier, null, now);
+    await ctx.store.transaction((r) => r.factForgetting.setReasons(ownerId, batch));
     return out;
   }
   return ctx.store.transaction(async (r) => {
-    const out = await moveFacts(ctx, ownerId, await r.semantic.byIds(ownerId, ids), tier, null, now, r);
-    await r.semanticForgetting.setReasons(ownerId, batch);
+    const out = await moveFacts(ctx, ownerId, await r.facts.byIds(ownerId, ids), tier, null, now, r);
+    await r.factForgetting.setReasons(ownerId, batch);
     return out;
   });
 }
@@ -40,7 +40,7 @@ async function deleteFacts(ctx: EngineContext, ownerId: string, ids: readonly st
   const deleted: string[] = [];
   for (const batch of chunks(ids, BATCH)) {
     if (signal?.aborted) break;
-    deleted.push(...(await ctx.store.transaction((r) => r.semantic.delete(ownerId, batch))));
+    deleted.push(...(await ctx.store.transaction((r) => r.facts.delete(ownerId, batch))));
   }
   return deleted;
 }
@@ -49,15 +49,15 @@ export const factTarget: ForgettingTarget = {
   kind: 'semantic',
 
   async records(ctx, ownerId, ids) {
-    const rows = await ctx.store.read.semanticForgetting.rows(ownerId, ids);
+    const rows = await ctx.store.read.factForgetting.rows(ownerId, ids);
     return rows.map(asRecord('semantic'));
   },
 
   async titles(ctx, ownerId, ids) {
-    return new Map((await ctx.store.read.semantic.byIds(ownerId, ids)).map((n) => [n.id, title(n)]));
+    return new Map((await ctx.store.read.facts.byIds(ownerId, ids)).map((n) => [n.id, title(n)]));
   },
 
-  tierCounts: (ctx, ownerId) => ctx.store.read.semanticForgetting.tierCounts(ownerId),
+  tierCounts: (ctx, ownerId) => ctx.store.read.factForgetting.tierCounts(ownerId),
 
   async apply(ctx, ownerId, moves, now, signal) {
     const out: ApplyOutcome = { done: [], reembedded: 0, warnings: [] };
@@ -85,29 +85,29 @@ export const factTarget: ForgettingTarget = {
   },
 
   async setImportance(ctx, ownerId, rows) {
-    await ctx.store.transaction((r) => r.semantic.setImportance(ownerId, rows));
+    await ctx.store.transaction((r) => r.facts.setImportance(ownerId, rows));
   },
 
-  mark: (ctx, ownerId, id, marked, importance) => ctx.store.read.semantic.mark(ownerId, id, marked, importance),
+  mark: (ctx, ownerId, id, marked, importance) => ctx.store.transaction((r) => r.facts.mark(ownerId, id, marked, importance)),
 
   async mentioning(ctx, ownerId, about, matches, sourceEpisodes) {
-    const read = ctx.store.read.semantic;
+    const read = ctx.store.read;
     const found = new Map<string, SemanticNode>();
     // The database pre-selects by substring, over the current text and every kept version; `matches`
     // confirms the word ("Tom" is not in "tomorrow"), old values included: a fact that once said X goes.
-    for (const n of await read.mentioning(ownerId, about)) {
-      const versions = await read.versions(ownerId, n.id);
+    for (const n of await read.factForgetting.mentioning(ownerId, about)) {
+      const versions = await read.factVersions.list(ownerId, n.id);
       if (matches([n.label, n.value, n.context, ...versions.flatMap((v) => [v.value, v.context])].join('\n'))) found.set(n.id, n);
     }
     // A fact distilled from an episode built from a message about X goes with the message.
-    for (const n of await read.derivedFrom(ownerId, sourceEpisodes)) found.set(n.id, n);
+    for (const n of await read.factForgetting.derivedFrom(ownerId, sourceEpisodes)) found.set(n.id, n);
     return [...found.values()].map((n) => ({ id: n.id, title: title(n), tier: n.tier }));
   },
 
   erase: (ctx, ownerId, ids) => deleteFacts(ctx, ownerId, ids),
 
   async list(ctx, ownerId, tier, page) {
-    const rows = await ctx.store.read.semanticForgetting.inTier(ownerId, tier, page);
+    const rows = await ctx.store.read.factForgetting.inTier(ownerId, tier, page);
     return rows.map((x) => ({
       kind: 'semantic' as const,
       id: x.id,

@@ -131,13 +131,13 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
     if (!dryRun) {
       if (report.moves.length > 0) await ctx.store.maintain();
       // The log keeps ids, tiers and reasons only: never the text of what was forgotten.
-      await ctx.store.read.forgetting.recordRun(ownerId, now, {
+      await ctx.store.transaction((r) => r.forgetting.recordRun(ownerId, now, {
         evaluated: report.evaluated,
         moved: report.moved,
         importanceUpdated: report.importanceUpdated,
         moves: report.moves.slice(0, 1000).map((m) => ({ kind: m.kind, id: m.id, from: m.from, to: m.to, score: m.score, reason: m.reason })),
         truncated: report.moves.length > 1000,
-      });
+      }));
     }
     return report;
   });

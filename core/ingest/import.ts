@@ -139,7 +139,8 @@ export async function importFiles(ctx: EngineContext, discovery: DiscoveryJobs, 
     if (!format) continue;
     const file = { name: path.basename(report.file), index: n + 1, count: measured.length };
     try {
-      if (i.me) await ctx.store.read.importPreferences.rememberMe(i.ownerId, format.id, i.me, ctx.clock.now());
+      const me = i.me;
+      if (me) await ctx.store.transaction((r) => r.importPreferences.rememberMe(i.ownerId, format.id, me, ctx.clock.now()));
       for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone })) {
         if (cancelled()) break;
         const conversation = progress?.conversation(c.messages.length, file);

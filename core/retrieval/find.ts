@@ -1,7 +1,7 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { SearchMode } from '../domain/search.js';
 import type { EpisodeFilters, SearchResultRow } from '../store/episodes.js';
-import type { FactResultRow, SemanticFilters } from '../store/semantic.js';
+import type { FactFilters, FactResultRow } from '../store/facts.js';
 import { episodeSource, factSource, searchMemories, type Hit, type SearchSource } from './search.js';
 
 /**
@@ -16,7 +16,7 @@ export interface MemoryQuery {
   mode: SearchMode;
   limit: number;
   episodes: EpisodeFilters | null;
-  facts: SemanticFilters | null;
+  facts: FactFilters | null;
   markAccessed: boolean;
 }
 
@@ -40,11 +40,13 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
   const read = store.read;
   const episodeIds = ids('episode');
   const factIds = ids('semantic');
-  const [episodes, facts] = await Promise.all([read.episodes.searchResults(q.ownerId, episodeIds), read.semantic.searchResults(q.ownerId, factIds)]);
+  const [episodes, facts] = await Promise.all([read.episodes.searchResults(q.ownerId, episodeIds), read.facts.searchResults(q.ownerId, factIds)]);
   if (q.markAccessed) {
     const now = ctx.clock.now();
-    await read.episodes.recordAccess(q.ownerId, episodeIds, now);
-    await read.semantic.recordAccess(q.ownerId, outcome.hits.filter((h) => h.kind === 'semantic').map((h) => ({ id: h.id, relevance: h.score })), now);
+    await store.transaction(async (r) => {
+      await r.episodes.recordAccess(q.ownerId, episodeIds, now);
+      await r.facts.recordAccess(q.ownerId, outcome.hits.filter((h) => h.kind === 'semantic').map((h) => ({ id: h.id, relevance: h.score })), now);
+    });
   }
   const episodeById = new Map(episodes.map((e) => [e.id, e]));
   const factById = new Map(facts.map((f) => [f.id, f]));

@@ -1,7 +1,7 @@
 import type { SearchMode } from '../domain/search.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { EpisodeFilters } from '../store/episodes.js';
-import type { SemanticFilters } from '../store/semantic.js';
+import type { FactFilters } from '../store/facts.js';
 import type { Store } from '../store/store.js';
 import type { RetrievalConfig } from '../context/retrieval-config.js';
 import { tokenize } from '../text/tokenize.js';
@@ -47,13 +47,13 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
   };
 }
 
-export function factSource(store: Store, ownerId: string, filters: SemanticFilters, config: RetrievalConfig): SearchSource {
+export function factSource(store: Store, ownerId: string, filters: FactFilters, config: RetrievalConfig): SearchSource {
   const read = store.read;
   return {
     kind: 'semantic',
-    keyword: (terms, limit) => read.semantic.keywordSearch(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b }),
-    hasVectors: (modelId) => read.semantic.anyVector(ownerId, modelId),
-    nearest: (space, vector, limit, within) => read.semantic.vectorSearch(ownerId, space, vector, { limit, filters, within }),
+    keyword: (terms, limit) => read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b }),
+    hasVectors: (modelId) => read.factVectors.any(ownerId, modelId),
+    nearest: (space, vector, limit, within) => read.factVectors.search(ownerId, space, vector, { limit, filters, within }),
   };
 }
 

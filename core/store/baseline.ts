@@ -5,7 +5,7 @@ import { vectorLiteral } from './sql.js';
  * The bare SQL our searches reduce to, for the scale benchmark: the same tables queried with nothing
  * around them, so its numbers show what tokenising, fusion and result assembly cost on top.
  */
-export function baselineRepo(q: Sql) {
+export function baselineReads(q: Sql) {
   return {
     /** The exhaustive posting-list scan: every posting of every query term, idf × impact, no pruning. */
     async bm25(ownerId: string, terms: readonly string[], limit: number): Promise<number> {

@@ -54,110 +54,44 @@ export function impact(tf: FieldVector, len: FieldVector, stats: Stats, p: Pick<
   return pseudo / (p.k1 + pseudo);
 }
 
-export function bm25Repo(q: Sql, track: WriteTracker = () => {}) {
-  async function stats(ownerId: string): Promise<Stats> {
-    const r = await q.query<{ doc_count: number; l: string[] }>(
-      `SELECT doc_count, ARRAY[len_title, len_summary, len_entities, len_topics, len_content]::text[] AS l FROM bm25_stats WHERE owner_id = $1`,
-      [ownerId],
-    );
-    const row = r.rows[0];
-    return row ? { docCount: row.doc_count, lengths: row.l.map(Number) as FieldVector } : { docCount: 0, lengths: [0, 0, 0, 0, 0] };
-  }
+async function stats(q: Sql, ownerId: string): Promise<Stats> {
+  const r = await q.query<{ doc_count: number; l: string[] }>(
+    `SELECT doc_count, ARRAY[len_title, len_summary, len_entities, len_topics, len_content]::text[] AS l FROM bm25_stats WHERE owner_id = $1`,
+    [ownerId],
+  );
+  const row = r.rows[0];
+  return row ? { docCount: row.doc_count, lengths: row.l.map(Number) as FieldVector } : { docCount: 0, lengths: [0, 0, 0, 0, 0] };
+}
 
-  async function adjustStats(ownerId: string, sign: 1 | -1, docs: number, lens: FieldVector): Promise<void> {
-    await q.query(
-      `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (owner_id) DO UPDATE SET
-         doc_count = bm25_stats.doc_count + EXCLUDED.doc_count,
-         len_title = bm25_stats.len_title + EXCLUDED.len_title,
-         len_summary = bm25_stats.len_summary + EXCLUDED.len_summary,
-         len_entities = bm25_stats.len_entities + EXCLUDED.len_entities,
-         len_topics = bm25_stats.len_topics + EXCLUDED.len_topics,
-         len_content = bm25_stats.len_content + EXCLUDED.len_content`,
-      [ownerId, sign * docs, ...lens.map((l) => sign * l)],
-    );
-  }
+/**
+ * The index's tables are written only through these: every way a document enters the live index (a
+ * fresh indexing, or un-parking after a restore) inserts its rows and adjusts document frequencies
+ * and corpus totals the same way. Each takes the SELECT that yields its rows.
+ */
+const insertDocs = (rows: string) =>
+  `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content) ${rows}`;
+const insertPostings = (rows: string) => `INSERT INTO bm25_postings (owner_id, term, episode_id, impact) ${rows}`;
+const addDocFrequencies = (rows: string) =>
+  `INSERT INTO bm25_terms (owner_id, term, df) ${rows}
+   ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df`;
 
+async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, lens: FieldVector): Promise<void> {
+  await q.query(
+    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (owner_id) DO UPDATE SET
+       doc_count = bm25_stats.doc_count + EXCLUDED.doc_count,
+       len_title = bm25_stats.len_title + EXCLUDED.len_title,
+       len_summary = bm25_stats.len_summary + EXCLUDED.len_summary,
+       len_entities = bm25_stats.len_entities + EXCLUDED.len_entities,
+       len_topics = bm25_stats.len_topics + EXCLUDED.len_topics,
+       len_content = bm25_stats.len_content + EXCLUDED.len_content`,
+    [ownerId, sign * docs, ...lens.map((l) => sign * l)],
+  );
+}
+
+export function bm25Reads(q: Sql) {
   return {
-    async add(ownerId: string, docs: readonly Bm25Doc[], params: ImpactParams): Promise<void> {
-      if (docs.length === 0) return;
-      // A trashed episode stays out of the index even when it is edited or re-indexed: its entries are
-      // parked until it is restored (core/store/forgetting.ts).
-      const trashed = await q.query<{ id: string }>(
-        `SELECT id FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) AND tier = 'trash'`,
-        [ownerId, docs.map((d) => d.episodeId)],
-      );
-      if (trashed.rows.length > 0) {
-        const skip = new Set(trashed.rows.map((r) => r.id));
-        docs = docs.filter((d) => !skip.has(d.episodeId));
-        if (docs.length === 0) return;
-      }
-      const totals: FieldVector = [0, 0, 0, 0, 0];
-      for (const d of docs) d.lengths.forEach((l, i) => (totals[i] = totals[i]! + l));
-      await adjustStats(ownerId, 1, docs.length, totals);
-      // Averages include this batch, so the first documents of a new owner normalise against themselves.
-      const st = params.corpus ?? (await stats(ownerId));
-      const df = new Map<string, number>();
-      const rows: { term: string; id: string; impact: number }[] = [];
-      for (const d of docs) {
-        for (const [term, tf] of d.terms) {
-          df.set(term, (df.get(term) ?? 0) + 1);
-          rows.push({ term, id: d.episodeId, impact: impact(tf, d.lengths, st, params) });
-        }
-      }
-      await q.query(
-        `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content)
-         SELECT u.id, $1, u.l1, u.l2, u.l3, u.l4, u.l5
-         FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[]) AS u(id, l1, l2, l3, l4, l5)`,
-        [ownerId, docs.map((d) => d.episodeId), ...[0, 1, 2, 3, 4].map((i) => docs.map((d) => d.lengths[i]))],
-      );
-      for (const batch of chunks(rows, 5000)) {
-        await q.query(
-          `INSERT INTO bm25_postings (owner_id, term, episode_id, impact)
-           SELECT $1, u.term, u.id, u.impact FROM unnest($2::text[], $3::uuid[], $4::real[]) AS u(term, id, impact)`,
-          [ownerId, batch.map((r) => r.term), batch.map((r) => r.id), batch.map((r) => r.impact)],
-        );
-      }
-      for (const batch of chunks([...df], 5000)) {
-        await q.query(
-          `INSERT INTO bm25_terms (owner_id, term, df) SELECT $1, u.term, u.df FROM unnest($2::text[], $3::int[]) AS u(term, df)
-           ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df`,
-          [ownerId, batch.map((x) => x[0]), batch.map((x) => x[1])],
-        );
-      }
-      track(rows.length);
-    },
-
-    /** Removes documents and keeps document frequencies and corpus totals exact. */
-    async remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
-      if (episodeIds.length === 0) return;
-      const gone = await q.query<{ n: number; l1: number; l2: number; l3: number; l4: number; l5: number }>(
-        `WITH d AS (DELETE FROM bm25_docs WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING *)
-         SELECT count(*)::int AS n, COALESCE(sum(len_title), 0)::int AS l1, COALESCE(sum(len_summary), 0)::int AS l2,
-                COALESCE(sum(len_entities), 0)::int AS l3, COALESCE(sum(len_topics), 0)::int AS l4,
-                COALESCE(sum(len_content), 0)::int AS l5 FROM d`,
-        [ownerId, episodeIds],
-      );
-      const g = gone.rows[0]!;
-      const removed = await q.query(
-        `WITH p AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING term),
-              c AS (SELECT term, count(*)::int AS n FROM p GROUP BY term)
-         UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.term = c.term`,
-        [ownerId, episodeIds],
-      );
-      await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND df <= 0`, [ownerId]);
-      if (g.n > 0) await adjustStats(ownerId, -1, g.n, [g.l1, g.l2, g.l3, g.l4, g.l5]);
-      track(removed.affectedRows ?? 0);
-    },
-
-    async clear(ownerId: string): Promise<void> {
-      await q.query(`DELETE FROM bm25_postings WHERE owner_id = $1`, [ownerId]);
-      await q.query(`DELETE FROM bm25_docs WHERE owner_id = $1`, [ownerId]);
-      await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1`, [ownerId]);
-      await q.query(`DELETE FROM bm25_stats WHERE owner_id = $1`, [ownerId]);
-    },
-
     /**
      * Top documents for the query terms: Σ over matched terms of idf × stored impact. Without filters
      * each term contributes its `postingsPerTerm` strongest postings (bounded work at any corpus size);
@@ -236,8 +170,138 @@ export function bm25Repo(q: Sql, track: WriteTracker = () => {}) {
     },
 
     async docCount(ownerId: string): Promise<number> {
-      return (await stats(ownerId)).docCount;
+      return (await stats(q, ownerId)).docCount;
     },
   };
 }
-export type Bm25Repo = ReturnType<typeof bm25Repo>;
+
+export function bm25Writes(q: Sql, track: WriteTracker) {
+  /** Removes documents from the live index and keeps document frequencies and corpus totals exact. */
+  async function remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
+    if (episodeIds.length === 0) return;
+    const gone = await q.query<{ n: number; l1: number; l2: number; l3: number; l4: number; l5: number }>(
+      `WITH d AS (DELETE FROM bm25_docs WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING *)
+       SELECT count(*)::int AS n, COALESCE(sum(len_title), 0)::int AS l1, COALESCE(sum(len_summary), 0)::int AS l2,
+              COALESCE(sum(len_entities), 0)::int AS l3, COALESCE(sum(len_topics), 0)::int AS l4,
+              COALESCE(sum(len_content), 0)::int AS l5 FROM d`,
+      [ownerId, episodeIds],
+    );
+    const g = gone.rows[0]!;
+    const removed = await q.query(
+      `WITH p AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING term),
+            c AS (SELECT term, count(*)::int AS n FROM p GROUP BY term)
+       UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.term = c.term`,
+      [ownerId, episodeIds],
+    );
+    await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND df <= 0`, [ownerId]);
+    if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, [g.l1, g.l2, g.l3, g.l4, g.l5]);
+    track(removed.affectedRows ?? 0);
+  }
+
+  return {
+    async add(ownerId: string, docs: readonly Bm25Doc[], params: ImpactParams): Promise<void> {
+      if (docs.length === 0) return;
+      // Only the owner's episodes are indexed, and a trashed one stays out even when it is edited or
+      // re-indexed: its entries are parked until it is restored (`park` / `unpark`).
+      const indexable = await q.query<{ id: string }>(
+        `SELECT id FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) AND tier <> 'trash'`,
+        [ownerId, docs.map((d) => d.episodeId)],
+      );
+      if (indexable.rows.length < docs.length) {
+        const keep = new Set(indexable.rows.map((r) => r.id));
+        docs = docs.filter((d) => keep.has(d.episodeId));
+        if (docs.length === 0) return;
+      }
+      const totals: FieldVector = [0, 0, 0, 0, 0];
+      for (const d of docs) d.lengths.forEach((l, i) => (totals[i] = totals[i]! + l));
+      await adjustStats(q, ownerId, 1, docs.length, totals);
+      // Averages include this batch, so the first documents of a new owner normalise against themselves.
+      const st = params.corpus ?? (await stats(q, ownerId));
+      const df = new Map<string, number>();
+      const rows: { term: string; id: string; impact: number }[] = [];
+      for (const d of docs) {
+        for (const [term, tf] of d.terms) {
+          df.set(term, (df.get(term) ?? 0) + 1);
+          rows.push({ term, id: d.episodeId, impact: impact(tf, d.lengths, st, params) });
+        }
+      }
+      await q.query(
+        insertDocs(`SELECT u.id, $1, u.l1, u.l2, u.l3, u.l4, u.l5
+                    FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[]) AS u(id, l1, l2, l3, l4, l5)`),
+        [ownerId, docs.map((d) => d.episodeId), ...[0, 1, 2, 3, 4].map((i) => docs.map((d) => d.lengths[i]))],
+      );
+      for (const batch of chunks(rows, 5000)) {
+        await q.query(
+          insertPostings(`SELECT $1, u.term, u.id, u.impact FROM unnest($2::text[], $3::uuid[], $4::real[]) AS u(term, id, impact)`),
+          [ownerId, batch.map((r) => r.term), batch.map((r) => r.id), batch.map((r) => r.impact)],
+        );
+      }
+      for (const batch of chunks([...df], 5000)) {
+        await q.query(addDocFrequencies(`SELECT $1, u.term, u.df FROM unnest($2::text[], $3::int[]) AS u(term, df)`), [
+          ownerId,
+          batch.map((x) => x[0]),
+          batch.map((x) => x[1]),
+        ]);
+      }
+      track(rows.length);
+    },
+
+    remove,
+
+    async clear(ownerId: string): Promise<void> {
+      await q.query(`DELETE FROM bm25_postings WHERE owner_id = $1`, [ownerId]);
+      await q.query(`DELETE FROM bm25_docs WHERE owner_id = $1`, [ownerId]);
+      await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1`, [ownerId]);
+      await q.query(`DELETE FROM bm25_stats WHERE owner_id = $1`, [ownerId]);
+    },
+
+    /**
+     * Takes trashed episodes out of the live index, setting their entries aside (impacts and field
+     * lengths included) so a restore puts back the very same rows: scores after a restore are the
+     * scores before the trash. Document frequencies and corpus totals drop as with `remove`.
+     */
+    async park(ownerId: string, episodeIds: readonly string[], now: Date): Promise<void> {
+      if (episodeIds.length === 0) return;
+      await q.query(
+        `INSERT INTO bm25_parked (episode_id, owner_id, lengths, terms, impacts, parked_at)
+         SELECT d.episode_id, d.owner_id, ARRAY[d.len_title, d.len_summary, d.len_entities, d.len_topics, d.len_content],
+                COALESCE(p.terms, '{}'), COALESCE(p.impacts, '{}'), $3
+         FROM bm25_docs d
+         LEFT JOIN LATERAL (SELECT array_agg(x.term ORDER BY x.term) AS terms, array_agg(x.impact ORDER BY x.term) AS impacts
+                            FROM bm25_postings x WHERE x.owner_id = $1 AND x.episode_id = d.episode_id) p ON true
+         WHERE d.owner_id = $1 AND d.episode_id = ANY($2::uuid[])
+         ON CONFLICT (episode_id) DO NOTHING`,
+        [ownerId, episodeIds, now],
+      );
+      await remove(ownerId, episodeIds);
+    },
+
+    /**
+     * Puts parked entries back into the live index exactly as they were, restoring document
+     * frequencies and corpus totals. Returns the ids that had parked entries.
+     */
+    async unpark(ownerId: string, episodeIds: readonly string[]): Promise<string[]> {
+      if (episodeIds.length === 0) return [];
+      const args = [ownerId, episodeIds];
+      const which = `p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`;
+      await q.query(insertDocs(`SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5] FROM bm25_parked p WHERE ${which}`), args);
+      const postings = await q.query(
+        insertPostings(`SELECT p.owner_id, u.term, p.episode_id, u.impact FROM bm25_parked p, unnest(p.terms, p.impacts) AS u(term, impact) WHERE ${which}`),
+        args,
+      );
+      await q.query(addDocFrequencies(`SELECT $1::text, u.term, count(*)::int FROM bm25_parked p, unnest(p.terms) AS u(term) WHERE ${which} GROUP BY u.term`), args);
+      const gone = await q.query<{ episode_id: string; lengths: number[] }>(`DELETE FROM bm25_parked p WHERE ${which} RETURNING p.episode_id, p.lengths`, args);
+      const lengths: FieldVector = [0, 0, 0, 0, 0];
+      for (const row of gone.rows) row.lengths.forEach((l, i) => (lengths[i] = lengths[i]! + l));
+      if (gone.rows.length > 0) await adjustStats(q, ownerId, 1, gone.rows.length, lengths);
+      track(postings.affectedRows ?? 0);
+      return gone.rows.map((x) => x.episode_id);
+    },
+
+    /** Drops parked entries that went stale (the episode was edited while in the trash). */
+    async dropParked(ownerId: string, episodeIds: readonly string[]): Promise<void> {
+      if (episodeIds.length === 0) return;
+      await q.query(`DELETE FROM bm25_parked WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, episodeIds]);
+    },
+  };
+}

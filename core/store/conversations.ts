@@ -53,84 +53,9 @@ export interface StoredConversation {
   processed: boolean;
 }
 
-export function conversationRepo(q: Sql) {
+/** Conversations and their messages: the raw material every episode is built from. */
+export function conversationReads(q: Sql) {
   return {
-    /**
-     * Creates the conversation or returns the existing one with the same source and external id. `id` is
-     * the new conversation's id (live memory makes one id serve as both), a fresh one by default.
-     */
-    async upsert(ownerId: string, c: IncomingConversation, now: Date, id: string = randomUUID()): Promise<{ id: string; created: boolean }> {
-      const r = await q.query<{ id: string; created: boolean }>(
-        `INSERT INTO conversations (id, owner_id, source, external_id, title, participants, metadata, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-         ON CONFLICT (owner_id, source, external_id) DO UPDATE
-           SET title = COALESCE(EXCLUDED.title, conversations.title), updated_at = EXCLUDED.updated_at,
-               -- A long chat arrives in parts: everyone who spoke in any part is a participant.
-               participants = (SELECT COALESCE(jsonb_agg(DISTINCT p), '[]'::jsonb)
-                               FROM jsonb_array_elements(conversations.participants || EXCLUDED.participants) AS p)
-         RETURNING id, (xmax = 0) AS created`,
-        [id, ownerId, c.source, c.externalId, c.title ?? null, JSON.stringify(c.participants), JSON.stringify(c.metadata), now],
-      );
-      return r.rows[0]!;
-    },
-
-    /**
-     * Stores messages not seen before; returns how many were new. `firstSeq` numbers them after the
-     * conversation's earlier messages (live turns arrive a few at a time; see `nextSeq`).
-     */
-    async addMessages(ownerId: string, conversationId: string, c: IncomingConversation, firstSeq = 0): Promise<number> {
-      let added = 0;
-      const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i }));
-      for (const batch of chunks(indexed, 500)) {
-        const cols = {
-          id: [] as string[],
-          externalId: [] as (string | null)[],
-          dedupe: [] as string[],
-          seq: [] as number[],
-          speaker: [] as string[],
-          role: [] as string[],
-          content: [] as string[],
-          sentAt: [] as string[],
-          offset: [] as number[],
-          hash: [] as string[],
-          attachments: [] as string[],
-          metadata: [] as string[],
-        };
-        for (const { m, seq } of batch) {
-          const hash = sha256(m.text);
-          cols.id.push(randomUUID());
-          cols.externalId.push(m.externalId ?? null);
-          cols.dedupe.push(dedupeKey(m, hash));
-          cols.seq.push(seq);
-          cols.speaker.push(m.speaker);
-          cols.role.push(m.role);
-          cols.content.push(m.text);
-          cols.sentAt.push(m.sentAt.toISOString());
-          cols.offset.push(m.utcOffsetMin);
-          cols.hash.push(hash);
-          cols.attachments.push(JSON.stringify(m.attachments));
-          cols.metadata.push(JSON.stringify(m.metadata));
-        }
-        const r = await q.query(
-          `INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
-                                 sent_at, utc_offset_min, content_hash, attachments, metadata)
-           SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off, u.hash,
-                  u.attachments::jsonb, u.metadata::jsonb
-           FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                       $10::timestamptz[], $11::int[], $12::text[], $13::text[], $14::text[])
-                AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, hash, attachments, metadata)
-           ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
-          [ownerId, conversationId, cols.id, cols.externalId, cols.dedupe, cols.seq, cols.speaker, cols.role,
-           cols.content, cols.sentAt, cols.offset, cols.hash, cols.attachments, cols.metadata],
-        );
-        added += r.affectedRows ?? 0;
-      }
-      if (added > 0) {
-        await q.query(`UPDATE conversations SET processed = false WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
-      }
-      return added;
-    },
-
     /** The seq after the conversation's last message: where the next live turns are numbered from. */
     async nextSeq(ownerId: string, conversationId: string): Promise<number> {
       const r = await q.query<{ n: number }>(
@@ -214,6 +139,103 @@ export function conversationRepo(q: Sql) {
       return r.rows.map(toMessage);
     },
 
+    async get(ownerId: string, id: string): Promise<StoredConversation | null> {
+      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
+        `SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`,
+        [ownerId, id],
+      );
+      const row = r.rows[0];
+      return row
+        ? { id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }
+        : null;
+    },
+
+    /** The data type of a conversation (what kind of record it is), which picks its episode builder. */
+    async dataType(ownerId: string, conversationId: string): Promise<string> {
+      const r = await q.query<{ data_type: string }>(`SELECT data_type FROM conversations WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+      return r.rows[0]?.data_type ?? 'conversation';
+    },
+  };
+}
+
+export function conversationWrites(q: Sql) {
+  return {
+    /**
+     * Creates the conversation or returns the existing one with the same source and external id. `id` is
+     * the new conversation's id (live memory makes one id serve as both), a fresh one by default.
+     */
+    async upsert(ownerId: string, c: IncomingConversation, now: Date, id: string = randomUUID()): Promise<{ id: string; created: boolean }> {
+      const r = await q.query<{ id: string; created: boolean }>(
+        `INSERT INTO conversations (id, owner_id, source, external_id, title, participants, metadata, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+         ON CONFLICT (owner_id, source, external_id) DO UPDATE
+           SET title = COALESCE(EXCLUDED.title, conversations.title), updated_at = EXCLUDED.updated_at,
+               -- A long chat arrives in parts: everyone who spoke in any part is a participant.
+               participants = (SELECT COALESCE(jsonb_agg(DISTINCT p), '[]'::jsonb)
+                               FROM jsonb_array_elements(conversations.participants || EXCLUDED.participants) AS p)
+         RETURNING id, (xmax = 0) AS created`,
+        [id, ownerId, c.source, c.externalId, c.title ?? null, JSON.stringify(c.participants), JSON.stringify(c.metadata), now],
+      );
+      return r.rows[0]!;
+    },
+
+    /**
+     * Stores messages not seen before; returns how many were new. `firstSeq` numbers them after the
+     * conversation's earlier messages (live turns arrive a few at a time; see `nextSeq`).
+     */
+    async addMessages(ownerId: string, conversationId: string, c: IncomingConversation, firstSeq = 0): Promise<number> {
+      let added = 0;
+      const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i }));
+      for (const batch of chunks(indexed, 500)) {
+        const cols = {
+          id: [] as string[],
+          externalId: [] as (string | null)[],
+          dedupe: [] as string[],
+          seq: [] as number[],
+          speaker: [] as string[],
+          role: [] as string[],
+          content: [] as string[],
+          sentAt: [] as string[],
+          offset: [] as number[],
+          hash: [] as string[],
+          attachments: [] as string[],
+          metadata: [] as string[],
+        };
+        for (const { m, seq } of batch) {
+          const hash = sha256(m.text);
+          cols.id.push(randomUUID());
+          cols.externalId.push(m.externalId ?? null);
+          cols.dedupe.push(dedupeKey(m, hash));
+          cols.seq.push(seq);
+          cols.speaker.push(m.speaker);
+          cols.role.push(m.role);
+          cols.content.push(m.text);
+          cols.sentAt.push(m.sentAt.toISOString());
+          cols.offset.push(m.utcOffsetMin);
+          cols.hash.push(hash);
+          cols.attachments.push(JSON.stringify(m.attachments));
+          cols.metadata.push(JSON.stringify(m.metadata));
+        }
+        const r = await q.query(
+          `INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
+                                 sent_at, utc_offset_min, content_hash, attachments, metadata)
+           SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off, u.hash,
+                  u.attachments::jsonb, u.metadata::jsonb
+           FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
+                       $10::timestamptz[], $11::int[], $12::text[], $13::text[], $14::text[])
+                AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, hash, attachments, metadata)
+           ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
+          [ownerId, conversationId, cols.id, cols.externalId, cols.dedupe, cols.seq, cols.speaker, cols.role,
+           cols.content, cols.sentAt, cols.offset, cols.hash, cols.attachments, cols.metadata],
+        );
+        added += r.affectedRows ?? 0;
+      }
+      if (added > 0) {
+        await q.query(`UPDATE conversations SET processed = false WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+      }
+      return added;
+    },
+
     async linkToEpisode(ownerId: string, messageIds: readonly string[], episodeId: string): Promise<void> {
       await q.query(
         `UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
@@ -231,16 +253,12 @@ export function conversationRepo(q: Sql) {
       );
     },
 
-    async get(ownerId: string, id: string): Promise<StoredConversation | null> {
-      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
-        `SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`,
-        [ownerId, id],
-      );
-      const row = r.rows[0];
-      return row
-        ? { id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }
-        : null;
+    /**
+     * Makes an episode's messages pending again (no episode, not processed), in the transaction that
+     * is about to delete or rebuild it: if the work after it never commits, they are simply rebuilt.
+     */
+    async releaseMessages(ownerId: string, episodeId: string): Promise<void> {
+      await q.query(`UPDATE messages SET episode_id = NULL, processed = false WHERE owner_id = $1 AND episode_id = $2`, [ownerId, episodeId]);
     },
   };
 }
-export type ConversationRepo = ReturnType<typeof conversationRepo>;

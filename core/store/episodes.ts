@@ -65,7 +65,7 @@ function toEpisode(r: EpisodeRow): Episode {
   };
 }
 
-/** Query filters of seed 001, applied to the `e` alias wherever episodes are searched or listed. */
+/** What episode search and listing may be narrowed to, applied to the `e` alias wherever episodes are searched or listed. */
 export interface EpisodeFilters {
   episodeTypes?: readonly string[] | undefined;
   since?: Date | undefined;
@@ -98,6 +98,17 @@ export interface SearchResultRow extends Pick<Episode, 'id' | 'title' | 'summary
   sources: { id: string; externalId: string | null; speaker: string; sentAt: Date }[];
 }
 
+/** One episode of a conversation that has something to rebuild, in time order. */
+export interface RebuildRow {
+  id: string;
+  conversationId: string;
+  status: string;
+  builder: string;
+  /** Forgetting tier: trashed episodes are never rebuilt. */
+  tier: string;
+  messageCount: number;
+}
+
 export interface ListOptions extends EpisodeFilters {
   limit: number;
   /** Keyset cursor: episodes strictly older than this (start, id) pair. */
@@ -106,22 +117,8 @@ export interface ListOptions extends EpisodeFilters {
   tiers?: readonly ('active' | 'archived' | 'trash')[] | undefined;
 }
 
-export function episodeRepo(q: Sql) {
+export function episodeReads(q: Sql) {
   return {
-    async insert(ownerId: string, conversationId: string | null, d: EpisodeDraft, now: Date): Promise<string> {
-      const id = randomUUID();
-      await q.query(
-        `INSERT INTO episodes (id, owner_id, conversation_id, episode_type, level, title, content, summary, start_at, end_at,
-           utc_offset_min, metadata, structured_data, keywords, importance, builder, processing_status, processing_version,
-           created_at, updated_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19)`,
-        [id, ownerId, conversationId, d.episodeType, d.level, d.title, d.content, d.summary, d.temporal.start, d.temporal.end,
-         d.temporal.utcOffsetMin, JSON.stringify(d.metadata), JSON.stringify(d.structuredData), d.keywords, d.importance,
-         d.builder, d.processingStatus, d.processingVersion, now],
-      );
-      return id;
-    },
-
     async get(ownerId: string, id: string): Promise<Episode | null> {
       const r = await q.query<EpisodeRow>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = $2`, [ownerId, id]);
       return r.rows[0] ? toEpisode(r.rows[0]) : null;
@@ -202,6 +199,71 @@ export function episodeRepo(q: Sql) {
       return r.rows.map((x) => x.id);
     },
 
+    async counts(ownerId: string): Promise<{ episodes: number; conversations: number; messages: number; lastWrite: Date | null }> {
+      const r = await q.query<{ episodes: number; conversations: number; messages: number; last_write: Date | null }>(
+        `SELECT (SELECT count(*)::int FROM episodes WHERE owner_id = $1) AS episodes,
+                (SELECT count(*)::int FROM conversations WHERE owner_id = $1) AS conversations,
+                (SELECT count(*)::int FROM messages WHERE owner_id = $1) AS messages,
+                (SELECT max(updated_at) FROM episodes WHERE owner_id = $1) AS last_write`,
+        [ownerId],
+      );
+      const row = r.rows[0]!;
+      return { episodes: row.episodes, conversations: row.conversations, messages: row.messages, lastWrite: row.last_write };
+    },
+
+    async sources(ownerId: string): Promise<{ source: string; conversations: number }[]> {
+      const r = await q.query<{ source: string; n: number }>(
+        `SELECT source, count(*)::int AS n FROM conversations WHERE owner_id = $1 GROUP BY source ORDER BY n DESC, source`,
+        [ownerId],
+      );
+      return r.rows.map((x) => ({ source: x.source, conversations: x.n }));
+    },
+
+    async owners(): Promise<string[]> {
+      // The one cross-owner query: listing which owners exist, for `stats` and `health`.
+      const r = await q.query<{ owner_id: string }>(
+        `SELECT owner_id FROM conversations UNION SELECT owner_id FROM episodes ORDER BY 1`,
+      );
+      return r.rows.map((x) => x.owner_id);
+    },
+
+    /**
+     * Every episode (in time order) of the conversations that have something to rebuild: episodes
+     * marked `needs_rebuild`, or with `heuristic` every heuristic episode. The caller groups the
+     * marked ones into runs of neighbours.
+     */
+    async rebuildCandidates(ownerId: string, scope: 'needs_rebuild' | 'heuristic'): Promise<RebuildRow[]> {
+      const marked = scope === 'heuristic' ? `x.builder = 'heuristic'` : `x.processing_status = 'needs_rebuild'`;
+      const r = await q.query<{ id: string; conversation_id: string; processing_status: string; builder: string; tier: string; message_count: number }>(
+        `SELECT e.id, e.conversation_id, e.processing_status, e.builder, e.tier,
+                (SELECT count(*)::int FROM messages m WHERE m.owner_id = e.owner_id AND m.episode_id = e.id) AS message_count
+         FROM episodes e
+         WHERE e.owner_id = $1 AND e.conversation_id IN (
+           SELECT x.conversation_id FROM episodes x WHERE x.owner_id = $1 AND x.conversation_id IS NOT NULL AND ${marked})
+         ORDER BY e.conversation_id, e.start_at, e.id`,
+        [ownerId],
+      );
+      return r.rows.map((x) => ({ id: x.id, conversationId: x.conversation_id, status: x.processing_status, builder: x.builder, tier: x.tier, messageCount: x.message_count }));
+    },
+  };
+}
+
+export function episodeWrites(q: Sql) {
+  return {
+    async insert(ownerId: string, conversationId: string | null, d: EpisodeDraft, now: Date): Promise<string> {
+      const id = randomUUID();
+      await q.query(
+        `INSERT INTO episodes (id, owner_id, conversation_id, episode_type, level, title, content, summary, start_at, end_at,
+           utc_offset_min, metadata, structured_data, keywords, importance, builder, processing_status, processing_version,
+           created_at, updated_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19)`,
+        [id, ownerId, conversationId, d.episodeType, d.level, d.title, d.content, d.summary, d.temporal.start, d.temporal.end,
+         d.temporal.utcOffsetMin, JSON.stringify(d.metadata), JSON.stringify(d.structuredData), d.keywords, d.importance,
+         d.builder, d.processingStatus, d.processingVersion, now],
+      );
+      return id;
+    },
+
     async update(ownerId: string, id: string, patch: EpisodePatch, now: Date): Promise<boolean> {
       const p = new Params();
       const sets: string[] = [];
@@ -231,12 +293,31 @@ export function episodeRepo(q: Sql) {
       return (r.affectedRows ?? 0) > 0;
     },
 
+
+    /**
+     * Rewrites an episode in place from a new draft: same id, same owner and conversation, and what a
+     * person did with it (recall count, last access, creation time) kept. Indexes are the caller's job,
+     * in the same transaction. The new importance is also the new base the forgetting pass starts from.
+     */
+    async rewrite(ownerId: string, id: string, d: EpisodeDraft, now: Date): Promise<boolean> {
+      const r = await q.query(
+        `UPDATE episodes SET episode_type = $3, level = $4, title = $5, content = $6, summary = $7, start_at = $8, end_at = $9,
+           utc_offset_min = $10, metadata = $11, structured_data = $12, keywords = $13, importance = $14, builder = $15,
+           processing_status = $16, processing_version = $17, updated_at = $18, base_importance = $14
+         WHERE owner_id = $1 AND id = $2`,
+        [ownerId, id, d.episodeType, d.level, d.title, d.content, d.summary, d.temporal.start, d.temporal.end, d.temporal.utcOffsetMin,
+         JSON.stringify(d.metadata), JSON.stringify(d.structuredData), d.keywords, d.importance, d.builder, d.processingStatus,
+         d.processingVersion, now],
+      );
+      return (r.affectedRows ?? 0) > 0;
+    },
+
     async delete(ownerId: string, id: string): Promise<boolean> {
       const r = await q.query(`DELETE FROM episodes WHERE owner_id = $1 AND id = $2`, [ownerId, id]);
       return (r.affectedRows ?? 0) > 0;
     },
 
-    /** Seed 001 access tracking: reading an episode is recalling it. */
+    /** Access tracking: reading an episode is recalling it (recall count and last access feed forgetting). */
     async recordAccess(ownerId: string, ids: readonly string[], now: Date): Promise<void> {
       if (ids.length === 0) return;
       await q.query(
@@ -244,34 +325,5 @@ export function episodeRepo(q: Sql) {
         [ownerId, ids, now],
       );
     },
-
-    async counts(ownerId: string): Promise<{ episodes: number; conversations: number; messages: number; lastWrite: Date | null }> {
-      const r = await q.query<{ episodes: number; conversations: number; messages: number; last_write: Date | null }>(
-        `SELECT (SELECT count(*)::int FROM episodes WHERE owner_id = $1) AS episodes,
-                (SELECT count(*)::int FROM conversations WHERE owner_id = $1) AS conversations,
-                (SELECT count(*)::int FROM messages WHERE owner_id = $1) AS messages,
-                (SELECT max(updated_at) FROM episodes WHERE owner_id = $1) AS last_write`,
-        [ownerId],
-      );
-      const row = r.rows[0]!;
-      return { episodes: row.episodes, conversations: row.conversations, messages: row.messages, lastWrite: row.last_write };
-    },
-
-    async sources(ownerId: string): Promise<{ source: string; conversations: number }[]> {
-      const r = await q.query<{ source: string; n: number }>(
-        `SELECT source, count(*)::int AS n FROM conversations WHERE owner_id = $1 GROUP BY source ORDER BY n DESC, source`,
-        [ownerId],
-      );
-      return r.rows.map((x) => ({ source: x.source, conversations: x.n }));
-    },
-
-    async owners(): Promise<string[]> {
-      // The one cross-owner query: listing which owners exist, for `stats` and `health`.
-      const r = await q.query<{ owner_id: string }>(
-        `SELECT owner_id FROM conversations UNION SELECT owner_id FROM episodes ORDER BY 1`,
-      );
-      return r.rows.map((x) => x.owner_id);
-    },
   };
 }
-export type EpisodeRepo = ReturnType<typeof episodeRepo>;

@@ -1,12 +1,12 @@
 import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
-import { chunks, type Sql, type WriteTracker } from './sql.js';
+import { chunks, type Sql } from './sql.js';
 
 /**
- * SQL of forgetting (seed 002): episode tiers, the person's mark, dynamic importance, the parked BM25
- * entries of trashed episodes, purge with tombstoned source messages, "forget everything about X",
- * and the row counts that prove a purge leaves nothing behind. Every statement is scoped by owner.
- * Index maintenance that already has a home stays there: callers pair `park` with `bm25.remove`, and
- * drop vectors with `vectors.remove`, inside the same transaction.
+ * SQL of episode forgetting: episode tiers, the person's mark, dynamic importance, purge with
+ * tombstoned source messages, "forget everything about X", and the row counts that prove a purge
+ * leaves nothing behind. Every statement is scoped by owner. Index maintenance has its own home:
+ * callers take a trashed episode out of BM25 with `bm25.park` (back with `bm25.unpark`), out of the
+ * vector index with `vectors.remove`, inside the same transaction.
  */
 
 export type StoredTier = 'active' | 'archived' | 'trash';
@@ -139,26 +139,7 @@ export function containsPattern(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
-  /**
-   * Turns messages into tombstones: the row and its import key stay (so re-importing the same export
-   * does not bring a forgotten memory back), the text, speaker, attachments and metadata go, and so
-   * does the link to the episode.
-   */
-  async function redactMessages(ownerId: string, where: { episodeIds?: readonly string[]; messageIds?: readonly string[] }): Promise<number> {
-    let n = 0;
-    const set = `SET content = '', speaker = '', content_hash = '', attachments = '[]', metadata = '{"forgotten": true}', episode_id = NULL, processed = true`;
-    if (where.episodeIds?.length) {
-      const r = await q.query(`UPDATE messages ${set} WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, where.episodeIds]);
-      n += r.affectedRows ?? 0;
-    }
-    if (where.messageIds?.length) {
-      const r = await q.query(`UPDATE messages ${set} WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, where.messageIds]);
-      n += r.affectedRows ?? 0;
-    }
-    return n;
-  }
-
+export function forgettingReads(q: Sql) {
   return {
     async episodeDecayRows(ownerId: string, ids?: readonly string[]): Promise<EpisodeDecayRow[]> {
       const r = ids
@@ -178,46 +159,6 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
       const out: Record<StoredTier, number> = { active: 0, archived: 0, trash: 0 };
       for (const x of r.rows) out[x.tier] = x.n;
       return out;
-    },
-
-    /**
-     * Moves episodes to a tier, each with its reason; the retention clock of the trash starts at `now`.
-     * A move counts as a write (`updated_at`): the episode builder then leaves the episode as it is
-     * instead of merging newly arrived messages into it, which would bring it back as a new episode.
-     */
-    async setEpisodeTier(ownerId: string, tier: StoredTier, moves: readonly { id: string; reason: ForgettingReason }[], now: Date): Promise<void> {
-      for (const batch of chunks(moves, 1000)) {
-        await q.query(
-          `UPDATE episodes e SET tier = $2, tier_changed_at = $3, tier_reason = u.reason, updated_at = $3
-           FROM unnest($4::uuid[], $5::text[]) AS u(id, reason) WHERE e.owner_id = $1 AND e.id = u.id`,
-          [ownerId, tier, now, batch.map((m) => m.id), batch.map((m) => serializeReason(m.reason))],
-        );
-      }
-    },
-
-    /**
-     * Writes dynamic importance. The first write keeps the value it replaces as the base, so the
-     * builder's (or person's) importance is never lost. `updated_at` is left alone: this is not an edit.
-     */
-    async setEpisodeImportance(ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void> {
-      for (const batch of chunks(rows, 1000)) {
-        await q.query(
-          `UPDATE episodes e SET base_importance = COALESCE(e.base_importance, e.importance), importance = u.v
-           FROM unnest($2::uuid[], $3::real[]) AS u(id, v) WHERE e.owner_id = $1 AND e.id = u.id`,
-          [ownerId, batch.map((x) => x.id), batch.map((x) => x.importance)],
-        );
-      }
-    },
-
-    /** The person's mark; like an edit, it keeps the episode builder from rebuilding the episode. */
-    async markEpisode(ownerId: string, id: string, marked: boolean | null, importance: number, now: Date): Promise<boolean> {
-      const r = await q.query(
-        `UPDATE episodes SET marked_important = $3, base_importance = COALESCE(base_importance, importance), importance = $4,
-           updated_at = $5
-         WHERE owner_id = $1 AND id = $2`,
-        [ownerId, id, marked, importance, now],
-      );
-      return (r.affectedRows ?? 0) > 0;
     },
 
     /** The archive or trash view, most recently moved first; keyset-paged on (tier_changed_at, id). */
@@ -243,91 +184,6 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
       }));
     },
 
-    /**
-     * Sets a trashed episode's BM25 entries aside, impacts and field lengths included. The caller then
-     * runs `bm25.remove` for the same ids, which takes them out of the live index and keeps document
-     * frequencies and corpus totals exact.
-     */
-    async parkEpisodeIndex(ownerId: string, ids: readonly string[], now: Date): Promise<void> {
-      if (ids.length === 0) return;
-      await q.query(
-        `INSERT INTO bm25_parked (episode_id, owner_id, lengths, terms, impacts, parked_at)
-         SELECT d.episode_id, d.owner_id, ARRAY[d.len_title, d.len_summary, d.len_entities, d.len_topics, d.len_content],
-                COALESCE(p.terms, '{}'), COALESCE(p.impacts, '{}'), $3
-         FROM bm25_docs d
-         LEFT JOIN LATERAL (SELECT array_agg(x.term ORDER BY x.term) AS terms, array_agg(x.impact ORDER BY x.term) AS impacts
-                            FROM bm25_postings x WHERE x.owner_id = $1 AND x.episode_id = d.episode_id) p ON true
-         WHERE d.owner_id = $1 AND d.episode_id = ANY($2::uuid[])
-         ON CONFLICT (episode_id) DO NOTHING`,
-        [ownerId, ids, now],
-      );
-    },
-
-    /**
-     * Puts parked entries back into the live index exactly as they were, restoring document
-     * frequencies and corpus totals. Returns the ids that had parked entries.
-     */
-    async unparkEpisodeIndex(ownerId: string, ids: readonly string[]): Promise<string[]> {
-      if (ids.length === 0) return [];
-      const args = [ownerId, ids];
-      const from = `FROM bm25_parked p WHERE p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`;
-      await q.query(
-        `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content)
-         SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5] ${from}`,
-        args,
-      );
-      const postings = await q.query(
-        `INSERT INTO bm25_postings (owner_id, term, episode_id, impact)
-         SELECT p.owner_id, u.term, p.episode_id, u.impact FROM bm25_parked p, unnest(p.terms, p.impacts) AS u(term, impact)
-         WHERE p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`,
-        args,
-      );
-      await q.query(
-        `INSERT INTO bm25_terms (owner_id, term, df)
-         SELECT $1::text, u.term, count(*)::int FROM bm25_parked p, unnest(p.terms) AS u(term)
-         WHERE p.owner_id = $1 AND p.episode_id = ANY($2::uuid[]) GROUP BY u.term
-         ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df`,
-        args,
-      );
-      await q.query(
-        `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content)
-         SELECT $1::text, count(*)::int, COALESCE(sum(p.lengths[1]), 0), COALESCE(sum(p.lengths[2]), 0), COALESCE(sum(p.lengths[3]), 0),
-                COALESCE(sum(p.lengths[4]), 0), COALESCE(sum(p.lengths[5]), 0) ${from} HAVING count(*) > 0
-         ON CONFLICT (owner_id) DO UPDATE SET
-           doc_count = bm25_stats.doc_count + EXCLUDED.doc_count,
-           len_title = bm25_stats.len_title + EXCLUDED.len_title,
-           len_summary = bm25_stats.len_summary + EXCLUDED.len_summary,
-           len_entities = bm25_stats.len_entities + EXCLUDED.len_entities,
-           len_topics = bm25_stats.len_topics + EXCLUDED.len_topics,
-           len_content = bm25_stats.len_content + EXCLUDED.len_content`,
-        args,
-      );
-      const gone = await q.query<{ episode_id: string }>(`DELETE ${from} RETURNING p.episode_id`, args);
-      track(postings.affectedRows ?? 0);
-      return gone.rows.map((x) => x.episode_id);
-    },
-
-    /** Drops parked entries that went stale (the episode was edited while in the trash). */
-    async dropParked(ownerId: string, ids: readonly string[]): Promise<void> {
-      if (ids.length === 0) return;
-      await q.query(`DELETE FROM bm25_parked WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
-    },
-
-    redactMessages,
-
-    /**
-     * Deletes episodes for good. Their vectors, BM25 rows and parked entries go with them (foreign
-     * keys); the caller runs `bm25.remove` first so frequencies and totals stay exact. The source
-     * messages lose their link (and, with `redact`, their text).
-     */
-    async purgeEpisodes(ownerId: string, ids: readonly string[], redact: boolean): Promise<string[]> {
-      if (ids.length === 0) return [];
-      if (redact) await redactMessages(ownerId, { episodeIds: ids });
-      else await q.query(`UPDATE messages SET episode_id = NULL WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
-      const r = await q.query<{ id: string }>(`DELETE FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [ownerId, ids]);
-      return r.rows.map((x) => x.id);
-    },
-
     /** Episodes (any tier) whose text or labels contain `needle`, case-insensitively: candidates to confirm. */
     async episodesContaining(ownerId: string, needle: string): Promise<EpisodeTextRow[]> {
       const r = await q.query<{ id: string; tier: StoredTier; title: string; summary: string; content: string; labels: string }>(
@@ -344,17 +200,6 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
         [ownerId, containsPattern(needle)],
       );
       return r.rows;
-    },
-
-    /** Episodes linked (knowledge graph) to an entity known under this name key, whatever name the text uses. */
-    async episodesOfEntityKey(ownerId: string, aliasKey: string): Promise<string[]> {
-      const r = await q.query<{ episode_id: string }>(
-        `SELECT DISTINCT x.episode_id FROM entity_aliases a
-         JOIN episode_entities x ON x.entity_id = a.entity_id AND x.owner_id = $1
-         WHERE a.owner_id = $1 AND a.alias_key = $2`,
-        [ownerId, aliasKey],
-      );
-      return r.rows.map((x) => x.episode_id);
     },
 
     async messagesContaining(ownerId: string, needle: string): Promise<MessageTextRow[]> {
@@ -377,14 +222,6 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
         [ownerId, containsPattern(needle)],
       );
       return r.rows;
-    },
-
-    async redactConversation(ownerId: string, id: string, title: string | null, participants: readonly string[]): Promise<void> {
-      await q.query(`UPDATE conversations SET title = $3, participants = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, id, title, JSON.stringify(participants)]);
-    },
-
-    async recordRun(ownerId: string, ranAt: Date, summary: unknown): Promise<void> {
-      await q.query(`INSERT INTO forgetting_runs (owner_id, ran_at, summary) VALUES ($1, $2, $3)`, [ownerId, ranAt, JSON.stringify(summary)]);
     },
 
     async lastRun(ownerId: string): Promise<Date | null> {
@@ -471,4 +308,89 @@ export function forgettingRepo(q: Sql, track: WriteTracker = () => {}) {
     },
   };
 }
-export type ForgettingRepo = ReturnType<typeof forgettingRepo>;
+
+export function forgettingWrites(q: Sql) {
+  /**
+   * Turns messages into tombstones: the row and its import key stay (so re-importing the same export
+   * does not bring a forgotten memory back), the text, speaker, attachments and metadata go, and so
+   * does the link to the episode.
+   */
+  async function redactMessages(ownerId: string, where: { episodeIds?: readonly string[]; messageIds?: readonly string[] }): Promise<number> {
+    let n = 0;
+    const set = `SET content = '', speaker = '', content_hash = '', attachments = '[]', metadata = '{"forgotten": true}', episode_id = NULL, processed = true`;
+    if (where.episodeIds?.length) {
+      const r = await q.query(`UPDATE messages ${set} WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, where.episodeIds]);
+      n += r.affectedRows ?? 0;
+    }
+    if (where.messageIds?.length) {
+      const r = await q.query(`UPDATE messages ${set} WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, where.messageIds]);
+      n += r.affectedRows ?? 0;
+    }
+    return n;
+  }
+
+  return {
+    /**
+     * Moves episodes to a tier, each with its reason; the retention clock of the trash starts at `now`.
+     * A move counts as a write (`updated_at`): the episode builder then leaves the episode as it is
+     * instead of merging newly arrived messages into it, which would bring it back as a new episode.
+     */
+    async setEpisodeTier(ownerId: string, tier: StoredTier, moves: readonly { id: string; reason: ForgettingReason }[], now: Date): Promise<void> {
+      for (const batch of chunks(moves, 1000)) {
+        await q.query(
+          `UPDATE episodes e SET tier = $2, tier_changed_at = $3, tier_reason = u.reason, updated_at = $3
+           FROM unnest($4::uuid[], $5::text[]) AS u(id, reason) WHERE e.owner_id = $1 AND e.id = u.id`,
+          [ownerId, tier, now, batch.map((m) => m.id), batch.map((m) => serializeReason(m.reason))],
+        );
+      }
+    },
+
+    /**
+     * Writes dynamic importance. The first write keeps the value it replaces as the base, so the
+     * builder's (or person's) importance is never lost. `updated_at` is left alone: this is not an edit.
+     */
+    async setEpisodeImportance(ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void> {
+      for (const batch of chunks(rows, 1000)) {
+        await q.query(
+          `UPDATE episodes e SET base_importance = COALESCE(e.base_importance, e.importance), importance = u.v
+           FROM unnest($2::uuid[], $3::real[]) AS u(id, v) WHERE e.owner_id = $1 AND e.id = u.id`,
+          [ownerId, batch.map((x) => x.id), batch.map((x) => x.importance)],
+        );
+      }
+    },
+
+    /** The person's mark; like an edit, it keeps the episode builder from rebuilding the episode. */
+    async markEpisode(ownerId: string, id: string, marked: boolean | null, importance: number, now: Date): Promise<boolean> {
+      const r = await q.query(
+        `UPDATE episodes SET marked_important = $3, base_importance = COALESCE(base_importance, importance), importance = $4,
+           updated_at = $5
+         WHERE owner_id = $1 AND id = $2`,
+        [ownerId, id, marked, importance, now],
+      );
+      return (r.affectedRows ?? 0) > 0;
+    },
+
+    redactMessages,
+
+    /**
+     * Deletes episodes for good. Their vectors, BM25 rows and parked entries go with them (foreign
+     * keys); the caller runs `bm25.remove` first so frequencies and totals stay exact. The source
+     * messages lose their link (and, with `redact`, their text).
+     */
+    async purgeEpisodes(ownerId: string, ids: readonly string[], redact: boolean): Promise<string[]> {
+      if (ids.length === 0) return [];
+      if (redact) await redactMessages(ownerId, { episodeIds: ids });
+      else await q.query(`UPDATE messages SET episode_id = NULL WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
+      const r = await q.query<{ id: string }>(`DELETE FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [ownerId, ids]);
+      return r.rows.map((x) => x.id);
+    },
+
+    async redactConversation(ownerId: string, id: string, title: string | null, participants: readonly string[]): Promise<void> {
+      await q.query(`UPDATE conversations SET title = $3, participants = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, id, title, JSON.stringify(participants)]);
+    },
+
+    async recordRun(ownerId: string, ranAt: Date, summary: unknown): Promise<void> {
+      await q.query(`INSERT INTO forgetting_runs (owner_id, ran_at, summary) VALUES ($1, $2, $3)`, [ownerId, ranAt, JSON.stringify(summary)]);
+    },
+  };
+}

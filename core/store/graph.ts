@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Sql } from './sql.js';
 
 /**
- * The knowledge graph of seed 002 in tables retrieval can walk: entities with stable ids per owner,
+ * The knowledge graph in tables retrieval can walk: entities with stable ids per owner,
  * the names (aliases) they are known by, which episodes mention them, and relationship triples tied
  * to the episode that told them. Deleting an episode removes its links and triples (foreign keys) and
  * any entity left without an episode (trigger in 003_llm.sql).
@@ -30,7 +30,84 @@ export interface EntitySummary extends EntityRef {
   episodes: number;
 }
 
-export function graphRepo(q: Sql) {
+export function graphReads(q: Sql) {
+  return {
+    async episodeGraph(ownerId: string, episodeId: string): Promise<EpisodeGraph> {
+      const ents = await q.query<{ id: string; name: string; entity_type: string; role: string | null; aliases: string[] | null }>(
+        `SELECT e.id, e.name, e.entity_type, ee.role,
+                (SELECT array_agg(a.alias ORDER BY a.alias) FROM entity_aliases a WHERE a.owner_id = e.owner_id AND a.entity_id = e.id) AS aliases
+         FROM episode_entities ee JOIN entities e ON e.id = ee.entity_id AND e.owner_id = ee.owner_id
+         WHERE ee.owner_id = $1 AND ee.episode_id = $2 ORDER BY e.name`,
+        [ownerId, episodeId],
+      );
+      const rels = await q.query<{ s_id: string; s_name: string; s_type: string; predicate: string; o_id: string; o_name: string; o_type: string }>(
+        `SELECT s.id AS s_id, s.name AS s_name, s.entity_type AS s_type, r.predicate, o.id AS o_id, o.name AS o_name, o.entity_type AS o_type
+         FROM entity_relationships r
+         JOIN entities s ON s.id = r.subject_id AND s.owner_id = r.owner_id
+         JOIN entities o ON o.id = r.object_id AND o.owner_id = r.owner_id
+         WHERE r.owner_id = $1 AND r.episode_id = $2 ORDER BY r.created_at, r.predicate`,
+        [ownerId, episodeId],
+      );
+      return {
+        entities: ents.rows.map((r) => ({ id: r.id, name: r.name, type: r.entity_type, role: r.role, aliases: (r.aliases ?? []).filter((a) => a !== r.name) })),
+        relationships: rels.rows.map((r) => ({
+          subject: { id: r.s_id, name: r.s_name, type: r.s_type },
+          predicate: r.predicate,
+          object: { id: r.o_id, name: r.o_name, type: r.o_type },
+        })),
+      };
+    },
+
+    /** The owner's entities, most mentioned first; `keyPrefix` filters on any name or alias key. */
+    async entities(ownerId: string, o: { keyPrefix?: string | undefined; limit: number }): Promise<EntitySummary[]> {
+      const r = await q.query<{ id: string; name: string; entity_type: string; aliases: string[] | null; episodes: number }>(
+        `SELECT e.id, e.name, e.entity_type,
+                (SELECT array_agg(a.alias ORDER BY a.alias) FROM entity_aliases a WHERE a.owner_id = e.owner_id AND a.entity_id = e.id) AS aliases,
+                (SELECT count(*)::int FROM episode_entities ee WHERE ee.owner_id = e.owner_id AND ee.entity_id = e.id) AS episodes
+         FROM entities e
+         WHERE e.owner_id = $1
+           AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM entity_aliases a WHERE a.owner_id = $1 AND a.entity_id = e.id AND a.alias_key LIKE $2 || '%'))
+         ORDER BY episodes DESC, e.name LIMIT $3`,
+        [ownerId, o.keyPrefix ?? null, o.limit],
+      );
+      return r.rows.map((x) => ({ id: x.id, name: x.name, type: x.entity_type, aliases: (x.aliases ?? []).filter((a) => a !== x.name), episodes: x.episodes }));
+    },
+
+    /** Episodes that mention any of the entities: the first step of a graph walk. */
+    async episodesOf(ownerId: string, entityIds: readonly string[]): Promise<{ entityId: string; episodeId: string }[]> {
+      if (entityIds.length === 0) return [];
+      const r = await q.query<{ entity_id: string; episode_id: string }>(
+        `SELECT entity_id, episode_id FROM episode_entities WHERE owner_id = $1 AND entity_id = ANY($2::uuid[])`,
+        [ownerId, entityIds],
+      );
+      return r.rows.map((x) => ({ entityId: x.entity_id, episodeId: x.episode_id }));
+    },
+
+    /** Triples touching any of the entities, in either direction: one hop of the graph. */
+    async neighbours(ownerId: string, entityIds: readonly string[]): Promise<{ subjectId: string; predicate: string; objectId: string; episodeId: string }[]> {
+      if (entityIds.length === 0) return [];
+      const r = await q.query<{ subject_id: string; predicate: string; object_id: string; episode_id: string }>(
+        `SELECT subject_id, predicate, object_id, episode_id FROM entity_relationships
+         WHERE owner_id = $1 AND (subject_id = ANY($2::uuid[]) OR object_id = ANY($2::uuid[]))`,
+        [ownerId, entityIds],
+      );
+      return r.rows.map((x) => ({ subjectId: x.subject_id, predicate: x.predicate, objectId: x.object_id, episodeId: x.episode_id }));
+    },
+
+    /** Episodes linked to an entity known under this name key, whatever name their text uses. */
+    async episodesOfEntityKey(ownerId: string, aliasKey: string): Promise<string[]> {
+      const r = await q.query<{ episode_id: string }>(
+        `SELECT DISTINCT x.episode_id FROM entity_aliases a
+         JOIN episode_entities x ON x.entity_id = a.entity_id AND x.owner_id = $1
+         WHERE a.owner_id = $1 AND a.alias_key = $2`,
+        [ownerId, aliasKey],
+      );
+      return r.rows.map((x) => x.episode_id);
+    },
+  };
+}
+
+export function graphWrites(q: Sql) {
   return {
     /**
      * Links an episode to its entities, creating the ones the owner has never mentioned and reusing
@@ -120,68 +197,5 @@ export function graphRepo(q: Sql) {
       }
       return idByKey;
     },
-
-    async episodeGraph(ownerId: string, episodeId: string): Promise<EpisodeGraph> {
-      const ents = await q.query<{ id: string; name: string; entity_type: string; role: string | null; aliases: string[] | null }>(
-        `SELECT e.id, e.name, e.entity_type, ee.role,
-                (SELECT array_agg(a.alias ORDER BY a.alias) FROM entity_aliases a WHERE a.owner_id = e.owner_id AND a.entity_id = e.id) AS aliases
-         FROM episode_entities ee JOIN entities e ON e.id = ee.entity_id AND e.owner_id = ee.owner_id
-         WHERE ee.owner_id = $1 AND ee.episode_id = $2 ORDER BY e.name`,
-        [ownerId, episodeId],
-      );
-      const rels = await q.query<{ s_id: string; s_name: string; s_type: string; predicate: string; o_id: string; o_name: string; o_type: string }>(
-        `SELECT s.id AS s_id, s.name AS s_name, s.entity_type AS s_type, r.predicate, o.id AS o_id, o.name AS o_name, o.entity_type AS o_type
-         FROM entity_relationships r
-         JOIN entities s ON s.id = r.subject_id AND s.owner_id = r.owner_id
-         JOIN entities o ON o.id = r.object_id AND o.owner_id = r.owner_id
-         WHERE r.owner_id = $1 AND r.episode_id = $2 ORDER BY r.created_at, r.predicate`,
-        [ownerId, episodeId],
-      );
-      return {
-        entities: ents.rows.map((r) => ({ id: r.id, name: r.name, type: r.entity_type, role: r.role, aliases: (r.aliases ?? []).filter((a) => a !== r.name) })),
-        relationships: rels.rows.map((r) => ({
-          subject: { id: r.s_id, name: r.s_name, type: r.s_type },
-          predicate: r.predicate,
-          object: { id: r.o_id, name: r.o_name, type: r.o_type },
-        })),
-      };
-    },
-
-    /** The owner's entities, most mentioned first; `keyPrefix` filters on any name or alias key. */
-    async entities(ownerId: string, o: { keyPrefix?: string | undefined; limit: number }): Promise<EntitySummary[]> {
-      const r = await q.query<{ id: string; name: string; entity_type: string; aliases: string[] | null; episodes: number }>(
-        `SELECT e.id, e.name, e.entity_type,
-                (SELECT array_agg(a.alias ORDER BY a.alias) FROM entity_aliases a WHERE a.owner_id = e.owner_id AND a.entity_id = e.id) AS aliases,
-                (SELECT count(*)::int FROM episode_entities ee WHERE ee.owner_id = e.owner_id AND ee.entity_id = e.id) AS episodes
-         FROM entities e
-         WHERE e.owner_id = $1
-           AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM entity_aliases a WHERE a.owner_id = $1 AND a.entity_id = e.id AND a.alias_key LIKE $2 || '%'))
-         ORDER BY episodes DESC, e.name LIMIT $3`,
-        [ownerId, o.keyPrefix ?? null, o.limit],
-      );
-      return r.rows.map((x) => ({ id: x.id, name: x.name, type: x.entity_type, aliases: (x.aliases ?? []).filter((a) => a !== x.name), episodes: x.episodes }));
-    },
-
-    /** Episodes that mention any of the entities: the first step of a graph walk. */
-    async episodesOf(ownerId: string, entityIds: readonly string[]): Promise<{ entityId: string; episodeId: string }[]> {
-      if (entityIds.length === 0) return [];
-      const r = await q.query<{ entity_id: string; episode_id: string }>(
-        `SELECT entity_id, episode_id FROM episode_entities WHERE owner_id = $1 AND entity_id = ANY($2::uuid[])`,
-        [ownerId, entityIds],
-      );
-      return r.rows.map((x) => ({ entityId: x.entity_id, episodeId: x.episode_id }));
-    },
-
-    /** Triples touching any of the entities, in either direction: one hop of the graph. */
-    async neighbours(ownerId: string, entityIds: readonly string[]): Promise<{ subjectId: string; predicate: string; objectId: string; episodeId: string }[]> {
-      if (entityIds.length === 0) return [];
-      const r = await q.query<{ subject_id: string; predicate: string; object_id: string; episode_id: string }>(
-        `SELECT subject_id, predicate, object_id, episode_id FROM entity_relationships
-         WHERE owner_id = $1 AND (subject_id = ANY($2::uuid[]) OR object_id = ANY($2::uuid[]))`,
-        [ownerId, entityIds],
-      );
-      return r.rows.map((x) => ({ subjectId: x.subject_id, predicate: x.predicate, objectId: x.object_id, episodeId: x.episode_id }));
-    },
   };
 }
-export type GraphRepo = ReturnType<typeof graphRepo>;

@@ -3,21 +3,12 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { NemoriError } from '../domain/errors.js';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { baselineRepo } from './baseline.js';
-import { bm25Repo } from './bm25.js';
-import { importPreferencesRepo } from './import-preferences.js';
-import { conversationRepo } from './conversations.js';
-import { episodeRepo } from './episodes.js';
-import { forgettingRepo } from './forgetting.js';
-import { graphRepo } from './graph.js';
-import { llmRepo } from './llm.js';
-import { semanticRepo } from './semantic.js';
-import { settingsRepo } from './settings.js';
-import { semanticForgettingRepo } from './semantic-forgetting.js';
 import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
-import type { Sql, WriteTracker } from './sql.js';
-import { vectorRepo } from './vectors.js';
+import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
+import type { WriteTracker } from './sql.js';
+
+export type { ReadRepos, Repos } from './repos.js';
 
 async function readBackup(file: string): Promise<Blob> {
   try {
@@ -26,24 +17,6 @@ async function readBackup(file: string): Promise<Blob> {
     throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }
-
-function repos(q: Sql, track: WriteTracker) {
-  return {
-    conversations: conversationRepo(q),
-    episodes: episodeRepo(q),
-    bm25: bm25Repo(q, track),
-    vectors: vectorRepo(q),
-    baseline: baselineRepo(q),
-    forgetting: forgettingRepo(q, track),
-    llm: llmRepo(q),
-    graph: graphRepo(q),
-    importPreferences: importPreferencesRepo(q),
-    semantic: semanticRepo(q, track),
-    settings: settingsRepo(q),
-    semanticForgetting: semanticForgettingRepo(q),
-  };
-}
-export type Repos = ReturnType<typeof repos>;
 
 export interface OpenStoreOptions {
   /** Directory holding the database; omitted → an in-memory store (tests, dry runs). */
@@ -65,7 +38,8 @@ async function boundWal(db: PGlite): Promise<void> {
 
 /**
  * The one owner of the PGlite instance. Only this folder speaks SQL; everything else goes through the
- * repositories it hands out, either directly (`read`) or inside one transaction (`transaction`).
+ * repositories it hands out: `read` for queries (nothing on it writes), `transaction` for every write,
+ * each transaction committing whole or not at all.
  */
 export class Store {
   private closed = false;
@@ -73,13 +47,17 @@ export class Store {
   private readonly track: WriteTracker = (rows) => {
     this.writesSinceMaintenance += rows;
   };
+  /** Built once: repositories hold nothing but the connection. */
+  private readonly reads: ReadRepos;
 
   private constructor(
     private readonly db: PGlite,
     private readonly lock: DirLock | null,
     readonly dir: string | null,
     readonly openMs: number,
-  ) {}
+  ) {
+    this.reads = readRepos(db);
+  }
 
   static async open(o: OpenStoreOptions = {}): Promise<Store> {
     const started = performance.now();
@@ -109,15 +87,20 @@ export class Store {
     }
   }
 
-  get read(): Repos {
+  /** Queries outside any transaction. Writing goes through `transaction`. */
+  get read(): ReadRepos {
     this.assertOpen();
-    return repos(this.db, this.track);
+    return this.reads;
   }
 
-  /** Runs `fn` in one transaction: everything it writes commits together or not at all. */
+  /**
+   * Runs `fn` in one transaction: everything it writes commits together or not at all (a throw rolls
+   * it all back). Inside, use only `r`: the database waits for the transaction, so a query through
+   * `read` there would wait for ever.
+   */
   async transaction<T>(fn: (r: Repos) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.db.transaction((tx) => fn(repos(tx, this.track)));
+    return this.db.transaction((tx) => fn(writeRepos(tx, this.track)));
   }
 
   /**

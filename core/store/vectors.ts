@@ -30,35 +30,8 @@ function distanceExpr(space: VectorSpace, queryParam: string): string {
   return `ee.embedding::vector(${space.dimensions}) <=> ${queryParam}::vector(${space.dimensions})`;
 }
 
-export function vectorRepo(q: Sql) {
+export function vectorReads(q: Sql) {
   return {
-    async ensureIndex(space: VectorSpace): Promise<void> {
-      if (!Number.isInteger(space.dimensions) || space.dimensions <= 0) throw new Error(`bad dimension ${space.dimensions}`);
-      await q.exec(
-        `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON episode_embeddings
-         USING hnsw ((embedding::vector(${space.dimensions})) vector_cosine_ops)
-         WHERE model_id = ${quoteLiteral(space.modelId)}`,
-      );
-    },
-
-    /** Only active episodes carry vectors: archived and trashed ones are out of vector search (seed 002). */
-    async upsert(ownerId: string, modelId: string, rows: readonly { episodeId: string; vector: Float32Array }[]): Promise<void> {
-      for (const batch of chunks(rows, 500)) {
-        await q.query(
-          `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
-           SELECT u.id, $1, $2, u.v::vector FROM unnest($3::uuid[], $4::text[]) AS u(id, v)
-           JOIN episodes e ON e.id = u.id AND e.owner_id = $1 AND e.tier = 'active'
-           ON CONFLICT (episode_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
-          [ownerId, modelId, batch.map((r) => r.episodeId), batch.map((r) => vectorLiteral(r.vector))],
-        );
-      }
-    },
-
-    async remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
-      if (episodeIds.length === 0) return;
-      await q.query(`DELETE FROM episode_embeddings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, episodeIds]);
-    },
-
     /** Active episodes whose vector is missing or from another model: the re-embedding work list. */
     async stale(ownerId: string, modelId: string, limit: number): Promise<string[]> {
       const r = await q.query<{ id: string }>(
@@ -106,4 +79,35 @@ export function vectorRepo(q: Sql) {
     },
   };
 }
-export type VectorRepo = ReturnType<typeof vectorRepo>;
+
+export function vectorWrites(q: Sql) {
+  return {
+    /** Creates the model's HNSW index the first time the model is used (DDL: a write). */
+    async ensureIndex(space: VectorSpace): Promise<void> {
+      if (!Number.isInteger(space.dimensions) || space.dimensions <= 0) throw new Error(`bad dimension ${space.dimensions}`);
+      await q.exec(
+        `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON episode_embeddings
+         USING hnsw ((embedding::vector(${space.dimensions})) vector_cosine_ops)
+         WHERE model_id = ${quoteLiteral(space.modelId)}`,
+      );
+    },
+
+    /** Only active episodes carry vectors: archived and trashed ones are out of vector search. */
+    async upsert(ownerId: string, modelId: string, rows: readonly { episodeId: string; vector: Float32Array }[]): Promise<void> {
+      for (const batch of chunks(rows, 500)) {
+        await q.query(
+          `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
+           SELECT u.id, $1, $2, u.v::vector FROM unnest($3::uuid[], $4::text[]) AS u(id, v)
+           JOIN episodes e ON e.id = u.id AND e.owner_id = $1 AND e.tier = 'active'
+           ON CONFLICT (episode_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
+          [ownerId, modelId, batch.map((r) => r.episodeId), batch.map((r) => vectorLiteral(r.vector))],
+        );
+      }
+    },
+
+    async remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
+      if (episodeIds.length === 0) return;
+      await q.query(`DELETE FROM episode_embeddings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, episodeIds]);
+    },
+  };
+}

@@ -102,7 +102,7 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
     await engine.call('upsertKnowledge', { ownerId, key: 'person:alice', value: 'Alice lives in Porto', metadata: { importance: 0.2 } });
     const bob = await fact(ownerId, 'person:bob', 'Bob drinks green tea every morning');
     // Read from the store: opening the fact with getKnowledge would count as recalling it.
-    expect(await engine.context.store.read.semantic.versions(ownerId, alice)).toHaveLength(2);
+    expect(await engine.context.store.read.factVersions.list(ownerId, alice)).toHaveLength(2);
 
     // The second upsert counted as a recall, so Alice's fact takes longer to reach the trash.
     clock.advanceDays(25 * YEAR);
@@ -110,13 +110,13 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
 
     expect(await engine.call('purgeTrash', { ownerId, ids: [alice] })).toEqual({ purged: 1, ids: [alice] });
     await expect(engine.call('getKnowledge', { ownerId, key: 'person:alice' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await engine.context.store.read.semantic.versions(ownerId, alice)).toEqual([]);
+    expect(await engine.context.store.read.factVersions.list(ownerId, alice)).toEqual([]);
     expect((await engine.call('listTrash', { ownerId })).items.map((x) => x.id)).toEqual([bob]);
 
     clock.advanceDays(31);
     expect(await pass(ownerId)).toEqual([['semantic', bob, 'trash', 'purged']]);
     await expect(engine.call('getKnowledge', { ownerId, key: 'person:bob' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await engine.context.store.read.semanticForgetting.tierCounts(ownerId)).toEqual({ active: 0, archived: 0, trash: 0 });
+    expect(await engine.context.store.read.factForgetting.tierCounts(ownerId)).toEqual({ active: 0, archived: 0, trash: 0 });
   });
 
   it('a fact marked important never fades; marking a trashed one important brings it back with its vector', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir } from '../helpers/engine.js';
+import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, useStore } from './helpers.js';
 
 describe('the store on disk', () => {
   it('refuses a second open of the same folder, naming the holder', async () => {
@@ -56,5 +57,84 @@ describe('the store on disk', () => {
     await s.backup(file);
     await s.close();
     expect(fs.statSync(file).size).toBeGreaterThan(1000);
+  });
+});
+
+describe('reads and writes', () => {
+  const store = useStore();
+
+  it('hands out the same read-only repositories on every access', () => {
+    expect(store().read).toBe(store().read);
+    expect(store().read.facts).toBe(store().read.facts);
+  });
+
+  it('has no write method on the read view: writes exist only inside a transaction', async () => {
+    const read = store().read as unknown as Record<string, Record<string, unknown>>;
+    const writes = await store().transaction(async (r) => {
+      const all = r as unknown as Record<string, Record<string, unknown>>;
+      expect(Object.keys(all).sort()).toEqual(Object.keys(read).sort());
+      return Object.fromEntries(Object.keys(all).map((name) => [name, Object.keys(all[name]!).filter((m) => !(m in read[name]!))]));
+    });
+    // Every read method is also there inside a transaction, reading its uncommitted rows.
+    for (const name of Object.keys(read)) expect(Object.keys(read[name]!).length).toBeGreaterThan(0);
+    expect(writes).toMatchObject({
+      episodes: expect.arrayContaining(['insert', 'update', 'rewrite', 'delete', 'recordAccess']),
+      conversations: expect.arrayContaining(['upsert', 'addMessages', 'linkToEpisode', 'releaseMessages', 'markProcessed']),
+      bm25: expect.arrayContaining(['add', 'remove', 'clear', 'park', 'unpark', 'dropParked']),
+      vectors: expect.arrayContaining(['ensureIndex', 'upsert', 'remove']),
+      graph: ['setEpisodeGraph'],
+      facts: expect.arrayContaining(['insert', 'update', 'recordAccess', 'setTier', 'setImportance', 'mark', 'delete']),
+      factVersions: expect.arrayContaining(['add', 'markCorrected', 'prune']),
+      factLinks: ['link'],
+      relationships: ['relate'],
+      factTerms: ['set'],
+      factVectors: expect.arrayContaining(['set', 'remove']),
+      factForgetting: ['setReasons'],
+      discoveryQueue: expect.arrayContaining(['enqueue', 'dequeue', 'failed']),
+      settings: ['put'],
+      llm: expect.arrayContaining(['logUsage', 'putSettings']),
+      importPreferences: ['rememberMe'],
+      baseline: [],
+    });
+    for (const [name, methods] of Object.entries(writes)) for (const m of methods) expect(read[name]).not.toHaveProperty(m);
+  });
+
+  it('sees its own uncommitted writes inside a transaction, and commits them together', async () => {
+    const [a] = owners();
+    const id = await store().transaction(async (r) => {
+      const id = await r.episodes.insert(a, null, draft('Boots'), NOW);
+      expect(await r.episodes.get(a, id)).toMatchObject({ title: 'Boots' });
+      await r.discoveryQueue.enqueue(a, [id], NOW);
+      return id;
+    });
+    expect(await store().read.episodes.get(a, id)).toMatchObject({ title: 'Boots' });
+    expect(await store().read.discoveryQueue.size(a)).toEqual({ waiting: 1, failed: 0 });
+  });
+
+  it('leaves nothing behind when a transaction throws, across every repository it wrote through', async () => {
+    const [a] = owners();
+    await rolledBack(store(), async (r) => {
+      const { id: conversationId } = await r.conversations.upsert(a, conversation('chat', ['hello']), NOW);
+      await r.conversations.addMessages(a, conversationId, conversation('chat', ['hello']));
+      const episodeId = await r.episodes.insert(a, conversationId, draft('Hello'), NOW);
+      await r.bm25.add(a, [doc(episodeId, ['hello'])], bm25Params);
+      await r.discoveryQueue.enqueue(a, [episodeId], NOW);
+      await r.facts.insert(a, newFact('person:lin', 'says hello'), NOW);
+      await r.importPreferences.rememberMe(a, 'test', 'Lin', NOW);
+    });
+    const read = store().read;
+    expect(await read.episodes.counts(a)).toEqual({ episodes: 0, conversations: 0, messages: 0, lastWrite: null });
+    expect(await read.bm25.docCount(a)).toBe(0);
+    expect(await read.bm25.verify(a)).toEqual(CONSISTENT);
+    expect(await read.discoveryQueue.size(a)).toEqual({ waiting: 0, failed: 0 });
+    expect(await read.facts.byKey(a, 'person:lin')).toBeNull();
+    expect(await read.importPreferences.me(a, 'test')).toBeNull();
+  });
+
+  it('refuses reads and transactions once closed', async () => {
+    const s = await Store.open();
+    await s.close();
+    expect(() => s.read).toThrow('the store is closed');
+    await expect(s.transaction(async () => 1)).rejects.toThrow('the store is closed');
   });
 });

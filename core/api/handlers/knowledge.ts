@@ -64,7 +64,7 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
   const fact = (ownerId: string, key: string) => keyed(() => findFact(ctx, ownerId, key));
   return {
     async listKnowledge(i) {
-      const page = await read().semantic.list(i.ownerId, {
+      const page = await read().facts.list(i.ownerId, {
         entityType: i.entityType,
         tiers: i.tier === 'trash' ? ['trash'] : ['active', 'archived'],
         limit: i.limit + 1,
@@ -74,7 +74,7 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
       const last = facts.at(-1);
       return {
         facts: facts.map(factView),
-        entityTypes: await read().semantic.entityTypes(i.ownerId),
+        entityTypes: await read().facts.entityTypes(i.ownerId),
         nextCursor: page.length > i.limit && last ? encodeCursor(last.updatedAt, last.id) : null,
       };
     },
@@ -82,13 +82,13 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
     async getKnowledge(i) {
       const node = await fact(i.ownerId, i.key);
       const [versions, links, sources] = await Promise.all([
-        read().semantic.versions(i.ownerId, node.id),
-        read().semantic.linksOf(i.ownerId, [node.id]),
-        read().semantic.sourceMessages(i.ownerId, [node.id]),
+        read().factVersions.list(i.ownerId, node.id),
+        read().factLinks.ofFacts(i.ownerId, [node.id]),
+        read().factVersions.sourceMessages(i.ownerId, [node.id]),
       ]);
       const refs = await episodeRefs(ctx, i.ownerId, [...links.map((l) => l.episodeId), ...versions.flatMap((v) => (v.episodeId ? [v.episodeId] : []))]);
       // Opening a fact is recalling it (access tracking feeds LRU eviction).
-      await read().semantic.recordAccess(i.ownerId, [{ id: node.id, relevance: node.relevance }], ctx.clock.now());
+      await ctx.store.transaction((r) => r.facts.recordAccess(i.ownerId, [{ id: node.id, relevance: node.relevance }], ctx.clock.now()));
       const messages = await read().conversations.messagesByIds(i.ownerId, sources.get(node.id) ?? []);
       return {
         fact: factView(node),
@@ -112,8 +112,8 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
 
     async episodeKnowledge(i) {
       if (!(await read().episodes.get(i.ownerId, i.id))) throw new NemoriError('NOT_FOUND', `no episode ${i.id}`);
-      const links = await read().semantic.linksOfEpisodes(i.ownerId, [i.id]);
-      const nodes = await read().semantic.byIds(i.ownerId, [...new Set(links.map((l) => l.nodeId))]);
+      const links = await read().factLinks.ofEpisodes(i.ownerId, [i.id]);
+      const nodes = await read().facts.byIds(i.ownerId, [...new Set(links.map((l) => l.nodeId))]);
       return {
         episodeId: i.id,
         facts: nodes
@@ -162,7 +162,7 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
         policy: `LRU + importance: facts at or above ${c.thresholds.high} (or marked important) are never evicted; below ${c.thresholds.low} go first, then the least recently used`,
         over: c.usage.items > c.limits.maxItems || c.usage.tokens > c.limits.maxTokens,
         nextEviction: next && { id: next.id, key: next.key, importance: next.importance, lastUsed: (next.lastAccessed ?? next.updatedAt).toISOString() },
-        discoveryQueue: await read().semantic.queueSize(i.ownerId),
+        discoveryQueue: await read().discoveryQueue.size(i.ownerId),
       };
     },
 
@@ -177,7 +177,7 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
       else if (i.quality === 'comprehensive') [primary, secondary] = await Promise.all([facts(), episodes()]);
       else primary = await searchItems(ctx, { ...base, episodes: {}, facts: {} });
       const factIds = primary.items.flatMap((x) => (x.kind === 'semantic' ? [x.id] : []));
-      const links = i.quality === 'comprehensive' || i.quality === 'balanced' ? await read().semantic.linksOf(i.ownerId, factIds) : [];
+      const links = i.quality === 'comprehensive' || i.quality === 'balanced' ? await read().factLinks.ofFacts(i.ownerId, factIds) : [];
       const refs = await episodeRefs(ctx, i.ownerId, links.map((l) => l.episodeId));
       return {
         quality: i.quality,

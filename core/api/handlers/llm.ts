@@ -32,7 +32,7 @@ export type LlmOption = LlmConfigInput | null | undefined;
 
 /** The client, with every request written to the usage log of the engine's store. */
 function makeLlm(ctx: EngineContext, config: LlmConfigInput): Llm {
-  return createOpenAiLlm(config, { onUsage: (u) => ctx.store.read.llm.logUsage(u) });
+  return createOpenAiLlm(config, { onUsage: (u) => ctx.store.transaction((r) => r.llm.logUsage(u)) });
 }
 
 function configError(e: z.ZodError): NemoriError {
@@ -105,7 +105,7 @@ export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getL
 
     async setLlmSettings(i) {
       if (!i.enabled) {
-        await store.read.llm.putSettings(null);
+        await store.transaction((r) => r.llm.putSettings(null));
         ctx.llm = null;
         sources.set(ctx, 'none');
         return settingsView(ctx);
@@ -125,10 +125,10 @@ export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getL
         delete next.apiKey;
       }
       // Stored in the local database (like everything else Nemori keeps); never returned, logged or shown.
-      await store.read.llm.putSettings(next);
+      await store.transaction((r) => r.llm.putSettings(next));
       ctx.llm = makeLlm(ctx, parsed.data);
       sources.set(ctx, 'settings');
-      if (env.background) for (const ownerId of await store.read.semantic.ownersWaiting()) env.discovery.kick(ownerId);
+      if (env.background) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) env.discovery.kick(ownerId);
       return settingsView(ctx);
     },
 

@@ -46,7 +46,7 @@ export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: Handler
         const issue = parsed.error.issues[0]!;
         throw new NemoriError('INVALID_INPUT', `settings: ${issue.path.join('.')}: ${issue.message}`);
       }
-      await store.read.settings.put(ENGINE_SETTINGS_KEY, saved);
+      await store.transaction((r) => r.settings.put(ENGINE_SETTINGS_KEY, saved));
       ctx.config = parsed.data;
       return settingsView(ctx);
     },

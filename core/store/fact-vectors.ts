@@ -1,0 +1,70 @@
+import type { SemanticNode } from '../domain/semantic.js';
+import { factFilterSql, queryFacts, type FactFilters } from './facts.js';
+import { Params, vectorLiteral, type Sql } from './sql.js';
+
+/**
+ * Fact vectors (table `semantic_embeddings`): one per active fact, searched exactly (facts are few).
+ * Archived and trashed facts have none; moving a fact out of the active tier drops its vector in the
+ * same transaction, and coming back writes it again.
+ */
+
+export function factVectorReads(q: Sql) {
+  return {
+    /** Whether any fact of the owner has a vector of this model: an index probe, not a count. */
+    async any(ownerId: string, modelId: string): Promise<boolean> {
+      const r = await q.query(`SELECT 1 FROM semantic_embeddings WHERE owner_id = $1 AND model_id = $2 LIMIT 1`, [ownerId, modelId]);
+      return r.rows.length > 0;
+    },
+
+    /** Exact cosine search over the owner's active facts embedded with this model. */
+    async search(
+      ownerId: string,
+      space: { modelId: string; dimensions: number },
+      vector: Float32Array,
+      o: { limit: number; filters: FactFilters; within?: readonly string[] | undefined },
+    ): Promise<{ id: string; similarity: number }[]> {
+      const p = new Params();
+      const owner = p.add(ownerId);
+      const d = space.dimensions;
+      const dist = `se.embedding::vector(${d}) <=> ${p.add(vectorLiteral(vector))}::vector(${d})`;
+      const within = o.within ? ` AND se.node_id = ANY(${p.add(o.within)}::uuid[])` : '';
+      const r = await q.query<{ node_id: string; distance: number }>(
+        `SELECT se.node_id, ${dist} AS distance FROM semantic_embeddings se
+         JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner} AND n.tier = 'active'${factFilterSql(o.filters, p, 'n')}
+         WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}${within}
+         ORDER BY distance LIMIT ${p.add(o.limit)}`,
+        p.values,
+      );
+      return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance }));
+    },
+
+    /** Active facts whose vector is missing or from another model: the re-embedding work list. */
+    async stale(ownerId: string, modelId: string, limit: number): Promise<SemanticNode[]> {
+      return queryFacts(
+        q,
+        `SELECT n.* FROM semantic_nodes n LEFT JOIN semantic_embeddings se ON se.node_id = n.id
+         WHERE n.owner_id = $1 AND n.tier = 'active' AND (se.model_id IS NULL OR se.model_id <> $2) ORDER BY n.created_at LIMIT $3`,
+        [ownerId, modelId, limit],
+      );
+    },
+  };
+}
+
+export function factVectorWrites(q: Sql) {
+  return {
+    /** Writes (or replaces) the vector of one of the owner's facts, only while it is active. */
+    async set(ownerId: string, factId: string, modelId: string, vector: Float32Array): Promise<void> {
+      await q.query(
+        `INSERT INTO semantic_embeddings (node_id, owner_id, model_id, embedding)
+         SELECT n.id, $1, $3, $4::vector FROM semantic_nodes n WHERE n.owner_id = $1 AND n.id = $2 AND n.tier = 'active'
+         ON CONFLICT (node_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
+        [ownerId, factId, modelId, vectorLiteral(vector)],
+      );
+    },
+
+    async remove(ownerId: string, factIds: readonly string[]): Promise<void> {
+      if (factIds.length === 0) return;
+      await q.query(`DELETE FROM semantic_embeddings WHERE owner_id = $1 AND node_id = ANY($2::uuid[])`, [ownerId, factIds]);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { DiscoveryMethod, SemanticVersion, VersionLink } from '../domain/semantic.js';
+import type { Sql } from './sql.js';
+
+/**
+ * A fact's history (table `semantic_versions`): every value it ever had, version 1 included, with the
+ * time, the episode that caused it and the messages it was drawn from. Version n+1 `updates` (the
+ * world changed) or `corrects` (the person said it was wrong) version n.
+ */
+
+interface VersionRow {
+  node_id: string;
+  version: number;
+  value: string;
+  context: string;
+  confidence: number;
+  link: VersionLink | null;
+  corrected: boolean;
+  method: DiscoveryMethod;
+  episode_id: string | null;
+  source_message_ids: string[];
+  created_at: Date;
+}
+
+function toVersion(r: VersionRow): SemanticVersion {
+  return {
+    nodeId: r.node_id,
+    version: r.version,
+    value: r.value,
+    context: r.context,
+    confidence: r.confidence,
+    link: r.link,
+    corrected: r.corrected,
+    method: r.method,
+    episodeId: r.episode_id,
+    sourceMessageIds: r.source_message_ids,
+    createdAt: r.created_at,
+  };
+}
+
+export interface NewFactVersion {
+  version: number;
+  value: string;
+  context: string;
+  confidence: number;
+  link: VersionLink | null;
+  method: DiscoveryMethod;
+  episodeId: string | null;
+  sourceMessageIds: readonly string[];
+}
+
+export function factVersionReads(q: Sql) {
+  return {
+    /** A fact's kept versions, oldest first. */
+    async list(ownerId: string, factId: string): Promise<SemanticVersion[]> {
+      const r = await q.query<VersionRow>(`SELECT * FROM semantic_versions WHERE owner_id = $1 AND node_id = $2 ORDER BY version`, [ownerId, factId]);
+      return r.rows.map(toVersion);
+    },
+
+    /** Source messages of every kept version, per fact (the provenance of a fact). */
+    async sourceMessages(ownerId: string, factIds: readonly string[]): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>();
+      if (factIds.length === 0) return out;
+      const r = await q.query<{ node_id: string; ids: string[] }>(
+        `SELECT node_id, array_agg(DISTINCT m) AS ids FROM semantic_versions, unnest(source_message_ids) AS m
+         WHERE owner_id = $1 AND node_id = ANY($2::uuid[]) GROUP BY node_id`,
+        [ownerId, factIds],
+      );
+      for (const row of r.rows) out.set(row.node_id, row.ids);
+      return out;
+    },
+  };
+}
+
+export function factVersionWrites(q: Sql) {
+  return {
+    /** Adds a version to one of the owner's facts (another owner's fact gets nothing). */
+    async add(ownerId: string, factId: string, v: NewFactVersion, now: Date): Promise<void> {
+      await q.query(
+        `INSERT INTO semantic_versions (node_id, owner_id, version, value, context, confidence, link, method, episode_id, source_message_ids, created_at)
+         SELECT n.id, n.owner_id, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11 FROM semantic_nodes n WHERE n.id = $1 AND n.owner_id = $2`,
+        [factId, ownerId, v.version, v.value, v.context, v.confidence, v.link, v.method, v.episodeId, v.sourceMessageIds, now],
+      );
+    },
+
+    /** A correction leaves the wrong value in the history, with its confidence lowered to at most `confidence`. */
+    async markCorrected(ownerId: string, factId: string, version: number, confidence: number): Promise<void> {
+      await q.query(
+        `UPDATE semantic_versions SET corrected = true, confidence = LEAST(confidence, $4) WHERE owner_id = $1 AND node_id = $2 AND version = $3`,
+        [ownerId, factId, version, confidence],
+      );
+    },
+
+    /** Keeps the newest `keep` versions (the retention limit on history); returns how many older ones went. */
+    async prune(ownerId: string, factId: string, keep: number): Promise<number> {
+      const r = await q.query(
+        `DELETE FROM semantic_versions WHERE owner_id = $1 AND node_id = $2
+           AND version <= (SELECT max(version) FROM semantic_versions WHERE owner_id = $1 AND node_id = $2) - $3`,
+        [ownerId, factId, keep],
+      );
+      return r.affectedRows ?? 0;
+    },
+  };
+}

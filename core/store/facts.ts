@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
+import type { DiscoveryMethod, SemanticNode } from '../domain/semantic.js';
+import { Params, type Sql } from './sql.js';
+
+/**
+ * Facts (table `semantic_nodes`): one private fact per key and owner, with its current value, its
+ * metadata, its access record and its forgetting tier. Versions, episode links, relationships, keyword
+ * entries and vectors are repositories of their own (fact-versions.ts, fact-links.ts, relationships.ts,
+ * fact-terms.ts, fact-vectors.ts); deleting a fact deletes them all (foreign-key cascades).
+ */
+
+export type FactTier = SemanticNode['tier'];
+
+interface FactRow {
+  id: string;
+  owner_id: string;
+  key: string;
+  entity_type: string;
+  label: string;
+  value: string;
+  context: string;
+  confidence: number;
+  version: number;
+  discovery_episode_id: string | null;
+  discovery_method: DiscoveryMethod;
+  keywords: string[];
+  tags: string[];
+  source: string | null;
+  access_count: number;
+  last_accessed: Date | null;
+  relevance: number;
+  importance: number;
+  base_importance: number | null;
+  tokens: number;
+  tier: FactTier;
+  tier_changed_at: Date | null;
+  tier_reason: string | null;
+  marked_important: boolean | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toFact(r: FactRow): SemanticNode {
+  return {
+    id: r.id,
+    ownerId: r.owner_id,
+    key: r.key,
+    entityType: r.entity_type,
+    label: r.label,
+    value: r.value,
+    context: r.context,
+    confidence: r.confidence,
+    version: r.version,
+    discoveryEpisodeId: r.discovery_episode_id,
+    discoveryMethod: r.discovery_method,
+    keywords: r.keywords,
+    tags: r.tags,
+    source: r.source,
+    accessCount: r.access_count,
+    lastAccessed: r.last_accessed,
+    relevance: r.relevance,
+    importance: r.importance,
+    baseImportance: r.base_importance,
+    tokens: r.tokens,
+    tier: r.tier,
+    tierChangedAt: r.tier_changed_at,
+    tierReason: parseReason(r.tier_reason),
+    markedImportant: r.marked_important,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/**
+ * Runs a query whose rows are whole `semantic_nodes` rows (`SELECT n.* …`) and returns them as facts:
+ * the one mapping from the table to the domain type, shared by every fact repository.
+ */
+export async function queryFacts(q: Sql, sql: string, params: unknown[]): Promise<SemanticNode[]> {
+  const r = await q.query<FactRow>(sql, params);
+  return r.rows.map(toFact);
+}
+
+export interface NewFact {
+  key: string;
+  entityType: string;
+  label: string;
+  value: string;
+  context: string;
+  confidence: number;
+  discoveryEpisodeId: string | null;
+  discoveryMethod: DiscoveryMethod;
+  keywords: readonly string[];
+  tags: readonly string[];
+  source: string | null;
+  importance: number;
+}
+
+/** Fields an evolution, reinforcement or upsert may change on a fact. */
+export interface FactPatch {
+  value?: string;
+  context?: string;
+  confidence?: number;
+  version?: number;
+  keywords?: readonly string[];
+  tags?: readonly string[];
+  source?: string | null;
+  importance?: number;
+  baseImportance?: number;
+  accessed?: Date;
+}
+
+/**
+ * What fact search may be narrowed to: the metadata a fact is stored with (entity type, tags, source,
+ * confidence, importance). Trashed facts are never searched.
+ */
+export interface FactFilters {
+  entityTypes?: readonly string[] | undefined;
+  tags?: readonly string[] | undefined;
+  source?: string | undefined;
+  minConfidence?: number | undefined;
+  minImportance?: number | undefined;
+}
+
+/** The filters as SQL conditions on the `semantic_nodes` alias `alias`, each starting with AND. */
+export function factFilterSql(f: FactFilters, p: Params, alias: string): string {
+  let s = '';
+  if (f.entityTypes?.length) s += ` AND ${alias}.entity_type = ANY(${p.add(f.entityTypes)}::text[])`;
+  if (f.tags?.length) s += ` AND ${alias}.tags && ${p.add(f.tags)}::text[]`;
+  if (f.source !== undefined) s += ` AND ${alias}.source = ${p.add(f.source)}`;
+  if (f.minConfidence !== undefined) s += ` AND ${alias}.confidence >= ${p.add(f.minConfidence)}`;
+  if (f.minImportance !== undefined) s += ` AND ${alias}.importance >= ${p.add(f.minImportance)}`;
+  return s;
+}
+
+export interface FactResultRow {
+  id: string;
+  key: string;
+  entityType: string;
+  label: string;
+  value: string;
+  context: string;
+  version: number;
+  confidence: number;
+  updatedAt: Date;
+  sources: { id: string; externalId: string | null; speaker: string; sentAt: Date }[];
+  episodeIds: string[];
+}
+
+export function factReads(q: Sql) {
+  return {
+    async byKey(ownerId: string, key: string): Promise<SemanticNode | null> {
+      const [fact] = await queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND key = $2`, [ownerId, key]);
+      return fact ?? null;
+    },
+
+    async byIds(ownerId: string, ids: readonly string[]): Promise<SemanticNode[]> {
+      if (ids.length === 0) return [];
+      return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, ids]);
+    },
+
+    /** Facts page by page, newest change first; trashed ones only when asked for. */
+    async list(
+      ownerId: string,
+      o: { entityType?: string | undefined; tiers: readonly FactTier[]; limit: number; before?: { at: Date; id: string } | undefined },
+    ): Promise<SemanticNode[]> {
+      const p = new Params();
+      let where = `owner_id = ${p.add(ownerId)} AND tier = ANY(${p.add(o.tiers)}::text[])`;
+      if (o.entityType) where += ` AND entity_type = ${p.add(o.entityType)}`;
+      if (o.before) where += ` AND (updated_at, id) < (${p.add(o.before.at)}, ${p.add(o.before.id)}::uuid)`;
+      return queryFacts(q, `SELECT * FROM semantic_nodes WHERE ${where} ORDER BY updated_at DESC, id DESC LIMIT ${p.add(o.limit)}`, p.values);
+    },
+
+    /** Entity types with how many live facts each has: the knowledge view's sections. */
+    async entityTypes(ownerId: string): Promise<{ entityType: string; count: number }[]> {
+      const r = await q.query<{ entity_type: string; n: number }>(
+        `SELECT entity_type, count(*)::int AS n FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' GROUP BY entity_type ORDER BY n DESC, entity_type`,
+        [ownerId],
+      );
+      return r.rows.map((x) => ({ entityType: x.entity_type, count: x.n }));
+    },
+
+    /**
+     * What a search result shows, in one lean query (search is the hot path): the fact, the messages of
+     * every kept version, and the episodes linked to it.
+     */
+    async searchResults(ownerId: string, ids: readonly string[]): Promise<FactResultRow[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<{
+        id: string; key: string; entity_type: string; label: string; value: string; context: string; version: number; confidence: number; updated_at: Date;
+        sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[]; episode_ids: string[] | null;
+      }>(
+        `SELECT n.id, n.key, n.entity_type, n.label, n.value, n.context, n.version, n.confidence, n.updated_at,
+                COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at) ORDER BY m.sent_at, m.seq)
+                          FROM (SELECT DISTINCT unnest(v.source_message_ids) AS mid FROM semantic_versions v WHERE v.node_id = n.id) s
+                          CROSS JOIN LATERAL (SELECT * FROM messages m WHERE m.id = s.mid AND m.owner_id = $1) m), '[]'::json) AS sources,
+                (SELECT array_agg(DISTINCT l.episode_id) FROM semantic_episode_links l WHERE l.node_id = n.id) AS episode_ids
+         FROM semantic_nodes n WHERE n.owner_id = $1 AND n.id = ANY($2::uuid[])`,
+        [ownerId, ids],
+      );
+      return r.rows.map((x) => ({
+        id: x.id,
+        key: x.key,
+        entityType: x.entity_type,
+        label: x.label,
+        value: x.value,
+        context: x.context,
+        version: x.version,
+        confidence: x.confidence,
+        updatedAt: x.updated_at,
+        sources: x.sources.map((m) => ({ ...m, sentAt: new Date(m.sentAt) })),
+        episodeIds: x.episode_ids ?? [],
+      }));
+    },
+  };
+}
+
+export function factWrites(q: Sql) {
+  return {
+    async insert(ownerId: string, n: NewFact, now: Date): Promise<string> {
+      const id = randomUUID();
+      await q.query(
+        `INSERT INTO semantic_nodes (id, owner_id, key, entity_type, label, value, context, confidence, version,
+           discovery_episode_id, discovery_method, keywords, tags, source, importance, base_importance, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $10, $11, $12, $13, $14, $14, $15, $15)`,
+        [id, ownerId, n.key, n.entityType, n.label, n.value, n.context, n.confidence, n.discoveryEpisodeId, n.discoveryMethod, n.keywords, n.tags, n.source, n.importance, now],
+      );
+      return id;
+    },
+
+    async update(ownerId: string, id: string, patch: FactPatch, now: Date): Promise<void> {
+      const p = new Params();
+      const sets: string[] = [`updated_at = ${p.add(now)}`];
+      const col = (c: string, v: unknown) => sets.push(`${c} = ${p.add(v)}`);
+      if (patch.value !== undefined) col('value', patch.value);
+      if (patch.context !== undefined) col('context', patch.context);
+      if (patch.confidence !== undefined) col('confidence', patch.confidence);
+      if (patch.version !== undefined) col('version', patch.version);
+      if (patch.keywords !== undefined) col('keywords', patch.keywords);
+      if (patch.tags !== undefined) col('tags', patch.tags);
+      if (patch.source !== undefined) col('source', patch.source);
+      if (patch.importance !== undefined) col('importance', patch.importance);
+      if (patch.baseImportance !== undefined) col('base_importance', patch.baseImportance);
+      if (patch.accessed !== undefined) {
+        col('last_accessed', patch.accessed);
+        sets.push('access_count = access_count + 1');
+      }
+      await q.query(`UPDATE semantic_nodes SET ${sets.join(', ')} WHERE owner_id = ${p.add(ownerId)} AND id = ${p.add(id)}`, p.values);
+    },
+
+    /**
+     * Access tracking for least-recently-used eviction: a recall counts, and remembers how relevant
+     * the fact was to it.
+     */
+    async recordAccess(ownerId: string, hits: readonly { id: string; relevance: number }[], now: Date): Promise<void> {
+      if (hits.length === 0) return;
+      await q.query(
+        `UPDATE semantic_nodes n SET access_count = n.access_count + 1, last_accessed = $2, relevance = u.rel
+         FROM unnest($3::uuid[], $4::real[]) AS u(id, rel) WHERE n.owner_id = $1 AND n.id = u.id`,
+        [ownerId, now, hits.map((h) => h.id), hits.map((h) => h.relevance)],
+      );
+    },
+
+    /** Moves facts to a tier with one reason; their vectors are the caller's (fact-vectors.ts), in the same transaction. */
+    async setTier(ownerId: string, ids: readonly string[], tier: FactTier, reason: ForgettingReason | null, now: Date): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<{ id: string }>(
+        `UPDATE semantic_nodes SET tier = $3, tier_reason = $4, tier_changed_at = $5 WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`,
+        [ownerId, ids, tier, reason && serializeReason(reason), now],
+      );
+      return r.rows.map((x) => x.id);
+    },
+
+    async setImportance(ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void> {
+      if (rows.length === 0) return;
+      await q.query(
+        `UPDATE semantic_nodes n SET importance = u.imp FROM unnest($2::uuid[], $3::real[]) AS u(id, imp) WHERE n.owner_id = $1 AND n.id = u.id`,
+        [ownerId, rows.map((r) => r.id), rows.map((r) => r.importance)],
+      );
+    },
+
+    async mark(ownerId: string, id: string, marked: boolean | null, importance: number): Promise<boolean> {
+      const r = await q.query(`UPDATE semantic_nodes SET marked_important = $3, importance = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, id, marked, importance]);
+      return (r.affectedRows ?? 0) > 0;
+    },
+
+    /** Deletes facts with every version, link, relationship, keyword entry and vector (cascades). */
+    async delete(ownerId: string, ids: readonly string[]): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<{ id: string }>(`DELETE FROM semantic_nodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [ownerId, ids]);
+      return r.rows.map((x) => x.id);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../core/store/store.js';
+import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, rolledBack, useStore } from './helpers.js';
+
+const search = (store: Store, ownerId: string, terms: string[]) => store.read.bm25.search(ownerId, terms, { limit: 10, filters: {}, params: bm25Params });
+
+/** An owner with three indexed episodes. */
+async function indexed(store: Store, ownerId: string) {
+  const ids = [await addEpisode(store, ownerId, 'Gornergrat'), await addEpisode(store, ownerId, 'Boots'), await addEpisode(store, ownerId, 'Tea')];
+  await store.transaction((r) =>
+    r.bm25.add(ownerId, [doc(ids[0]!, ['gornergrat', 'train', 'snow']), doc(ids[1]!, ['boots', 'snow', 'snow']), doc(ids[2]!, ['tea', 'kettle'])], bm25Params),
+  );
+  return ids as [string, string, string];
+}
+
+describe('BM25 repository', () => {
+  const store = useStore();
+
+  it('keeps postings, document frequencies and corpus totals in step with what is indexed', async () => {
+    const [a] = owners();
+    const [gornergrat, boots] = await indexed(store(), a);
+    const read = store().read.bm25;
+    expect(await read.verify(a)).toEqual(CONSISTENT);
+    expect(await read.docCount(a)).toBe(3);
+    const hits = await search(store(), a, ['snow']);
+    expect(hits.map((h) => h.episodeId).sort()).toEqual([gornergrat, boots].sort());
+    expect(hits[0]).toMatchObject({ episodeId: boots, matchedTerms: ['snow'] });
+
+    await store().transaction((r) => r.bm25.remove(a, [boots]));
+    expect(await read.verify(a)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false, episodesWithoutDoc: 1 });
+    expect(await read.docCount(a)).toBe(2);
+    expect((await search(store(), a, ['snow'])).map((h) => h.episodeId)).toEqual([gornergrat]);
+    expect(await search(store(), a, ['boots'])).toEqual([]);
+  });
+
+  it('parks a trashed episode’s entries and puts the very same ones back on restore', async () => {
+    const [a] = owners();
+    const [gornergrat] = await indexed(store(), a);
+    const before = await search(store(), a, ['snow', 'train']);
+    await store().transaction(async (r) => {
+      await r.bm25.park(a, [gornergrat], NOW);
+      await r.forgetting.setEpisodeTier(a, 'trash', [{ id: gornergrat, reason: { kind: 'forgotten', request: { by: 'oldest' } } }], NOW);
+    });
+    const read = store().read.bm25;
+    expect(await read.verify(a)).toEqual(CONSISTENT);
+    expect(await read.docCount(a)).toBe(2);
+    expect(await search(store(), a, ['train'])).toEqual([]);
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_parked).toBe(1);
+
+    // Re-indexing a trashed episode leaves it out of the live index.
+    await store().transaction((r) => r.bm25.add(a, [doc(gornergrat, ['gornergrat'])], bm25Params));
+    expect(await search(store(), a, ['gornergrat'])).toEqual([]);
+
+    const restored = await store().transaction(async (r) => {
+      await r.forgetting.setEpisodeTier(a, 'active', [{ id: gornergrat, reason: { kind: 'restored', from: 'trash' } }], NOW);
+      return r.bm25.unpark(a, [gornergrat]);
+    });
+    expect(restored).toEqual([gornergrat]);
+    expect(await read.verify(a)).toEqual(CONSISTENT);
+    expect(await read.docCount(a)).toBe(3);
+    expect(await search(store(), a, ['snow', 'train'])).toEqual(before);
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_parked).toBe(0);
+  });
+
+  it('drops stale parked entries', async () => {
+    const [a] = owners();
+    const [gornergrat] = await indexed(store(), a);
+    await store().transaction((r) => r.bm25.park(a, [gornergrat], NOW));
+    await store().transaction((r) => r.bm25.dropParked(a, [gornergrat]));
+    expect(await store().transaction((r) => r.bm25.unpark(a, [gornergrat]))).toEqual([]);
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_parked).toBe(0);
+  });
+
+  it('never shows or changes one owner’s index to another', async () => {
+    const [a, b] = owners();
+    const ids = await indexed(store(), a);
+    const before = await search(store(), a, ['snow', 'tea']);
+    expect(await search(store(), b, ['snow', 'tea'])).toEqual([]);
+    expect(await store().read.bm25.docCount(b)).toBe(0);
+    expect(await store().read.bm25.verify(b)).toEqual(CONSISTENT);
+    const unindexed = await addEpisode(store(), a, 'Not indexed yet');
+    await store().transaction(async (r) => {
+      await r.bm25.add(b, [doc(unindexed, ['snow'])], bm25Params);
+      await r.bm25.remove(b, ids);
+      await r.bm25.park(b, ids, NOW);
+      await r.bm25.unpark(b, ids);
+      await r.bm25.dropParked(b, ids);
+      await r.bm25.clear(b);
+    });
+    expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false, episodesWithoutDoc: 1 });
+    expect(await store().read.bm25.docCount(a)).toBe(3);
+    expect(await store().read.bm25.docCount(b)).toBe(0);
+    expect(await search(store(), a, ['snow', 'tea'])).toEqual(before);
+  });
+
+  it('keeps nothing of a transaction that throws', async () => {
+    const [a] = owners();
+    const id = await addEpisode(store(), a, 'Lost');
+    await rolledBack(store(), (r) => r.bm25.add(a, [doc(id, ['lost', 'words'])], bm25Params));
+    expect(await store().read.bm25.docCount(a)).toBe(0);
+    expect(await search(store(), a, ['lost'])).toEqual([]);
+    const [kept] = await indexed(store(), a);
+    await rolledBack(store(), async (r) => {
+      await r.bm25.park(a, [kept], NOW);
+      await r.bm25.clear(a);
+    });
+    expect(await store().read.bm25.docCount(a)).toBe(3);
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_parked).toBe(0);
+  });
+
+  it('clears an owner’s whole index', async () => {
+    const [a] = owners();
+    await indexed(store(), a);
+    await store().transaction((r) => r.bm25.clear(a));
+    expect(await store().read.bm25.docCount(a)).toBe(0);
+    expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false, episodesWithoutDoc: 3 });
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { conversation, draft, NOW, owners, rolledBack, useStore } from './helpers.js';
+
+describe('conversations and messages repository', () => {
+  const store = useStore();
+
+  it('stores a conversation once and its messages once, however often they arrive', async () => {
+    const [a] = owners();
+    const c = conversation('chat-1', ['first', 'second']);
+    const first = await store().transaction(async (r) => {
+      const up = await r.conversations.upsert(a, c, NOW);
+      return { ...up, added: await r.conversations.addMessages(a, up.id, c) };
+    });
+    expect(first).toMatchObject({ created: true, added: 2 });
+    const again = await store().transaction(async (r) => {
+      const up = await r.conversations.upsert(a, { ...conversation('chat-1', ['first', 'second', 'third']), participants: ['Tom'] }, NOW);
+      return { ...up, added: await r.conversations.addMessages(a, up.id, conversation('chat-1', ['first', 'second', 'third'])) };
+    });
+    expect(again).toEqual({ id: first.id, created: false, added: 1 });
+    const read = store().read.conversations;
+    expect(await read.get(a, first.id)).toMatchObject({ source: 'test', externalId: 'chat-1', processed: false });
+    expect((await read.get(a, first.id))!.participants.sort()).toEqual(['Lin', 'Tom']);
+    expect((await read.pendingMessages(a, first.id)).map((m) => m.text)).toEqual(['first', 'second', 'third']);
+    expect(await read.withPendingMessages(a)).toEqual([first.id]);
+    expect(await read.dataType(a, first.id)).toBe('conversation');
+  });
+
+  it('links messages to an episode, and releases them to be built again', async () => {
+    const [a] = owners();
+    const c = conversation('chat', ['one', 'two']);
+    const { conversationId, episodeId } = await store().transaction(async (r) => {
+      const { id } = await r.conversations.upsert(a, c, NOW);
+      await r.conversations.addMessages(a, id, c);
+      const pending = await r.conversations.pendingMessages(a, id);
+      const episodeId = await r.episodes.insert(a, id, draft('One and two'), NOW);
+      await r.conversations.linkToEpisode(a, pending.map((m) => m.id), episodeId);
+      await r.conversations.markProcessed(a, id, 'v1');
+      return { conversationId: id, episodeId };
+    });
+    const read = store().read.conversations;
+    expect(await read.pendingMessages(a, conversationId)).toEqual([]);
+    expect((await read.messagesOfEpisodes(a, [episodeId])).map((m) => m.text)).toEqual(['one', 'two']);
+    expect(await read.get(a, conversationId)).toMatchObject({ processed: true });
+
+    await store().transaction((r) => r.conversations.releaseMessages(a, episodeId));
+    expect(await read.messagesOfEpisodes(a, [episodeId])).toEqual([]);
+    expect((await read.pendingMessages(a, conversationId)).map((m) => m.text)).toEqual(['one', 'two']);
+  });
+
+  it('never shows or changes one owner’s conversations to another', async () => {
+    const [a, b] = owners();
+    const c = conversation('shared-external-id', ['mine']);
+    const { conversationId, messageIds, episodeId } = await store().transaction(async (r) => {
+      const { id } = await r.conversations.upsert(a, c, NOW);
+      await r.conversations.addMessages(a, id, c);
+      const messageIds = (await r.conversations.pendingMessages(a, id)).map((m) => m.id);
+      const episodeId = await r.episodes.insert(a, id, draft('Mine'), NOW);
+      await r.conversations.linkToEpisode(a, messageIds, episodeId);
+      return { conversationId: id, messageIds, episodeId };
+    });
+    const read = store().read.conversations;
+    expect(await read.get(b, conversationId)).toBeNull();
+    expect(await read.withPendingMessages(b)).toEqual([]);
+    expect(await read.messagesOfEpisodes(b, [episodeId])).toEqual([]);
+    expect(await read.messagesByIds(b, messageIds)).toEqual([]);
+    // The same export imported by another owner is that owner's own conversation.
+    const theirs = await store().transaction((r) => r.conversations.upsert(b, c, NOW));
+    expect(theirs.created).toBe(true);
+    expect(theirs.id).not.toBe(conversationId);
+    await store().transaction(async (r) => {
+      await r.conversations.releaseMessages(b, episodeId);
+      await r.conversations.linkToEpisode(b, messageIds, episodeId);
+      await r.conversations.markProcessed(b, conversationId, 'other');
+    });
+    expect((await read.messagesOfEpisodes(a, [episodeId])).map((m) => m.id)).toEqual(messageIds);
+  });
+
+  it('keeps nothing of a transaction that throws', async () => {
+    const [a] = owners();
+    const c = conversation('chat', ['lost']);
+    await rolledBack(store(), async (r) => {
+      const { id } = await r.conversations.upsert(a, c, NOW);
+      await r.conversations.addMessages(a, id, c);
+    });
+    expect(await store().read.conversations.withPendingMessages(a)).toEqual([]);
+    expect(await store().read.episodes.counts(a)).toMatchObject({ conversations: 0, messages: 0 });
+  });
+});

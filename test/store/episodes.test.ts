@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { bm25Params, CONSISTENT, draft, addEpisode, doc, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
+
+describe('episodes repository', () => {
+  const store = useStore();
+
+  it('stores, reads, lists and updates an episode', async () => {
+    const [a] = owners();
+    const first = await addEpisode(store(), a, 'Gornergrat', { temporal: { start: new Date('2024-01-01T10:00:00Z'), end: new Date('2024-01-01T11:00:00Z'), utcOffsetMin: 60 } });
+    const second = await addEpisode(store(), a, 'Boots', { temporal: { start: new Date('2024-01-02T10:00:00Z'), end: new Date('2024-01-02T11:00:00Z'), utcOffsetMin: 60 } });
+    const read = store().read.episodes;
+    expect(await read.get(a, first)).toMatchObject({ ownerId: a, title: 'Gornergrat', temporal: { utcOffsetMin: 60 }, recallCount: 0, messageIds: [], semanticNodeIds: [] });
+    expect((await read.getMany(a, [second, first])).map((e) => e.title)).toEqual(['Boots', 'Gornergrat']);
+    expect((await read.list(a, { limit: 10 })).map((e) => e.id)).toEqual([second, first]);
+    expect((await read.list(a, { limit: 10, before: { start: new Date('2024-01-02T10:00:00Z'), id: second } })).map((e) => e.id)).toEqual([first]);
+    expect(await read.ids(a)).toEqual([first, second]);
+
+    const later = new Date(NOW.getTime() + 60_000);
+    expect(await store().transaction((r) => r.episodes.update(a, first, { title: 'Gornergrat railway', importance: 0.9 }, later))).toBe(true);
+    expect(await read.get(a, first)).toMatchObject({ title: 'Gornergrat railway', importance: 0.9, updatedAt: later });
+    await store().transaction((r) => r.episodes.recordAccess(a, [first], later));
+    expect(await read.get(a, first)).toMatchObject({ recallCount: 1, lastAccessed: later });
+    expect(await read.counts(a)).toMatchObject({ episodes: 2, conversations: 0, messages: 0 });
+  });
+
+  it('rewrites an episode in place, keeping what a person did with it', async () => {
+    const [a] = owners();
+    const id = await addEpisode(store(), a, 'Stand-in', { processingStatus: 'needs_rebuild', builder: 'heuristic' });
+    await store().transaction((r) => r.episodes.recordAccess(a, [id], NOW));
+    const later = new Date(NOW.getTime() + 60_000);
+    expect(await store().transaction((r) => r.episodes.rewrite(a, id, draft('Written by the model', { builder: 'llm' }), later))).toBe(true);
+    expect(await store().read.episodes.get(a, id)).toMatchObject({ id, title: 'Written by the model', builder: 'llm', processingStatus: 'ready', recallCount: 1, createdAt: NOW, updatedAt: later });
+  });
+
+  it('never shows or changes one owner’s episodes to another', async () => {
+    const [a, b] = owners();
+    const id = await addEpisode(store(), a, 'Private');
+    const read = store().read.episodes;
+    expect(await read.get(b, id)).toBeNull();
+    expect(await read.getMany(b, [id])).toEqual([]);
+    expect(await read.searchResults(b, [id])).toEqual([]);
+    expect(await read.list(b, { limit: 10 })).toEqual([]);
+    expect(await read.ids(b)).toEqual([]);
+    expect(await read.counts(b)).toMatchObject({ episodes: 0 });
+    const changed = await store().transaction(async (r) => [
+      await r.episodes.update(b, id, { title: 'Taken over' }, NOW),
+      await r.episodes.rewrite(b, id, draft('Taken over'), NOW),
+      await r.episodes.delete(b, id),
+    ]);
+    expect(changed).toEqual([false, false, false]);
+    await store().transaction((r) => r.episodes.recordAccess(b, [id], NOW));
+    expect(await read.get(a, id)).toMatchObject({ title: 'Private', recallCount: 0 });
+  });
+
+  it('keeps nothing of a transaction that throws', async () => {
+    const [a] = owners();
+    await rolledBack(store(), (r) => r.episodes.insert(a, null, draft('Half-written'), NOW));
+    const id = await addEpisode(store(), a, 'Kept');
+    await rolledBack(store(), async (r) => {
+      await r.episodes.update(a, id, { title: 'Changed' }, NOW);
+      await r.episodes.delete(a, id);
+    });
+    expect((await store().read.episodes.list(a, { limit: 10 })).map((e) => e.title)).toEqual(['Kept']);
+  });
+
+  it('is written and deleted together with its BM25 entries and vector', async () => {
+    const [a] = owners();
+    const id = await store().transaction(async (r) => {
+      const id = await r.episodes.insert(a, null, draft('Zermatt'), NOW);
+      await r.bm25.add(a, [doc(id, ['zermatt', 'train'])], bm25Params);
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, [{ episodeId: id, vector: vec(1, 0, 0) }]);
+      return id;
+    });
+    const read = store().read;
+    expect(await read.episodes.get(a, id)).toMatchObject({ embeddingModel: SPACE.modelId });
+    expect(await read.bm25.verify(a)).toEqual(CONSISTENT);
+    expect(await read.bm25.docCount(a)).toBe(1);
+
+    expect(
+      await store().transaction(async (r) => {
+        await r.bm25.remove(a, [id]);
+        await r.vectors.remove(a, [id]);
+        return r.episodes.delete(a, id);
+      }),
+    ).toBe(true);
+    expect(await read.bm25.verify(a)).toEqual(CONSISTENT);
+    expect(await read.bm25.docCount(a)).toBe(0);
+    expect(await read.bm25.search(a, ['zermatt'], { limit: 5, filters: {}, params: bm25Params })).toEqual([]);
+    expect(await read.vectors.count(a, SPACE.modelId)).toBe(0);
+  });
+
+  it('lists the episodes of conversations with something to rebuild, for their owner only', async () => {
+    const [a, b] = owners();
+    const { id: conversationId } = await store().transaction((r) => r.conversations.upsert(a, { source: 'test', externalId: 'c', participants: [], metadata: {}, messages: [] }, NOW));
+    const [x, y] = await store().transaction(async (r) => [
+      await r.episodes.insert(a, conversationId, draft('Fine', { temporal: { start: NOW, end: NOW, utcOffsetMin: 0 } }), NOW),
+      await r.episodes.insert(a, conversationId, draft('Stand-in', { builder: 'heuristic', processingStatus: 'needs_rebuild', temporal: { start: new Date(NOW.getTime() + 1000), end: new Date(NOW.getTime() + 1000), utcOffsetMin: 0 } }), NOW),
+    ]);
+    expect(await store().read.episodes.rebuildCandidates(a, 'needs_rebuild')).toEqual([
+      { id: x, conversationId, status: 'ready', builder: 'manual', tier: 'active', messageCount: 0 },
+      { id: y, conversationId, status: 'needs_rebuild', builder: 'heuristic', tier: 'active', messageCount: 0 },
+    ]);
+    expect(await store().read.episodes.rebuildCandidates(b, 'needs_rebuild')).toEqual([]);
+  });
+});

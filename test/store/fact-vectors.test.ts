@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../core/store/store.js';
+import { addFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
+
+const nearest = (store: Store, ownerId: string, v: Float32Array, within?: string[]) =>
+  store.read.factVectors.search(ownerId, SPACE, v, { limit: 10, filters: {}, within });
+
+describe('fact vectors repository', () => {
+  const store = useStore();
+
+  it('finds the nearest active facts, and lists the ones to (re-)embed', async () => {
+    const [a] = owners();
+    const [north, east] = [await addFact(store(), a, 'thing:north', 'up'), await addFact(store(), a, 'thing:east', 'right')];
+    await store().transaction(async (r) => {
+      await r.factVectors.set(a, north, SPACE.modelId, vec(0, 1, 0));
+      await r.factVectors.set(a, east, SPACE.modelId, vec(1, 0, 0));
+    });
+    const read = store().read.factVectors;
+    expect(await read.any(a, SPACE.modelId)).toBe(true);
+    expect((await nearest(store(), a, vec(0.1, 1, 0))).map((h) => h.id)).toEqual([north, east]);
+    expect((await nearest(store(), a, vec(0, 1, 0), [east])).map((h) => h.id)).toEqual([east]);
+    expect(await read.stale(a, SPACE.modelId, 10)).toEqual([]);
+    expect((await read.stale(a, 'another-model', 10)).map((n) => n.id).sort()).toEqual([north, east].sort());
+    await store().transaction((r) => r.factVectors.set(a, east, SPACE.modelId, vec(0, 0, 1)));
+    expect((await nearest(store(), a, vec(0, 0, 1)))[0]).toEqual({ id: east, similarity: expect.closeTo(1, 5) });
+  });
+
+  it('follows the fact’s tier: only an active fact gets a vector, and only active facts are searched', async () => {
+    const [a] = owners();
+    const fact = await addFact(store(), a, 'thing:north', 'up');
+    await store().transaction(async (r) => {
+      await r.facts.setTier(a, [fact], 'archived', null, NOW);
+      await r.factVectors.set(a, fact, SPACE.modelId, vec(0, 1, 0));
+    });
+    expect(await store().read.factVectors.any(a, SPACE.modelId)).toBe(false);
+    expect(await store().read.factVectors.stale(a, SPACE.modelId, 10)).toEqual([]);
+
+    await store().transaction(async (r) => {
+      await r.facts.setTier(a, [fact], 'active', null, NOW);
+      await r.factVectors.set(a, fact, SPACE.modelId, vec(0, 1, 0));
+    });
+    expect((await nearest(store(), a, vec(0, 1, 0))).map((h) => h.id)).toEqual([fact]);
+    // Even a vector left behind by a move would not be searched.
+    await store().transaction((r) => r.facts.setTier(a, [fact], 'trash', null, NOW));
+    expect(await nearest(store(), a, vec(0, 1, 0))).toEqual([]);
+    await store().transaction((r) => r.factVectors.remove(a, [fact]));
+    expect(await store().read.factVectors.any(a, SPACE.modelId)).toBe(false);
+  });
+
+  it('never shows or changes one owner’s vectors to another', async () => {
+    const [a, b] = owners();
+    const fact = await addFact(store(), a, 'thing:north', 'up');
+    await store().transaction((r) => r.factVectors.set(a, fact, SPACE.modelId, vec(0, 1, 0)));
+    expect(await nearest(store(), b, vec(0, 1, 0))).toEqual([]);
+    expect(await store().read.factVectors.any(b, SPACE.modelId)).toBe(false);
+    expect(await store().read.factVectors.stale(b, 'another-model', 10)).toEqual([]);
+    await store().transaction(async (r) => {
+      await r.factVectors.set(b, fact, SPACE.modelId, vec(1, 0, 0));
+      await r.factVectors.remove(b, [fact]);
+    });
+    expect(await nearest(store(), a, vec(0, 1, 0))).toEqual([{ id: fact, similarity: expect.closeTo(1, 5) }]);
+  });
+
+  it('keeps nothing of a transaction that throws', async () => {
+    const [a] = owners();
+    const fact = await addFact(store(), a, 'thing:north', 'up');
+    await rolledBack(store(), (r) => r.factVectors.set(a, fact, SPACE.modelId, vec(0, 1, 0)));
+    expect(await store().read.factVectors.any(a, SPACE.modelId)).toBe(false);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../core/store/store.js';
+import { addEpisode, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
+
+const nearest = (store: Store, ownerId: string, v: Float32Array) => store.read.vectors.search(ownerId, SPACE, v, { limit: 10, filters: {} });
+
+describe('episode vectors repository', () => {
+  const store = useStore();
+
+  it('keeps vectors for active episodes only, and finds the nearest', async () => {
+    const [a] = owners();
+    const north = await addEpisode(store(), a, 'North');
+    const east = await addEpisode(store(), a, 'East');
+    const archived = await addEpisode(store(), a, 'Archived');
+    await store().transaction(async (r) => {
+      await r.forgetting.setEpisodeTier(a, 'archived', [{ id: archived, reason: { kind: 'important' } }], NOW);
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, [
+        { episodeId: north, vector: vec(0, 1, 0) },
+        { episodeId: east, vector: vec(1, 0, 0) },
+        { episodeId: archived, vector: vec(0, 1, 0.1) },
+      ]);
+    });
+    const read = store().read.vectors;
+    expect(await read.count(a, SPACE.modelId)).toBe(2);
+    expect(await read.any(a, SPACE.modelId)).toBe(true);
+    expect(await read.any(a, 'another-model')).toBe(false);
+    const hits = await nearest(store(), a, vec(0.1, 1, 0));
+    expect(hits.map((h) => h.episodeId)).toEqual([north, east]);
+    expect(hits[0]!.similarity).toBeCloseTo(0.995, 2);
+    expect(await read.search(a, SPACE, vec(0, 1, 0), { limit: 10, filters: {}, within: [east] })).toEqual([{ episodeId: east, similarity: expect.closeTo(0, 5) }]);
+    // The archived one is not stale: only active episodes are (re-)embedded.
+    expect(await read.stale(a, SPACE.modelId, 10)).toEqual([]);
+    expect((await read.stale(a, 'another-model', 10)).sort()).toEqual([north, east].sort());
+
+    await store().transaction((r) => r.vectors.remove(a, [east]));
+    expect((await nearest(store(), a, vec(1, 0, 0))).map((h) => h.episodeId)).toEqual([north]);
+    expect(await read.stale(a, SPACE.modelId, 10)).toEqual([east]);
+  });
+
+  it('goes with its episode', async () => {
+    const [a] = owners();
+    const id = await addEpisode(store(), a, 'Short-lived');
+    await store().transaction(async (r) => {
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, [{ episodeId: id, vector: vec(1, 1, 0) }]);
+    });
+    await store().transaction((r) => r.episodes.delete(a, id));
+    expect(await store().read.vectors.count(a, SPACE.modelId)).toBe(0);
+  });
+
+  it('never shows or changes one owner’s vectors to another', async () => {
+    const [a, b] = owners();
+    const id = await addEpisode(store(), a, 'Mine');
+    const unembedded = await addEpisode(store(), a, 'Not embedded yet');
+    await store().transaction(async (r) => {
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, [{ episodeId: id, vector: vec(1, 0, 0) }]);
+    });
+    const read = store().read.vectors;
+    expect(await nearest(store(), b, vec(1, 0, 0))).toEqual([]);
+    expect(await read.any(b, SPACE.modelId)).toBe(false);
+    expect(await read.count(b, SPACE.modelId)).toBe(0);
+    expect(await read.stale(b, SPACE.modelId, 10)).toEqual([]);
+    await store().transaction(async (r) => {
+      await r.vectors.upsert(b, SPACE.modelId, [{ episodeId: id, vector: vec(0, 0, 1) }, { episodeId: unembedded, vector: vec(0, 0, 1) }]);
+      await r.vectors.remove(b, [id]);
+    });
+    expect(await nearest(store(), a, vec(1, 0, 0))).toEqual([{ episodeId: id, similarity: expect.closeTo(1, 5) }]);
+    expect(await read.count(a, SPACE.modelId)).toBe(1);
+  });
+
+  it('keeps nothing of a transaction that throws', async () => {
+    const [a] = owners();
+    const id = await addEpisode(store(), a, 'Lost');
+    await rolledBack(store(), async (r) => {
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, [{ episodeId: id, vector: vec(1, 0, 0) }]);
+    });
+    expect(await store().read.vectors.count(a, SPACE.modelId)).toBe(0);
+  });
+});
