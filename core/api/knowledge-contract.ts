@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DiscoveryRun, Eviction, LearnAction } from '../facts/reports.js';
-import { KeyInput, LinkRole, RelationshipType } from '../domain/semantic.js';
+import { KeyInput, LinkRole, RelationshipType } from '../domain/fact.js';
 import { SearchMode } from '../domain/search.js';
-import { FactFilterInput, Owner, SearchResultItem, SemanticResultItem } from './search-contract.js';
+import { FactFilterInput, Owner, SearchResultItem, FactResultItem } from './search-contract.js';
 import { FactVersionView, FactView, MessageView } from './views.js';
 
 /**
@@ -105,7 +105,7 @@ export const RememberInput = FactFilterInput.extend({
   minImportance: z.number().min(0).max(1).optional(),
   limit: z.number().int().min(1).max(200).default(10),
 });
-export const RememberOutput = z.object({ items: z.array(SemanticResultItem), mode: SearchMode, warnings: z.array(z.string()) });
+export const RememberOutput = z.object({ items: z.array(FactResultItem), mode: SearchMode, warnings: z.array(z.string()) });
 
 const StoreUsage = z.object({
   items: z.number().int(),

@@ -77,7 +77,7 @@ export const EpisodeResultItem = z.object({
   sources: z.array(SourceRef),
 });
 
-export const SemanticResultItem = z.object({
+export const FactResultItem = z.object({
   kind: z.literal('semantic'),
   id: z.string(),
   key: z.string(),
@@ -99,7 +99,7 @@ export const SemanticResultItem = z.object({
   episodeIds: z.array(z.string()),
 });
 
-export const SearchResultItem = z.discriminatedUnion('kind', [EpisodeResultItem, SemanticResultItem]);
+export const SearchResultItem = z.discriminatedUnion('kind', [EpisodeResultItem, FactResultItem]);
 export type SearchResultItem = z.infer<typeof SearchResultItem>;
 
 export const SearchOutput = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Attachment, MessageRole, type StoredMessage } from '../domain/conversation.js';
-import { DiscoveryMethod, VersionLink, type SemanticNode, type SemanticVersion } from '../domain/semantic.js';
+import { DiscoveryMethod, VersionLink, type Fact, type FactVersion } from '../domain/fact.js';
 import { EpisodeBuilderKind, EpisodeLevel, EpisodeMetadata, EpisodeType, ProcessingStatus, type Episode } from '../domain/episode.js';
 
 /** JSON-safe shapes the contract returns: dates are ISO 8601 strings so IPC, HTTP and `--json` agree. */
@@ -101,7 +101,7 @@ export const FactView = z.object({
 });
 export type FactView = z.infer<typeof FactView>;
 
-export function factView(n: SemanticNode): FactView {
+export function factView(n: Fact): FactView {
   return {
     id: n.id,
     key: n.key,
@@ -144,7 +144,7 @@ export const FactVersionView = z.object({
 });
 export type FactVersionView = z.infer<typeof FactVersionView>;
 
-export function factVersionView(v: SemanticVersion): FactVersionView {
+export function factVersionView(v: FactVersion): FactVersionView {
   return {
     version: v.version,
     value: v.value,

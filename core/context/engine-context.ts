@@ -5,7 +5,7 @@ import { LlmEpisodeConfig } from './llm-episodes-config.js';
 import { ForgettingConfig } from './forgetting-config.js';
 import type { Llm } from '../llm/llm.js';
 import { RetrievalConfig } from './retrieval-config.js';
-import { SemanticConfig } from './facts-config.js';
+import { FactsConfig } from './facts-config.js';
 import type { Store } from '../store/store.js';
 
 export interface Clock {
@@ -18,7 +18,7 @@ export const EngineConfig = z.object({
   retrieval: RetrievalConfig.default(RetrievalConfig.parse({})),
   forgetting: ForgettingConfig.default(ForgettingConfig.parse({})),
   llmEpisodes: LlmEpisodeConfig.default(LlmEpisodeConfig.parse({})),
-  semantic: SemanticConfig.default(SemanticConfig.parse({})),
+  semantic: FactsConfig.default(FactsConfig.parse({})),
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 

@@ -4,7 +4,7 @@ const capacityDefaults = { maxItems: 10_000, maxTokens: 1_000_000 };
 const discoveryDefaults = { relatedFacts: 5, relatedEpisodes: 3, batch: 20, maxAttempts: 3, originalChars: 6000 };
 
 /** Semantic memory settings: capacity and retention, de-duplication, relationships. */
-export const SemanticConfig = z.object({
+export const FactsConfig = z.object({
   /** Capacity per person: beyond either limit the least valuable facts are evicted. */
   capacity: z
     .object({
@@ -38,4 +38,4 @@ export const SemanticConfig = z.object({
     })
     .default(discoveryDefaults),
 });
-export type SemanticConfig = z.infer<typeof SemanticConfig>;
+export type FactsConfig = z.infer<typeof FactsConfig>;

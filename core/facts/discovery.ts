@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { findMemories } from '../retrieval/find.js';
 import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
-import { KeyError, parseKey, RelationshipType, type SemanticNode } from '../domain/semantic.js';
+import { KeyError, parseKey, RelationshipType, type Fact } from '../domain/fact.js';
 import { describeSpan } from '../text/describe.js';
 import { localStamp, messageText, shorten } from '../text/message-text.js';
 import { keepValid, lenientList } from '../llm/json.js';
@@ -103,7 +103,7 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
   });
   calls += gaps.requests;
 
-  const learnt: { node: SemanticNode; action: LearnAction }[] = [];
+  const learnt: { node: Fact; action: LearnAction }[] = [];
   for (const g of gaps.value.knowledge_gaps) {
     const cited = g.messages.flatMap((n) => (messages[n - 1] ? [messages[n - 1]!.id] : []));
     const outcome = await learnFact(

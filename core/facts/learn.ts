@@ -1,6 +1,6 @@
 import type { LearnAction } from './reports.js';
 import type { EngineContext } from '../context/engine-context.js';
-import { parseKey, type DiscoveryMethod, type SemanticNode } from '../domain/semantic.js';
+import { parseKey, type DiscoveryMethod, type Fact } from '../domain/fact.js';
 import type { Repos } from '../store/store.js';
 import { estimateTokens, factEmbeddingText, factKeywords, factTerms, sameValue } from '../text/fact-text.js';
 
@@ -40,7 +40,7 @@ export interface FactCause {
 
 export interface LearnOutcome {
   action: LearnAction;
-  node: SemanticNode;
+  node: Fact;
   /** The value before an evolution or correction. */
   previousValue: string | null;
   /** Set when the fact was merged into a near-duplicate stored under another key: its similarity. */
@@ -50,7 +50,7 @@ export interface LearnOutcome {
 }
 
 /** Rewrites a fact's keyword entries and its token count (every kept version's text counts). */
-export async function reindexFact(r: Repos, ownerId: string, nodeId: string): Promise<SemanticNode> {
+export async function reindexFact(r: Repos, ownerId: string, nodeId: string): Promise<Fact> {
   const [node] = await r.facts.byIds(ownerId, [nodeId]);
   if (!node) throw new Error(`fact ${nodeId} vanished while it was being written`);
   const { terms, length } = factTerms(node);
@@ -66,7 +66,7 @@ export async function reindexFact(r: Repos, ownerId: string, nodeId: string): Pr
  */
 export async function reindexFacts(ctx: EngineContext, ownerId: string, o: { reembed: boolean }): Promise<{ facts: number; embedded: number }> {
   const read = ctx.store.read;
-  const all: SemanticNode[] = [];
+  const all: Fact[] = [];
   for (let before: { at: Date; id: string } | undefined; ; ) {
     const page = await read.facts.list(ownerId, { tiers: ['active', 'archived', 'trash'], limit: 1000, before });
     all.push(...page);

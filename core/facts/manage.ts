@@ -2,7 +2,7 @@ import { findMemories } from '../retrieval/find.js';
 import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
 import type { ForgetRequest } from '../domain/forgetting-reason.js';
-import { parseKey, type SemanticNode, type SemanticVersion } from '../domain/semantic.js';
+import { parseKey, type Fact, type FactVersion } from '../domain/fact.js';
 import { enforceCapacity } from './capacity.js';
 import { learnFact, type FactInput } from './learn.js';
 import type { Eviction, LearnAction } from './reports.js';
@@ -27,7 +27,7 @@ export interface FactMetadata {
 }
 
 export interface WriteOutcome {
-  node: SemanticNode;
+  node: Fact;
   action: LearnAction;
   previousValue: string | null;
   evicted: Eviction[];
@@ -61,7 +61,7 @@ export async function memorize(ctx: EngineContext, ownerId: string, value: strin
   return { ...outcome, action: 'merged' };
 }
 
-async function sameFact(ctx: EngineContext, ownerId: string, value: string): Promise<SemanticNode | null> {
+async function sameFact(ctx: EngineContext, ownerId: string, value: string): Promise<Fact | null> {
   const q = { ownerId, text: value, mode: 'hybrid' as const, limit: 3, episodes: null, facts: {}, markAccessed: false };
   const hits = (await findMemories(ctx, q)).found;
   const nodes = await ctx.store.read.facts.byIds(ownerId, hits.map((h) => h.hit.id));
@@ -69,7 +69,7 @@ async function sameFact(ctx: EngineContext, ownerId: string, value: string): Pro
   if (exact || !ctx.embedder || nodes.length === 0) return exact ?? null;
   const [v, ...others] = await ctx.embedder.embed([value, ...nodes.map((n) => n.value)], 'passage');
   const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
-  let best: { node: SemanticNode; similarity: number } | null = null;
+  let best: { node: Fact; similarity: number } | null = null;
   for (const [i, n] of nodes.entries()) {
     const similarity = dot(v!, others[i]!);
     if (!best || similarity > best.similarity) best = { node: n, similarity };
@@ -78,7 +78,7 @@ async function sameFact(ctx: EngineContext, ownerId: string, value: string): Pro
 }
 
 /** A fact by key (any spelling of it) or by id, in any tier. */
-export async function findFact(ctx: EngineContext, ownerId: string, keyOrId: string): Promise<SemanticNode> {
+export async function findFact(ctx: EngineContext, ownerId: string, keyOrId: string): Promise<Fact> {
   const read = ctx.store.read;
   const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(keyOrId) ? (await read.facts.byIds(ownerId, [keyOrId]))[0] : undefined;
   const node = byId ?? (await read.facts.byKey(ownerId, parseKey(keyOrId).key));
@@ -104,10 +104,10 @@ export function parseForgetInstruction(text: string): ForgetInstruction {
   throw new NemoriError('INVALID_INPUT', `"${t}" is not a forget instruction: use key:<entity_type:identifier>, oldest, least important or before:<time>`);
 }
 
-export async function forgetFacts(ctx: EngineContext, ownerId: string, instruction: string, mode: 'soft' | 'hard'): Promise<SemanticNode[]> {
+export async function forgetFacts(ctx: EngineContext, ownerId: string, instruction: string, mode: 'soft' | 'hard'): Promise<Fact[]> {
   const ins = parseForgetInstruction(instruction);
   const read = ctx.store.read;
-  let nodes: SemanticNode[];
+  let nodes: Fact[];
   // What the trash will say the person asked for (a key by its normal spelling, not as typed).
   let request: ForgetRequest;
   if ('key' in ins) {
@@ -129,14 +129,14 @@ export async function forgetFacts(ctx: EngineContext, ownerId: string, instructi
   return nodes;
 }
 
-export async function undeleteFact(ctx: EngineContext, ownerId: string, keyOrId: string): Promise<SemanticNode> {
+export async function undeleteFact(ctx: EngineContext, ownerId: string, keyOrId: string): Promise<Fact> {
   const node = await findFact(ctx, ownerId, keyOrId);
   if (node.tier !== 'trash') throw new NemoriError('INVALID_INPUT', `${node.key} is not deleted (it is ${node.tier})`);
   await moveFacts(ctx, ownerId, [node], 'active', { kind: 'restored', from: 'trash' }, ctx.clock.now());
   return (await ctx.store.read.facts.byIds(ownerId, [node.id]))[0]!;
 }
 
-export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: string, version: number): Promise<{ node: SemanticNode; version: SemanticVersion }> {
+export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: string, version: number): Promise<{ node: Fact; version: FactVersion }> {
   const node = await findFact(ctx, ownerId, keyOrId);
   const versions = await ctx.store.read.factVersions.list(ownerId, node.id);
   const v = versions.find((x) => x.version === version);
@@ -155,7 +155,7 @@ export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: s
  */
 export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope: string | undefined, tokenLimit: number) {
   const read = ctx.store.read;
-  const all: SemanticNode[] = [];
+  const all: Fact[] = [];
   for (let before: { at: Date; id: string } | undefined; ; ) {
     const page = await read.facts.list(ownerId, { tiers: ['active', 'archived'], limit: 500, before });
     all.push(...page);
@@ -166,7 +166,7 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
   const inScope = all.filter((n) => !s || n.entityType === s || n.key.startsWith(s));
   inScope.sort((a, b) => b.importance - a.importance || b.confidence - a.confidence || b.updatedAt.getTime() - a.updatedAt.getTime());
   const lines: string[] = [];
-  const included: SemanticNode[] = [];
+  const included: Fact[] = [];
   let tokens = 0;
   let lastType: string | null = null;
   for (const n of inScope) {

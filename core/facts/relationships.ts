@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context/engine-context.js';
-import type { SemanticNode, SemanticRelationship } from '../domain/semantic.js';
+import type { Fact, FactRelationship } from '../domain/fact.js';
 import { tokenize } from '../text/tokenize.js';
 
 /** Jaccard overlap of two texts' index terms: the basic text similarity relationship strength uses, CJK-aware. */
@@ -16,7 +16,7 @@ export function textSimilarity(a: string, b: string): number {
  * Relationship strength of two facts: 0.3 × time factor (discovered together: 1, else 0.7) + 0.4 × context
  * factor (same discovery episode: 1, else 0.5) + 0.3 × similarity of the contexts they were found in.
  */
-export function relationshipStrength(a: SemanticNode, b: SemanticNode, sameRun: boolean): number {
+export function relationshipStrength(a: Fact, b: Fact, sameRun: boolean): number {
   const time = sameRun ? 1 : 0.7;
   const context = a.discoveryEpisodeId !== null && a.discoveryEpisodeId === b.discoveryEpisodeId ? 1 : 0.5;
   return time * 0.3 + context * 0.4 + textSimilarity(a.context, b.context) * 0.3;
@@ -30,7 +30,7 @@ export function relationshipStrength(a: SemanticNode, b: SemanticNode, sameRun: 
 export async function relateCoDiscovered(
   ctx: EngineContext,
   ownerId: string,
-  nodes: readonly SemanticNode[],
+  nodes: readonly Fact[],
   episode: { id: string },
 ): Promise<number> {
   const now = ctx.clock.now();
@@ -51,8 +51,8 @@ export async function relateCoDiscovered(
 }
 
 export interface RelatedFact {
-  node: SemanticNode;
-  relationship: SemanticRelationship;
+  node: Fact;
+  relationship: FactRelationship;
   /** For indirect relations: the direct neighbour they were reached through. */
   via: string | null;
 }
@@ -60,12 +60,12 @@ export interface RelatedFact {
 /** A fact's related knowledge: direct neighbours, and (depth 2) their neighbours not already seen. */
 export async function relatedKnowledge(ctx: EngineContext, ownerId: string, nodeId: string, depth: 1 | 2 = 2): Promise<{ direct: RelatedFact[]; indirect: RelatedFact[] }> {
   const read = ctx.store.read;
-  const other = (rel: SemanticRelationship, from: string) => (rel.sourceId === from ? rel.targetId : rel.sourceId);
+  const other = (rel: FactRelationship, from: string) => (rel.sourceId === from ? rel.targetId : rel.sourceId);
   // A neighbour reached by several relationships is shown by the most specific: a typed one over "related".
-  const specific = (a: SemanticRelationship, b: SemanticRelationship) => Number(a.type === 'related') - Number(b.type === 'related') || b.strength - a.strength;
+  const specific = (a: FactRelationship, b: FactRelationship) => Number(a.type === 'related') - Number(b.type === 'related') || b.strength - a.strength;
   const directRels = (await read.relationships.of(ownerId, [nodeId])).sort(specific);
   const seen = new Set([nodeId]);
-  const direct: { id: string; rel: SemanticRelationship; via: string | null }[] = [];
+  const direct: { id: string; rel: FactRelationship; via: string | null }[] = [];
   for (const rel of directRels) {
     const id = other(rel, nodeId);
     if (seen.has(id)) continue;

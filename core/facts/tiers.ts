@@ -1,10 +1,10 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { ForgettingReason } from '../domain/forgetting-reason.js';
-import type { SemanticNode } from '../domain/semantic.js';
+import type { Fact } from '../domain/fact.js';
 import type { Repos } from '../store/store.js';
 import { factEmbeddingText } from '../text/fact-text.js';
 
-type Tier = SemanticNode['tier'];
+type Tier = Fact['tier'];
 
 /**
  * Moves facts between tiers with their vectors: only active facts have one (archived
@@ -14,7 +14,7 @@ type Tier = SemanticNode['tier'];
 export async function moveFacts(
   ctx: EngineContext,
   ownerId: string,
-  nodes: readonly SemanticNode[],
+  nodes: readonly Fact[],
   tier: Tier,
   reason: ForgettingReason | null,
   now: Date,

@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context/engine-context.js';
-import type { SemanticNode } from '../domain/semantic.js';
+import type { Fact } from '../domain/fact.js';
 import { moveFacts } from '../facts/tiers.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
@@ -16,7 +16,7 @@ import { asRecord, type ApplyOutcome, type ForgettingTarget, type Move } from '.
 /** Moves per transaction: a crash loses at most one batch's progress, never half a move. */
 const BATCH = 256;
 
-const title = (n: Pick<SemanticNode, 'label' | 'key'>) => n.label || n.key;
+const title = (n: Pick<Fact, 'label' | 'key'>) => n.label || n.key;
 
 /** Moves one batch with `moveFacts`, each fact keeping its own reason (its score is in it). */
 async function move(ctx: EngineContext, ownerId: string, batch: readonly Move[], tier: Tier, now: Date) {
@@ -92,7 +92,7 @@ export const factTarget: ForgettingTarget = {
 
   async mentioning(ctx, ownerId, about, matches, sourceEpisodes) {
     const read = ctx.store.read;
-    const found = new Map<string, SemanticNode>();
+    const found = new Map<string, Fact>();
     // The database pre-selects by substring, over the current text and every kept version; `matches`
     // confirms the word ("Tom" is not in "tomorrow"), old values included: a fact that once said X goes.
     for (const n of await read.factForgetting.mentioning(ownerId, about)) {

@@ -1,5 +1,5 @@
 import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
-import type { SemanticNode } from '../domain/semantic.js';
+import type { Fact } from '../domain/fact.js';
 import { queryFacts, type FactTier } from './facts.js';
 import { chunks, type Sql } from './sql.js';
 
@@ -126,7 +126,7 @@ export function factForgettingReads(q: Sql) {
      * Eviction order: unprotected facts (importance below `high`, not marked important), those below
      * `low` first, then least recently used, then least important. `exclude` keeps the fact being written.
      */
-    async evictionOrder(ownerId: string, high: number, low: number, limit: number, exclude: readonly string[]): Promise<SemanticNode[]> {
+    async evictionOrder(ownerId: string, high: number, low: number, limit: number, exclude: readonly string[]): Promise<Fact[]> {
       return queryFacts(
         q,
         `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' AND importance < $2 AND marked_important IS NOT TRUE AND NOT (id = ANY($5::uuid[]))
@@ -136,7 +136,7 @@ export function factForgettingReads(q: Sql) {
     },
 
     /** The forget instructions `oldest`, `least important` and `before:<time>` pick from facts outside the trash. */
-    async pick(ownerId: string, o: { order: 'lru' | 'importance'; limit: number } | { createdBefore: Date }): Promise<SemanticNode[]> {
+    async pick(ownerId: string, o: { order: 'lru' | 'importance'; limit: number } | { createdBefore: Date }): Promise<Fact[]> {
       if ('createdBefore' in o) {
         return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' AND created_at < $2 ORDER BY created_at, id`, [ownerId, o.createdBefore]);
       }
@@ -145,7 +145,7 @@ export function factForgettingReads(q: Sql) {
     },
 
     /** Every fact of the owner mentioning `needle` in its key, value, context or any version (forget-about). */
-    async mentioning(ownerId: string, needle: string): Promise<SemanticNode[]> {
+    async mentioning(ownerId: string, needle: string): Promise<Fact[]> {
       return queryFacts(
         q,
         `SELECT n.* FROM semantic_nodes n WHERE n.owner_id = $1 AND (
@@ -156,7 +156,7 @@ export function factForgettingReads(q: Sql) {
     },
 
     /** Facts drawn from these episodes (discovery or evolution), for forget-about. */
-    async derivedFrom(ownerId: string, episodeIds: readonly string[]): Promise<SemanticNode[]> {
+    async derivedFrom(ownerId: string, episodeIds: readonly string[]): Promise<Fact[]> {
       if (episodeIds.length === 0) return [];
       return queryFacts(
         q,

@@ -1,4 +1,4 @@
-import type { LinkRole, SemanticLink } from '../domain/semantic.js';
+import type { LinkRole, FactLink } from '../domain/fact.js';
 import type { Sql } from './sql.js';
 
 /**
@@ -8,12 +8,12 @@ import type { Sql } from './sql.js';
  */
 
 type LinkRow = { node_id: string; episode_id: string; role: LinkRole; created_at: Date };
-const toLink = (x: LinkRow): SemanticLink => ({ nodeId: x.node_id, episodeId: x.episode_id, role: x.role, createdAt: x.created_at });
+const toLink = (x: LinkRow): FactLink => ({ nodeId: x.node_id, episodeId: x.episode_id, role: x.role, createdAt: x.created_at });
 
 export function factLinkReads(q: Sql) {
   return {
     /** The episodes of these facts, oldest link first. */
-    async ofFacts(ownerId: string, factIds: readonly string[]): Promise<SemanticLink[]> {
+    async ofFacts(ownerId: string, factIds: readonly string[]): Promise<FactLink[]> {
       if (factIds.length === 0) return [];
       const r = await q.query<LinkRow>(
         `SELECT node_id, episode_id, role, created_at FROM semantic_episode_links WHERE owner_id = $1 AND node_id = ANY($2::uuid[]) ORDER BY created_at`,
@@ -23,7 +23,7 @@ export function factLinkReads(q: Sql) {
     },
 
     /** The facts (outside the trash) of these episodes, oldest link first. */
-    async ofEpisodes(ownerId: string, episodeIds: readonly string[]): Promise<SemanticLink[]> {
+    async ofEpisodes(ownerId: string, episodeIds: readonly string[]): Promise<FactLink[]> {
       if (episodeIds.length === 0) return [];
       const r = await q.query<LinkRow>(
         `SELECT l.node_id, l.episode_id, l.role, l.created_at FROM semantic_episode_links l

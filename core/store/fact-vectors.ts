@@ -1,4 +1,4 @@
-import type { SemanticNode } from '../domain/semantic.js';
+import type { Fact } from '../domain/fact.js';
 import { factFilterSql, queryFacts, type FactFilters } from './facts.js';
 import { Params, vectorLiteral, type Sql } from './sql.js';
 
@@ -39,7 +39,7 @@ export function factVectorReads(q: Sql) {
     },
 
     /** Active facts whose vector is missing or from another model: the re-embedding work list. */
-    async stale(ownerId: string, modelId: string, limit: number): Promise<SemanticNode[]> {
+    async stale(ownerId: string, modelId: string, limit: number): Promise<Fact[]> {
       return queryFacts(
         q,
         `SELECT n.* FROM semantic_nodes n LEFT JOIN semantic_embeddings se ON se.node_id = n.id

@@ -1,4 +1,4 @@
-import type { DiscoveryMethod, SemanticVersion, VersionLink } from '../domain/semantic.js';
+import type { DiscoveryMethod, FactVersion, VersionLink } from '../domain/fact.js';
 import type { Sql } from './sql.js';
 
 /**
@@ -21,7 +21,7 @@ interface VersionRow {
   created_at: Date;
 }
 
-function toVersion(r: VersionRow): SemanticVersion {
+function toVersion(r: VersionRow): FactVersion {
   return {
     nodeId: r.node_id,
     version: r.version,
@@ -51,7 +51,7 @@ export interface NewFactVersion {
 export function factVersionReads(q: Sql) {
   return {
     /** A fact's kept versions, oldest first. */
-    async list(ownerId: string, factId: string): Promise<SemanticVersion[]> {
+    async list(ownerId: string, factId: string): Promise<FactVersion[]> {
       const r = await q.query<VersionRow>(`SELECT * FROM semantic_versions WHERE owner_id = $1 AND node_id = $2 ORDER BY version`, [ownerId, factId]);
       return r.rows.map(toVersion);
     },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
-import type { DiscoveryMethod, SemanticNode } from '../domain/semantic.js';
+import type { DiscoveryMethod, Fact } from '../domain/fact.js';
 import { Params, type Sql } from './sql.js';
 
 /**
@@ -10,7 +10,7 @@ import { Params, type Sql } from './sql.js';
  * fact-terms.ts, fact-vectors.ts); deleting a fact deletes them all (foreign-key cascades).
  */
 
-export type FactTier = SemanticNode['tier'];
+export type FactTier = Fact['tier'];
 
 interface FactRow {
   id: string;
@@ -41,7 +41,7 @@ interface FactRow {
   updated_at: Date;
 }
 
-function toFact(r: FactRow): SemanticNode {
+function toFact(r: FactRow): Fact {
   return {
     id: r.id,
     ownerId: r.owner_id,
@@ -76,7 +76,7 @@ function toFact(r: FactRow): SemanticNode {
  * Runs a query whose rows are whole `semantic_nodes` rows (`SELECT n.* …`) and returns them as facts:
  * the one mapping from the table to the domain type, shared by every fact repository.
  */
-export async function queryFacts(q: Sql, sql: string, params: unknown[]): Promise<SemanticNode[]> {
+export async function queryFacts(q: Sql, sql: string, params: unknown[]): Promise<Fact[]> {
   const r = await q.query<FactRow>(sql, params);
   return r.rows.map(toFact);
 }
@@ -149,12 +149,12 @@ export interface FactResultRow {
 
 export function factReads(q: Sql) {
   return {
-    async byKey(ownerId: string, key: string): Promise<SemanticNode | null> {
+    async byKey(ownerId: string, key: string): Promise<Fact | null> {
       const [fact] = await queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND key = $2`, [ownerId, key]);
       return fact ?? null;
     },
 
-    async byIds(ownerId: string, ids: readonly string[]): Promise<SemanticNode[]> {
+    async byIds(ownerId: string, ids: readonly string[]): Promise<Fact[]> {
       if (ids.length === 0) return [];
       return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, ids]);
     },
@@ -163,7 +163,7 @@ export function factReads(q: Sql) {
     async list(
       ownerId: string,
       o: { entityType?: string | undefined; tiers: readonly FactTier[]; limit: number; before?: { at: Date; id: string } | undefined },
-    ): Promise<SemanticNode[]> {
+    ): Promise<Fact[]> {
       const p = new Params();
       let where = `owner_id = ${p.add(ownerId)} AND tier = ANY(${p.add(o.tiers)}::text[])`;
       if (o.entityType) where += ` AND entity_type = ${p.add(o.entityType)}`;

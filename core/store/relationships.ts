@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RelationshipType, SemanticRelationship } from '../domain/semantic.js';
+import type { RelationshipType, FactRelationship } from '../domain/fact.js';
 import type { Sql } from './sql.js';
 
 /** Typed, weighted relationships between two facts (table `semantic_relationships`). */
@@ -16,7 +16,7 @@ interface RelationshipRow {
   last_reinforced: Date;
 }
 
-function toRelationship(r: RelationshipRow): SemanticRelationship {
+function toRelationship(r: RelationshipRow): FactRelationship {
   return {
     id: r.id,
     sourceId: r.source_id,
@@ -42,7 +42,7 @@ export interface NewRelationship {
 export function relationshipReads(q: Sql) {
   return {
     /** Relationships touching any of the facts, in either direction, between facts not in the trash. */
-    async of(ownerId: string, factIds: readonly string[]): Promise<SemanticRelationship[]> {
+    async of(ownerId: string, factIds: readonly string[]): Promise<FactRelationship[]> {
       if (factIds.length === 0) return [];
       const r = await q.query<RelationshipRow>(
         `SELECT r.* FROM semantic_relationships r

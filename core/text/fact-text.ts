@@ -1,11 +1,11 @@
-import type { SemanticNode } from '../domain/semantic.js';
+import type { Fact } from '../domain/fact.js';
 import { keywords as salientWords } from './keywords.js';
 import { tokenize } from './tokenize.js';
 
 /** Field weights of a fact's keyword document: what it is about counts most, where it was said least. */
 const WEIGHTS = { label: 3, value: 2, keywords: 2, context: 1 } as const;
 
-type Indexable = Pick<SemanticNode, 'label' | 'value' | 'context' | 'keywords'>;
+type Indexable = Pick<Fact, 'label' | 'value' | 'context' | 'keywords'>;
 
 /** Weighted term frequencies and weighted length of a fact (BM25F folded into one document). */
 export function factTerms(n: Indexable): { terms: Map<string, number>; length: number } {
@@ -25,12 +25,12 @@ export function factTerms(n: Indexable): { terms: Map<string, number>; length: n
 }
 
 /** What the embedding model sees, and what de-duplication compares: the fact itself, not where it was said. */
-export function factEmbeddingText(n: Pick<SemanticNode, 'label' | 'value'>): string {
+export function factEmbeddingText(n: Pick<Fact, 'label' | 'value'>): string {
   return `${n.label}: ${n.value}`;
 }
 
 /** The text a fact hands to an LLM (and what it costs in a retrieval budget). */
-export function factText(n: Pick<SemanticNode, 'label' | 'value' | 'context'>): string {
+export function factText(n: Pick<Fact, 'label' | 'value' | 'context'>): string {
   return n.context ? `${n.label}: ${n.value} (${n.context})` : `${n.label}: ${n.value}`;
 }
 

@@ -1,6 +1,6 @@
 import type { EngineContext } from '../../context/engine-context.js';
 import { NemoriError } from '../../domain/errors.js';
-import { KeyError, type SemanticLink, type SemanticNode } from '../../domain/semantic.js';
+import { KeyError, type FactLink, type Fact } from '../../domain/fact.js';
 import { relatedKnowledge, type RelatedFact } from '../../facts/relationships.js';
 import {
   capacityInfo,
@@ -36,7 +36,7 @@ async function episodeRefs(ctx: EngineContext, ownerId: string, ids: readonly st
   return new Map(episodes.map((e) => [e.id, { id: e.id, title: e.title, start: e.temporal.start.toISOString(), utcOffsetMin: e.temporal.utcOffsetMin }]));
 }
 
-function byRole(links: readonly SemanticLink[], refs: Map<string, EpisodeRef>, roles: readonly SemanticLink['role'][]): EpisodeRef[] {
+function byRole(links: readonly FactLink[], refs: Map<string, EpisodeRef>, roles: readonly FactLink['role'][]): EpisodeRef[] {
   const ids = [...new Set(links.filter((l) => roles.includes(l.role)).map((l) => l.episodeId))];
   return ids.flatMap((id) => refs.get(id) ?? []).sort((a, b) => a.start.localeCompare(b.start));
 }
@@ -45,7 +45,7 @@ function written(o: WriteOutcome) {
   return { id: o.node.id, key: o.node.key, version: o.node.version, action: o.action, previousValue: o.previousValue, evicted: o.evicted, fact: factView(o.node) };
 }
 
-async function related(ctx: EngineContext, ownerId: string, node: SemanticNode, depth: 1 | 2) {
+async function related(ctx: EngineContext, ownerId: string, node: Fact, depth: 1 | 2) {
   const r = await relatedKnowledge(ctx, ownerId, node.id, depth);
   const refs = await episodeRefs(ctx, ownerId, [...r.direct, ...r.indirect].flatMap((x) => (x.relationship.discoveryEpisodeId ? [x.relationship.discoveryEpisodeId] : [])));
   const view = (x: RelatedFact) => ({

@@ -87,7 +87,7 @@ export const KeyInput = z
     }
   });
 
-export interface SemanticNode {
+export interface Fact {
   id: string;
   ownerId: string;
   key: string;
@@ -116,7 +116,7 @@ export interface SemanticNode {
   updatedAt: Date;
 }
 
-export interface SemanticVersion {
+export interface FactVersion {
   nodeId: string;
   version: number;
   value: string;
@@ -130,14 +130,14 @@ export interface SemanticVersion {
   createdAt: Date;
 }
 
-export interface SemanticLink {
+export interface FactLink {
   nodeId: string;
   episodeId: string;
   role: LinkRole;
   createdAt: Date;
 }
 
-export interface SemanticRelationship {
+export interface FactRelationship {
   id: string;
   sourceId: string;
   targetId: string;
