@@ -31,6 +31,8 @@ interface LockInfo {
   pid: number;
   host: string;
   since: string;
+  /** The holder answers other processes on loopback (core/engine/connect.ts): it publishes where, soon after taking the lock. */
+  serves?: true;
 }
 
 /** A lock file as read: its exact text (compared, never edited), what it says, and its age. */
@@ -66,7 +68,8 @@ function sleep(ms: number): void {
 function parse(raw: string): LockInfo | null {
   try {
     const v = JSON.parse(raw) as Partial<LockInfo>;
-    return typeof v.pid === 'number' && typeof v.host === 'string' ? { pid: v.pid, host: v.host, since: String(v.since ?? '') } : null;
+    if (typeof v.pid !== 'number' || typeof v.host !== 'string') return null;
+    return { pid: v.pid, host: v.host, since: String(v.since ?? ''), ...(v.serves === true ? { serves: true as const } : {}) };
   } catch {
     return null;
   }
@@ -173,9 +176,9 @@ function takeOver(file: string, seen: Seen, mine: string, me: LockInfo): 'taken'
  * Takes the lock `file`, or throws STORE_LOCKED naming the process that holds it. A lock whose holder
  * died is taken over (by exactly one of the processes trying at that moment).
  */
-export function acquireLock(file: string, o: { waitMs?: number } = {}): DirLock {
+export function acquireLock(file: string, o: { waitMs?: number; serves?: boolean } = {}): DirLock {
   const me: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
-  const mine = JSON.stringify({ ...me, nonce: randomBytes(12).toString('hex') });
+  const mine = JSON.stringify({ ...me, ...(o.serves ? { serves: true } : {}), nonce: randomBytes(12).toString('hex') });
   const deadline = Date.now() + (o.waitMs ?? DEFAULT_WAIT_MS);
   let last: Seen | null = null;
   for (;;) {
@@ -205,8 +208,8 @@ function held(file: string, mine: string): DirLock {
   };
 }
 
-/** What the lock file says about its holder, without taking it; null when nobody holds it. */
-export function readLockHolder(file: string): { pid: number; host: string; since: string; ageMs: number; alive: boolean } | null {
+/** What the lock file says about its holder, without taking it; null when there is no readable lock. */
+export function readLockHolder(file: string): (LockInfo & { ageMs: number; alive: boolean }) | null {
   const seen = readSeen(file);
   if (!seen?.info) return null;
   return { ...seen.info, ageMs: seen.ageMs, alive: judge(seen, os.hostname()) === 'live' };
