@@ -11,6 +11,10 @@ import { connectOrOpenEngine, HolderGone, type ConnectedEngine, type HolderTrans
 import { engineVersion, holderFileOf, writeHolderFile } from '../../core/engine/holder.js';
 import { openEngine, type ProgressEvent } from '../../core/engine/open-engine.js';
 import { loopback } from '../../core/http/holder-transport.js';
+import { startWeb } from '../../core/http/web.js';
+import { resolveStartup } from '../../core/engine/startup.js';
+import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
+import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
 import { request } from '../http/client.js';
 import { fixture, manyConversationsFile, tempDir } from '../helpers/engine.js';
 
@@ -120,6 +124,36 @@ describe('one engine per data folder, in one process', () => {
     expect(fs.readdirSync(path.join(home, 'db')).sort()).toEqual(['engine.json', 'nemori.lock', 'pg']);
     await holder.close();
     expect(fs.readdirSync(path.join(home, 'db'))).toEqual(['pg']);
+  });
+});
+
+describe('nemori web as the holder', () => {
+  it('answers other processes on its own server, and carries out the host changes they ask for', { timeout: 300_000 }, async () => {
+    const root = tempDir('nemori-connect-web-');
+    const env = { XDG_DATA_HOME: path.join(root, 'share'), NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR), NEMORI_ALLOW_DOWNLOAD: '0' };
+    const staticDir = path.join(root, 'renderer');
+    fs.mkdirSync(staticDir);
+    fs.writeFileSync(path.join(staticDir, 'index.html'), '<div id="root"></div>');
+    const startup = resolveStartup(undefined, env);
+    const { server, engine } = await startWeb({ startup, staticDir, env, warn: () => {} });
+    try {
+      await engine;
+      const file = JSON.parse(fs.readFileSync(holderFileOf(startup.home), 'utf8')) as { port: number; token: string };
+      expect(file).toMatchObject({ port: server.port, token: server.token });
+
+      const client = await connect(startup.home);
+      expect(client.role).toBe('client');
+      expect(await client.call('getStartup', {})).toMatchObject({ dataDir: startup.home, canChange: true });
+      // A change that closes the store, made by the host that can: the tab's engine switches model, the holder file stays.
+      const switched = await client.call('setEmbeddingModel', { modelId: TINY_MODEL_ID });
+      expect(switched.startup).toMatchObject({ embeddingModel: TINY_MODEL_ID });
+      expect(await client.call('stats', {})).toEqual({ owners: [] });
+      expect(JSON.parse(fs.readFileSync(holderFileOf(startup.home), 'utf8'))).toMatchObject({ port: server.port, state: 'open' });
+    } finally {
+      await server.close();
+      await (await engine).close();
+    }
+    expect(fs.existsSync(holderFileOf(startup.home))).toBe(false);
   });
 });
 
