@@ -69,6 +69,9 @@ function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) =>
 /** How a command opens the engine: the embedding model loaded, probed or skipped; or as the app's engine, which can reopen the store (`nemori data`). */
 type Opening = EmbeddingNeed | 'app';
 
+/** Engines still closing once their command has printed: a holder first finishes other processes' calls. */
+const closing: Promise<void>[] = [];
+
 /**
  * Runs `fn` on the data folder's engine: the one another Nemori process holds (the app, `nemori web`, another
  * command), reached over loopback; or, when none does, one this command opens — and holds, answering other
@@ -104,12 +107,19 @@ async function withEngine<T>(g: GlobalOptions, opening: Opening, fn: (engine: Pi
     await engine.ready;
     return await fn(engine);
   } finally {
-    // As the holder: other processes' calls finish first (Ctrl-C meanwhile cuts them off).
-    const others = engine.othersInFlight();
-    if (others > 0) process.stderr.write(`waiting for ${others} call${others === 1 ? '' : 's'} of other Nemori processes to finish…\n`);
-    await engine.close({ drain: true });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    // After the command's output (main waits for it): as the holder, other processes' calls finish first
+    // (Ctrl-C meanwhile cuts them off).
+    closing.push(
+      (async () => {
+        await Promise.resolve();
+        const others = engine.othersInFlight();
+        if (others > 0) process.stderr.write(`waiting for ${others} call${others === 1 ? '' : 's'} of other Nemori processes to finish…\n`);
+        await engine.close({ drain: true });
+      })().finally(() => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }),
+    );
   }
 }
 
@@ -284,11 +294,17 @@ export function buildCli(): Command {
   return program;
 }
 
+/** Waits for the engines the command opened to close; a failure to close is the command's failure. */
+async function closed(): Promise<void> {
+  const all = closing.splice(0);
+  const results = await Promise.allSettled(all);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const program = buildCli();
-  try {
-    await program.parseAsync(argv);
-  } catch (e) {
+  const report = (e: unknown) => {
     const message = (e as Error).message;
     if (program.opts<GlobalOptions>().json) {
       const code = isNemoriError(e) || e instanceof WireCallError ? e.code : 'INTERNAL';
@@ -296,5 +312,15 @@ export async function main(argv: string[]): Promise<void> {
     }
     process.stderr.write(`nemori: ${message}\n`);
     process.exitCode = 1;
+  };
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    report(e);
+  }
+  try {
+    await closed();
+  } catch (e) {
+    report(e);
   }
 }

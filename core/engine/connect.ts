@@ -29,6 +29,7 @@ import {
   lockFileOf,
   readHolderFile,
   removeHolderFile,
+  sameFolder,
   sameVersion,
   writeHolderFile,
   type EngineVersion,
@@ -172,7 +173,7 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
       if (read.kind === 'ours' && read.holder.state === 'open' && isAlive(read.holder.pid)) {
         const at: HolderAddress = { pid: read.holder.pid, port: read.holder.port, token: read.holder.token, home };
         const who = await o.transport.ping(at);
-        if (who && who.pid === at.pid) {
+        if (who && who.pid === at.pid && sameFolder(who.home, home)) {
           if (!sameVersion(who.version, version)) throw versionError(who.pid, who.version);
           return { kind: 'client', at };
         }

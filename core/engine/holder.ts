@@ -147,6 +147,18 @@ export function removeHolderFile(home: string, token: string): void {
   if (read.kind === 'ours' && read.holder.token === token) fs.rmSync(holderFileOf(home), { force: true });
 }
 
+/** Whether two paths name one folder (a symlink, `..`, a trailing slash, case on case-blind disks). */
+export function sameFolder(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync.native(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  return real(a) === real(b);
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -15,11 +15,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { z } from 'zod';
 import type { ImportFilesOutput } from '../api/contract.js';
 import type { Engine } from '../engine/open-engine.js';
-import type { HolderIdentity } from '../engine/holder.js';
+import { sameFolder, type HolderIdentity } from '../engine/holder.js';
 import { NemoriError } from '../domain/errors.js';
 import { isAuthorized, isLoopbackHost, isSameOriginOrNone, newToken } from './auth.js';
 import { readJson } from './body.js';
@@ -110,7 +109,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 function decodedHome(value: string): string | null {
   try {
-    return path.resolve(decodeURIComponent(value));
+    return decodeURIComponent(value);
   } catch {
     return null;
   }
@@ -168,7 +167,8 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     const meant = header(req, HOLDER_HEADERS.home);
     if (meant === undefined) return false;
     const me = o.holder?.() ?? null;
-    if (me && decodedHome(meant) === path.resolve(me.home)) return false;
+    const home = decodedHome(meant);
+    if (me && home !== null && sameFolder(home, me.home)) return false;
     res.setHeader(HOLDER_HEADERS.notRun, '1');
     sendJson(res, 409, { error: { code: 'ENGINE_UNAVAILABLE', message: me ? `this Nemori now holds ${me.home}` : 'this Nemori holds no data folder' } });
     return true;
