@@ -165,7 +165,8 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
 
   /** Finds the live holder of `home`, or takes the folder and becomes it. */
   async function discover(): Promise<State> {
-    const since = Date.now();
+    /** Since when the process that has the lock neither answers nor says it is finishing. */
+    let since = Date.now();
     for (;;) {
       if (closed) throw new WireCallError({ code: 'ENGINE_UNAVAILABLE', message: 'Nemori is closing' });
       const read = readHolderFile(home);
@@ -186,7 +187,8 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
         const itsFile = read.kind === 'ours' && read.holder.pid === owner.pid;
         // A holder finishing other processes' calls before it lets go: wait for it, however long that takes.
         const finishing = itsFile && read.holder.state === 'closing';
-        if (!finishing) {
+        if (finishing) since = Date.now();
+        else {
           // An engine that answers nobody (an older Nemori, a program on the store itself): as before, locked.
           if (!owner.serves && !itsFile) throw lock;
           if (Date.now() - since > waitMs) {
