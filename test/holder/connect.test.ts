@@ -162,7 +162,7 @@ function scripted(script: ((name: OperationName) => unknown)[]) {
   const calls: OperationName[] = [];
   const transport: HolderTransport = {
     serve: () => Promise.reject(new Error('not in this test')),
-    ping: async () => ({ pid: process.pid, version: engineVersion(), home: '', startedAt: '' }),
+    ping: async (at) => ({ pid: process.pid, version: engineVersion(), home: at.home, startedAt: '' }),
     call: async (_at, name) => {
       calls.push(name);
       const step = script.shift();
