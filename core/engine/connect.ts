@@ -356,6 +356,9 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
   }
 
   const first = state;
+  const ready = first.kind === 'holder' ? first.holding.engine.then(() => undefined) : Promise.resolve();
+  // Whoever awaits it sees the failure; nobody awaiting it is no crash.
+  ready.catch(() => {});
   return {
     call,
     get role() {
@@ -364,7 +367,7 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
     get holderPid() {
       return state.kind === 'client' ? state.at.pid : process.pid;
     },
-    ready: first.kind === 'holder' ? first.holding.engine.then(() => undefined) : Promise.resolve(),
+    ready,
     othersInFlight: () => (state.kind === 'holder' ? state.holding.service.inFlight() : 0),
     async close(co = {}) {
       closed = true;
