@@ -52,8 +52,8 @@ export function toWireError(e: unknown): WireError {
 }
 
 export interface Dispatcher {
-  /** Never rejects: failures come back as `{ ok: false, error }`. */
-  dispatch(name: string, input: unknown): Promise<CallResult>;
+  /** Never rejects: failures come back as `{ ok: false, error }`. `callId`: the caller's name for the call (for `cancelCall`); default a new one. */
+  dispatch(name: string, input: unknown, callId?: string): Promise<CallResult>;
 }
 
 export function createDispatcher(o: {
@@ -63,14 +63,14 @@ export function createDispatcher(o: {
   log?: (message: string, error: unknown) => void;
 }): Dispatcher {
   return {
-    async dispatch(name, input) {
+    async dispatch(name, input, given) {
       if (!isOperationName(name)) {
         return { ok: false, error: { code: 'UNKNOWN_OPERATION', message: `unknown operation "${name}"` } };
       }
       const invalid = checkInput(name, input);
       if (invalid) return { ok: false, error: invalid };
 
-      const callId = randomUUID();
+      const callId = given ?? randomUUID();
       o.emit({ type: 'call', callId, operation: name, state: 'started' });
       try {
         // The engine parses the original input again (dates, defaults): one source of truth.

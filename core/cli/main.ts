@@ -3,8 +3,10 @@ import cliProgress from 'cli-progress';
 import { DEFAULT_OWNER, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
 import type { CallOptions, Engine, ProgressEvent } from '../engine/open-engine.js';
 import { openAppEngine } from '../engine/app-engine.js';
+import { connectOrOpenEngine } from '../engine/connect.js';
 import { openDefaultEngine, type EmbeddingNeed } from '../engine/open-default.js';
 import { isNemoriError, NemoriError } from '../domain/errors.js';
+import { WireCallError } from '../api/dispatch.js';
 import { resolveStartup } from '../engine/startup.js';
 import { addCompanionCommands } from './companion.js';
 import { addDataCommands } from './data.js';
@@ -68,27 +70,57 @@ function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) =>
 /** How a command opens the engine: the embedding model loaded, probed or skipped; or as the app's engine, which can reopen the store (`nemori data`). */
 type Opening = EmbeddingNeed | 'app';
 
+/** Engines still closing once their command has printed: a holder first finishes other processes' calls. */
+const closing: Promise<void>[] = [];
+
+/**
+ * Runs `fn` on the data folder's engine: the one another Nemori process holds (the app, `nemori web`, another
+ * command), reached over loopback; or, when none does, one this command opens — and holds, answering other
+ * processes until it is done.
+ */
 async function withEngine<T>(g: GlobalOptions, opening: Opening, fn: (engine: Pick<Engine, 'call'>) => Promise<T>): Promise<T> {
   const startup = resolveStartup(g.home);
   const warn = (m: string) => {
     if (!g.json) process.stderr.write(`warning: ${m}\n`);
   };
-  const engine =
-    opening === 'app'
-      ? await openAppEngine({ startup, warn, background: false })
-      : await openDefaultEngine({ home: startup.home, embeddingModel: startup.embeddingModel, embeddings: opening, warn, llm: llmOverrides(g) });
-  // Close the database on every exit path, including Ctrl-C mid-import (PGlite does not fsync on its own).
+  const { loopback } = await import('../http/holder-transport.js');
+  const engine = await connectOrOpenEngine({
+    home: startup.home,
+    transport: loopback,
+    open: ({ lock, moved }) =>
+      opening === 'app'
+        ? openAppEngine({ startup, warn, background: false, lock, onHomeChanged: moved })
+        : openDefaultEngine({ home: startup.home, embeddingModel: startup.embeddingModel, embeddings: opening, warn, llm: llmOverrides(g), lock }),
+    onClient: ({ pid, home }) => {
+      // stderr, whatever the output mode: --json keeps stdout for the result alone.
+      process.stderr.write(`using the Nemori app that holds ${home} (pid ${pid})\n`);
+      if (g.llmModel || g.llmBaseUrl || g.llmApiKey || g.llm === false) warn('the --llm options do not apply: that Nemori uses its own LLM settings');
+    },
+  });
+  // Close the database on every exit path, including Ctrl-C mid-import (PGlite does not fsync on its own);
+  // a client's calls running at the holder are cancelled.
   const onSignal = () => {
     void engine.close().finally(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
+    await engine.ready;
     return await fn(engine);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await engine.close();
+    // After the command's output (main waits for it): as the holder, other processes' calls finish first
+    // (Ctrl-C meanwhile cuts them off).
+    closing.push(
+      (async () => {
+        await Promise.resolve();
+        const others = engine.othersInFlight();
+        if (others > 0) process.stderr.write(`waiting for ${others} call${others === 1 ? '' : 's'} of other Nemori processes to finish…\n`);
+        await engine.close({ drain: true });
+      })().finally(() => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }),
+    );
   }
 }
 
@@ -264,16 +296,33 @@ export function buildCli(): Command {
   return program;
 }
 
+/** Waits for the engines the command opened to close; a failure to close is the command's failure. */
+async function closed(): Promise<void> {
+  const all = closing.splice(0);
+  const results = await Promise.allSettled(all);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const program = buildCli();
-  try {
-    await program.parseAsync(argv);
-  } catch (e) {
-    const message = isNemoriError(e) ? e.message : (e as Error).message;
+  const report = (e: unknown) => {
+    const message = (e as Error).message;
     if (program.opts<GlobalOptions>().json) {
-      process.stdout.write(`${JSON.stringify({ error: { code: isNemoriError(e) ? e.code : 'INTERNAL', message } })}\n`);
+      const code = isNemoriError(e) || e instanceof WireCallError ? e.code : 'INTERNAL';
+      process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     }
     process.stderr.write(`nemori: ${message}\n`);
     process.exitCode = 1;
+  };
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    report(e);
+  }
+  try {
+    await closed();
+  } catch (e) {
+    report(e);
   }
 }

@@ -12,6 +12,7 @@ import { inspectFolder } from '../api/handlers/startup.js';
 import type { ModelStatus } from '../api/model-status.js';
 import { openDefaultEngine } from './open-default.js';
 import { HOST_OPERATIONS, type HostOperationName } from '../api/startup-contract.js';
+import type { DirLock } from '../store/lock.js';
 
 export interface AppEngineOptions {
   startup: Startup;
@@ -23,6 +24,10 @@ export interface AppEngineOptions {
   env?: NodeJS.ProcessEnv;
   /** The daily forgetting pass and background discovery (default on; a one-shot CLI command turns them off). */
   background?: boolean;
+  /** The lock of `startup.home`, taken by the caller (connect.ts), for the first opening; later openings take their own. */
+  lock?: DirLock | undefined;
+  /** Told when the memory now lives in another folder (setDataFolder): the holder file follows it. */
+  onHomeChanged?: (home: string) => void;
 }
 
 export type AppEngine = Pick<Engine, 'call' | 'close'>;
@@ -37,8 +42,11 @@ const isHostOperation = (name: OperationName): name is HostOperationName => (HOS
  */
 export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
   let startup = o.startup;
-  const open = (s: Startup) =>
-    openDefaultEngine({
+  let firstLock = o.lock;
+  const open = (s: Startup) => {
+    const lock = firstLock;
+    firstLock = undefined;
+    return openDefaultEngine({
       home: s.home,
       embeddingModel: s.embeddingModel,
       embeddings: 'auto',
@@ -48,7 +56,9 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       ...(o.onModelProgress ? { onModelProgress: o.onModelProgress } : {}),
       ...(o.llmKeyFromHost !== undefined ? { llmKeyFromHost: o.llmKeyFromHost } : {}),
       ...(o.env ? { env: o.env } : {}),
+      ...(lock ? { lock } : {}),
     });
+  };
   let engine = await open(startup);
   /** Settles when no change is under way; changes run one after another. */
   let quiet: Promise<unknown> = Promise.resolve();
@@ -101,6 +111,7 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
         saveStartupFile(startup.file, { dataDir: next.home === startup.defaultHome ? undefined : next.home });
         const old = startup.home;
         startup = next;
+        o.onHomeChanged?.(next.home);
         // Only once the new folder has opened: the old copy was the fallback until then.
         return removeMemory(old, moved);
       });
@@ -136,14 +147,19 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       try {
         const safety = await engine.call('backup', {});
         await change(async () => {
+          // Only the database inside `db` is swapped: `db` itself, with the lock and the holder file that
+          // other processes look for, stays where it is.
           const aside = `${db}.before-restore-${Date.now()}`;
-          fs.renameSync(db, aside);
-          fs.renameSync(staged, db);
+          const [live, restored, kept] = [path.join(db, 'pg'), path.join(staged, 'pg'), path.join(aside, 'pg')];
+          fs.mkdirSync(aside);
+          fs.renameSync(live, kept);
+          fs.renameSync(restored, live);
           try {
             engine = await open(startup);
           } catch (e) {
-            fs.rmSync(db, { recursive: true, force: true });
-            fs.renameSync(aside, db);
+            fs.rmSync(live, { recursive: true, force: true });
+            fs.renameSync(kept, live);
+            fs.rmSync(aside, { recursive: true, force: true });
             throw e;
           }
           fs.rmSync(aside, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { EngineConfig } from '../context/engine-context.js';
 import type { Embedder } from '../embed/embedder.js';
+import type { DirLock } from '../store/lock.js';
 import { DEFAULT_MODEL_ID, isEmbedError, openEmbedder, probeEmbedder, type ModelSourceOptions } from '../embed/index.js';
 import { llmConfigFromEnv, type LlmOverrides } from '../llm/config.js';
 import { openEngine, type EmbeddingStatus, type Engine } from './open-engine.js';
@@ -31,6 +32,8 @@ export interface DefaultEngineOptions {
   llmKeyFromHost?: string | null;
   /** The embedding model chosen in Settings (core/startup.ts); NEMORI_EMBEDDING_MODEL wins over it. */
   embeddingModel?: string | undefined;
+  /** The data folder's lock, taken by the caller (see OpenEngineOptions); released when the engine closes or fails to open. */
+  lock?: DirLock | undefined;
 }
 
 /** Model settings from the environment and Settings; the model itself lives under the data folder. */
@@ -51,6 +54,16 @@ export function modelOptions(home: string, env: NodeJS.ProcessEnv = process.env,
  * to keywords.
  */
 export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine> {
+  try {
+    return await openWithModel(o);
+  } catch (e) {
+    // Before the store took it over (a model that failed to load): the lock is still ours to give back.
+    o.lock?.release();
+    throw e;
+  }
+}
+
+async function openWithModel(o: DefaultEngineOptions): Promise<Engine> {
   const options = modelOptions(o.home, o.env, o.embeddingModel);
   let embedder: Embedder | null = null;
   let status: EmbeddingStatus;
@@ -81,5 +94,6 @@ export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine
     scheduleForgetting: o.scheduleForgetting ?? false,
     ...(o.llmKeyFromHost !== undefined ? { llmKeyFromHost: o.llmKeyFromHost } : {}),
     ...(o.config ? { config: o.config } : {}),
+    ...(o.lock ? { lock: o.lock } : {}),
   });
 }

@@ -7,6 +7,7 @@ import { startForgettingScheduler, type ForgettingScheduler } from '../jobs/forg
 import { discoveryJobs } from '../jobs/discovery-runner.js';
 import { liveBuilding } from '../jobs/live-building.js';
 import { Store } from '../store/store.js';
+import type { DirLock } from '../store/lock.js';
 import { cancellation } from '../jobs/cancellation.js';
 import { operations, parseInput, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
 import type { CallOptions, EmbeddingStatus, Handlers } from '../api/handler.js';
@@ -48,6 +49,8 @@ export interface OpenEngineOptions {
    * for this session, or null for none. Omitted: the key is saved with the other LLM settings.
    */
   llmKeyFromHost?: string | null;
+  /** The data folder's lock, when the caller took it first (connect.ts: to decide it holds the folder); released on close. */
+  lock?: DirLock | undefined;
 }
 
 /** The engine every front end talks to: one validated `call` per contract operation. */
@@ -74,17 +77,19 @@ async function configAt(store: Store, explicit: Record<string, unknown>): Promis
 }
 
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
-  const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined });
-  const ctx: EngineContext = {
-    store,
-    embedder: o.embedder,
-    llm: null,
-    clock: o.clock ?? systemClock,
-    // Settings saved in the app lie under the host's explicit options (tests, benchmarks, flags).
-    config: await configAt(store, o.config ?? {}),
-    warn: o.warn ?? (() => {}),
-  };
+  if (o.lock && !o.home) throw new Error('a lock was given for an in-memory engine');
+  const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined, lock: o.lock });
+  let ctx: EngineContext;
   try {
+    ctx = {
+      store,
+      embedder: o.embedder,
+      llm: null,
+      clock: o.clock ?? systemClock,
+      // Settings saved in the app lie under the host's explicit options (tests, benchmarks, flags).
+      config: await configAt(store, o.config ?? {}),
+      warn: o.warn ?? (() => {}),
+    };
     await attachLlm(ctx, o.llm, o.llmKeyFromHost);
   } catch (e) {
     await store.close();

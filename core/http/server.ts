@@ -9,6 +9,9 @@
  *   POST /api/import            { batch, ownerId?, format? } → importFiles on the uploaded files
  *   POST /mcp                   the MCP tools over Streamable HTTP (core/mcp), same token
  *   GET  /…                     the built renderer, under the app's Content-Security-Policy
+ *
+ * The same server, without the renderer, is how the holder of a data folder answers other processes
+ * (`GET /api/ping`, streamed calls with their own ids: holder-protocol.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,12 +19,14 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { ImportFilesOutput } from '../api/contract.js';
 import type { Engine } from '../engine/open-engine.js';
+import { sameFolder, type HolderIdentity } from '../engine/holder.js';
 import { NemoriError } from '../domain/errors.js';
 import { mcpOverHttp } from '../mcp/http.js';
 import { isAuthorized, isLoopbackHost, isSameOriginOrNone, newToken } from './auth.js';
 import { readJson } from './body.js';
 import { createDispatcher, toWireError, type CallEngine } from '../api/dispatch.js';
 import { createEventHub } from './sse.js';
+import { CallIdHeader, HOLDER_HEADERS, NDJSON, PING_PATH, type StreamFrame } from './holder-protocol.js';
 import { PAGE_HEADERS, serveStatic } from './static.js';
 import { createUploadArea, type UploadedFile } from './uploads.js';
 import type { CallResult, EngineEvent, WireError, WireErrorCode } from '../api/wire.js';
@@ -29,8 +34,10 @@ import type { CallResult, EngineEvent, WireError, WireErrorCode } from '../api/w
 export interface WebServerOptions {
   /** The engine, or its opening (`nemori web` serves the tab while the model downloads; calls wait for it). */
   engine: Pick<Engine, 'call'> | Promise<Pick<Engine, 'call'>>;
-  /** The built renderer (out/renderer). */
-  staticDir: string;
+  /** The built renderer (out/renderer); absent: the API only (a holder's service for other processes). */
+  staticDir?: string | undefined;
+  /** Who this process is as the holder of a data folder (answers `GET /api/ping`); null or absent: not a holder. */
+  holder?: () => HolderIdentity | null;
   /** 0 or absent: any free port. */
   port?: number;
   /** Fixed token (tests); by default a new random one per run. */
@@ -48,7 +55,10 @@ export interface WebServer {
   readonly token: string;
   /** Sends an event not tied to a call (the embedding model's download) to every tab and `onEvent`. */
   emit(e: EngineEvent): void;
-  close(): Promise<void>;
+  /** API calls being answered now. */
+  readonly inFlight: number;
+  /** Stops listening. `drain`: calls being answered finish first; otherwise (or when called again without it) they are cut off. */
+  close(o?: { drain?: boolean }): Promise<void>;
 }
 
 const JSON_LIMIT = 64 * 2 ** 20;
@@ -93,6 +103,20 @@ function sendResult(res: ServerResponse, result: CallResult): void {
   else sendError(res, result.error);
 }
 
+/** A request header's single value. */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function decodedHome(value: string): string | null {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
+}
+
 export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const token = o.token ?? newToken();
   const log = o.log ?? ((m, e) => console.error(`[nemori web] ${m}`, e ?? ''));
@@ -101,14 +125,57 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const call: CallEngine = async (name, input, options) => (await o.engine).call(name, input as never, options);
   // The model's download while the engine opens: a tab that connects meanwhile sees where it stands at once.
   let modelUnderway: EngineEvent | null = null;
+  /** Streamed calls by id: their progress goes to their own response too. */
+  const streams = new Map<string, (frame: StreamFrame) => void>();
   const emit = (e: EngineEvent) => {
     if (e.type === 'model') modelUnderway = e.state === 'downloading' || e.state === 'loading' ? e : null;
+    if (e.type === 'progress') {
+      const { operation, phase, done, total, facts } = e;
+      streams.get(e.callId)?.({ type: 'progress', event: { operation, phase, done, total, ...(facts ? { facts } : {}) } });
+    }
     hub.emit(e);
     o.onEvent?.(e);
   };
   const dispatcher = createDispatcher({ call, emit, log });
   const mcp = mcpOverHttp({ engine: { call: (name, input) => call(name, input, { onProgress: () => {}, callId: randomUUID() }) as never }, log });
   let port = 0;
+  let inFlight = 0;
+  let closing: Promise<void> | null = null;
+  let server: Server;
+
+  /** One call answered as a stream of progress frames and its result; hanging up cancels it. */
+  async function streamCall(res: ServerResponse, name: string, input: unknown, callId: string): Promise<void> {
+    res.writeHead(200, { ...API_HEADERS, 'Content-Type': `${NDJSON}; charset=utf-8` });
+    const write = (frame: StreamFrame) => {
+      if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(frame)}\n`);
+    };
+    streams.set(callId, write);
+    let answered = false;
+    res.once('close', () => {
+      if (answered) return;
+      void call('cancelCall', { callId }, { callId: randomUUID(), onProgress: () => {} }).catch(() => {});
+    });
+    try {
+      const result = await dispatcher.dispatch(name, input, callId);
+      answered = true;
+      write(result.ok ? { type: 'result', ok: true, value: result.value } : { type: 'result', ok: false, error: result.error });
+      res.end();
+    } finally {
+      streams.delete(callId);
+    }
+  }
+
+  /** A call from another process meant for a data folder this process does not hold (any more): not run. */
+  function refusedHome(req: IncomingMessage, res: ServerResponse): boolean {
+    const meant = header(req, HOLDER_HEADERS.home);
+    if (meant === undefined) return false;
+    const me = o.holder?.() ?? null;
+    const home = decodedHome(meant);
+    if (me && home !== null && sameFolder(home, me.home)) return false;
+    res.setHeader(HOLDER_HEADERS.notRun, '1');
+    sendJson(res, 409, { error: { code: 'ENGINE_UNAVAILABLE', message: me ? `this Nemori now holds ${me.home}` : 'this Nemori holds no data folder' } });
+    return true;
+  }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (!isSameOriginOrNone(req.headers.origin, port)) {
@@ -128,13 +195,24 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       hub.attach(res, { 'X-Content-Type-Options': 'nosniff' }, modelUnderway ? [modelUnderway] : []);
       return;
     }
+    if (req.method === 'GET' && route === PING_PATH) {
+      const me = o.holder?.() ?? null;
+      if (me) sendJson(res, 200, me);
+      else sendError(res, { code: 'UNKNOWN_OPERATION', message: 'this Nemori holds no data folder' });
+      return;
+    }
     if (req.method !== 'POST') {
       res.writeHead(405, { ...API_HEADERS, Allow: 'POST' }).end(JSON.stringify({ error: { code: 'INVALID_INPUT', message: 'use POST' } }));
       return;
     }
     const callMatch = /^\/api\/call\/([A-Za-z][\w-]*)$/.exec(route);
     if (callMatch) {
-      sendResult(res, await dispatcher.dispatch(callMatch[1]!, await readJson(req, JSON_LIMIT)));
+      if (refusedHome(req, res)) return;
+      const given = header(req, HOLDER_HEADERS.callId);
+      if (given !== undefined && !CallIdHeader.safeParse(given).success) throw new NemoriError('INVALID_INPUT', `${HOLDER_HEADERS.callId}: 1 to 128 letters, digits or . _ : -`);
+      const input = await readJson(req, JSON_LIMIT);
+      if (header(req, 'accept')?.includes(NDJSON)) await streamCall(res, callMatch[1]!, input, given ?? randomUUID());
+      else sendResult(res, await dispatcher.dispatch(callMatch[1]!, input, given));
       return;
     }
     if (route === '/api/import/upload') {
@@ -169,17 +247,31 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     }
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     if (url.pathname.startsWith('/api/') || url.pathname === '/mcp') {
-      await handleApi(req, res, url);
+      const counted = url.pathname !== '/api/events';
+      if (counted) inFlight++;
+      try {
+        await handleApi(req, res, url);
+      } finally {
+        if (counted) {
+          inFlight--;
+          // Draining: a connection that has answered its last call may go now.
+          if (closing && inFlight === 0) server.closeIdleConnections();
+        }
+      }
       return;
     }
-    if (req.method === 'GET' || req.method === 'HEAD') {
+    if ((req.method === 'GET' || req.method === 'HEAD') && o.staticDir) {
       await serveStatic(o.staticDir, url.pathname, res, req.method === 'HEAD');
+      return;
+    }
+    if (!o.staticDir) {
+      sendError(res, { code: 'UNKNOWN_OPERATION', message: `no such endpoint: ${url.pathname}` });
       return;
     }
     res.writeHead(405, { ...PAGE_HEADERS, Allow: 'GET, HEAD' }).end();
   }
 
-  const server: Server = createServer((req, res) => {
+  server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       const error = toWireError(e);
       if (error.code === 'INTERNAL') log(`${req.method} ${req.url} failed`, e);
@@ -201,22 +293,26 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
 
-  let closing: Promise<void> | null = null;
   return {
     url: `${origin}/#token=${token}`,
     origin,
     port,
     token,
     emit,
-    close() {
+    get inFlight() {
+      return inFlight;
+    },
+    close(c = {}) {
       closing ??= (async () => {
         hub.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
-          server.closeAllConnections();
+          if (c.drain) server.closeIdleConnections();
+          else server.closeAllConnections();
         });
         await uploads.close();
       })();
+      if (!c.drain) server.closeAllConnections();
       return closing;
     },
   };

@@ -7,10 +7,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { openAppEngine, type AppEngine } from '../engine/app-engine.js';
+import { openAppEngine } from '../engine/app-engine.js';
 import type { ModelStatus } from '../api/model-status.js';
 import { NemoriError } from '../domain/errors.js';
+import { connectOrOpenEngine, type ConnectedEngine } from '../engine/connect.js';
+import type { HolderIdentity } from '../engine/holder.js';
 import type { Startup } from '../engine/startup.js';
+import { loopback } from './holder-transport.js';
 import { startWebServer, type WebServer } from './server.js';
 
 /** Where `npm run build` puts the renderer, relative to this file (core/http → out/renderer). */
@@ -45,19 +48,23 @@ export interface StartWebOptions {
   onModel?: (status: ModelStatus) => void;
   /** Where NEMORI_* settings are read from (tests); process.env by default. */
   env?: NodeJS.ProcessEnv;
+  /** Told when another Nemori holds the data folder and the tab's calls go to it. */
+  onClient?: (holder: { pid: number; home: string }) => void;
 }
 
 /**
  * The bridge first, then the engine behind it: on a first run the embedding model (100+ MB) downloads
  * while the tab already shows its progress. Calls made meanwhile wait for the engine; if it cannot
- * open, they fail with its reason, and so does `engine`.
+ * open, they fail with its reason, and so does `engine`. When another Nemori already holds the data
+ * folder, the tab's calls go to it; otherwise this server is also how other processes reach the memory.
  */
-export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer; engine: Promise<AppEngine> }> {
-  let adopt!: (opening: Promise<AppEngine>) => void;
-  const engine = new Promise<AppEngine>((resolve) => (adopt = resolve));
+export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer; engine: Promise<ConnectedEngine> }> {
+  let adopt!: (opening: Promise<ConnectedEngine>) => void;
+  const connected = new Promise<ConnectedEngine>((resolve) => (adopt = resolve));
+  let holding: (() => HolderIdentity) | null = null;
   let server: WebServer;
   try {
-    server = await startWebServer({ engine, staticDir: o.staticDir, port: o.port });
+    server = await startWebServer({ engine: connected, staticDir: o.staticDir, port: o.port, holder: () => holding?.() ?? null });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new NemoriError('INVALID_INPUT', `port ${o.port} is in use: choose another with --port, or leave it out for a free one`);
@@ -65,16 +72,43 @@ export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer;
   }
   const web = server;
   adopt(
-    openAppEngine({
-      startup: o.startup,
-      warn: o.warn,
-      ...(o.env ? { env: o.env } : {}),
-      onModelProgress: (status) => {
-        web.emit({ type: 'model', ...status });
-        o.onModel?.(status);
+    connectOrOpenEngine({
+      home: o.startup.home,
+      // As the holder, this very server answers the other processes (it closes with the tab's).
+      transport: {
+        ...loopback,
+        async serve(_engine, identity) {
+          holding = identity;
+          return {
+            port: web.port,
+            token: web.token,
+            inFlight: () => web.inFlight,
+            close: async () => {
+              holding = null;
+            },
+          };
+        },
       },
+      open: ({ lock, moved }) =>
+        openAppEngine({
+          startup: o.startup,
+          warn: o.warn,
+          lock,
+          onHomeChanged: moved,
+          ...(o.env ? { env: o.env } : {}),
+          onModelProgress: (status) => {
+            web.emit({ type: 'model', ...status });
+            o.onModel?.(status);
+          },
+        }),
+      ...(o.onClient ? { onClient: o.onClient } : {}),
     }),
   );
+  const engine = connected.then(async (e) => {
+    await e.ready;
+    return e;
+  });
+  engine.catch(() => {});
   return { server: web, engine };
 }
 
@@ -106,10 +140,11 @@ export async function runWeb(o: RunWebOptions): Promise<void> {
       downloading = true;
       announce();
     },
+    onClient: ({ pid, home }) => process.stderr.write(`using the Nemori app that holds ${home} (pid ${pid})\n`),
   });
   web = started.server;
   if (downloading) announce();
-  let engine: AppEngine;
+  let engine: ConnectedEngine;
   try {
     engine = await started.engine;
   } catch (e) {

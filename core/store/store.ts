@@ -22,6 +22,11 @@ export interface OpenStoreOptions {
   /** Directory holding the database; omitted → an in-memory store (tests, dry runs). */
   dir?: string | undefined;
   migrationsDir?: string | undefined;
+  /**
+   * The folder's lock, already taken by the caller (who took it before deciding to open the store);
+   * the store then owns it and releases it on close. Omitted: the store takes it itself.
+   */
+  lock?: DirLock | undefined;
 }
 
 /**
@@ -64,7 +69,9 @@ export class Store {
     let lock: DirLock | null = null;
     if (o.dir) {
       fs.mkdirSync(o.dir, { recursive: true });
-      lock = acquireLock(path.join(o.dir, 'nemori.lock'));
+      const file = path.join(o.dir, 'nemori.lock');
+      if (o.lock && path.resolve(o.lock.file) !== path.resolve(file)) throw new Error(`the lock ${o.lock.file} is not the lock of ${o.dir}`);
+      lock = o.lock ?? acquireLock(file);
     }
     try {
       const db = await PGlite.create({

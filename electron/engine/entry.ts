@@ -1,10 +1,13 @@
 /**
  * Entry of the engine's utility process (`utilityProcess.fork` from main, built to
  * out/main/engine.js). Opens the engine on the data folder and model Settings chose (core/startup.ts,
- * the same ones the CLI finds) and serves the protocol over `process.parentPort`. Nothing here
- * touches a window.
+ * the same ones the CLI finds) and serves the protocol over `process.parentPort`; it also answers
+ * other processes (the CLI, MCP) on loopback. When another Nemori already holds the folder, the
+ * window's calls go to it instead. Nothing here touches a window.
  */
 import { openAppEngine } from '../../core/engine/app-engine';
+import { connectOrOpenEngine } from '../../core/engine/connect';
+import { loopback } from '../../core/http/holder-transport';
 import { resolveStartup } from '../../core/engine/startup';
 import { takeHostKey } from '../main/key-vault';
 import { serveEngine } from './serve';
@@ -26,14 +29,26 @@ const channel: MessageEnd<HostRequest, HostMessage> = {
 
 serveEngine({
   channel,
-  open: async (report) =>
-    openAppEngine({
-      startup: resolveStartup(undefined, process.env, warn),
-      llmKeyFromHost,
-      // First run, and a model chosen in Settings: it downloads here; the window shows its progress.
-      onModelProgress: report,
-      warn,
-    }),
+  open: async (report) => {
+    const startup = resolveStartup(undefined, process.env, warn);
+    const engine = await connectOrOpenEngine({
+      home: startup.home,
+      transport: loopback,
+      open: ({ lock, moved }) =>
+        openAppEngine({
+          startup,
+          llmKeyFromHost,
+          // First run, and a model chosen in Settings: it downloads here; the window shows its progress.
+          onModelProgress: report,
+          warn,
+          lock,
+          onHomeChanged: moved,
+        }),
+      onClient: ({ pid, home }) => warn(`using the Nemori that holds ${home} (pid ${pid})`),
+    });
+    await engine.ready;
+    return engine;
+  },
   log: (message, error) => console.error(`[nemori engine] ${message}:`, error),
   onClosed: () => process.exit(0),
 });

@@ -41,7 +41,7 @@ export function ensureRendererBuilt(): void {
   const index = path.join(RENDERER_DIR, 'index.html');
   const sources = Math.max(
     newestMtime(path.join(ROOT, 'renderer')),
-    newestMtime(path.join(ROOT, 'electron', 'shared')),
+    newestMtime(path.join(ROOT, 'core', 'api')),
     fs.statSync(path.join(ROOT, 'electron.vite.config.ts')).mtimeMs,
   );
   const fresh = () => fs.existsSync(index) && fs.statSync(index).mtimeMs >= sources;
