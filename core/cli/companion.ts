@@ -35,7 +35,8 @@ export function addCompanionCommands(program: Command, cli: CompanionCli): void 
     .action(async (o: { readOnly?: boolean }) => {
       // Loaded on demand: the other commands never pay for the MCP SDK.
       const { runMcpStdio } = await import('../mcp/stdio.js');
-      await runMcpStdio({ startup: resolveStartup(cli.global().home), readOnly: Boolean(o.readOnly) });
+      const { loopback } = await import('../http/holder-transport.js');
+      await runMcpStdio({ startup: resolveStartup(cli.global().home), readOnly: Boolean(o.readOnly), transport: loopback });
     });
 
   mcp
