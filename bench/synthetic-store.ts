@@ -29,7 +29,7 @@ export async function cachedQueries(inner: Embedder, queries: readonly string[])
 }
 
 /** Ingests synthetic conversations (as an import would, one per call) until the owner has `target` episodes. */
-export async function fillStore(engine: Engine, ownerId: string, target: number, log: (m: string) => void): Promise<{ episodes: number; added: number; messages: number; seconds: number }> {
+export async function fillStore(engine: Pick<Engine, 'call'>, ownerId: string, target: number, log: (m: string) => void): Promise<{ episodes: number; added: number; messages: number; seconds: number }> {
   const existing = (await engine.call('stats', { ownerId })).owners[0]?.episodes ?? 0;
   const started = performance.now();
   let messages = 0;

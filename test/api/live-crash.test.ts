@@ -85,7 +85,7 @@ describe('live memory survives a crash', { timeout: 180_000 }, () => {
   it('turns stored but never built (the process died before its background step) are built at the next open', async () => {
     const home = tempDir('nemori-live-pending-');
     const turns = twoDays();
-    let now = Date.parse(turns.at(-1)!.time);
+    const now = Date.parse(turns.at(-1)!.time);
     const clock = { now: () => new Date(now) };
     const first = await openEngine({ home, embedder: null, clock });
     let conversationId: string | undefined;
