@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { EngineSettings } from '../../api/types';
 import { useT } from '../../i18n';
 import { navigate } from '../../store/route';
-import { ActionStatus, NumberField, useSaveSettings } from './form';
+import { ActionStatus, NumberField, SaveForm, useSaveSettings } from './form';
 
 type Forgetting = EngineSettings['forgetting'];
 
@@ -14,13 +14,10 @@ function ForgettingForm({ saved, busy, onSave }: { saved: Forgetting; busy: bool
   const [trash, setTrash] = useState(String(saved.trashThreshold));
   const [days, setDays] = useState(String(saved.trashRetentionDays));
   return (
-    <form
-      className="settings-form"
-      data-testid="forgetting-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave({ enabled, archiveThreshold: Number(archive), trashThreshold: Number(trash), trashRetentionDays: Number(days) });
-      }}
+    <SaveForm
+      testId="forgetting-form"
+      busy={busy}
+      onSave={() => onSave({ enabled, archiveThreshold: Number(archive), trashThreshold: Number(trash), trashRetentionDays: Number(days) })}
     >
       <label className="check">
         <input type="checkbox" role="switch" name="enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
@@ -29,12 +26,7 @@ function ForgettingForm({ saved, busy, onSave }: { saved: Forgetting; busy: bool
       <NumberField label={t('settings.archiveThreshold')} name="archiveThreshold" value={archive} onChange={setArchive} min={0.001} />
       <NumberField label={t('settings.trashThreshold')} name="trashThreshold" value={trash} onChange={setTrash} min={0.001} />
       <NumberField label={t('settings.trashDays')} name="trashRetentionDays" value={days} onChange={setDays} min={0} step={1} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
-          {t('common.save')}
-        </button>
-      </div>
-    </form>
+    </SaveForm>
   );
 }
 

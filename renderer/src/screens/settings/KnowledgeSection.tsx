@@ -4,7 +4,7 @@ import type { EngineSettings, KnowledgeCapacity } from '../../api/types';
 import { useLocale, useT, type Locale, type Translate } from '../../i18n';
 import { describeError, errorInfo, type ErrorInfo } from '../../lib/errors';
 import { formatNumber } from '../../lib/format';
-import { ActionStatus, NumberField, useSaveSettings } from './form';
+import { ActionStatus, NumberField, SaveForm, useSaveSettings } from './form';
 import { ReadNow } from './ReadNow';
 
 type Limits = EngineSettings['knowledge'];
@@ -51,22 +51,10 @@ function LimitsForm({ saved, busy, onSave }: { saved: Limits; busy: boolean; onS
   const [maxFacts, setMaxFacts] = useState(String(saved.maxFacts));
   const [maxTokens, setMaxTokens] = useState(String(saved.maxTokens));
   return (
-    <form
-      className="settings-form"
-      data-testid="knowledge-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave({ maxFacts: Number(maxFacts), maxTokens: Number(maxTokens) });
-      }}
-    >
+    <SaveForm testId="knowledge-form" busy={busy} onSave={() => onSave({ maxFacts: Number(maxFacts), maxTokens: Number(maxTokens) })}>
       <NumberField label={t('settings.knowledgeMaxFacts')} name="maxFacts" value={maxFacts} onChange={setMaxFacts} min={1} step={1} />
       <NumberField label={t('settings.knowledgeMaxTokens')} name="maxTokens" value={maxTokens} onChange={setMaxTokens} min={100} step={1} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
-          {t('common.save')}
-        </button>
-      </div>
-    </form>
+    </SaveForm>
   );
 }
 

@@ -1,5 +1,5 @@
-/** What the settings sections share: running one engine call at a time, number fields, the saved/error line. */
-import { useCallback, useState } from 'react';
+/** What the settings sections share: running one engine call at a time, forms with a Save button, number fields, the saved/error line. */
+import { useCallback, useState, type ReactNode } from 'react';
 import { call } from '../../api/client';
 import type { EngineSettings, EngineSettingsChange } from '../../api/types';
 import { useT } from '../../i18n';
@@ -61,6 +61,28 @@ export function ActionStatus({ action, testId }: { action: Pick<Action, 'error' 
         </p>
       )}
     </>
+  );
+}
+
+/** A settings form and its Save button (disabled while `busy`); submitting hands over to `onSave` instead of loading a page. */
+export function SaveForm({ testId, busy, onSave, children }: { testId: string; busy: boolean; onSave: () => void; children: ReactNode }) {
+  const t = useT();
+  return (
+    <form
+      className="settings-form"
+      data-testid={testId}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave();
+      }}
+    >
+      {children}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {t('common.save')}
+        </button>
+      </div>
+    </form>
   );
 }
 
