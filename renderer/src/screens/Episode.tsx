@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { call } from '../api/client';
 import type { EpisodeView, OpOutput } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { EditorForm } from '../components/EditorForm';
 import { MarkButton } from '../components/MarkButton';
 import { MessageList } from '../components/MessageList';
 import { useLocale, useT, type Translate } from '../i18n';
@@ -32,31 +33,12 @@ function Editor({ episode, onSaved, onCancel, t }: { episode: EpisodeView; onSav
   const [title, setTitle] = useState(episode.title);
   const [summary, setSummary] = useState(episode.summary);
   const [content, setContent] = useState(episode.content);
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  const save = async () => {
-    setSaving(true);
-    setError(null);
-    try {
-      onSaved(await call('updateEpisode', { id: episode.id, patch: { title, summary, content } }));
-    } catch (e) {
-      setError(describeError(e, t));
-      setSaving(false);
-    }
-  };
   return (
-    <form
+    <EditorForm
       className="editor"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save();
-      }}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onCancel();
-        }
-      }}
+      submit={t('common.save')}
+      save={async () => onSaved(await call('updateEpisode', { id: episode.id, patch: { title, summary, content } }))}
+      onCancel={onCancel}
     >
       <label>
         {t('episode.edit.title')}
@@ -70,16 +52,7 @@ function Editor({ episode, onSaved, onCancel, t }: { episode: EpisodeView; onSav
         {t('episode.edit.content')}
         <textarea value={content} onChange={(e) => setContent(e.target.value)} rows={10} required />
       </label>
-      {error && <p className="error" role="alert">{error}</p>}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={saving}>
-          {t('common.save')}
-        </button>
-        <button type="button" onClick={onCancel}>
-          {t('common.cancel')}
-        </button>
-      </div>
-    </form>
+    </EditorForm>
   );
 }
 

@@ -1,8 +1,8 @@
 import { useId, useState } from 'react';
 import { call } from '../../api/client';
 import type { FactView, OpOutput } from '../../api/types';
+import { EditorForm } from '../../components/EditorForm';
 import type { Translate } from '../../i18n';
-import { describeError } from '../../lib/errors';
 
 type Written = OpOutput<'upsertKnowledge'>;
 
@@ -14,39 +14,22 @@ export function FactEditor({ fact, kinds, onSaved, onCancel, t }: { fact?: FactV
   const [kind, setKind] = useState('person');
   const [name, setName] = useState('');
   const [value, setValue] = useState(fact?.value ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
   const kindList = useId();
   const unchanged = fact ? value.trim() === fact.value.trim() : false;
 
-  const save = async () => {
-    setSaving(true);
-    setError(null);
-    try {
-      const written = fact
-        ? await call('upsertKnowledge', { key: fact.key, value, metadata: { correction: true } })
-        : await call('upsertKnowledge', { key: `${kind.trim() || 'fact'}:${name}`, value });
-      onSaved(written);
-    } catch (e) {
-      setError(describeError(e, t));
-      setSaving(false);
-    }
-  };
-
   return (
-    <form
+    <EditorForm
       className="editor fact-editor"
-      data-testid={fact ? 'fact-correct-form' : 'fact-add-form'}
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save();
+      testId={fact ? 'fact-correct-form' : 'fact-add-form'}
+      submit={fact ? t('knowledge.edit.saveCorrection') : t('knowledge.edit.add')}
+      unchanged={unchanged}
+      save={async () => {
+        const written = fact
+          ? await call('upsertKnowledge', { key: fact.key, value, metadata: { correction: true } })
+          : await call('upsertKnowledge', { key: `${kind.trim() || 'fact'}:${name}`, value });
+        onSaved(written);
       }}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onCancel();
-        }
-      }}
+      onCancel={onCancel}
     >
       {fact ? (
         <p className="muted">{t('knowledge.edit.correctHint')}</p>
@@ -79,19 +62,6 @@ export function FactEditor({ fact, kinds, onSaved, onCancel, t }: { fact?: FactV
           data-field="value"
         />
       </label>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={saving || unchanged}>
-          {fact ? t('knowledge.edit.saveCorrection') : t('knowledge.edit.add')}
-        </button>
-        <button type="button" onClick={onCancel}>
-          {t('common.cancel')}
-        </button>
-      </div>
-    </form>
+    </EditorForm>
   );
 }
