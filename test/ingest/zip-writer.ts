@@ -42,30 +42,25 @@ export function zipBuffer(entries: ZipInput[]): Buffer {
     // DOS date 2024-01-01 00:00; bit 11 = UTF-8 names (Chinese channel names).
     const time = 0;
     const date = ((2024 - 1980) << 9) | (1 << 5) | 1;
+    // From "version needed" to "extra field length", a local header and its central directory entry
+    // hold the same fields (APPNOTE 4.3.7, 4.3.12): written once, copied into both.
+    const shared = Buffer.alloc(26);
+    shared.writeUInt16LE(20, 0);
+    shared.writeUInt16LE(0x0800, 2);
+    shared.writeUInt16LE(method, 4);
+    shared.writeUInt16LE(time, 6);
+    shared.writeUInt16LE(date, 8);
+    shared.writeUInt32LE(crc, 10);
+    shared.writeUInt32LE(body.length, 14);
+    shared.writeUInt32LE(data.length, 18);
+    shared.writeUInt16LE(name.length, 22);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
+    shared.copy(local, 4);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt16LE(time, 12);
-    central.writeUInt16LE(date, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    shared.copy(central, 6);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, body);
     centrals.push(central, name);
