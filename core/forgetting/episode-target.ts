@@ -3,7 +3,7 @@ import { entityKey } from '../episodes/entity-names.js';
 import { bm25Doc, embeddingText } from '../retrieval/indexing.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
-import { asRecord, type ApplyOutcome, type ForgettingTarget, type Move } from './target.js';
+import { asRecord, tierItem, type ApplyOutcome, type ForgettingTarget, type Move } from './target.js';
 
 /** Moves per transaction: a crash loses at most one batch's progress, never half a move. */
 const BATCH = 256;
@@ -148,19 +148,6 @@ export const episodeTarget: ForgettingTarget = {
 
   async list(ctx, ownerId, tier, page) {
     const rows = await ctx.store.read.forgetting.listEpisodesInTier(ownerId, tier, page);
-    return rows.map((x) => ({
-      kind: 'episode' as const,
-      id: x.id,
-      title: x.title,
-      summary: x.summary,
-      start: x.startAt,
-      tier: x.tier,
-      since: x.tierChangedAt,
-      reason: x.tierReason,
-      importance: x.importance,
-      recallCount: x.recallCount,
-      lastAccessed: x.lastAccessed,
-      marked: x.marked,
-    }));
+    return rows.map((x) => tierItem('episode', x, { title: x.title, summary: x.summary, start: x.startAt }));
   },
 };

@@ -3,7 +3,7 @@ import type { Fact } from '../domain/fact.js';
 import { moveFacts } from '../facts/tiers.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
-import { asRecord, type ApplyOutcome, type ForgettingTarget, type Move } from './target.js';
+import { asRecord, tierItem, type ApplyOutcome, type ForgettingTarget, type Move } from './target.js';
 
 /**
  * Semantic facts under the forgetting logic. Simpler than episodes: a trashed fact keeps its keyword
@@ -108,19 +108,6 @@ export const factTarget: ForgettingTarget = {
 
   async list(ctx, ownerId, tier, page) {
     const rows = await ctx.store.read.factForgetting.inTier(ownerId, tier, page);
-    return rows.map((x) => ({
-      kind: 'semantic' as const,
-      id: x.id,
-      title: x.label,
-      summary: x.value,
-      start: null,
-      tier: x.tier,
-      since: x.tierChangedAt,
-      reason: x.tierReason,
-      importance: x.importance,
-      recallCount: x.recallCount,
-      lastAccessed: x.lastAccessed,
-      marked: x.marked,
-    }));
+    return rows.map((x) => tierItem('semantic', x, { title: x.label, summary: x.value, start: null }));
   },
 };

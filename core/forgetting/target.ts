@@ -53,6 +53,34 @@ export interface TierItem {
   marked: boolean | null;
 }
 
+/** Where a memory stands, as every kind's archive/trash row says it (the same columns for each kind). */
+export interface TierStanding {
+  id: string;
+  tier: Tier;
+  tierChangedAt: Date | null;
+  tierReason: ForgettingReason | null;
+  importance: number;
+  recallCount: number;
+  lastAccessed: Date | null;
+  marked: boolean | null;
+}
+
+/** A line of the archive or trash view: what the memory is, in its kind's words, and where its row says it stands. */
+export function tierItem(kind: MemoryKind, x: TierStanding, shown: Pick<TierItem, 'title' | 'summary' | 'start'>): TierItem {
+  return {
+    kind,
+    id: x.id,
+    ...shown,
+    tier: x.tier,
+    since: x.tierChangedAt,
+    reason: x.tierReason,
+    importance: x.importance,
+    recallCount: x.recallCount,
+    lastAccessed: x.lastAccessed,
+    marked: x.marked,
+  };
+}
+
 export interface ForgettingTarget {
   readonly kind: MemoryKind;
   /** Every memory of the owner, in every tier (one read; passes work from this snapshot). */
