@@ -7,7 +7,10 @@ import type { DiscoveryJobs } from './discovery-runner.js';
  * Live memory's background job (core/episodes/live.ts builds the tails): `addMemory` stores the turns and
  * returns; the conversation's open tail is rebuilt here, behind it. One rebuild per conversation at a
  * time (never two builders on one tail), requests that arrive meanwhile coalesce into one more rebuild,
- * and at most `concurrency` conversations are built at once. A tail without a turn for the segment
+ * and at most `concurrency` conversations are built at once. A rebuild waits until the conversation has
+ * been quiet for `settleMs` (at most `maxWaitMs` after the first turn it covers): the store is one
+ * thread, so rebuilding after every turn of a burst would make each acknowledgement wait for the last
+ * rebuild; `idle()` runs what waits at once. A tail without a turn for the segment
  * config's `idleMinutes` (by the engine clock) is closed; a timer checks every minute or so, and `idle()`
  * checks before it waits, so a test that moves its clock forward sees the close without sleeping.
  * Closing the engine aborts the LLM calls in flight and waits for the running rebuilds, which write
@@ -32,6 +35,10 @@ interface Job {
   ownerId: string;
   conversationId: string;
   close: boolean;
+  /** When it may start (performance.now() ms): after the conversation settles, or at once. */
+  notBefore: number;
+  /** The latest it may wait until, from the first request it covers. */
+  deadline: number;
 }
 
 /** The LLM with every request tied to the job's signal, so closing the engine does not wait for a reply. */
@@ -47,8 +54,13 @@ function withSignal(llm: Llm, signal: AbortSignal): Llm {
   };
 }
 
-export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { concurrency?: number } = {}): LiveBuilding {
+export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { concurrency?: number; settleMs?: number; maxWaitMs?: number } = {}): LiveBuilding {
   const concurrency = o.concurrency ?? 2;
+  const settleMs = o.settleMs ?? 1_000;
+  const maxWaitMs = o.maxWaitMs ?? 10_000;
+  /** Set while `idle()` waits: what is waiting to settle runs now. */
+  let flushing = false;
+  let wake: NodeJS.Timeout | null = null;
   const abort = new AbortController();
   /** Open tails and when their last turn arrived (engine clock, ms). */
   const tails = new Map<string, { ownerId: string; conversationId: string; lastTurnAt: number }>();
@@ -74,9 +86,16 @@ export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { 
   }
 
   function pump(): void {
+    const now = performance.now();
+    let next = Infinity;
     for (const [key, job] of queue) {
       if (running.size >= concurrency) return;
       if (running.has(key)) continue;
+      const due = Math.min(job.notBefore, job.deadline);
+      if (!flushing && due > now) {
+        next = Math.min(next, due);
+        continue;
+      }
       queue.delete(key);
       const p = run(job).finally(() => {
         running.delete(key);
@@ -84,14 +103,27 @@ export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { 
       });
       running.set(key, p);
     }
+    if (next < Infinity && !abort.signal.aborted) {
+      if (wake) clearTimeout(wake);
+      wake = setTimeout(() => {
+        wake = null;
+        pump();
+      }, next - now);
+      wake.unref();
+    }
   }
 
-  function request(ownerId: string, conversationId: string, close: boolean): void {
+  /** `settle`: wait for the conversation to go quiet first (new turns); closes start at once. */
+  function request(ownerId: string, conversationId: string, close: boolean, settle = false): void {
     if (abort.signal.aborted) return;
     const key = keyOf(ownerId, conversationId);
+    const now = performance.now();
+    const notBefore = settle && !close ? now + settleMs : now;
     const queued = queue.get(key);
-    if (queued) queued.close ||= close;
-    else queue.set(key, { ownerId, conversationId, close });
+    if (queued) {
+      queued.close ||= close;
+      queued.notBefore = queued.close ? now : notBefore;
+    } else queue.set(key, { ownerId, conversationId, close, notBefore, deadline: now + maxWaitMs });
     pump();
   }
 
@@ -113,7 +145,7 @@ export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { 
       const key = keyOf(ownerId, conversationId);
       if (close) tails.delete(key);
       else tails.set(key, { ownerId, conversationId, lastTurnAt: ctx.clock.now().getTime() });
-      request(ownerId, conversationId, close);
+      request(ownerId, conversationId, close, true);
     },
     close(ownerId, conversationId) {
       tails.delete(keyOf(ownerId, conversationId));
@@ -137,11 +169,18 @@ export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { 
     async idle() {
       await recovering;
       closeIdle();
-      while (running.size > 0 || queue.size > 0) await Promise.allSettled([...running.values()]);
+      flushing = true;
+      try {
+        pump();
+        while (running.size > 0 || queue.size > 0) await Promise.allSettled([...running.values()]);
+      } finally {
+        flushing = false;
+      }
     },
     async stop() {
       abort.abort();
       clearInterval(timer);
+      if (wake) clearTimeout(wake);
       queue.clear();
       await recovering;
       await Promise.allSettled([...running.values()]);

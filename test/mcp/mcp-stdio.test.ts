@@ -150,7 +150,8 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     expect(added.structuredContent).toMatchObject({ key: 'chat-2024-01-04', stored: 2 });
     const found = await eventually(
       () => tool(client, 'search_memory', { query: 'vet vaccinations', kind: 'episodes' }),
-      (r) => r.content[0]!.text.includes('vaccinations'),
+      // The header repeats the query: wait for the turn itself.
+      (r) => r.content[0]!.text.includes('Thursday, 4 January 2024, 08:31'),
     );
     const said = found.content[0]!.text;
     expect(said).toMatch(/^\d+ memories for “vet vaccinations”/);
