@@ -7,15 +7,9 @@ import type { Sql } from './sql.js';
  * world changed) or `corrects` (the person said it was wrong) version n.
  */
 
-interface VersionRow {
+/** A row of `semantic_versions`: the columns named like the domain's fields hold them as they are. */
+interface VersionRow extends Pick<FactVersion, 'version' | 'value' | 'context' | 'confidence' | 'link' | 'corrected' | 'method'> {
   node_id: string;
-  version: number;
-  value: string;
-  context: string;
-  confidence: number;
-  link: VersionLink | null;
-  corrected: boolean;
-  method: DiscoveryMethod;
   episode_id: string | null;
   source_message_ids: string[];
   created_at: Date;

@@ -81,19 +81,11 @@ export async function queryFacts(q: Sql, sql: string, params: unknown[]): Promis
   return r.rows.map(toFact);
 }
 
-export interface NewFact {
-  key: string;
-  entityType: string;
-  label: string;
-  value: string;
-  context: string;
-  confidence: number;
-  discoveryEpisodeId: string | null;
-  discoveryMethod: DiscoveryMethod;
+/** What a new fact is stored with: the store gives it its id, version 1 and times; the rest starts at the table's defaults. */
+export interface NewFact
+  extends Pick<Fact, 'key' | 'entityType' | 'label' | 'value' | 'context' | 'confidence' | 'discoveryEpisodeId' | 'discoveryMethod' | 'source' | 'importance'> {
   keywords: readonly string[];
   tags: readonly string[];
-  source: string | null;
-  importance: number;
 }
 
 /** Fields an evolution, reinforcement or upsert may change on a fact. */

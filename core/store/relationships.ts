@@ -30,14 +30,8 @@ function toRelationship(r: RelationshipRow): FactRelationship {
   };
 }
 
-export interface NewRelationship {
-  sourceId: string;
-  targetId: string;
-  type: RelationshipType;
-  strength: number;
-  description: string;
-  discoveryEpisodeId: string | null;
-}
+/** A relationship as it is first recorded: the store gives it its id and times. */
+export type NewRelationship = Omit<FactRelationship, 'id' | 'createdAt' | 'lastReinforced'>;
 
 export function relationshipReads(q: Sql) {
   return {
