@@ -64,23 +64,28 @@ export interface ConversationTextRow {
   participants: string[];
 }
 
+/** The tables memory lives in, each with an owner_id: `rowCounts` counts an owner's rows in each. */
+const OWNER_TABLES = [
+  'conversations',
+  'messages',
+  'episodes',
+  'bm25_postings',
+  'bm25_docs',
+  'bm25_terms',
+  'bm25_parked',
+  'episode_embeddings',
+  'forgetting_runs',
+  'entities',
+  'entity_aliases',
+  'episode_entities',
+  'entity_relationships',
+] as const;
+type OwnerTable = (typeof OWNER_TABLES)[number];
+const TABLE_COUNTS = OWNER_TABLES.map((t) => `(SELECT count(*)::int FROM ${t} WHERE owner_id = $1) AS ${t}`).join(',\n           ');
+
 /** Rows one owner has in every table memory lives in, and the cross-checks that must be zero. */
 export interface OwnerRowCounts {
-  tables: {
-    conversations: number;
-    messages: number;
-    episodes: number;
-    bm25_postings: number;
-    bm25_docs: number;
-    bm25_terms: number;
-    bm25_parked: number;
-    episode_embeddings: number;
-    forgetting_runs: number;
-    entities: number;
-    entity_aliases: number;
-    episode_entities: number;
-    entity_relationships: number;
-  };
+  tables: Record<OwnerTable, number>;
   /** bm25_stats.doc_count (a row per owner, so its count says little). */
   bm25StatsDocs: number;
   episodesByTier: Record<StoredTier, number>;
@@ -233,19 +238,7 @@ export function forgettingReads(q: Sql) {
     async rowCounts(ownerId: string): Promise<OwnerRowCounts> {
       const r = await q.query<Record<string, number>>(
         `SELECT
-           (SELECT count(*)::int FROM conversations WHERE owner_id = $1) AS conversations,
-           (SELECT count(*)::int FROM messages WHERE owner_id = $1) AS messages,
-           (SELECT count(*)::int FROM episodes WHERE owner_id = $1) AS episodes,
-           (SELECT count(*)::int FROM bm25_postings WHERE owner_id = $1) AS bm25_postings,
-           (SELECT count(*)::int FROM bm25_docs WHERE owner_id = $1) AS bm25_docs,
-           (SELECT count(*)::int FROM bm25_terms WHERE owner_id = $1) AS bm25_terms,
-           (SELECT count(*)::int FROM bm25_parked WHERE owner_id = $1) AS bm25_parked,
-           (SELECT count(*)::int FROM episode_embeddings WHERE owner_id = $1) AS episode_embeddings,
-           (SELECT count(*)::int FROM forgetting_runs WHERE owner_id = $1) AS forgetting_runs,
-           (SELECT count(*)::int FROM entities WHERE owner_id = $1) AS entities,
-           (SELECT count(*)::int FROM entity_aliases WHERE owner_id = $1) AS entity_aliases,
-           (SELECT count(*)::int FROM episode_entities WHERE owner_id = $1) AS episode_entities,
-           (SELECT count(*)::int FROM entity_relationships WHERE owner_id = $1) AS entity_relationships,
+           ${TABLE_COUNTS},
            (SELECT count(*)::int FROM entities n WHERE n.owner_id = $1
               AND NOT EXISTS (SELECT 1 FROM episode_entities x WHERE x.entity_id = n.id)) AS o_entities,
            (SELECT COALESCE(max(doc_count), 0)::int FROM bm25_stats WHERE owner_id = $1) AS stats_docs,
@@ -276,21 +269,7 @@ export function forgettingReads(q: Sql) {
       const x = r.rows[0]!;
       const n = (k: string) => x[k] ?? 0;
       return {
-        tables: {
-          conversations: n('conversations'),
-          messages: n('messages'),
-          episodes: n('episodes'),
-          bm25_postings: n('bm25_postings'),
-          bm25_docs: n('bm25_docs'),
-          bm25_terms: n('bm25_terms'),
-          bm25_parked: n('bm25_parked'),
-          episode_embeddings: n('episode_embeddings'),
-          forgetting_runs: n('forgetting_runs'),
-          entities: n('entities'),
-          entity_aliases: n('entity_aliases'),
-          episode_entities: n('episode_entities'),
-          entity_relationships: n('entity_relationships'),
-        },
+        tables: Object.fromEntries(OWNER_TABLES.map((t) => [t, n(t)])) as Record<OwnerTable, number>,
         bm25StatsDocs: n('stats_docs'),
         episodesByTier: { active: n('t_active'), archived: n('t_archived'), trash: n('t_trash') },
         tombstones: n('tombstones'),
