@@ -1,5 +1,6 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { ForgettingReason } from '../domain/forgetting-reason.js';
+import type { TierStanding } from '../store/forgetting.js';
 import type { AccessRecord, MemoryKind, Tier } from './decay.js';
 
 /**
@@ -47,18 +48,6 @@ export interface TierItem {
   tier: Tier;
   since: Date | null;
   reason: ForgettingReason | null;
-  importance: number;
-  recallCount: number;
-  lastAccessed: Date | null;
-  marked: boolean | null;
-}
-
-/** Where a memory stands, as every kind's archive/trash row says it (the same columns for each kind). */
-export interface TierStanding {
-  id: string;
-  tier: Tier;
-  tierChangedAt: Date | null;
-  tierReason: ForgettingReason | null;
   importance: number;
   recallCount: number;
   lastAccessed: Date | null;

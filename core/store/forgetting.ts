@@ -25,12 +25,9 @@ export interface EpisodeDecayRow {
   marked: boolean | null;
 }
 
-/** One line of the archive or trash view. */
-export interface TierListRow {
+/** Where a memory stands, as the archive or trash view shows it: what the rows of every kind say (a fact's too). */
+export interface TierStanding {
   id: string;
-  title: string;
-  summary: string;
-  startAt: Date;
   tier: StoredTier;
   tierChangedAt: Date | null;
   tierReason: ForgettingReason | null;
@@ -38,6 +35,13 @@ export interface TierListRow {
   recallCount: number;
   lastAccessed: Date | null;
   marked: boolean | null;
+}
+
+/** One line of the archive or trash view. */
+export interface TierListRow extends TierStanding {
+  title: string;
+  summary: string;
+  startAt: Date;
 }
 
 /** Text of an episode a "forget about X" request is matched against. */
