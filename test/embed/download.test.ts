@@ -9,12 +9,12 @@ import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isEmbedError, type EmbedError } from '../../core/embed/errors.js';
 import { MANIFEST_FILE, readManifest } from '../../core/embed/model-manifest.js';
 import { resolveModelSource } from '../../core/embed/model-source.js';
 import { loadedPipelines, openEmbedder, type ModelProgress } from '../../core/embed/transformers-embedder.js';
 import { cosine, TINY_MODEL_DIR, tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { startModelMirror, type ModelMirror } from '../helpers/model-mirror.js';
+import { failure } from './embed-failure.js';
 
 let server: ModelMirror;
 let mirror: string;
@@ -30,15 +30,6 @@ afterAll(async () => {
   await server.close();
   await rm(tmp, { recursive: true, force: true });
 });
-
-async function failure(promise: Promise<unknown>): Promise<EmbedError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isEmbedError(error)) throw new Error(`expected an EmbedError, got ${String(error)}`);
-  return error;
-}
 
 function downloadOptions(dataDir: string, extra: Parameters<typeof openEmbedder>[0] = {}): Parameters<typeof openEmbedder>[0] {
   return { modelId: 'nemori-tiny', dataDir, allowDownload: true, environment: { NEMORI_HF_MIRROR: mirror }, ...extra };

@@ -2,12 +2,12 @@ import { cp, mkdtemp, open, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isEmbedError, type EmbedError } from '../../core/embed/errors.js';
 import { MANIFEST_FILE, readManifest } from '../../core/embed/model-manifest.js';
 import { probeEmbedder, resolveModelSource } from '../../core/embed/model-source.js';
 import { DEFAULT_MODEL_ID } from '../../core/embed/model-specs.js';
 import { loadedPipelines, openEmbedder } from '../../core/embed/transformers-embedder.js';
 import { TINY_MODEL_DIR, tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { failure } from './embed-failure.js';
 
 let tmp: string;
 beforeAll(async () => {
@@ -16,15 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
-
-async function failure(promise: Promise<unknown>): Promise<EmbedError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isEmbedError(error)) throw new Error(`expected an EmbedError, got ${String(error)}`);
-  return error;
-}
 
 /** A private copy of the tiny model that a test may damage. */
 async function copyOfTinyModel(name: string, { withManifest = true } = {}): Promise<string> {
