@@ -16,21 +16,31 @@ import { callOp, listen, request, until } from './client.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
 
+/** `nemori web` on `home`, with `env` over this process's own (but no model folder or home of this machine). */
+function startWeb(home: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [bin, '--home', home, '--json', 'web', '--no-open'], {
+    env: { ...process.env, ...env, NEMORI_MODEL_DIR: '', NEMORI_HOME: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  /** The first line it prints: its link. */
+  const link = async () => {
+    const first = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).once('line', resolve);
+      child.once('exit', () => reject(new Error('nemori web exited before printing its link')));
+    });
+    return JSON.parse(first) as { url: string; port: number };
+  };
+  return { child, exited, link };
+}
+
 describe('nemori web', { timeout: 180_000 }, () => {
   it('prints its link, serves the journal and the API, and closes the store on Ctrl-C', async () => {
     ensureRendererBuilt();
     const home = tempDir('nemori-web-');
-    const child = spawn(process.execPath, [bin, '--home', home, '--json', 'web', '--no-open'], {
-      env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: '', NEMORI_HOME: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, exited, link } = startWeb(home, { NEMORI_ALLOW_DOWNLOAD: '0' });
     try {
-      const first = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once('line', resolve);
-        child.once('exit', () => reject(new Error('nemori web exited before printing its link')));
-      });
-      const { url, port } = JSON.parse(first) as { url: string; port: number };
+      const { url, port } = await link();
       expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#token=[\\w-]+$`));
       const token = url.split('#token=')[1]!;
 
@@ -53,18 +63,10 @@ describe('nemori web', { timeout: 180_000 }, () => {
     const mirror = await startModelMirror({ holdAt: 300_000 });
     const held = total - (await tinyOnnxBytes()) + 300_000;
     const home = tempDir('nemori-web-first-');
-    const child = spawn(process.execPath, [bin, '--home', home, '--json', 'web', '--no-open'], {
-      env: { ...process.env, ...mirrorEnv(mirror), NEMORI_MODEL_DIR: '', NEMORI_HOME: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, exited, link } = startWeb(home, mirrorEnv(mirror));
     try {
-      const first = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once('line', resolve);
-        child.once('exit', () => reject(new Error('nemori web exited before printing its link')));
-      });
       // The mirror still holds the model file: the link came before the engine could open.
-      const { url, port } = JSON.parse(first) as { url: string; port: number };
+      const { url, port } = await link();
       const token = url.split('#token=')[1]!;
       const feed = await listen(port, token);
       const model = () => feed.events.filter((e) => (e as EngineEvent).type === 'model') as (EngineEvent & { type: 'model' })[];
