@@ -1,7 +1,10 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { OpInput } from '../../core/api/contract.js';
+import { openEmbedder } from '../../core/embed/index.js';
 import type { Engine } from '../../core/engine/open-engine.js';
 import type { Clock } from '../../core/context/engine-context.js';
+import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { openMemoryEngine } from '../helpers/engine.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -18,6 +21,24 @@ export class TestClock implements Clock {
     this.t += days * DAY_MS;
     return this.now();
   }
+}
+
+/**
+ * The engine the tests of a describe block share: in memory, with the tiny embedding model, on `clock`.
+ * Opened before the block's first test and closed after its last; call the returned function for it.
+ */
+export function sharedEngine(clock: TestClock): () => Engine {
+  let engine: Engine | undefined;
+  beforeAll(async () => {
+    engine = await openMemoryEngine({ embedder: await openEmbedder(tinyModelOptions()), clock });
+  });
+  afterAll(async () => {
+    await engine?.close();
+  });
+  return () => {
+    if (!engine) throw new Error('the shared engine opens before the first test of its describe block');
+    return engine;
+  };
 }
 
 type Conversation = OpInput<'ingestConversation'>['conversation'];
