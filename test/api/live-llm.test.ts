@@ -3,32 +3,19 @@
  * the model, a new turn is findable while the model is still thinking, the LLM's boundaries close
  * segments into LLM episodes, and an unreachable LLM leaves heuristic stand-ins, never lost turns.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 import { closedPortUrl, startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.js';
 import { task } from '../llm/script.js';
+import { scriptedLlmEngine } from '../llm/scripted-engine.js';
 
 const MIN = 60_000;
 let now = Date.parse('2024-05-01T09:00:00+08:00');
 const clock = { now: () => new Date(now) };
 const llm = { model: 'scripted-model', timeoutMs: 10_000, backoffMs: 1, maxRetries: 1 };
-let server: LlmServer;
-let engine: Engine;
 const warnings: string[] = [];
-
-beforeAll(async () => {
-  server = await startLlmServer();
-  engine = await openMemoryEngine({ clock, llm: { ...llm, baseUrl: server.url }, warn: (m) => warnings.push(m) });
-});
-afterAll(async () => {
-  await engine.close();
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-  warnings.length = 0;
-});
+const { server, engine } = scriptedLlmEngine({ llm, clock, warnings });
 
 const narrative = (title: string, content: string) => ({ title, content, summary: title, topics: [], keywords: [], entities: [], relationships: [], importance: 0.5 });
 
@@ -55,53 +42,53 @@ describe('addMemory with an LLM', () => {
     void reply.then(() => (replied = true));
     let asked!: () => void;
     const boundaryAsked = new Promise<void>((resolve) => (asked = resolve));
-    server.on(task('episode-boundaries'), () => {
+    server().on(task('episode-boundaries'), () => {
       asked();
       return { after: reply, json: { boundaries: [] } };
     });
-    server.on(task('episode-narrative', 'passport'), { json: narrative('Ana renews her passport', 'On 1 May 2024 Ana told Ben that her passport expires in June 2024 and she will renew it at the consulate.') });
-    scriptDiscovery(server);
+    server().on(task('episode-narrative', 'passport'), { json: narrative('Ana renews her passport', 'On 1 May 2024 Ana told Ben that her passport expires in June 2024 and she will renew it at the consulate.') });
+    scriptDiscovery(server());
     const ownerId = newOwner('slow');
 
-    const a = await say(engine, ownerId, undefined, 'Ana', 'My passport expires in June.');
-    await engine.idle(); // one message: nothing to ask the LLM yet
-    expect(server.chats()).toHaveLength(0);
+    const a = await say(engine(), ownerId, undefined, 'Ana', 'My passport expires in June.');
+    await engine().idle(); // one message: nothing to ask the LLM yet
+    expect(server().chats()).toHaveLength(0);
 
-    const b = await say(engine, ownerId, a.conversationId, 'Ben', 'Renew it at the consulate then.');
+    const b = await say(engine(), ownerId, a.conversationId, 'Ben', 'Renew it at the consulate then.');
     expect(b.stored).toBe(1);
     await boundaryAsked; // the background job now waits for the model …
-    const found = await engine.call('search', { ownerId, query: 'consulate', mode: 'bm25' });
+    const found = await engine().call('search', { ownerId, query: 'consulate', mode: 'bm25' });
     expect(found.results[0]?.sources.map((s) => s.id)).toEqual([...a.messageIds, ...b.messageIds]);
 
     // … and a further turn is acknowledged all the same: addMemory resolved with the reply still held back.
-    const c = await say(engine, ownerId, a.conversationId, 'Ana', 'I booked the consulate for Friday.');
+    const c = await say(engine(), ownerId, a.conversationId, 'Ana', 'I booked the consulate for Friday.');
     expect(c).toMatchObject({ conversationId: a.conversationId, stored: 1, duplicates: 0 });
     expect(replied).toBe(false);
-    expect(server.chats().filter(task('episode-boundaries'))).toHaveLength(1);
+    expect(server().chats().filter(task('episode-boundaries'))).toHaveLength(1);
 
     release();
-    await engine.idle();
-    let eps = await episodes(engine, ownerId);
+    await engine().idle();
+    let eps = await episodes(engine(), ownerId);
     expect(eps.map((e) => [e.processingStatus, e.builder, e.messageIds.length])).toEqual([['open', 'heuristic', 3]]);
 
-    await engine.call('endConversation', { ownerId, conversationId: a.conversationId });
-    await engine.idle();
-    eps = await episodes(engine, ownerId);
+    await engine().call('endConversation', { ownerId, conversationId: a.conversationId });
+    await engine().idle();
+    eps = await episodes(engine(), ownerId);
     expect(eps.map((e) => [e.processingStatus, e.builder, e.title])).toEqual([['ready', 'llm', 'Ana renews her passport']]);
     expect(eps[0]!.messageIds).toEqual([...a.messageIds, ...b.messageIds, ...c.messageIds]);
     // The closed episode was queued for knowledge discovery, which the job started behind it (awaited here).
-    expect(await engine.call('runDiscovery', { ownerId })).toMatchObject({ failed: 0, remaining: 0 });
+    expect(await engine().call('runDiscovery', { ownerId })).toMatchObject({ failed: 0, remaining: 0 });
     expect(warnings).toEqual([]);
   });
 
   it("the LLM's boundary closes the segment before it into an LLM episode; the rest stays open", async () => {
     // The model starts a new episode at the first message about Mochi (never at [0]).
-    server.on(task('episode-boundaries'), (r: RecordedRequest) => {
+    server().on(task('episode-boundaries'), (r: RecordedRequest) => {
       const k = Number(/\[(\d+)\][^\n]*Mochi/.exec(r.prompt)?.[1] ?? 0);
       return { json: { boundaries: k > 0 ? [k] : [] } };
     });
-    server.on(task('episode-narrative', 'tomatoes'), { json: narrative('Watering the garden', 'On 1 May 2024 Ana asked Ben whether he had watered the tomatoes; he had watered them and the basil that morning.') });
-    scriptDiscovery(server);
+    server().on(task('episode-narrative', 'tomatoes'), { json: narrative('Watering the garden', 'On 1 May 2024 Ana asked Ben whether he had watered the tomatoes; he had watered them and the basil that morning.') });
+    scriptDiscovery(server());
     const ownerId = newOwner('cut');
     const turns: [string, string][] = [
       ['Ana', 'Did you water the tomatoes?'],
@@ -112,18 +99,18 @@ describe('addMemory with an LLM', () => {
     ];
     let conversationId: string | undefined;
     for (const [speaker, text] of turns) {
-      conversationId = (await say(engine, ownerId, conversationId, speaker, text)).conversationId;
-      await engine.idle();
+      conversationId = (await say(engine(), ownerId, conversationId, speaker, text)).conversationId;
+      await engine().idle();
     }
-    const eps = await episodes(engine, ownerId);
+    const eps = await episodes(engine(), ownerId);
     expect(eps.map((e) => [e.processingStatus, e.builder, e.messageIds.length])).toEqual([
       ['ready', 'llm', 3],
       ['open', 'heuristic', 2],
     ]);
     expect(eps[0]!.content).toContain('1 May 2024');
     // Only the closed episode was written by the model: one narrative request.
-    expect(server.chats().filter(task('episode-narrative'))).toHaveLength(1);
-    expect(await engine.call('runDiscovery', { ownerId })).toMatchObject({ failed: 0, remaining: 0 });
+    expect(server().chats().filter(task('episode-narrative'))).toHaveLength(1);
+    expect(await engine().call('runDiscovery', { ownerId })).toMatchObject({ failed: 0, remaining: 0 });
   });
 
   it('closing the engine does not wait for an LLM that never answers: the rebuild is aborted and reports nothing', async () => {
