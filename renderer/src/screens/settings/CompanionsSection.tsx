@@ -43,20 +43,6 @@ function CopyButton({ text, label, testId }: { text: string; label: string; test
   );
 }
 
-/** A moment as "3 minutes ago", with the date and time beside it. */
-function When({ iso, now }: { iso: string; now: number }) {
-  const locale = useLocale();
-  const absolute = formatHere(iso, locale);
-  return (
-    <>
-      {formatRelative(iso, now, locale)}{' '}
-      <time dateTime={iso} className="muted">
-        ({absolute})
-      </time>
-    </>
-  );
-}
-
 function CompanionRow({ c, now, busy, onAccess, t }: { c: Companion; now: number; busy: boolean; onAccess: (canWrite: boolean) => void; t: Translate }) {
   const locale = useLocale();
   const shown = c.title && c.title !== c.name ? c.title : c.name;
@@ -69,13 +55,11 @@ function CompanionRow({ c, now, busy, onAccess, t }: { c: Companion; now: number
       </div>
       <p className="companion-meta" data-testid="companion-last">
         {c.lastCallAt && c.lastTool ? (
-          <>
-            {t('companions.lastCall')} <code>{c.lastTool}</code>, <When iso={c.lastCallAt} now={now} /> · {t('companions.calls', { n: formatNumber(c.calls, locale) })}
-          </>
+          <time dateTime={c.lastCallAt}>
+            {t('companions.lastCall', { tool: c.lastTool, when: formatRelative(c.lastCallAt, now, locale), at: formatHere(c.lastCallAt, locale), calls: formatNumber(c.calls, locale) })}
+          </time>
         ) : (
-          <>
-            {t('companions.connectedOnly')} <When iso={c.lastSeen} now={now} />
-          </>
+          <time dateTime={c.lastSeen}>{t('companions.connectedOnly', { when: formatRelative(c.lastSeen, now, locale), at: formatHere(c.lastSeen, locale) })}</time>
         )}
       </p>
       <label className="check companion-access">
