@@ -12,7 +12,7 @@ import { cancellation } from '../jobs/cancellation.js';
 import { readHolderFile, sameFolder } from './holder.js';
 import { operations, parseInput, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
 import type { CallOptions, EmbeddingStatus, Handlers } from '../api/handler.js';
-import { companionHandlers } from '../api/handlers/companions.js';
+import { companionAccess } from '../api/handlers/companions.js';
 import { episodeHandlers } from '../api/handlers/episodes.js';
 import { forgettingHandlers } from '../api/handlers/forgetting.js';
 import { attachLlm, llmHandlers, type LlmOption } from '../api/handlers/llm.js';
@@ -126,10 +126,11 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       return read.kind === 'ours' && read.holder.state === 'open' && sameFolder(read.holder.home, home) ? { port: read.holder.port, token: read.holder.token } : null;
     },
   };
+  const companions = companionAccess(env);
   // loadContext is made of other operations (validated input, no cancellation).
   const op: CallOp = (name, input) => (h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<never>)(parseInput(name, input), {});
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env), ...loadContextHandlers(env, op), ...companionHandlers(env) };
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env), ...loadContextHandlers(env, op), ...companions.handlers };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) discovery.kick(ownerId);
@@ -161,6 +162,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
       await discovery.stop();
+      // Companions' last calls kept in memory (never worth failing a close for).
+      await companions.flush().catch((e: unknown) => ctx.warn(`cannot save the companions list: ${e instanceof Error ? e.message : String(e)}`));
       await o.embedder?.dispose();
       await store.close();
     },

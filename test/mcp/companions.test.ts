@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COMPANIONS_KEY, NOTE_FLUSH_MS } from '../../core/api/handlers/companions.js';
 import { NEMORI_BIN } from '../../core/companions/mcp-config.js';
 import { connectOrOpenEngine, type ConnectedEngine } from '../../core/engine/connect.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
@@ -61,11 +62,17 @@ describe('companions: the list and its access', () => {
     const home = tempDir('nemori-companions-');
     const one = await openEngine({ home, embedder: null });
     await one.call('noteCompanion', { name: 'vscode', version: '1.99', tool: 'load_context' });
+    // A call is counted in memory and written a moment later, out of the way of the call it precedes.
+    expect(await one.context.store.read.settings.get(COMPANIONS_KEY)).toBeNull();
+    await expect.poll(() => one.context.store.read.settings.get(COMPANIONS_KEY), { timeout: NOTE_FLUSH_MS + 3_000 }).toMatchObject({ companions: [{ name: 'vscode', calls: 1 }] });
     await one.call('setCompanionAccess', { name: 'vscode', canWrite: false });
+    expect(await one.context.store.read.settings.get(COMPANIONS_KEY)).toMatchObject({ companions: [{ name: 'vscode', canWrite: false }] });
+    // The last calls not yet written are written as the engine closes.
+    await one.call('noteCompanion', { name: 'vscode', tool: 'remember' });
     await one.close();
     const two = await openEngine({ home, embedder: null });
     try {
-      expect((await two.call('listCompanions', {})).companions).toMatchObject([{ name: 'vscode', version: '1.99', calls: 1, canWrite: false }]);
+      expect((await two.call('listCompanions', {})).companions).toMatchObject([{ name: 'vscode', version: '1.99', calls: 2, lastTool: 'remember', canWrite: false }]);
     } finally {
       await two.close();
       fs.rmSync(home, { recursive: true, force: true });

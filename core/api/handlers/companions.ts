@@ -24,20 +24,65 @@ async function readList(read: EngineContext['store']['read']['settings'], warn: 
 
 const newestFirst = (a: CompanionView, b: CompanionView) => b.lastSeen.localeCompare(a.lastSeen) || a.name.localeCompare(b.name);
 
+/** How long counts and last calls wait in memory before they are written (a crash loses at most these). */
+export const NOTE_FLUSH_MS = 2_000;
+
+export interface CompanionAccess {
+  handlers: Handlers<'noteCompanion' | 'listCompanions' | 'setCompanionAccess' | 'companionConfigs' | 'addCompanionConfig'>;
+  /** Writes what `noteCompanion` keeps in memory; the engine calls it before the store closes. */
+  flush(): Promise<void>;
+}
+
 /**
  * Settings → Companions (core/api/companion-access-contract.ts): who uses the memory over MCP and
  * whether it may write, and setting the clients up (their configuration files, core/companions).
+ *
+ * `noteCompanion` runs before every tool call a companion makes (and a writing tool waits for its
+ * answer), so it answers from the list kept in memory by this engine — every process reaches the folder
+ * through it — and writes the counts behind, at most every NOTE_FLUSH_MS, never in the way of the
+ * `add_memory` it precedes. What the person sets (`setCompanionAccess`) is written at once.
  */
-export function companionHandlers({ ctx, companionHome, mcpAddress }: HandlerEnv): Handlers<'noteCompanion' | 'listCompanions' | 'setCompanionAccess' | 'companionConfigs' | 'addCompanionConfig'> {
+export function companionAccess({ ctx, companionHome, mcpAddress }: HandlerEnv): CompanionAccess {
   const { store } = ctx;
   const entryFor = (client: McpClient, readOnly: boolean | undefined) => serverEntry(client, { home: companionHome ?? undefined, readOnly });
+  let list: CompanionView[] | null = null;
+  let dirty = false;
+  let timer: NodeJS.Timeout | null = null;
+  /** Serialises loading and writing the list. */
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work);
+    queue = run.catch(() => {});
+    return run;
+  };
+  const loaded = async (): Promise<CompanionView[]> => (list ??= await readList(store.read.settings, ctx.warn));
+  const save = () =>
+    serial(async () => {
+      if (!dirty || !list) return;
+      const companions = list;
+      dirty = false;
+      try {
+        await store.transaction((r) => r.settings.put(COMPANIONS_KEY, { companions }));
+      } catch (e) {
+        dirty = true;
+        throw e;
+      }
+    });
+  const later = () => {
+    dirty = true;
+    timer ??= setTimeout(() => {
+      timer = null;
+      save().catch((e: unknown) => ctx.warn(`cannot save the companions list: ${e instanceof Error ? e.message : String(e)}`));
+    }, NOTE_FLUSH_MS);
+    timer.unref?.();
+  };
 
-  return {
+  const handlers: CompanionAccess['handlers'] = {
     async noteCompanion(i) {
       const now = ctx.clock.now().toISOString();
-      return store.transaction(async (r) => {
-        const list = await readList(r.settings, ctx.warn);
-        const known = list.find((c) => c.name === i.name);
+      return serial(async () => {
+        const all = await loaded();
+        const known = all.find((c) => c.name === i.name);
         const before: CompanionView = known ?? {
           name: i.name,
           title: null,
@@ -58,26 +103,30 @@ export function companionHandlers({ ctx, companionHome, mcpAddress }: HandlerEnv
           lastSeen: now,
           ...(i.tool ? { lastCallAt: now, lastTool: i.tool, calls: before.calls + 1 } : {}),
         };
-        const next = [after, ...list.filter((c) => c.name !== i.name)].sort(newestFirst).slice(0, MAX_COMPANIONS);
-        await r.settings.put(COMPANIONS_KEY, { companions: next });
+        list = [after, ...all.filter((c) => c.name !== i.name)].sort(newestFirst).slice(0, MAX_COMPANIONS);
+        later();
         return after;
       });
     },
 
     async listCompanions() {
-      const list = await readList(store.read.settings, ctx.warn);
-      return { companions: list.sort(newestFirst), defaultCanWrite: DEFAULT_CAN_WRITE };
+      const all = await serial(loaded);
+      return { companions: [...all].sort(newestFirst), defaultCanWrite: DEFAULT_CAN_WRITE };
     },
 
     async setCompanionAccess(i) {
-      return store.transaction(async (r) => {
-        const list = await readList(r.settings, ctx.warn);
-        const known = list.find((c) => c.name === i.name);
+      const after = await serial(async () => {
+        const all = await loaded();
+        const known = all.find((c) => c.name === i.name);
         if (!known) throw new NemoriError('NOT_FOUND', `no companion named “${i.name}” has connected to Nemori`);
-        const after = { ...known, canWrite: i.canWrite };
-        await r.settings.put(COMPANIONS_KEY, { companions: list.map((c) => (c.name === i.name ? after : c)) });
-        return after;
+        const changed = { ...known, canWrite: i.canWrite };
+        list = all.map((c) => (c.name === i.name ? changed : c));
+        dirty = true;
+        return changed;
       });
+      // Written before the answer: the person's choice survives a crash a moment later.
+      await save();
+      return after;
     },
 
     async companionConfigs(i) {
@@ -105,6 +154,15 @@ export function companionHandlers({ ctx, companionHome, mcpAddress }: HandlerEnv
         if (e instanceof NemoriError) throw e;
         throw new NemoriError('INVALID_INPUT', `cannot write ${file}: ${(e as Error).message}`);
       }
+    },
+  };
+
+  return {
+    handlers,
+    async flush() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await save();
     },
   };
 }
