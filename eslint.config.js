@@ -15,7 +15,7 @@ const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const LAYERS = [
   ['domain'],
   ['text'],
-  ['embed', 'llm'],
+  ['embed', 'llm', 'companions'],
   ['store'],
   ['context'],
   ['retrieval'],

@@ -5,6 +5,7 @@ import { forgettingOperations } from './forgetting-contract.js';
 import { importOperations } from './imports-contract.js';
 import { knowledgeOperations } from './knowledge-contract.js';
 import { companionOperations } from './companion-contract.js';
+import { companionAccessOperations } from './companion-access-contract.js';
 import { llmOperations } from './llm-contract.js';
 import { searchOperations } from './search-contract.js';
 import { startupOperations } from './startup-contract.js';
@@ -14,6 +15,7 @@ export * from './episodes-contract.js';
 export * from './forgetting-contract.js';
 export * from './imports-contract.js';
 export * from './companion-contract.js';
+export * from './companion-access-contract.js';
 export * from './llm-contract.js';
 export * from './search-contract.js';
 export * from './system-contract.js';
@@ -32,6 +34,7 @@ export const operations = {
   ...knowledgeOperations,
   ...startupOperations,
   ...companionOperations,
+  ...companionAccessOperations,
 } as const;
 
 export type Operations = typeof operations;

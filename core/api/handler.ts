@@ -40,6 +40,10 @@ export interface HandlerEnv {
   /** The configuration the host opened the engine with; saved settings lie under it. */
   explicitConfig: Record<string, unknown>;
   embeddingStatus: EmbeddingStatus;
+  /** The data folder a companion's `nemori mcp` entry names with `--home` (null: none, the folder `nemori` finds by itself). */
+  companionHome: string | null;
+  /** Where this folder's holder serves `/mcp` on loopback (null: no such service, e.g. a test engine). */
+  mcpAddress: () => { port: number; token: string } | null;
 }
 
 export type Handler<K extends OperationName> = (input: z.infer<(typeof operations)[K]['input']>, o: CallOptions) => Promise<OpOutput<K>>;

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { NemoriError } from '../domain/errors.js';
-import { clientConfigFile, configSnippet, MCP_CLIENTS, serverEntry, serversKey, writeClientConfig, type McpClient } from '../mcp/config.js';
+import { claudeCodeAddCommand, clientConfigFile, configSnippet, MCP_CLIENTS, serverEntry, serversKey, writeClientConfig, type McpClient } from '../companions/mcp-config.js';
 import { resolveStartup } from '../engine/startup.js';
 
 /** `nemori load` and `nemori mcp …`: Nemori as a companion's memory. */
@@ -56,7 +56,7 @@ export function addCompanionCommands(program: Command, cli: CompanionCli): void 
           process.stdout.write(`${JSON.stringify({ client: o.client, file, key: serversKey(o.client), entry, snippet }, null, 2)}\n`);
           return;
         }
-        const claudeCode = o.client === 'claude-code' ? `\nor run:\n  claude mcp add -s user nemori -- ${[entry.command, ...entry.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n` : '';
+        const claudeCode = o.client === 'claude-code' ? `\nor run:\n  ${claudeCodeAddCommand(entry)}\n` : '';
         process.stdout.write(
           `Add this to ${file} (under "${serversKey(o.client)}", beside any other servers):\n${JSON.stringify(snippet, null, 2)}\n${claudeCode}\nor let Nemori do it: nemori mcp config --client ${o.client} --write\n`,
         );

@@ -57,6 +57,8 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       ...(o.llmKeyFromHost !== undefined ? { llmKeyFromHost: o.llmKeyFromHost } : {}),
       ...(o.env ? { env: o.env } : {}),
       ...(lock ? { lock } : {}),
+      // Companions' entries follow the folder Settings chose (startup.json) unless a flag or NEMORI_HOME fixed it.
+      companionHome: s.homePinnedBy ? s.home : null,
     });
   };
   let engine = await open(startup);

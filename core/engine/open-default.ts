@@ -32,6 +32,8 @@ export interface DefaultEngineOptions {
   llmKeyFromHost?: string | null;
   /** The embedding model chosen in Settings (core/startup.ts); NEMORI_EMBEDDING_MODEL wins over it. */
   embeddingModel?: string | undefined;
+  /** See OpenEngineOptions (default: `home`). */
+  companionHome?: string | null;
   /** The data folder's lock, taken by the caller (see OpenEngineOptions); released when the engine closes or fails to open. */
   lock?: DirLock | undefined;
 }
@@ -95,5 +97,6 @@ async function openWithModel(o: DefaultEngineOptions): Promise<Engine> {
     ...(o.llmKeyFromHost !== undefined ? { llmKeyFromHost: o.llmKeyFromHost } : {}),
     ...(o.config ? { config: o.config } : {}),
     ...(o.lock ? { lock: o.lock } : {}),
+    ...(o.companionHome !== undefined ? { companionHome: o.companionHome } : {}),
   });
 }

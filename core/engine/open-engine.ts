@@ -9,8 +9,10 @@ import { liveBuilding } from '../jobs/live-building.js';
 import { Store } from '../store/store.js';
 import type { DirLock } from '../store/lock.js';
 import { cancellation } from '../jobs/cancellation.js';
+import { readHolderFile, sameFolder } from './holder.js';
 import { operations, parseInput, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
 import type { CallOptions, EmbeddingStatus, Handlers } from '../api/handler.js';
+import { companionAccess } from '../api/handlers/companions.js';
 import { episodeHandlers } from '../api/handlers/episodes.js';
 import { forgettingHandlers } from '../api/handlers/forgetting.js';
 import { attachLlm, llmHandlers, type LlmOption } from '../api/handlers/llm.js';
@@ -49,6 +51,11 @@ export interface OpenEngineOptions {
    * for this session, or null for none. Omitted: the key is saved with the other LLM settings.
    */
   llmKeyFromHost?: string | null;
+  /**
+   * The data folder the companions' `nemori mcp` entries name (Settings → Companions): null for none, when
+   * `nemori` finds this folder by itself (a host following what Settings chose); default: this folder.
+   */
+  companionHome?: string | null;
   /** The data folder's lock, when the caller took it first (connect.ts: to decide it holds the folder); released on close. */
   lock?: DirLock | undefined;
 }
@@ -104,11 +111,26 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     source: null,
     reason: o.embedder ? null : 'no embedding model configured',
   };
-  const env = { ctx, embeddingStatus: embedding, discovery, live, background, explicitConfig: o.config ?? {} };
+  const home = o.home;
+  const env = {
+    ctx,
+    embeddingStatus: embedding,
+    discovery,
+    live,
+    background,
+    explicitConfig: o.config ?? {},
+    companionHome: o.companionHome === undefined ? home : o.companionHome,
+    mcpAddress: () => {
+      if (!home) return null;
+      const read = readHolderFile(home);
+      return read.kind === 'ours' && read.holder.state === 'open' && sameFolder(read.holder.home, home) ? { port: read.holder.port, token: read.holder.token } : null;
+    },
+  };
+  const companions = companionAccess(env);
   // loadContext is made of other operations (validated input, no cancellation).
   const op: CallOp = (name, input) => (h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<never>)(parseInput(name, input), {});
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env), ...loadContextHandlers(env, op) };
+  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env), ...loadContextHandlers(env, op), ...companions.handlers };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) discovery.kick(ownerId);
@@ -140,6 +162,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
       await discovery.stop();
+      // Companions' last calls kept in memory (never worth failing a close for).
+      await companions.flush().catch((e: unknown) => ctx.warn(`cannot save the companions list: ${e instanceof Error ? e.message : String(e)}`));
       await o.embedder?.dispose();
       await store.close();
     },

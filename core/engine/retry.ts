@@ -10,7 +10,8 @@ import type { OperationName, OpInput } from '../api/contract.js';
  * - Writes that are idempotent by design: `importFiles`, `ingestConversation` and `addMemory` whose turns
  *   carry an id or a time (conversations and messages are keyed by source and id, or by speaker, time and
  *   text, so sending them again adds nothing), `endConversation`, `rebuildIndexes` (rebuilt from
- *   the stored episodes), setting a value (`setEngineSettings`, `setLlmSettings`, `markMemory`), and
+ *   the stored episodes), setting a value (`setEngineSettings`, `setLlmSettings`, `markMemory`, `setCompanionAccess`), merging
+ *   Nemori's entry into a client's file (`addCompanionConfig`), and
  *   `cancelCall`.
  * - Never repeated: reads that count a recall (`getEpisode`, `getKnowledge`, `remember`, a search with
  *   `markAccessed`), writes that add or remove something each time (create, delete, memorize, upsert,
@@ -52,6 +53,13 @@ const REPEATABLE = {
   cancelCall: true,
   endConversation: true,
   loadContext: true,
+  listCompanions: true,
+  // Only counts a companion's calls (a call counted twice harms no memory), and says whether it may write.
+  noteCompanion: true,
+  companionConfigs: true,
+  setCompanionAccess: true,
+  // Writes the same entry again: the second time finds it there and writes nothing.
+  addCompanionConfig: true,
   // Never twice
   search: false, // unless it does not mark results as accessed (below)
   addMemory: false, // unless every turn says when it was said (below)

@@ -6,11 +6,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpServer, type McpServerOptions } from './server.js';
+import { companionNote, createMcpServer, type CompanionInfo, type McpServerOptions } from './server.js';
 
 export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export function mcpOverHttp(o: McpServerOptions): McpHttpHandler {
+  /**
+   * Without sessions only the `initialize` request names the client: the later requests of this bridge
+   * are taken to come from the last client that did (Settings → Companions lists it, its access applies).
+   */
+  let last: CompanionInfo | undefined;
+  const log = o.log ?? (() => {});
   return async (req, res) => {
     if (req.method !== 'POST') {
       // No server-initiated stream without sessions: clients then only POST (the specification allows 405).
@@ -19,7 +25,7 @@ export function mcpOverHttp(o: McpServerOptions): McpHttpHandler {
       );
       return;
     }
-    const server = createMcpServer(o);
+    const server = createMcpServer({ ...o, via: 'http', client: () => last });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -27,5 +33,10 @@ export function mcpOverHttp(o: McpServerOptions): McpHttpHandler {
     });
     await server.connect(transport);
     await transport.handleRequest(req, res);
+    const said = server.server.getClientVersion();
+    if (said) {
+      last = { name: said.name, title: said.title, version: said.version };
+      void (async () => (await o.engine).call('noteCompanion', companionNote(last, 'http')))().catch((e: unknown) => log(`cannot record the companion: ${e instanceof Error ? e.message : String(e)}`));
+    }
   };
 }

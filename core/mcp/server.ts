@@ -12,9 +12,10 @@ import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { PERSON_ONLY_OPERATIONS, UNNAMED_COMPANION, type CompanionView } from '../api/companion-access-contract.js';
 import { DEFAULT_CONTEXT_BUDGET } from '../api/companion-contract.js';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
-import { isNemoriError } from '../domain/errors.js';
+import { isNemoriError, NemoriError } from '../domain/errors.js';
 import { renderEpisode, renderHistory, renderRemember, renderSearch, renderVersion, renderWritten } from './render.js';
 
 /** What the tools need: contract operations, validated by whoever runs them (Engine satisfies it). */
@@ -31,6 +32,20 @@ export interface McpServerOptions {
   ownerId?: string;
   /** Unexpected failures (not a person's mistake) are logged here; stdout belongs to the protocol. */
   log?: (message: string) => void;
+  /** How clients reach this server (what Settings → Companions shows); default stdio. */
+  via?: 'stdio' | 'http';
+  /**
+   * Who is calling when the protocol session did not say (stateless HTTP: each request has its own
+   * server, and only the `initialize` request names the client).
+   */
+  client?: () => CompanionInfo | undefined;
+}
+
+/** What a client says of itself at `initialize` (`clientInfo`). */
+export interface CompanionInfo {
+  name: string;
+  title?: string | undefined;
+  version?: string | undefined;
 }
 
 export const READ_TOOLS = ['load_context', 'search_memory', 'get_episode', 'remember', 'fact_history'] as const;
@@ -50,6 +65,33 @@ const text = (t: string, structured?: object): CallToolResult => ({
   ...(structured ? { structuredContent: structured as Record<string, unknown> } : {}),
 });
 
+/** `noteCompanion`'s input for a client (unnamed when it said nothing) calling `tool` (none: connecting). */
+export function companionNote(c: CompanionInfo | undefined, via: 'stdio' | 'http', tool?: string): OpInput<'noteCompanion'> {
+  return {
+    name: c?.name.trim().slice(0, 200) || UNNAMED_COMPANION,
+    ...(c?.title ? { title: c.title.slice(0, 200) } : {}),
+    ...(c?.version ? { version: c.version.slice(0, 100) } : {}),
+    via,
+    ...(tool ? { tool } : {}),
+  };
+}
+
+/** The answer to a writing tool called by a client the person made read-only. */
+function readOnlyRefusal(c: CompanionView): CallToolResult {
+  const name = c.title && c.title !== c.name ? `${c.title} (${c.name})` : c.name;
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text:
+          `Nothing was stored or changed: ${name} may only read this memory. The person turned writing off for it in the Nemori app, ` +
+          'Settings → Companions ("may write"). If they want you to remember or forget something, tell them to allow writing there.',
+      },
+    ],
+  };
+}
+
 const DateText = z.string().describe('YYYY-MM-DD, or an ISO 8601 time with UTC offset');
 
 export function createMcpServer(o: McpServerOptions): McpServer {
@@ -64,12 +106,41 @@ export function createMcpServer(o: McpServerOptions): McpServer {
   );
   const log = o.log ?? ((m: string) => process.stderr.write(`[nemori mcp] ${m}\n`));
   const owner = o.ownerId ? { ownerId: o.ownerId } : {};
-  const call = async <K extends OperationName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> => (await o.engine).call(name, { ...owner, ...input });
+  const call = async <K extends OperationName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> => {
+    // A companion never changes its own access nor writes files on disk, whatever a tool is made to ask.
+    if ((PERSON_ONLY_OPERATIONS as readonly string[]).includes(name)) throw new NemoriError('INVALID_INPUT', `${name} is for the person, in the Nemori app`);
+    return (await o.engine).call(name, { ...owner, ...input });
+  };
+
+  /** Who is calling: what the client said at `initialize`, else what the transport knows. */
+  const who = (): CompanionInfo | undefined => server.server.getClientVersion() ?? o.client?.();
+  /** Tells the engine the client connected or calls `tool`; its answer says whether it may write. */
+  const note = async (tool?: ToolName): Promise<CompanionView> => {
+    return (await o.engine).call('noteCompanion', companionNote(who(), o.via ?? 'stdio', tool));
+  };
+  let noteFailed = false;
+  /** Reading tools do not wait for the note; a failure to keep it is logged once and costs the reader nothing. */
+  const noteBehind = (tool: ToolName) =>
+    void note(tool).catch((e: unknown) => {
+      if (!noteFailed) log(`cannot record the companion's call: ${e instanceof Error ? e.message : String(e)}`);
+      noteFailed = true;
+    });
+  // A client over stdio is listed as soon as it connects (over HTTP, mcpOverHttp notes the `initialize`).
+  server.server.oninitialized = () => {
+    if (server.server.getClientVersion()) void note().catch(() => {});
+  };
+
   /** A tool's work; any failure is the tool's answer (isError), worded for the model to act on. */
   const guarded =
-    <A>(work: (args: A) => Promise<CallToolResult>) =>
+    <A>(tool: ToolName, work: (args: A) => Promise<CallToolResult>) =>
     async (args: A): Promise<CallToolResult> => {
       try {
+        if (!(WRITE_TOOLS as readonly string[]).includes(tool)) {
+          noteBehind(tool);
+          return await work(args);
+        }
+        const companion = await note(tool);
+        if (!companion.canWrite) return readOnlyRefusal(companion);
         return await work(args);
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
@@ -96,7 +167,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       },
       annotations: readOnly,
     },
-    guarded(async (a) => {
+    guarded('load_context', async (a) => {
       const out = await call('loadContext', { query: a.query || undefined, budgetTokens: a.budget_tokens, now: a.now });
       return text(out.markdown, out);
     }),
@@ -121,7 +192,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       },
       annotations: readOnly,
     },
-    guarded(async (a) => {
+    guarded('search_memory', async (a) => {
       const kind = a.kind === 'episodes' ? 'episodic' : a.kind === 'facts' ? 'semantic' : 'all';
       const out = await call('search', { query: a.query, kind, since: a.since, until: a.until, limit: a.limit ?? 8, markAccessed: true });
       return text(renderSearch(out), out);
@@ -138,7 +209,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       inputSchema: { id: z.string().describe('the episode id, as given in search results') },
       annotations: readOnly,
     },
-    guarded(async (a) => {
+    guarded('get_episode', async (a) => {
       const out = await call('getEpisode', { id: a.id });
       return text(renderEpisode(out), out);
     }),
@@ -158,7 +229,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       },
       annotations: readOnly,
     },
-    guarded(async (a) => {
+    guarded('remember', async (a) => {
       const out = await call('remember', { prompt: a.prompt, limit: a.limit });
       return text(renderRemember(a.prompt, out), out);
     }),
@@ -178,7 +249,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       },
       annotations: readOnly,
     },
-    guarded(async (a) => {
+    guarded('fact_history', async (a) => {
       if (a.version !== undefined) {
         const out = await call('getKnowledgeVersion', { key: a.key, version: a.version });
         return text(renderVersion(out), out);
@@ -217,7 +288,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    guarded(async (a) => {
+    guarded('add_memory', async (a) => {
       const out = await call('addMemory', { conversationId: a.conversation_id, messages: a.messages, ...(a.end ? { end: true } : {}) });
       const again = out.stored < a.messages.length ? ` (${a.messages.length - out.stored} were stored before)` : '';
       return text(`Stored ${out.stored} message(s)${again} in conversation \`${out.conversationId}\`; pass it as conversation_id with the next exchange.`, out);
@@ -242,7 +313,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    guarded(async (a) => {
+    guarded('memorize', async (a) => {
       const out = await call('memorize', {
         value: a.value,
         key: a.key,
@@ -269,7 +340,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    guarded(async (a) => {
+    guarded('forget', async (a) => {
       const given = [a.fact_key, a.episode_id, a.about].filter((x) => x !== undefined).length;
       if (given !== 1) return { isError: true, content: [{ type: 'text', text: 'name exactly one thing to forget: fact_key, episode_id or about' }] };
       const permanent = a.permanent === true;

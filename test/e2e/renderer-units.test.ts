@@ -10,7 +10,7 @@ import { en } from '../../renderer/src/i18n/en';
 import { localeFor } from '../../renderer/src/i18n/locale';
 import { translate } from '../../renderer/src/i18n/translate';
 import { zh } from '../../renderer/src/i18n/zh';
-import { dayKey, formatDay, formatOffset, formatSpan, instantRangeForLocalDays, monthGrid } from '../../renderer/src/lib/dates';
+import { dayKey, formatDay, formatOffset, formatRelative, formatSpan, instantRangeForLocalDays, monthGrid } from '../../renderer/src/lib/dates';
 import { hashOf, parseHash } from '../../renderer/src/lib/routes';
 import { sourceName } from '../../renderer/src/lib/sources';
 import { termPattern } from '../../renderer/src/lib/terms';
@@ -21,7 +21,7 @@ import type { ForgettingReason } from '../../renderer/src/api/types';
 import type { Locale } from '../../renderer/src/i18n/locale';
 import { applyEvent, modelNotice, type EventsState } from '../../renderer/src/store/event-state';
 import { currentStage } from '../../renderer/src/store/stages';
-import { appendRows, toEntry, type Entry } from '../../renderer/src/store/journal-rows';
+import { appendRows, mergeHead, toEntry, type Entry } from '../../renderer/src/store/journal-rows';
 
 describe('the windowed journal list', () => {
   const heights = Array.from({ length: 100_000 }, (_, i) => (i % 4 === 0 ? 60 : 136));
@@ -106,6 +106,31 @@ describe('days in the journal', () => {
   it('keep list entries light: no narrative, a bounded summary', () => {
     const e: Entry = toEntry({ ...episode('x', '2024-01-01T00:00:00.000Z', 0), content: 'long '.repeat(10_000), summary: 'y'.repeat(5000) });
     expect(JSON.stringify(e).length).toBeLessThan(1000);
+  });
+
+  it('mark a live conversation\'s open episode as ongoing, and follow it when the newest page is read again', () => {
+    const open = toEntry({ ...episode('live-1', '2024-03-09T09:00:00.000Z', 60), processingStatus: 'open' });
+    expect(open.ongoing).toBe(true);
+    expect(toEntry(episode('a', '2024-03-09T08:15:00.000Z', 60)).ongoing).toBe(false);
+    const loaded = [open, ...['a', 'b', 'c'].map((id, i) => toEntry(episode(id, `2024-03-0${8 - i}T08:00:00.000Z`, 60)))];
+    // The open tail was rebuilt (a new id, a later end) and part of it closed into an episode; the head covers down to `b`.
+    const grown = toEntry({ ...episode('live-2', '2024-03-09T09:30:00.000Z', 60), processingStatus: 'open' });
+    const closed = toEntry(episode('closed', '2024-03-09T09:00:00.000Z', 60));
+    const head = [grown, closed, loaded[1]!, loaded[2]!];
+    const merged = mergeHead(loaded, head, true);
+    expect(merged?.entries.map((e) => e.id)).toEqual(['live-2', 'closed', 'a', 'b', 'c']);
+    expect(merged?.kept).toBe(1);
+    // Read again with nothing new: no change. A head that is everything keeps nothing older.
+    expect(mergeHead(merged!.entries, head, true)).toBeNull();
+    expect(mergeHead(loaded, [grown, closed], false)?.entries.map((e) => e.id)).toEqual(['live-2', 'closed']);
+  });
+
+  it('say how long ago a companion called, in the reader\'s language', () => {
+    const now = Date.parse('2024-04-02T10:00:00Z');
+    expect(formatRelative('2024-04-02T09:57:00Z', now, 'en')).toBe('3 minutes ago');
+    expect(formatRelative('2024-04-01T09:00:00Z', now, 'en')).toBe('yesterday');
+    expect(formatRelative('2024-04-02T09:59:50Z', now, 'en')).toBe('now');
+    expect(formatRelative('2024-04-02T09:57:00Z', now, 'zh')).toBe('3分钟前');
   });
 
   it('widen a jump by the time zones that could hold that local day', () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clientConfigFile, mergeConfig, NEMORI_BIN, serverEntry, writeClientConfig } from '../../core/mcp/config.js';
+import { clientConfigFile, mergeConfig, NEMORI_BIN, serverEntry, writeClientConfig } from '../../core/companions/mcp-config.js';
 import { runNemori } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 

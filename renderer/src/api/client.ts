@@ -129,3 +129,10 @@ export async function appVersion(): Promise<string | null> {
   const c = connect();
   return c.kind === 'desktop' ? c.bridge.version() : null;
 }
+
+/** Browser only: `/mcp` of the bridge this tab talks to, with the tab's token (valid while `nemori web` runs). */
+export function webMcpAddress(): { url: string; token: string } | null {
+  const c = connect();
+  const token = c.kind === 'web' ? readToken() : null;
+  return token ? { url: `${window.location.origin}/mcp`, token } : null;
+}

@@ -96,3 +96,22 @@ export function instantRangeForLocalDays(fromKey: string, toKeyExclusive: string
 export function nextDayKey(key: string): string {
   return new Date(Date.parse(`${key}T00:00:00Z`) + DAY).toISOString().slice(0, 10);
 }
+
+const RELATIVE_UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * DAY],
+  ['month', 30 * DAY],
+  ['week', 7 * DAY],
+  ['day', DAY],
+  ['hour', 60 * MINUTE],
+  ['minute', MINUTE],
+];
+
+/** How long ago (or from now) an instant is, in the largest whole unit: "3 minutes ago", "yesterday", "3分钟前". */
+export function formatRelative(iso: string, now: number, locale: Locale): string {
+  const diff = Date.parse(iso) - now;
+  const rtf = new Intl.RelativeTimeFormat(intlTag(locale), { numeric: 'auto' });
+  for (const [unit, size] of RELATIVE_UNITS) {
+    if (Math.abs(diff) >= size) return rtf.format(Math.trunc(diff / size), unit);
+  }
+  return rtf.format(0, 'second');
+}

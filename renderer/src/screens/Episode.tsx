@@ -160,6 +160,14 @@ export function EpisodeScreen({ id }: { id: string }) {
           </p>
           <p className="episode-span" data-testid="episode-span">
             {formatSpan(e.start, e.end, e.utcOffsetMin, locale)} · {formatOffset(e.utcOffsetMin)}
+            {e.processingStatus === 'open' && (
+              <>
+                {' '}
+                <span className="entry-ongoing" title={t('journal.ongoingHint')}>
+                  {t('journal.ongoing')}
+                </span>
+              </>
+            )}
           </p>
           {!editing && (
             <h1 tabIndex={-1} data-testid="episode-title">

@@ -14,6 +14,8 @@ export const ROW_HEIGHT = { day: 60, episode: 136 } as const;
 const heightOf = (r: Row) => ROW_HEIGHT[r.kind];
 const keyOf = (r: Row) => r.key;
 export const IMPORTANT = 0.8;
+/** How often the newest entries are read again: often while a conversation goes on, now and then otherwise. */
+export const REFRESH_MS = { ongoing: 4_000, idle: 20_000 } as const;
 
 function DayHeading({ row, locale, t }: { row: Row & { kind: 'day' }; locale: Locale; t: Translate }) {
   return (
@@ -32,9 +34,10 @@ function EntryRow({ row, active, locale, t, onOpen }: { row: Row & { kind: 'epis
       id={`entry-${e.id}`}
       role="option"
       aria-selected={active}
-      aria-label={`${e.title} — ${formatDay(e.day, locale)}, ${span}`}
+      aria-label={`${e.title} — ${formatDay(e.day, locale)}, ${span}${e.ongoing ? ` (${t('journal.ongoing')})` : ''}`}
       className="entry-row"
       data-active={active || undefined}
+      data-ongoing={e.ongoing || undefined}
       data-episode={e.id}
       onClick={onOpen}
     >
@@ -42,6 +45,11 @@ function EntryRow({ row, active, locale, t, onOpen }: { row: Row & { kind: 'epis
         <div className="entry-time">
           <time dateTime={e.start}>{span}</time>
           <span className="entry-offset">{formatOffset(e.utcOffsetMin)}</span>
+          {e.ongoing && (
+            <span className="entry-ongoing" title={t('journal.ongoingHint')} data-testid="entry-ongoing">
+              {t('journal.ongoing')}
+            </span>
+          )}
           {e.importance >= IMPORTANT && (
             <span className="entry-star" title={t('journal.important')}>
               ★
@@ -84,6 +92,24 @@ export function JournalScreen() {
   useEffect(() => {
     if (rows.length === 0 && !done) void loadMore();
   }, [rows.length, done, loadMore]);
+
+  // Live conversations (a companion's addMemory) grow while the journal is open: follow the newest entries.
+  useEffect(() => {
+    // Back from another screen: what changed meanwhile at the top.
+    void useJournalStore.getState().refreshHead();
+  }, []);
+  const ongoing = rows.some((r) => r.kind === 'episode' && r.entry.ongoing);
+  useEffect(() => {
+    const refresh = () => {
+      if (document.visibilityState === 'visible') void useJournalStore.getState().refreshHead();
+    };
+    const timer = setInterval(refresh, ongoing ? REFRESH_MS.ongoing : REFRESH_MS.idle);
+    document.addEventListener('visibilitychange', refresh);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', refresh);
+    };
+  }, [ongoing]);
 
   const active = rows[activeIndex]?.kind === 'episode' ? activeIndex : nextEpisode(rows, -1, 1);
   const activeRow = rows[active];

@@ -6,6 +6,7 @@ import { LOCALE_NAMES, LOCALE_PREFERENCES, useLocaleStore, useT, type LocalePref
 import { errorInfo, type ErrorInfo } from '../lib/errors';
 import { takeNotice } from '../lib/flash';
 import { THEME_PREFERENCES, useThemeStore, type ThemePreference } from '../store/theme';
+import { CompanionsSection } from './settings/CompanionsSection';
 import { DataSection } from './settings/DataSection';
 import { ForgettingSection } from './settings/ForgettingSection';
 import { KnowledgeSection } from './settings/KnowledgeSection';
@@ -68,7 +69,7 @@ function ConnectionSection() {
   );
 }
 
-/** Appearance, the data and its backup, the language model, knowledge capacity and discovery, forgetting. */
+/** Appearance, the data and its backup, the language model, knowledge capacity and discovery, forgetting, companions. */
 export function SettingsScreen() {
   const t = useT();
   const [health, setHealth] = useState<HealthOutput | null>(null);
@@ -104,6 +105,7 @@ export function SettingsScreen() {
       <LlmSection />
       <KnowledgeSection settings={settings} onSaved={setSettings} onSetUpLlm={revealLlmSection} />
       <ForgettingSection settings={settings} onSaved={setSettings} />
+      <CompanionsSection />
       <ConnectionSection />
     </div>
   );

@@ -16,6 +16,8 @@ export interface Entry {
   messageCount: number;
   participants: string[];
   day: string;
+  /** A live conversation's provisional episode (`processingStatus: open`): it grows as turns arrive. */
+  ongoing: boolean;
 }
 
 export type Row = { kind: 'day'; key: string; day: string; count: number } | { kind: 'episode'; key: string; entry: Entry };
@@ -32,7 +34,32 @@ export function toEntry(e: EpisodeView): Entry {
     messageCount: e.metadata.messageCount || e.messageIds.length,
     participants: e.metadata.participants.slice(0, 6),
     day: dayKey(e.start, e.utcOffsetMin),
+    ongoing: e.processingStatus === 'open',
   };
+}
+
+/** The entries of rows, in order. */
+export function entriesOf(rows: readonly Row[]): Entry[] {
+  return rows.flatMap((r) => (r.kind === 'episode' ? [r.entry] : []));
+}
+
+/** Whether `a` comes after `b` in the journal (newest first: start, then id, descending — listEpisodes' order). */
+export function isOlder(a: Entry, b: Entry): boolean {
+  const at = Date.parse(a.start);
+  const bt = Date.parse(b.start);
+  return at < bt || (at === bt && a.id < b.id);
+}
+
+/**
+ * The journal with its newest page read again: `head` (listEpisodes' first page; `more`: it has a next
+ * page) replaces every loaded entry down to its last one, and the older loaded entries stay. `more` false:
+ * the head is everything. Returns null when nothing changed.
+ */
+export function mergeHead(current: readonly Entry[], head: readonly Entry[], more: boolean): { entries: Entry[]; kept: number } | null {
+  const last = head.at(-1);
+  const kept = more && last ? current.filter((e) => isOlder(e, last)) : [];
+  const entries = [...head, ...kept];
+  return JSON.stringify(entries) === JSON.stringify(current) ? null : { entries, kept: kept.length };
 }
 
 /** Appends entries to rows, opening a day heading whenever the local day changes. */

@@ -7,9 +7,11 @@ import { create } from 'zustand';
 import { call } from '../api/client';
 import { instantRangeForLocalDays, nextDayKey } from '../lib/dates';
 import { errorInfo, type ErrorInfo } from '../lib/errors';
-import { appendRows, toEntry, type Entry, type Row } from './journal-rows';
+import { appendRows, entriesOf, mergeHead, toEntry, type Entry, type Row } from './journal-rows';
 
 export const PAGE_SIZE = 100;
+/** How many of the newest episodes are read again to follow live conversations. */
+export const HEAD_SIZE = 30;
 
 export type { Entry, Row } from './journal-rows';
 
@@ -27,6 +29,8 @@ interface JournalState {
   scrollTop: number;
   activeIndex: number;
   loadMore(): Promise<void>;
+  /** Reads the newest episodes again (live conversations grow and close into episodes); the rest stays as loaded. */
+  refreshHead(): Promise<void>;
   jumpTo(day: string | null): void;
   reload(): void;
   patchEntry(id: string, patch: Partial<Pick<Entry, 'title' | 'summary' | 'importance'>>): void;
@@ -56,6 +60,31 @@ export const useJournalStore = create<JournalState>()((set, get) => ({
     } catch (e) {
       if (get().generation === generation) set({ loading: false, error: errorInfo(e) });
     }
+  },
+
+  async refreshHead() {
+    const { loading, anchorDay, generation, rows } = get();
+    // Only the newest view follows them, and never over a page being read.
+    if (loading || anchorDay || rows.length === 0) return;
+    let page;
+    try {
+      page = await call('listEpisodes', { limit: HEAD_SIZE });
+    } catch {
+      return; // quietly: the next refresh tries again
+    }
+    const s = get();
+    if (s.generation !== generation || s.loading || s.anchorDay) return;
+    const merged = mergeHead(entriesOf(s.rows), page.episodes.map(toEntry), page.nextCursor !== null);
+    if (!merged) return;
+    const activeId = s.rows[s.activeIndex]?.kind === 'episode' ? (s.rows[s.activeIndex] as Row & { kind: 'episode' }).entry.id : null;
+    const next = appendRows([], merged.entries);
+    const active = activeId ? next.findIndex((r) => r.kind === 'episode' && r.entry.id === activeId) : -1;
+    set({
+      rows: next,
+      activeIndex: active >= 0 ? active : Math.min(s.activeIndex, Math.max(0, next.length - 1)),
+      // Nothing loaded beyond the head: where the next page starts is the head's own cursor.
+      ...(merged.kept === 0 ? { cursor: page.nextCursor, done: page.nextCursor === null } : {}),
+    });
   },
 
   jumpTo(day) {

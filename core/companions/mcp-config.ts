@@ -1,6 +1,6 @@
 /**
- * `nemori mcp config`: the entry an MCP client needs to start `nemori mcp` — this installation's
- * Node and bin/nemori.mjs by absolute path, so a desktop app that does not share the shell's PATH finds
+ * `nemori mcp config` and Settings → Companions: the entry an MCP client needs to start `nemori mcp` —
+ * this installation's Node and bin/nemori.mjs by absolute path, so a desktop app that does not share the shell's PATH finds
  * them — printed, or merged into the client's configuration file. Merging edits only the `nemori`
  * entry (jsonc-parser: comments, formatting and every other server stay as they were), backs the file
  * up first, and writes nothing when the entry is already there as it would be written.
@@ -32,6 +32,8 @@ export interface ServerEntry {
   type?: 'stdio';
   command: string;
   args: string[];
+  /** Only when the command is the desktop app's own binary (Electron), which then runs as plain Node. */
+  env?: Record<string, string>;
 }
 
 /** The top-level object each client keeps its servers in. */
@@ -40,8 +42,10 @@ export const serversKey = (client: McpClient): string => (client === 'vscode' ? 
 export function serverEntry(client: McpClient, o: EntryOptions = {}): ServerEntry {
   const args = [o.bin ?? NEMORI_BIN, ...(o.home ? ['--home', path.resolve(o.home)] : []), 'mcp', ...(o.readOnly ? ['--read-only'] : [])];
   const command = o.node ?? process.execPath;
+  // Inside the desktop app the running binary is Electron: it runs bin/nemori.mjs as Node when told so.
+  const env = o.node === undefined && process.versions.electron !== undefined ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {};
   // Claude Code and VS Code name the transport; Claude Desktop and Cursor take command + args only.
-  return client === 'claude-code' || client === 'vscode' ? { type: 'stdio', command, args } : { command, args };
+  return client === 'claude-code' || client === 'vscode' ? { type: 'stdio', command, args, ...env } : { command, args, ...env };
 }
 
 export interface Platform {
@@ -68,6 +72,13 @@ export function clientConfigFile(client: McpClient, p: Platform = here()): strin
       // The user profile's mcp.json (Command Palette: "MCP: Open User Configuration").
       return join(userConfig, 'Code', 'User', 'mcp.json');
   }
+}
+
+/** Claude Code's own way to add the entry (user scope): `claude mcp add -s user nemori -- …`. */
+export function claudeCodeAddCommand(entry: ServerEntry): string {
+  const quote = (a: string) => (/[\s"']/.test(a) ? JSON.stringify(a) : a);
+  const env = Object.entries(entry.env ?? {}).map(([k, v]) => `-e ${k}=${quote(v)} `).join('');
+  return `claude mcp add -s user ${env}${SERVER_NAME} -- ${[entry.command, ...entry.args].map(quote).join(' ')}`;
 }
 
 /** The configuration snippet to paste: `{ "mcpServers": { "nemori": { … } } }`. */
