@@ -4,7 +4,7 @@
  * conversations, says so, and importing again adds only the rest; the Search screen's source filter
  * keeps to episodes from one source (the fixture's Nemori JSON files, or a companion feeding the API).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manyConversationsFile } from '../helpers/engine.js';
 import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
@@ -19,7 +19,6 @@ const MESSAGES = CONVERSATIONS * 5;
 describe('cancelling an import and searching by source in Chromium', { timeout: 240_000 }, () => {
   let bridge: FixtureBridge;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: AppShell;
   const pageErrors: string[] = [];
@@ -42,7 +41,7 @@ describe('cancelling an import and searching by source in Chromium', { timeout: 
         ],
       },
     });
-    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
+    ({ page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
   }, 240_000);
 
   afterAll(async () => {

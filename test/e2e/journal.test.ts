@@ -5,7 +5,7 @@
  *
  * Needs the built renderer: `npm run build` (done by .ci/run), or the suite builds it when stale.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../helpers/engine.js';
 import { writeClubExport } from './generated.js';
@@ -23,7 +23,6 @@ const FIXTURE_DAYS = ['2024-03-09', '2024-03-05', '2024-03-01', '2023-06-12', '2
 describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   let bridge: FixtureBridge;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: AppShell;
   const pageErrors: string[] = [];
@@ -31,7 +30,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     ensureRendererBuilt();
     [bridge, browser] = await Promise.all([startFixtureBridge(), launchChromium()]);
-    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
+    ({ page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
   }, 240_000);
 
   afterAll(async () => {

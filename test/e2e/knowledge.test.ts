@@ -4,7 +4,7 @@
  * searched, corrected, forgotten and brought back from the Knowledge screen, the search screen and
  * an episode's page. Screenshots of the Knowledge screen in English and Chinese (light and dark).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { FACTS, VALUES, seedKnowledge } from './knowledge-seed.js';
@@ -16,7 +16,6 @@ import { SearchPage } from './pages/search.js';
 describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
   let bridge: FixtureBridge;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: AppShell;
   let knowledge: KnowledgePage;
@@ -29,7 +28,7 @@ describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
     await seedKnowledge(bridge.engine);
     const found = await bridge.engine.call('search', { query: 'robotics startup Zurich interview', mode: 'bm25', kind: 'episodic' });
     zurich = { id: found.results[0]!.id, title: found.results[0]!.title };
-    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
+    ({ page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
     knowledge = new KnowledgePage(page);
   }, 240_000);
 

@@ -3,7 +3,7 @@
  * forgetting pass is previewed with its reasons, a pass sends episodes to the trash (they leave
  * search), and restoring one from the Memory care screen brings it back into search.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureRendererBuilt, launchChromium, openAppTab, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
 import { AppShell } from './pages/app.js';
@@ -17,7 +17,6 @@ const FAR_FUTURE = '2040-01-01';
 describe('memory care in Chromium', { timeout: 240_000 }, () => {
   let bridge: FixtureBridge;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: AppShell;
   let zurich: { id: string; title: string };
@@ -28,7 +27,7 @@ describe('memory care in Chromium', { timeout: 240_000 }, () => {
     [bridge, browser] = await Promise.all([startFixtureBridge(), launchChromium()]);
     const found = await bridge.engine.call('search', { query: 'interview Zurich', mode: 'bm25' });
     zurich = { id: found.results[0]!.id, title: found.results[0]!.title };
-    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
+    ({ page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
   }, 240_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { scriptHappy, task, twoSessions } from '../llm/script.js';
@@ -18,7 +18,6 @@ import { SettingsPage } from './pages/settings.js';
 describe('settings in Chromium', { timeout: 240_000 }, () => {
   let bridge: FixtureBridge;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: AppShell;
   let settings: SettingsPage;
@@ -46,7 +45,7 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     ensureRendererBuilt();
     [bridge, browser] = await Promise.all([startFixtureBridge(), launchChromium()]);
     waiting = (await bridge.engine.call('knowledgeCapacity', {})).discoveryQueue.waiting;
-    ({ context, page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
+    ({ page, app } = await openAppTab(browser, bridge.server.url, pageErrors));
     settings = new SettingsPage(page);
   }, 240_000);
 
