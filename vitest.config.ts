@@ -7,5 +7,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // New stores start from a template made once per run instead of running initdb (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
   },
 });
