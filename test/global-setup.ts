@@ -2,7 +2,8 @@
  * Once per `vitest run`, before any worker starts, handed to the workers (and every Node process they
  * start) through the environment:
  * - the template new stores start from (test/helpers/store-template.mjs), made by the real Store.open:
- *   initdb and every migration.
+ *   initdb and every migration;
+ * - the `nemori` command prebuilt as one module (test/helpers/cli-bundle.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Store } from '../core/store/store.js';
+import { buildCliBundle, CLI_BUNDLE_ENV } from './helpers/cli-bundle.js';
 import { TEMPLATE_ENV } from './helpers/store-template.mjs';
 
 const PRELOAD = path.join(import.meta.dirname, 'helpers', 'store-template.mjs');
@@ -35,9 +37,12 @@ async function buildStoreTemplate(dir: string): Promise<void> {
 export default async function setup(): Promise<() => void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-test-run-'));
   const template = path.join(dir, 'store-template');
+  const cli = path.join(dir, 'cli');
   fs.mkdirSync(template);
-  await buildStoreTemplate(template);
+  fs.mkdirSync(cli);
+  const [, bundle] = await Promise.all([buildStoreTemplate(template), buildCliBundle(cli)]);
   process.env[TEMPLATE_ENV] = template;
+  process.env[CLI_BUNDLE_ENV] = bundle;
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--import=${pathToFileURL(PRELOAD).href}`].filter(Boolean).join(' ');
   return () => fs.rmSync(dir, { recursive: true, force: true });
 }
