@@ -1,11 +1,67 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take longest (CPU seconds, most of it in the `nemori` processes they start or in one
+ * big import), started first so that the run does not end with one worker on a long file and the
+ * other idle. A clean clone has no duration cache to order by; with one, this still wins.
+ */
+const LONGEST_FIRST = [
+  'test/cli/knowledge.test.ts',
+  'test/http/responsive.test.ts',
+  'test/cli/cli.test.ts',
+  'test/cli/data.test.ts',
+  'test/forgetting/cli.test.ts',
+  'test/api/app-engine.test.ts',
+  'test/electron/engine-host.test.ts',
+  'test/e2e/cancel-and-sources.test.ts',
+  'test/llm/cli.test.ts',
+  'test/http/web-command.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const i = LONGEST_FIRST.findIndex((f) => spec.moduleId.endsWith(f));
+      return i < 0 ? LONGEST_FIRST.length : i;
+    };
+    const sorted = await super.sort(files);
+    return sorted
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .map(({ spec }) => spec);
+  }
+}
+
+/**
+ * Files that need a process of their own: they assert on process-wide state (the embedding pipelines
+ * loaded in this process) or replace a module (`vi.mock('electron')`).
+ */
+const OWN_PROCESS = ['test/embed/**/*.test.ts', 'test/electron/main-process.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // PGlite's initdb and the ONNX runtime are CPU-heavy; two cores → two workers.
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // New stores start from a template made once per run instead of running initdb, and the CLI
+    // tests run a prebuilt `nemori` (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
+    sequence: { sequencer: LongestFirst },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'own-process', include: OWN_PROCESS, isolate: true },
+      },
+      {
+        // One worker process runs many files in turn: each file's own process start, module
+        // imports (the ONNX runtime, transformers.js, chrono) and PGlite's WebAssembly compile
+        // (~1.2 s of CPU a file) are paid once per worker. Every file opens its own stores, servers
+        // and browsers and closes them.
+        extends: true,
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_PROCESS, isolate: false },
+      },
+    ],
   },
 });

@@ -1,9 +1,18 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { CLI_BUNDLE_ENV } from './cli-bundle.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
 const run = promisify(execFile);
+
+/**
+ * V8 compiles PGlite's WebAssembly quickly (Liftoff), then recompiles its hot functions with the
+ * optimising compiler on background threads: ~0.6 s of CPU in every short `nemori` process, paid
+ * back only by long ones. A 100× budget before tiering up leaves that to work that runs long enough
+ * to need it. The program, and what it computes, are the same.
+ */
+const NODE_FLAGS = ['--wasm-tiering-budget=180000000'];
 
 export interface CliResult {
   code: number;
@@ -14,11 +23,12 @@ export interface CliResult {
 /**
  * Runs the real `nemori` command in a child process. It never reaches the network: model download is
  * off, and NEMORI_* settings of the shell running the tests are ignored unless passed in `env`.
+ * The command is the run's prebuilt bundle of bin/nemori.mjs (test/helpers/cli-bundle.ts) when there is one.
  */
 export async function runNemori(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NEMORI_')));
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', ...env } });
+    const { stdout, stderr } = await run(process.execPath, [...NODE_FLAGS, process.env[CLI_BUNDLE_ENV] || bin, ...args], { env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', ...env } });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

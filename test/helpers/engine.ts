@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { openEngine, type Engine, type OpenEngineOptions } from '../../core/engine/open-engine.js';
+import { templateState } from './store-template.mjs';
 
 export const fixture = (...p: string[]) => path.join(import.meta.dirname, '..', 'fixtures', ...p);
 
@@ -29,4 +31,17 @@ export function manyConversationsFile(n: number): string {
   }));
   fs.writeFileSync(file, JSON.stringify({ conversations: list }));
   return file;
+}
+
+/**
+ * New stores in this file run PGlite's initdb and every migration, as on a person's machine, instead
+ * of starting from the run's template (test/helpers/store-template.mjs). For the store's own tests.
+ */
+export function useRealStoreStartup(): void {
+  beforeAll(() => {
+    templateState().enabled = false;
+  });
+  afterAll(() => {
+    templateState().enabled = true;
+  });
 }

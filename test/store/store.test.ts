@@ -3,8 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { openEngine } from '../../core/engine/open-engine.js';
-import { fixture, tempDir } from '../helpers/engine.js';
+import { fixture, tempDir, useRealStoreStartup } from '../helpers/engine.js';
 import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, useStore } from './helpers.js';
+
+useRealStoreStartup();
 
 describe('the store on disk', () => {
   it('refuses a second open of the same folder, naming the holder', async () => {

@@ -1,0 +1,48 @@
+/**
+ * Once per `vitest run`, before any worker starts, handed to the workers (and every Node process they
+ * start) through the environment:
+ * - the template new stores start from (test/helpers/store-template.mjs), made by the real Store.open:
+ *   initdb and every migration;
+ * - the `nemori` command prebuilt as one module (test/helpers/cli-bundle.ts).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { Store } from '../core/store/store.js';
+import { buildCliBundle, CLI_BUNDLE_ENV } from './helpers/cli-bundle.js';
+import { TEMPLATE_ENV } from './helpers/store-template.mjs';
+
+const PRELOAD = path.join(import.meta.dirname, 'helpers', 'store-template.mjs');
+
+async function buildStoreTemplate(dir: string): Promise<void> {
+  const store = await Store.open();
+  const backup = path.join(dir, 'memory.tar.gz');
+  try {
+    await store.backup(backup);
+  } finally {
+    await store.close();
+  }
+  const tar = gunzipSync(fs.readFileSync(backup));
+  fs.writeFileSync(path.join(dir, 'memory.tar'), tar);
+  fs.rmSync(backup);
+  // The same database as a closed data folder, for stores opened on disk.
+  const db = await PGlite.create({ dataDir: path.join(dir, 'pg'), loadDataDir: new Blob([tar]), extensions: { vector } });
+  await db.close();
+}
+
+export default async function setup(): Promise<() => void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-test-run-'));
+  const template = path.join(dir, 'store-template');
+  const cli = path.join(dir, 'cli');
+  fs.mkdirSync(template);
+  fs.mkdirSync(cli);
+  const [, bundle] = await Promise.all([buildStoreTemplate(template), buildCliBundle(cli)]);
+  process.env[TEMPLATE_ENV] = template;
+  process.env[CLI_BUNDLE_ENV] = bundle;
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--import=${pathToFileURL(PRELOAD).href}`].filter(Boolean).join(' ');
+  return () => fs.rmSync(dir, { recursive: true, force: true });
+}
