@@ -82,6 +82,11 @@ export const RetrievalConfig = z.object({
   /** Each mode contributes this many candidates per result asked for (at least `minCandidates`). */
   candidateFactor: z.number().int().positive().default(4),
   minCandidates: z.number().int().positive().default(40),
+  /**
+   * Results found only by meaning need at least this similarity: `measured` per model from unrelated
+   * text pairs (core/retrieval/relevance-floor.ts), a number, or `off`.
+   */
+  vectorFloor: z.union([z.literal('measured'), z.literal('off'), z.number().min(-1).max(1)]).default('measured'),
   pack: PackConfig.default(PackConfig.parse({})),
 });
 export type RetrievalConfig = z.infer<typeof RetrievalConfig>;
