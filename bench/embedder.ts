@@ -4,6 +4,9 @@ import type { Embedder } from '../core/embed/embedder.js';
 import { isEmbedError, openEmbedder, type OpenEmbedderOptions } from '../core/embed/index.js';
 import { resolveStartup } from '../core/engine/startup.js';
 import { tinyModelOptions } from '../test/fixtures/tiny-model/index.js';
+import { openUseLite } from './use-lite.js';
+
+export type BenchModel = 'product' | 'tiny' | 'use-lite';
 
 /**
  * The model a benchmark runs with, named in its JSON:
@@ -12,8 +15,15 @@ import { tinyModelOptions } from '../test/fixtures/tiny-model/index.js';
  *   degrades to keywords exactly as the app does.
  * - `tiny`: the project's 1 MB synthetic test model (a 3k-word vocabulary): exercises the vector path,
  *   says nothing about retrieval quality.
+ * - `use-lite`: the Universal Sentence Encoder lite (bench/use-lite.ts), a real English sentence encoder
+ *   whose weights come with an npm dev dependency: what retrieval with vectors is measured and tuned with
+ *   here, where the product model cannot be downloaded.
  */
-export async function benchEmbedder(which: 'product' | 'tiny'): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
+export async function benchEmbedder(which: BenchModel): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
+  if (which === 'use-lite') {
+    const embedder = await openUseLite();
+    return { embedder, status: { available: true, modelId: embedder.modelId, source: 'use-lite', reason: null } };
+  }
   const startup = resolveStartup();
   const options: OpenEmbedderOptions =
     which === 'tiny' ? tinyModelOptions() : { ...modelOptions(startup.home, process.env, startup.embeddingModel), allowDownload: false };

@@ -28,16 +28,19 @@ import type { Clock } from '../core/context/engine-context.js';
 import { llmConfigFromEnv } from '../core/llm/config.js';
 import type { SearchMode } from '../core/domain/search.js';
 import type { OpOutput } from '../core/api/contract.js';
-import { benchEmbedder } from './embedder.js';
+import { benchEmbedder, type BenchModel } from './embedder.js';
+import { hit, questionsOf, retrieve, summarize, type Outcome, type Through } from './locomo-eval.js';
 import { startObservationLlm } from './observation-llm.js';
 import { loadLocomo } from './locomo-data.js';
-import { argValue, percentile, round, words } from './stats.js';
+import { argValue, percentile, round } from './stats.js';
 
 const argv = process.argv.slice(2);
 const data = path.resolve(argValue(argv, 'data') ?? path.join(import.meta.dirname, '..', '..', 'shared', 'bench', 'locomo-dev.json'));
 const budgets = (argValue(argv, 'budgets') ?? '500,1000,2000').split(',').map(Number);
 const mode = (argValue(argv, 'mode') ?? 'hybrid') as SearchMode;
-const retrieve = Number(argValue(argv, 'limit') ?? 60);
+const retrieveLimit = Number(argValue(argv, 'limit') ?? 60);
+const through = (argValue(argv, 'through') ?? 'search') as Through;
+if (through !== 'search' && through !== 'pack') throw new Error(`--through knows search and pack, got ${through}`);
 const kind = (argValue(argv, 'kind') ?? 'all') as 'all' | 'episodic' | 'semantic';
 const factsFrom = argValue(argv, 'facts');
 if (factsFrom !== undefined && factsFrom !== 'observations') throw new Error(`--facts knows only "observations", got ${factsFrom}`);
@@ -59,7 +62,7 @@ if (useLlm && !llmSetup.config) throw new Error(`--llm needs an endpoint: set NE
 const llmWarnings = new Set<string>();
 
 const samples = loadLocomo(data);
-const model = (argValue(argv, 'model') ?? 'product') as 'product' | 'tiny';
+const model = (argValue(argv, 'model') ?? 'product') as BenchModel;
 const { embedder, status } = await benchEmbedder(model);
 const engine = await openEngine({
   home: null,
@@ -71,12 +74,9 @@ const engine = await openEngine({
   config: { segment: extraConfig.segment ?? {}, retrieval: { ...retrievalConfig, ...extraConfig.retrieval }, forgetting: extraConfig.forgetting ?? {} },
 });
 
-const hits: Record<number, number> = Object.fromEntries(budgets.map((b) => [b, 0]));
-const byCat: Record<string, { n: number; hits: Record<number, number> }> = {};
 const latencies: number[] = [];
 const modesUsed = new Set<string>();
 const warnings = new Set<string>();
-let questions = 0;
 const itemsSeen = { episode: 0, semantic: 0 };
 let episodes = 0;
 let messages = 0;
@@ -163,39 +163,19 @@ if (forget) {
   }
 }
 
-for (const s of samples) {
-  const ownerId = s.id;
-  for (const q of s.questions) {
-    if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
-    const evidence = q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean);
-    const t = performance.now();
-    const out = await engine.call('search', { ownerId, query: q.question, mode, kind, limit: retrieve });
-    latencies.push(performance.now() - t);
-    modesUsed.add(out.mode);
-    for (const w of out.warnings) warnings.add(w);
-    questions++;
-    for (const r of out.results) itemsSeen[r.kind]++;
-    const cat = (byCat[q.category] ??= { n: 0, hits: Object.fromEntries(budgets.map((b) => [b, 0])) });
-    cat.n++;
-    for (const budget of budgets) {
-      const covered = new Set<string>();
-      let used = 0;
-      for (const [i, item] of out.results.entries()) {
-        const n = words(item.text);
-        if (i > 0 && used + n > budget) break;
-        used += n;
-        for (const src of item.sources) if (src.externalId) covered.add(src.externalId);
-      }
-      if (evidence.every((e) => covered.has(e))) {
-        hits[budget]!++;
-        cat.hits[budget]!++;
-      }
-    }
-  }
+const outcomes: Outcome[] = [];
+for (const q of questionsOf(samples)) {
+  const r = await retrieve(engine, engine.context, q.conversation, q.question, budgets, { through, mode, kind, limit: retrieveLimit });
+  latencies.push(r.ms);
+  if (r.modeUsed) modesUsed.add(r.modeUsed);
+  for (const w of r.warnings) warnings.add(w);
+  for (const k of r.kinds) itemsSeen[k as 'episode' | 'semantic']++;
+  outcomes.push({ question: q, hits: new Map(budgets.map((b) => [b, hit(q, r.byBudget.get(b)!, b)])) });
 }
+const questions = outcomes.length;
 await engine.close();
 
-const rate = (h: Record<number, number>, n: number) => Object.fromEntries(budgets.map((b) => [String(b), round(n ? h[b]! / n : 0)]));
+const summary = summarize(outcomes, budgets);
 console.log(
   JSON.stringify(
     {
@@ -205,8 +185,8 @@ console.log(
       retrieval: engine.context.config.retrieval,
       embeddingModel: status.available ? status.modelId : null,
       warnings: [...warnings, ...(status.reason ? [status.reason] : [])],
-      recall: rate(hits, questions),
-      byCategory: Object.fromEntries(Object.entries(byCat).map(([c, v]) => [c, { questions: v.n, recall: rate(v.hits, v.n) }])),
+      through,
+      ...summary,
       latencyMs: { p50: round(percentile(latencies, 50), 1), p95: round(percentile(latencies, 95), 1) },
       questions,
       conversations: samples.length,

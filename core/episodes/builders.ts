@@ -8,6 +8,9 @@ import { buildHeuristicEpisode, HEURISTIC_VERSION } from './heuristic.js';
 import { messageText } from '../text/message-text.js';
 import { LLM_EPISODE_VERSION, llmEpisode, type ConversationInfo, type EpisodeGraphPayload } from './llm-builder.js';
 import { segmentMessages } from './segment.js';
+import { idf } from '../retrieval/messages.js';
+import type { Idf } from '../text/keywords.js';
+import { tokenize } from '../text/tokenize.js';
 
 /**
  * An episode builder registry as what it is: a map from data type to the builder for it. The
@@ -59,18 +62,30 @@ async function messageVectors(ctx: EngineContext, messages: readonly StoredMessa
  * Degraded mode (no LLM): time gaps, topic shifts and a size cap decide the boundaries, the messages
  * themselves the text. `status` is `needs_rebuild` when these episodes stand in for LLM ones that failed.
  */
-export async function heuristicEpisodes(ctx: EngineContext, messages: readonly StoredMessage[], status: EpisodeDraft['processingStatus']): Promise<BuiltEpisode[]> {
+export async function heuristicEpisodes(ctx: EngineContext, ownerId: string, messages: readonly StoredMessage[], status: EpisodeDraft['processingStatus']): Promise<BuiltEpisode[]> {
   const vectors = await messageVectors(ctx, messages);
   const segments = segmentMessages(messages, ctx.config.segment, (block) =>
     block.every((m) => vectors.has(m.id)) ? block.map((m) => vectors.get(m.id)!) : null,
   );
-  return segments.map((s) => ({ messages: s, draft: { ...buildHeuristicEpisode(s), processingStatus: status }, graph: null }));
+  const idf = await memoryIdf(ctx, ownerId, messages);
+  return segments.map((s) => ({ messages: s, draft: { ...buildHeuristicEpisode(s, { idf }), processingStatus: status }, graph: null }));
+}
+
+/**
+ * How rare each word of these messages is in the owner's memory so far (the episode index's idf), so a
+ * title names what is particular to this conversation. Undefined while the memory is too small to say.
+ */
+async function memoryIdf(ctx: EngineContext, ownerId: string, messages: readonly StoredMessage[]): Promise<Idf | undefined> {
+  const terms = [...new Set(messages.flatMap((m) => tokenize(messageText(m))))];
+  const { docCount, df } = await ctx.store.read.bm25.termStats(ownerId, terms);
+  if (docCount < 20) return undefined;
+  return (t) => idf(docCount, Math.max(df.get(t) ?? 0, 0.5));
 }
 
 export const heuristicConversationBuilder: EpisodeBuilder = {
   version: HEURISTIC_VERSION,
   async *build(ctx, input) {
-    yield await heuristicEpisodes(ctx, input.messages, 'ready');
+    yield await heuristicEpisodes(ctx, input.ownerId, input.messages, 'ready');
   },
 };
 
@@ -106,13 +121,13 @@ export function llmConversationBuilder(llm: Llm): EpisodeBuilder {
         const tried = await Promise.all(group.map((s) => tryLlmEpisode(ctx, llm, input, s)));
         const out: BuiltEpisode[] = [];
         // Heuristic stand-ins are built one after another: the embedder is not asked to run in parallel.
-        for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, group[i]!.messages, 'needs_rebuild')));
+        for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, group[i]!.messages, 'needs_rebuild')));
         return out;
       };
       for await (const span of llmSpans(llm, input.ownerId, input.messages, c, input.session)) {
         if (!span.byLlm) {
           if (pending.length) yield await flush();
-          yield await heuristicEpisodes(ctx, span.messages, 'needs_rebuild');
+          yield await heuristicEpisodes(ctx, input.ownerId, span.messages, 'needs_rebuild');
           continue;
         }
         pending.push(span);

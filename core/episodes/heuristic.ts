@@ -2,12 +2,11 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import { tokenize } from '../text/tokenize.js';
 import { describeSpan, joinNames } from '../text/describe.js';
-import { keywords, properNouns } from '../text/keywords.js';
+import { keywords, properNouns, topicPhrases, type Idf } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
 
 export const HEURISTIC_VERSION = 'heuristic-1';
-
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 const LETTER = /\p{L}/gu;
@@ -23,12 +22,33 @@ function firstSentence(text: string, max: number): string {
   return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
 }
 
+/** "a", "a and b", "a, b and c" — or with 和 and 、 in Chinese. */
+function joinList(items: readonly string[], cjk: boolean): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return cjk ? `${items.slice(0, -1).join('、')}和${items.at(-1)}` : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/**
+ * "Caroline and Melanie on the support group and adoption" / "小明和小红聊到杭州和爬山": who talked, and
+ * the topic phrases that are most salient in what they said.
+ */
+export function heuristicTitle(speakers: readonly string[], phrases: readonly string[], cjk: boolean): string {
+  if (cjk) return `${joinList(speakers, true)}${speakers.length > 1 ? '聊到' : '说到'}${joinList(phrases, true)}`;
+  return `${joinNames(speakers)} on ${joinList(phrases, false)}`;
+}
+
+export interface HeuristicOptions {
+  /** How rare a term is in the person's whole memory (the store's BM25 statistics). */
+  idf?: Idf | undefined;
+}
+
 /**
  * The degraded-mode builder (no LLM), made useful: the episode states who talked and exactly when, keeps
  * every message (relative dates resolved to absolute ones in the sender's time zone), and draws its title,
- * summary, keywords and entities from the text itself.
+ * summary, keywords and entities from the text itself — salient against the person's whole memory when
+ * `idf` is given.
  */
-export function buildHeuristicEpisode(messages: readonly StoredMessage[]): EpisodeDraft {
+export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: HeuristicOptions = {}): EpisodeDraft {
   const first = messages[0]!;
   const last = messages.at(-1)!;
   const offset = first.utcOffsetMin;
@@ -37,7 +57,9 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[]): Episo
   const body = texts.join('\n');
 
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
-  const kw = keywords(body, 8, speakerTerms);
+  const kw = keywords(body, 8, { exclude: speakerTerms, idf: o.idf });
+  const cjk = isMostlyCjk(body);
+  const phrases = topicPhrases(body, cjk ? 3 : 2, { exclude: speakerTerms, idf: o.idf });
   const entities = [...new Set([...speakers, ...properNouns(body, 8)])];
 
   const lines = messages.map((m, i) => `${m.speaker}: ${annotateRelativeTimes(texts[i]!, m.sentAt, m.utcOffsetMin)}`);
@@ -56,11 +78,7 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[]): Episo
     ? ranked.map((x) => `${x.m.speaker}: ${firstSentence(texts[x.i]!, 160)}`).join(' ')
     : `${joinNames(speakers)} exchanged ${messages.length} messages.`;
 
-  const title = kw.length
-    ? isMostlyCjk(body)
-      ? `${speakers.join('、')}：${kw.slice(0, 3).join('、')}`
-      : `${joinNames(speakers)} on ${kw.slice(0, 3).join(', ')}`
-    : firstSentence(texts[0] || joinNames(speakers), 80);
+  const title = phrases.length ? heuristicTitle(speakers, phrases, cjk) : firstSentence(texts[0] || joinNames(speakers), 80);
 
   const timeReferences = messages.flatMap((m, i) =>
     findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin).map((t) => ({

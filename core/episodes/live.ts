@@ -58,12 +58,12 @@ async function llmOpenBlock(ctx: EngineContext, llm: Llm, input: BuildInput): Pr
   const pieces: { messages: StoredMessage[]; built: BuiltEpisode | null }[] = [];
   for (const s of spans) {
     if (s.byLlm) pieces.push({ messages: s.messages, built: null });
-    else for (const b of await heuristicEpisodes(ctx, s.messages, 'needs_rebuild')) pieces.push({ messages: b.messages, built: b });
+    else for (const b of await heuristicEpisodes(ctx, input.ownerId, s.messages, 'needs_rebuild')) pieces.push({ messages: b.messages, built: b });
   }
   const open = pieces.pop()!;
   const tried = await Promise.all(pieces.map((p) => (p.built ? Promise.resolve(p.built) : tryLlmEpisode(ctx, llm, input, { messages: p.messages, byLlm: true }))));
   const out: BuiltEpisode[] = [];
-  for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, pieces[i]!.messages, 'needs_rebuild')));
+  for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, pieces[i]!.messages, 'needs_rebuild')));
   out.push(provisional(open.messages));
   return out;
 }
@@ -101,7 +101,7 @@ export async function rebuildTail(
   let built: BuiltEpisode[];
   if (!ctx.llm) {
     // Time gaps, topic shifts and the size cap over the whole tail; the last segment stays open unless full.
-    built = await heuristicEpisodes(ctx, tail, 'ready');
+    built = await heuristicEpisodes(ctx, ownerId, tail, 'ready');
     const last = built.at(-1)!;
     if (!o.close && !isFull(last.messages, ctx)) built[built.length - 1] = provisional(last.messages);
   } else {

@@ -5,6 +5,7 @@ import type { FactFilters } from '../store/facts.js';
 import type { Store } from '../store/store.js';
 import type { RetrievalConfig } from '../context/retrieval-config.js';
 import { tokenize } from '../text/tokenize.js';
+import { relevanceFloor } from './relevance-floor.js';
 
 export type MatchedBy = 'bm25' | 'vector';
 export type HitKind = 'episode' | 'semantic';
@@ -158,11 +159,15 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     const qv = req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!;
     const lists = await Promise.all(withVectors.map((s) => s.nearest(space, qv, k)));
     const merged = lists.flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h }))).sort((a, b) => b.similarity - a.similarity);
-    merged.forEach((h, i) => {
+    // Results found only by meaning must clear the model's relevance floor (core/retrieval/relevance-floor.ts).
+    const floor = config.vectorFloor === 'off' ? -Infinity : config.vectorFloor === 'measured' ? await relevanceFloor(embedder) : config.vectorFloor;
+    let rank = 0;
+    for (const h of merged) {
+      if (h.similarity < floor && !candidates.has(`${h.kind}:${h.id}`)) continue;
       const c = at(h.kind, h.id);
       c.similarity = h.similarity;
-      c.vecRank = i + 1;
-    });
+      c.vecRank = ++rank;
+    }
     if (mode === 'hybrid') {
       // Keyword candidates the vector lists missed get their exact similarity (a cheap lookup by id).
       // Vector candidates the keyword lists missed score 0 on keywords: with BM25's candidate depth they

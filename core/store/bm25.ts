@@ -169,6 +169,23 @@ export function bm25Reads(q: Sql) {
       return { dfMismatches: row.df, docsWithoutEpisode: row.orphan, episodesWithoutDoc: row.missing, statsMismatch: row.stats };
     },
 
+    /**
+     * The collection side of BM25 for some terms: the owner's document count and each term's document
+     * frequency (terms no episode contains are absent). Lets a caller score other units — messages of
+     * the found episodes — with the same idf as the index.
+     */
+    async termStats(ownerId: string, terms: readonly string[]): Promise<{ docCount: number; df: Map<string, number> }> {
+      const r = await q.query<{ doc_count: number; term: string | null; df: number | null }>(
+        `SELECT s.doc_count, t.term, t.df FROM bm25_stats s
+         LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
+         WHERE s.owner_id = $1`,
+        [ownerId, [...new Set(terms)]],
+      );
+      const df = new Map<string, number>();
+      for (const x of r.rows) if (x.term !== null && x.df !== null) df.set(x.term, x.df);
+      return { docCount: r.rows[0]?.doc_count ?? 0, df };
+    },
+
     async docCount(ownerId: string): Promise<number> {
       return (await stats(q, ownerId)).docCount;
     },

@@ -109,6 +109,11 @@ export interface RebuildRow {
   messageCount: number;
 }
 
+export interface EpisodeHeader extends Pick<Episode, 'id' | 'conversationId' | 'title' | 'temporal' | 'keywords'> {
+  entities: string[];
+  participants: string[];
+}
+
 export interface ListOptions extends EpisodeFilters {
   limit: number;
   /** Keyset cursor: episodes strictly older than this (start, id) pair. */
@@ -156,6 +161,30 @@ export function episodeReads(q: Sql) {
         content: x.content,
         temporal: { start: x.start_at, end: x.end_at, utcOffsetMin: x.utc_offset_min },
         sources: x.sources.map((m) => ({ ...m, sentAt: new Date(m.sentAt) })),
+      }));
+    },
+
+    /** What a packed block of evidence names about its episode (no content, no vectors): title, time, people, topics. */
+    async headers(ownerId: string, ids: readonly string[]): Promise<EpisodeHeader[]> {
+      if (ids.length === 0) return [];
+      const r = await q.query<{
+        id: string; conversation_id: string | null; title: string; start_at: Date; end_at: Date; utc_offset_min: number;
+        keywords: string[]; entities: string[] | null; participants: string[] | null;
+      }>(
+        `SELECT e.id, e.conversation_id, e.title, e.start_at, e.end_at, e.utc_offset_min, e.keywords,
+                ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'entities', '[]'))) AS entities,
+                ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'participants', '[]'))) AS participants
+         FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
+        [ownerId, ids],
+      );
+      return r.rows.map((x) => ({
+        id: x.id,
+        conversationId: x.conversation_id,
+        title: x.title,
+        temporal: { start: x.start_at, end: x.end_at, utcOffsetMin: x.utc_offset_min },
+        keywords: x.keywords,
+        entities: x.entities ?? [],
+        participants: x.participants ?? [],
       }));
     },
 

@@ -4,34 +4,236 @@ import { tokenize } from './tokenize.js';
 const wordSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
 /**
- * Salient words of a text, in their readable surface form: terms are counted by their BM25 stem (so
- * "hike", "hiking", "hiked" add up) and shown as the form used most often.
+ * Words that are never a topic however rare they are in someone's memory: interjections, chat fillers,
+ * and the general verbs, adjectives and adverbs every conversation is made of. Surface forms, lower case.
  */
-export function keywords(text: string, limit: number, exclude: ReadonlySet<string> = new Set()): string[] {
-  const count = new Map<string, number>();
-  const surface = new Map<string, Map<string, number>>();
-  for (const seg of wordSegmenter.segment(text)) {
-    if (!seg.isWordLike) continue;
-    const word = seg.segment;
-    // Single letters, short Latin fragments and single CJK characters (去, 点, 下: mostly function
-    // words and verbs of motion) are noise as keywords even when they are valid search terms.
-    if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^\d+$/.test(word) || /^\p{Script=Han}$/u.test(word)) continue;
+const NOT_TOPICS_EN = new Set([
+  // interjections, laughter, greetings, fillers
+  'ah', 'aha', 'ahh', 'aw', 'aww', 'awww', 'bye', 'cheers', 'eh', 'er', 'erm', 'gah', 'geez', 'gosh', 'ha', 'haha', 'hahaha', 'hah',
+  'heh', 'hehe', 'hello', 'hey', 'hi', 'hm', 'hmm', 'hmmm', 'huh', 'lmao', 'lol', 'meh', 'mhm', 'nah', 'nope', 'oh', 'ohh', 'ok', 'okay',
+  'omg', 'ooh', 'oops', 'ouch', 'phew', 'pls', 'please', 'rofl', 'sure', 'thanks', 'thank', 'thx', 'ty', 'ugh', 'uh', 'um', 'umm', 'wow',
+  'woah', 'whoa', 'woohoo', 'yay', 'yeah', 'yep', 'yes', 'yup', 'yo', 'xd', 'btw', 'imo', 'tbh', 'idk', 'brb', 'gonna', 'wanna', 'gotta',
+  'kinda', 'sorta', 'lets', 'let', 'dunno', 'ya', 'yea', 'cool', 'nice', 'great', 'awesome', 'amazing', 'wonderful', 'fantastic',
+  'congrats', 'congratulations', 'sorry', 'glad', 'welcome', 'morning', 'night', 'goodnight', 'cute', 'lovely', 'super', 'totally',
+  // general verbs
+  'am', 'ask', 'asked', 'be', 'become', 'began', 'begin', 'believe', 'bring', 'brought', 'call', 'called', 'came', 'can', 'check',
+  'come', 'comes', 'coming', 'did', 'do', 'does', 'doing', 'done', 'feel', 'feeling', 'feels', 'felt', 'find', 'found', 'get', 'gets',
+  'getting', 'give', 'given', 'gives', 'go', 'goes', 'going', 'gone', 'got', 'gotten', 'guess', 'had', 'happen', 'happened', 'has', 'have',
+  'hear', 'heard', 'help', 'hope', 'hoping', 'keep', 'kept', 'know', 'knew', 'known', 'knows', 'leave', 'left', 'like', 'liked', 'likes',
+  'look', 'looked', 'looking', 'looks', 'love', 'loved', 'loves', 'made', 'make', 'makes', 'making', 'mean', 'means', 'meant', 'need',
+  'needed', 'needs', 'put', 'said', 'saw', 'say', 'saying', 'says', 'see', 'seeing', 'seem', 'seems', 'seen', 'sent', 'send', 'share',
+  'shared', 'show', 'showed', 'sound', 'sounds', 'start', 'started', 'stay', 'take', 'taken', 'takes', 'taking', 'talk', 'talked',
+  'talking', 'tell', 'telling', 'think', 'thinking', 'thought', 'told', 'took', 'tried', 'try', 'trying', 'use', 'used', 'want', 'wanted',
+  'wants', 'was', 'went', 'were', 'wish', 'wonder', 'work', 'worked', 'working', 'would', 'write', 'wrote', 'remember', 'forget',
+  'forgot', 'miss', 'missed', 'enjoy', 'enjoyed', 'appreciate', 'agree', 'mind', 'care', 'wait', 'waiting', 'meet', 'met', 'stop', 'stopped',
+  // general adjectives, adverbs and nouns of chat
+  'actually', 'again', 'almost', 'already', 'always', 'anyway', 'around', 'away', 'bad', 'best', 'better', 'big', 'bit', 'definitely',
+  'different', 'easy', 'else', 'enough', 'especially', 'everything', 'exactly', 'fine', 'finally', 'fun', 'good', 'hard', 'happy',
+  'honestly', 'important', 'interesting', 'just', 'kind', 'last', 'later', 'least', 'less', 'little', 'long', 'lot', 'lots', 'maybe',
+  'much', 'never', 'new', 'next', 'nothing', 'often', 'old', 'one', 'ones', 'pretty', 'probably', 'quite', 'real', 'really', 'right',
+  'something', 'sometimes', 'someone', 'somebody', 'soon', 'special', 'stuff', 'thing', 'things', 'time', 'times', 'today', 'tomorrow',
+  'tonight', 'true', 'way', 'well', 'whole', 'wrong', 'yesterday', 'week', 'weekend', 'day', 'days', 'year', 'years', 'moment', 'everyone',
+  'anything', 'everybody', 'people', 'guy', 'guys', 'man', 'dude', 'friend', 'friends', 'idea', 'part', 'place', 'life', 'world', 'far',
+  'sure', 'hopefully', 'together', 'totally', 'truly', 'super', 'incredible', 'inspiring', 'excited', 'exciting', 'proud', 'tough',
+  'absolutely', 'completely', 'seriously', 'literally', 'basically', 'anymore', 'ever', 'lately', 'recently', 'soon', 'yet', 'perfect',
+  // times are when, not what
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'march', 'april', 'june',
+  'july', 'august', 'september', 'october', 'november', 'december', 'month', 'months', 'hour', 'hours', 'minute', 'minutes', 'ago',
+]);
+
+/** The same for Chinese: interjections and chat words, general verbs, time words. */
+const NOT_TOPICS_ZH = new Set([
+  '哈哈', '哈哈哈', '呵呵', '嘿嘿', '嘻嘻', '嗯嗯', '哎呀', '哎哟', '天哪', '好的', '好吧', '谢谢', '没事', '不错', '厉害', '加油',
+  '晚安', '早安', '拜拜', '再见', '真的', '非常', '特别', '有点', '感觉', '觉得', '知道', '喜欢', '想要', '准备', '开始', '可能', '应该',
+  '需要', '时间', '今天', '明天', '昨天', '现在', '一起', '东西', '事情', '问题', '这次', '上次', '下次', '最近', '刚才', '后来', '以后',
+  '以前', '一直', '一定', '当然', '其实', '好像', '真是', '还有', '不过', '看看', '看到', '听说', '出来', '起来', '过去', '回来', '怎么样',
+  '太好了', '辛苦', '不用', '知道了', '收到', '明白', '记得', '一下子', '时候', '大家', '朋友', '真好', '一起去', '一起来', '顺便', '马上', '已经', '刚刚', '还是',
+]);
+
+/** Chinese verbs with a result or direction (改到, 回去, 吃过), adverb-led words (真好, 太累), times (周三, 下个月, 五号). */
+const ZH_NOT_TOPIC = /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十\d]+[月号日点天年]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+
+/** English words in -ed are past verbs, except these nouns and adjectives. */
+const ED_NOUNS = new Set(['bed', 'red', 'shed', 'seed', 'need', 'speed', 'feed', 'weed', 'wed', 'hundred', 'sled', 'breed', 'creed', 'greed', 'deed', 'steed', 'reed', 'fred', 'ted', 'ned', 'ed']);
+
+/** Whether a word (surface form) may name a topic at all. */
+export function mayBeTopic(word: string): boolean {
+  const w = word.toLowerCase();
+  // Single letters, short Latin fragments and single CJK characters (去, 点, 下: mostly function
+  // words and verbs of motion) are noise as keywords even when they are valid search terms.
+  if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^[\d.,:/-]+$/.test(word) || /^\p{Script=Han}$/u.test(word)) return false;
+  if (/^\p{Script=Han}+$/u.test(word)) {
     // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
-    if (/^\p{Script=Han}+$/u.test(word) && [...word].some((ch) => CJK_STOPWORDS.has(ch))) continue;
-    for (const term of tokenize(word)) {
-      if (exclude.has(term) || exclude.has(word.toLowerCase())) continue;
-      if (term.length < 2 && !/\p{Script=Han}/u.test(term)) continue;
-      count.set(term, (count.get(term) ?? 0) + 1);
-      const forms = surface.get(term) ?? new Map<string, number>();
-      forms.set(word, (forms.get(word) ?? 0) + 1);
-      surface.set(term, forms);
-      break;
+    if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
+    return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word);
+  }
+  if (NOT_TOPICS_EN.has(w) || NOT_TOPICS_EN.has(w.replace(/['’]s$/, ''))) return false;
+  if (/^[a-z]{3,}ed$/.test(w) && !ED_NOUNS.has(w)) return false;
+  // Adverbs in -ly and contractions ("that'll") are not topics either.
+  if (/^[a-z]{4,}ly$/.test(w) && !['family', 'italy', 'july', 'rally', 'belly', 'jelly', 'lily', 'fly', 'supply', 'ally', 'holy'].includes(w)) return false;
+  return !/['’](?:ll|ve|re|d|m)$/.test(w);
+}
+
+/** How rare a term is in the person's memory: an idf (larger is rarer), or undefined when unknown. */
+export type Idf = (term: string) => number | undefined;
+
+interface Occurrence {
+  surface: Map<string, number>;
+  count: number;
+  /** Occurrences that are not the first word of a sentence. */
+  inside: number;
+  /** After a determiner or preposition ("the catalogue", "at the arcade"): a noun. */
+  nounish: number;
+  /** After a subject pronoun ("I painted", "it grows"): a verb. */
+  verbish: number;
+}
+
+const BEFORE_NOUNS = new Set(['a', 'an', 'the', 'my', 'your', 'his', 'her', 'our', 'their', 'its', 'this', 'that', 'these', 'those', 'some', 'any', 'of', 'in', 'at', 'on', 'for', 'with', 'about', 'from', 'new', 'old', 'favorite', 'favourite', 'first']);
+const BEFORE_VERBS = new Set(['i', 'we', 'you', 'he', 'she', 'it', 'they', "i'm", 'im', 'to', 'will', "i'll", "we'll", "you'll", 'can', 'could', 'would', 'should', 'just', 'also', 'never', 'always', 'really', 'and']);
+
+interface Word {
+  word: string;
+  term: string | null;
+  sentence: number;
+  first: boolean;
+  /** The word before it in the same sentence, lower case. */
+  before: string | null;
+}
+
+const SENTENCE_END = /[.!?。！？\n]/u;
+
+/** Word segments of a text with their term, sentence and whether they open it. */
+function words(text: string): Word[] {
+  const out: Word[] = [];
+  let sentence = 0;
+  let first = true;
+  for (const seg of wordSegmenter.segment(text)) {
+    if (!seg.isWordLike) {
+      if (SENTENCE_END.test(seg.segment)) {
+        sentence++;
+        first = true;
+      }
+      continue;
+    }
+    const term = mayBeTopic(seg.segment) ? (tokenize(seg.segment)[0] ?? null) : null;
+    const prev = out.at(-1);
+    out.push({ word: seg.segment, term, sentence, first, before: prev && !first ? prev.word.toLowerCase() : null });
+    first = false;
+  }
+  return out;
+}
+
+function salience(o: Occurrence, term: string, idf: Idf | undefined, maxIdf: number): number {
+  const rarity = idf ? (idf(term) ?? maxIdf) : 1;
+  // Topics are things: a word used as a noun counts more, one used as a verb less.
+  const role = o.verbish > o.nounish ? 0.4 : o.nounish > 0 ? 1.5 : 1;
+  return o.count * rarity * role;
+}
+
+function surfaceOf(o: Occurrence): string {
+  const forms = [...o.surface].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  // Lower case unless the word is only ever written capitalised (a name, an acronym).
+  const lower = forms.find(([f]) => f === f.toLowerCase());
+  return (lower ?? forms[0]!)[0];
+}
+
+function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string, Occurrence> {
+  const occ = new Map<string, Occurrence>();
+  for (const w of ws) {
+    if (!w.term || exclude.has(w.term) || exclude.has(w.word.toLowerCase())) continue;
+    if (w.term.length < 2 && !/\p{Script=Han}/u.test(w.term)) continue;
+    const o = occ.get(w.term) ?? { surface: new Map(), count: 0, inside: 0, nounish: 0, verbish: 0 };
+    o.count++;
+    if (w.before && BEFORE_NOUNS.has(w.before)) o.nounish++;
+    else if (w.before && BEFORE_VERBS.has(w.before)) o.verbish++;
+    if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
+    const form = w.first && /^\p{Lu}\p{Ll}+$/u.test(w.word) ? w.word.toLowerCase() : w.word;
+    o.surface.set(form, (o.surface.get(form) ?? 0) + 1);
+    occ.set(w.term, o);
+  }
+  // A word met only at the start of sentences is an imperative or a discourse word ("Bring it",
+  // "Guess what"), not a topic.
+  for (const [t, o] of occ) if (o.inside === 0) occ.delete(t);
+  return occ;
+}
+
+export interface KeywordOptions {
+  /** Terms (or lower-case words) never to return: the speakers' names, say. */
+  exclude?: ReadonlySet<string> | undefined;
+  /** Rarity in the person's whole memory; without it every word counts as equally rare. */
+  idf?: Idf | undefined;
+}
+
+function maxIdfOf(terms: Iterable<string>, idf: Idf | undefined): number {
+  if (!idf) return 1;
+  let max = 0;
+  for (const t of terms) max = Math.max(max, idf(t) ?? 0);
+  return max || 1;
+}
+
+/**
+ * Salient words of a text, in their readable surface form: terms are counted by their BM25 stem (so
+ * "hike", "hiking", "hiked" add up), weighted by how rare they are in the person's memory, and shown
+ * as the form used most often. Interjections, chat fillers, general verbs and words seen only at the
+ * start of a sentence are left out, in English and Chinese.
+ */
+export function keywords(text: string, limit: number, o: KeywordOptions | ReadonlySet<string> = {}): string[] {
+  const opts: KeywordOptions = o instanceof Set ? { exclude: o } : (o as KeywordOptions);
+  const occ = collect(words(text), opts.exclude ?? new Set());
+  const maxIdf = maxIdfOf(occ.keys(), opts.idf);
+  return [...occ]
+    .map(([t, x]) => ({ t, x, s: salience(x, t, opts.idf, maxIdf) }))
+    .sort((a, b) => b.s - a.s || b.x.count - a.x.count || a.t.localeCompare(b.t))
+    .slice(0, limit)
+    .map(({ x }) => surfaceOf(x));
+}
+
+/**
+ * What a conversation was about, as up to `limit` short phrases for a title: the most salient words,
+ * joined with the salient words next to them where the text runs them together ("LGBTQ support
+ * group", "seed catalogue"), best first, no word twice.
+ */
+export function topicPhrases(text: string, limit: number, o: KeywordOptions = {}): string[] {
+  const ws = words(text);
+  const occ = collect(ws, o.exclude ?? new Set());
+  const maxIdf = maxIdfOf(occ.keys(), o.idf);
+  const score = new Map([...occ].map(([t, x]) => [t, salience(x, t, o.idf, maxIdf)]));
+  // Runs of two or three adjacent salient words in one sentence (for CJK: adjacent segmenter words)
+  // make a phrase.
+  const phrases = new Map<string, { terms: string[]; count: number; forms: Map<string, number> }>();
+  for (let i = 0; i < ws.length; i++) {
+    for (let n = 2; n <= 3 && i + n <= ws.length; n++) {
+      const run = ws.slice(i, i + n);
+      const terms = run.map((w) => w.term);
+      if (terms.some((t) => !t || !score.has(t)) || run.some((w) => w.sentence !== run[0]!.sentence) || new Set(terms).size < n) break;
+      const key = terms.join(' ');
+      const p = phrases.get(key) ?? { terms: terms as string[], count: 0, forms: new Map() };
+      p.count++;
+      const cjk = run.every((w) => /\p{Script=Han}/u.test(w.word));
+      const form = cjk ? run.map((w) => w.word).join('') : run.map((w) => surfaceOf(occ.get(w.term!)!)).join(' ');
+      p.forms.set(form, (p.forms.get(form) ?? 0) + 1);
+      phrases.set(key, p);
     }
   }
-  return [...count]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .slice(0, limit)
-    .map(([term]) => [...surface.get(term)!].sort((a, b) => b[1] - a[1])[0]![0]);
+  const candidates: { terms: string[]; text: string; s: number }[] = [
+    ...[...occ].map(([t, x]) => ({ terms: [t], text: surfaceOf(x), s: score.get(t)! })),
+    // A phrase is worth its words when the text says it more than once, less when once (a three-word
+    // run said once is as likely a clause — "basil grows fast" — as a name).
+    ...[...phrases.values()].map((p) => ({
+      terms: p.terms,
+      text: [...p.forms].sort((a, b) => b[1] - a[1])[0]![0],
+      s: p.terms.reduce((a, t) => a + score.get(t)!, 0) * (p.count > 1 ? 1 : p.terms.length === 2 ? 0.75 : 0.5),
+    })),
+  ].sort((a, b) => b.s - a.s || a.terms.length - b.terms.length || a.text.localeCompare(b.text));
+  const used = new Set<string>();
+  const out: string[] = [];
+  for (const c of candidates) {
+    if (out.length >= limit) break;
+    if (c.terms.some((t) => used.has(t))) continue;
+    c.terms.forEach((t) => used.add(t));
+    out.push(c.text);
+  }
+  return out;
 }
 
 /** Capitalised words (or acronyms) not at the start of a sentence, joined when consecutive. */

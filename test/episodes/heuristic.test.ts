@@ -59,6 +59,45 @@ describe('heuristic episodes', () => {
   });
 });
 
+describe('heuristic titles', () => {
+  const at = (i: number) => new Date(Date.UTC(2024, 2, 1, 10, i)).toISOString();
+
+  it('name the topic in a phrase, without sentence-initial verbs or interjections (English)', () => {
+    const e = buildHeuristicEpisode([
+      msg('Sam', 'Bring the seed catalogue tomorrow? I want to order basil.', at(0)),
+      msg('Ruth', 'heh sure, lets pick basil from the seed catalogue. Guess what, the balcony gets sun all day.', at(1)),
+      msg('Sam', 'Wow, then basil on the balcony it is. Haha', at(2)),
+    ]);
+    expect(e.title).toMatch(/^Sam and Ruth on /);
+    expect(e.title).toMatch(/seed catalogue|basil/);
+    for (const noise of ['Bring', 'bring', 'heh', 'lets', 'Guess', 'Wow', 'Haha', 'sure']) expect(e.title.split(/[\s,]+/)).not.toContain(noise);
+    for (const noise of ['Bring', 'heh', 'lets', 'Guess', 'Wow', 'Haha']) expect(e.keywords.map((k) => k.toLowerCase())).not.toContain(noise.toLowerCase());
+  });
+
+  it('name the topic in a phrase, without interjections or time words (Chinese)', () => {
+    const e = buildHeuristicEpisode([
+      msg('小明', '哈哈，周六我们去杭州西湖骑自行车吧！', at(0), 480),
+      msg('小红', '好的好的！顺便去龙井村买点龙井茶。', at(1), 480),
+      msg('小明', '嗯嗯，西湖边的樱花应该开了，记得带相机。', at(2), 480),
+    ]);
+    expect(e.title).toMatch(/^小明和小红聊到/);
+    expect(e.title).toMatch(/西湖|龙井|杭州|自行车/);
+    for (const noise of ['哈哈', '好的', '嗯嗯', '周六', '记得']) expect(e.title).not.toContain(noise);
+  });
+
+  it('prefer what is particular to this conversation over what the person always talks about', () => {
+    const messages = [
+      msg('Ann', 'The garden needs water again, and I bought a new compost bin for the garden.', at(0)),
+      msg('Ben', 'A compost bin in the garden is a good idea.', at(1)),
+    ];
+    // In Ann's memory "garden" is everywhere, "compost" is rare.
+    const idf = (t: string) => (t === 'garden' ? 0.1 : 3);
+    expect(buildHeuristicEpisode(messages).title).toMatch(/garden/);
+    const title = buildHeuristicEpisode(messages, { idf }).title;
+    expect(title).toMatch(/^Ann and Ben on compost/);
+  });
+});
+
 describe('episode boundaries without an LLM', () => {
   const c = defaultSegmentConfig;
 

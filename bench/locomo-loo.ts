@@ -1,0 +1,182 @@
+/**
+ * Leave-one-conversation-out selection of the packer's parameters (BRIEF §6): every conversation is
+ * ingested once, the first stage (episode search) is run once per question, and then every candidate
+ * configuration of a grid packs evidence for every question. For each conversation, the configuration
+ * with the best mean recall (over the budgets) on the *other* conversations is chosen and measured on
+ * the held-out one; the pooled held-out hits are the honest estimate. Prints one JSON object.
+ *
+ *   npx tsx bench/locomo-loo.ts [--data PATH] [--model product|tiny|use-lite] [--mode hybrid|bm25]
+ *                               [--budgets 500,1000,2000] [--grid NAME] [--base '{"depth":60}']
+ *
+ * Only the packer's settings (retrieval.pack) are searched here; the first stage runs with the engine's
+ * retrieval settings (`--config` as in bench/locomo.ts).
+ */
+import path from 'node:path';
+import { openEngine } from '../core/engine/open-engine.js';
+import { layerConfig } from '../core/context/engine-context.js';
+import { PackConfig } from '../core/context/retrieval-config.js';
+import type { SearchMode } from '../core/domain/search.js';
+import type { EpisodeHeader } from '../core/store/episodes.js';
+import { messageDocs, type MessageDoc } from '../core/retrieval/messages.js';
+import { firstStage, packRanked, rankMessages, stageFrom, type FirstStage, type Stage, type TermStats } from '../core/retrieval/pack.js';
+import { benchEmbedder, type BenchModel } from './embedder.js';
+import { loadLocomo } from './locomo-data.js';
+import { hit, questionsOf, summarize, type Outcome, type Question } from './locomo-eval.js';
+import { argValue, round } from './stats.js';
+import { GRIDS } from './locomo-grids.js';
+
+const argv = process.argv.slice(2);
+const data = path.resolve(argValue(argv, 'data') ?? path.join(import.meta.dirname, '..', '..', 'shared', 'bench', 'locomo-dev.json'));
+const budgets = (argValue(argv, 'budgets') ?? '500,1000,2000').split(',').map(Number);
+const mode = (argValue(argv, 'mode') ?? 'hybrid') as SearchMode;
+const model = (argValue(argv, 'model') ?? 'product') as BenchModel;
+const gridName = argValue(argv, 'grid') ?? 'default';
+const base = JSON.parse(argValue(argv, 'base') ?? '{}') as Record<string, unknown>;
+const extraConfig = JSON.parse(argValue(argv, 'config') ?? '{}') as { segment?: object; retrieval?: object };
+const grid = GRIDS[gridName];
+// An experiment, not the product: every message embedded too (the store keeps episode vectors only).
+const messageVectors = argv.includes('--message-vectors');
+if (!grid) throw new Error(`unknown grid ${gridName}; known: ${Object.keys(GRIDS).join(', ')}`);
+
+const samples = loadLocomo(data);
+const { embedder, status } = await benchEmbedder(model);
+const engine = await openEngine({
+  home: null,
+  embedder,
+  embeddingStatus: status,
+  config: { segment: extraConfig.segment ?? {}, retrieval: extraConfig.retrieval ?? {} },
+});
+const ctx = engine.context;
+for (const s of samples) await engine.call('ingestConversation', { ownerId: s.id, source: 'locomo', conversation: s.conversation });
+
+// Per conversation: every message prepared once, and a term-statistics cache.
+const docsOf = new Map<string, MessageDoc[]>();
+const stats = new Map<string, TermStats>();
+for (const s of samples) {
+  const ids = await ctx.store.read.episodes.ids(s.id);
+  const headers: EpisodeHeader[] = await ctx.store.read.episodes.headers(s.id, ids);
+  const messages = await ctx.store.read.conversations.messagesOfEpisodes(s.id, ids);
+  docsOf.set(s.id, messageDocs(messages, new Map(headers.map((h) => [h.id, h]))));
+  const cache = new Map<string, number>();
+  let docCount = -1;
+  stats.set(s.id, async (terms) => {
+    const missing = terms.filter((t) => !cache.has(t));
+    if (missing.length || docCount < 0) {
+      const r = await ctx.store.read.bm25.termStats(s.id, missing);
+      docCount = r.docCount;
+      for (const t of missing) cache.set(t, r.df.get(t) ?? 0);
+    }
+    return { docCount, df: new Map(terms.map((t) => [t, cache.get(t)!])) };
+  });
+}
+
+// The first stage, once per question: episodes by the engine's search, best first.
+const questions = questionsOf(samples);
+// The first stage depends only on the depth: run once per question and depth.
+const firstStages = new Map<string, FirstStage>();
+let modeUsed = '';
+const warnings = new Set<string>();
+
+async function stageFor(q: Question, depth: number): Promise<Stage> {
+  const key = `${depth}\u0000${q.conversation}\u0000${q.question}`;
+  let first = firstStages.get(key);
+  if (!first) {
+    first = await firstStage(ctx, q.conversation, q.question, depth, mode);
+    firstStages.set(key, first);
+    modeUsed = first.modeUsed;
+    for (const w of first.warnings) warnings.add(w);
+  }
+  const keep = new Set(first.hits.map((h) => h.id));
+  const stage = stageFrom(first, docsOf.get(q.conversation)!.filter((d) => d.message.episodeId !== null && keep.has(d.message.episodeId)));
+  if (messageVectors && ctx.embedder) {
+    let sims = similarities.get(q);
+    if (!sims) {
+      const [qv] = await ctx.embedder.embed([q.question], 'query');
+      sims = new Map(docsOf.get(q.conversation)!.map((d) => [d.message.id, dot(qv!, vectorOf.get(d.message.id)!)]));
+      similarities.set(q, sims);
+    }
+    stage.similarity = sims;
+  }
+  return stage;
+}
+const similarities = new Map<Question, Map<string, number>>();
+const vectorOf = new Map<string, Float32Array>();
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+if (messageVectors && ctx.embedder) {
+  const docs = [...docsOf.values()].flat();
+  const vs = await ctx.embedder.embed(docs.map((d) => d.text), 'passage');
+  docs.forEach((d, i) => vectorOf.set(d.message.id, vs[i]!));
+}
+
+async function evaluate(cfg: PackConfig): Promise<Outcome[]> {
+  const out: Outcome[] = [];
+  for (const q of questions) {
+    const ranked = await rankMessages(await stageFor(q, cfg.depth), q.question, stats.get(q.conversation)!, cfg);
+    const hits = new Map<number, boolean>();
+    for (const b of budgets) {
+      const blocks = packRanked(ranked, b, cfg);
+      hits.set(b, hit(q, { items: blocks.map((x) => ({ text: x.text, covers: x.messages.map((m) => m.externalId) })) }, b));
+    }
+    out.push({ question: q, hits });
+  }
+  return out;
+}
+
+const mean = (outcomes: readonly Outcome[]) => {
+  const r = summarize(outcomes, budgets).recall;
+  return budgets.reduce((a, b) => a + r[String(b)]!, 0) / budgets.length;
+};
+
+const variants = grid.map((over) => ({ over, cfg: PackConfig.parse(layerConfig(layerConfig(PackConfig.parse({}) as never, base), over)) }));
+const results: { over: Record<string, unknown>; outcomes: Outcome[] }[] = [];
+const started = performance.now();
+for (const [i, v] of variants.entries()) {
+  results.push({ over: v.over, outcomes: await evaluate(v.cfg) });
+  process.stderr.write(`\r${i + 1}/${variants.length} configurations (${round((performance.now() - started) / 1000, 0)} s)`);
+}
+process.stderr.write('\n');
+
+const conversations = samples.map((s) => s.id);
+const folds = conversations.map((held) => {
+  const train = (o: Outcome[]) => o.filter((x) => x.question.conversation !== held);
+  const test = (o: Outcome[]) => o.filter((x) => x.question.conversation === held);
+  const best = results.reduce((a, b) => (mean(train(b.outcomes)) > mean(train(a.outcomes)) ? b : a));
+  return {
+    heldOut: held,
+    chosen: best.over,
+    train: summarize(train(best.outcomes), budgets).recall,
+    heldOutRecall: summarize(test(best.outcomes), budgets).recall,
+    heldOutOutcomes: test(best.outcomes),
+  };
+});
+const pooled = folds.flatMap((f) => f.heldOutOutcomes);
+const all = results.reduce((a, b) => (mean(b.outcomes) > mean(a.outcomes) ? b : a));
+const baseline = results[0]!;
+
+console.log(
+  JSON.stringify(
+    {
+      data: path.basename(data),
+      model: status.available ? status.modelId : null,
+      mode,
+      modeUsed,
+      warnings: [...warnings],
+      grid: gridName,
+      base,
+      configurations: variants.length,
+      // The honest estimate: each conversation measured with what the other three chose.
+      loo: { ...summarize(pooled, budgets), folds: folds.map(({ heldOutOutcomes: _, ...f }) => f) },
+      // For reference only (tuned on all four): the first configuration of the grid, and the best one.
+      first: { over: baseline.over, ...summarize(baseline.outcomes, budgets) },
+      bestOnAll: { over: all.over, ...summarize(all.outcomes, budgets) },
+      ranking: results
+        .map((r) => ({ over: r.over, mean: round(mean(r.outcomes)), recall: summarize(r.outcomes, budgets).recall }))
+        .sort((a, b) => b.mean - a.mean)
+        .slice(0, 15),
+      wallMs: round(performance.now() - started, 0),
+    },
+    null,
+    2,
+  ),
+);
+await engine.close();

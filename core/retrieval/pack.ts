@@ -1,0 +1,446 @@
+import type { EngineContext } from '../context/engine-context.js';
+import type { PackConfig } from '../context/retrieval-config.js';
+import type { StoredMessage } from '../domain/conversation.js';
+import type { SearchMode } from '../domain/search.js';
+import type { EpisodeFilters, EpisodeHeader } from '../store/episodes.js';
+import { localDate, toLocal } from '../text/describe.js';
+import { tokenize } from '../text/tokenize.js';
+import { feedbackTerms, messageDocs, queryTerms, scoreDocs, textTerms, type MessageDoc, type QueryTerms, type ScoredDoc } from './messages.js';
+import { anchorWindow, closeness, queryTimeAnchors, type TimeAnchor } from './query-time.js';
+import { episodeSource, searchMemories } from './search.js';
+
+/**
+ * Packing evidence: what a companion is handed about a query, within a word budget. Ranking happens
+ * at message level — the found episodes' messages scored one by one, with their episode's title, date
+ * and people as context — and the best messages are packed with minimal context: their episode's
+ * header once (title and absolute date), and a neighbouring turn where it carries the referent (the
+ * reply to a question, the line a short answer answers). Selection is diversified across episodes and
+ * days, so one topic does not fill the budget.
+ */
+
+export interface PackRequest {
+  ownerId: string;
+  query: string;
+  /** Words of the returned text at most (a CJK character counts as a word). */
+  budgetWords: number;
+  /** When given, each block's header also says how long ago it was. */
+  now?: Date | undefined;
+  mode?: SearchMode | undefined;
+}
+
+export interface PackedMessage {
+  id: string;
+  externalId: string | null;
+  speaker: string;
+  sentAt: Date;
+  text: string;
+  /** False for a neighbouring turn packed for its context. */
+  matched: boolean;
+}
+
+export interface EvidenceBlock {
+  episodeId: string;
+  title: string;
+  start: Date;
+  end: Date;
+  utcOffsetMin: number;
+  /** The best score among its matched messages. */
+  score: number;
+  header: string;
+  messages: PackedMessage[];
+  /** The header and one line per message, as it appears in `text`. */
+  text: string;
+  words: number;
+}
+
+export interface EvidencePack {
+  /** Best block first; inside a block, messages in the order they were sent. */
+  blocks: EvidenceBlock[];
+  /** The blocks, separated by blank lines: what would be handed to an LLM. */
+  text: string;
+  words: number;
+  coveredMessageIds: string[];
+  modeUsed: SearchMode;
+  warnings: string[];
+}
+
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/** Words as a budget counts them: whitespace-separated, each CJK character one word. */
+export function countWords(text: string): number {
+  const cjk = text.match(CJK_CHAR)?.length ?? 0;
+  const rest = cjk ? text.replace(CJK_CHAR, ' ') : text;
+  let n = 0;
+  for (const w of rest.split(/\s+/)) if (w) n++;
+  return n + cjk;
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+function ago(from: Date, now: Date): string {
+  const days = Math.floor((now.getTime() - from.getTime()) / 86_400_000);
+  if (days < 0) return '';
+  if (days === 0) return 'today';
+  if (days === 1) return 'yesterday';
+  if (days < 14) return `${days} days ago`;
+  if (days < 60) return `${Math.round(days / 7)} weeks ago`;
+  if (days < 730) return `${Math.round(days / 30.44)} months ago`;
+  return `${Math.round(days / 365.25)} years ago`;
+}
+
+/** "[Mon 8 May 2023] Caroline and Melanie on adoption agencies" (local date of the episode's start). */
+export function blockHeader(e: Pick<EpisodeHeader, 'title' | 'temporal'>, now?: Date): string {
+  const d = toLocal(e.temporal.start, e.temporal.utcOffsetMin);
+  const date = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  const when = now ? ago(e.temporal.start, now) : '';
+  return `[${date}${when ? `, ${when}` : ''}] ${e.title.replace(/\s+/g, ' ').trim()}`;
+}
+
+function line(m: StoredMessage, text: string): string {
+  return `${m.speaker}: ${text.replace(/\s+/g, ' ').trim()}`;
+}
+
+/** A short answer or one that opens by pointing back ("Yes, …", "That was …") leans on the turn before it. */
+const LEANS_BACK = /^(?:yes|yeah|yep|yup|no|nope|sure|definitely|absolutely|totally|exactly|right|true|it|it's|that|that's|this|they|those|there|we|wow|oh|haha|thanks|thank|same|me too|是|对|嗯|好|没有|不是|那|这)\b/iu;
+
+function needsPrevious(doc: MessageDoc): boolean {
+  return doc.lengths[0] < 6 || LEANS_BACK.test(doc.text.trim());
+}
+
+function asksQuestion(doc: MessageDoc): boolean {
+  return /[?？]\s*(?:\[[^\]]*\])?\s*$/u.test(doc.text.trim()) || /[?？]/u.test(doc.text.slice(-80));
+}
+
+export interface Stage {
+  docs: MessageDoc[];
+  episodeScore: Map<string, number>;
+  /** Dates the query names; messages near them rank higher. */
+  anchors: TimeAnchor[];
+  /** Query–message similarity, where messages have vectors. */
+  similarity?: ReadonlyMap<string, number> | undefined;
+  modeUsed: SearchMode;
+  warnings: string[];
+}
+
+export interface FirstStage {
+  /** Episodes best first, with their fused search score. */
+  hits: { id: string; score: number }[];
+  anchors: TimeAnchor[];
+  modeUsed: SearchMode;
+  warnings: string[];
+}
+
+/**
+ * The first stage: episodes by hybrid (or keyword) search; when the query names a date, also the best
+ * episodes of that period (a filtered search reads every posting, so none of them is missed).
+ */
+export async function firstStage(ctx: EngineContext, ownerId: string, query: string, depth: number, mode: SearchMode): Promise<FirstStage> {
+  const search = (filters: EpisodeFilters, limit: number) =>
+    searchMemories({ embedder: ctx.embedder, config: ctx.config.retrieval }, { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)] });
+  const anchors = queryTimeAnchors(query);
+  const outcome = await search({}, depth);
+  const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score }));
+  if (anchors.length) {
+    const seen = new Set(hits.map((h) => h.id));
+    const floor = hits.at(-1)?.score ?? 0;
+    for (const a of anchors.slice(0, 2)) {
+      const period = await search(anchorWindow(a), Math.max(5, Math.ceil(depth / 4)));
+      // Scores of a filtered search are not on the same scale: they join below the unfiltered ones.
+      for (const h of period.hits) if (!seen.has(h.id)) (seen.add(h.id), hits.push({ id: h.id, score: floor }));
+    }
+  }
+  return { hits, anchors, modeUsed: outcome.modeUsed, warnings: outcome.warnings };
+}
+
+/** The candidates of a first stage: every message of the found episodes, with their episode's header. */
+export async function stageOf(ctx: EngineContext, ownerId: string, first: FirstStage): Promise<Stage> {
+  const ids = first.hits.map((h) => h.id);
+  const read = ctx.store.read;
+  const [headers, messages] = await Promise.all([read.episodes.headers(ownerId, ids), read.conversations.messagesOfEpisodes(ownerId, ids)]);
+  return stageFrom(first, messageDocs(messages, new Map(headers.map((h) => [h.id, h]))));
+}
+
+export function stageFrom(first: FirstStage, docs: MessageDoc[]): Stage {
+  const best = first.hits[0]?.score ?? 0;
+  const worst = first.hits.at(-1)?.score ?? 0;
+  const episodeScore = new Map(first.hits.map((h) => [h.id, best > worst ? (h.score - worst) / (best - worst) : 1]));
+  return { docs, episodeScore, anchors: first.anchors, modeUsed: first.modeUsed, warnings: first.warnings };
+}
+
+/** People the query names: speakers of the candidate messages whose name terms all occur in the query. */
+export function namedSpeakers(docs: readonly MessageDoc[], query: QueryTerms): Set<string> {
+  const named = new Set<string>();
+  const seen = new Set<string>();
+  for (const d of docs) {
+    const s = d.message.speaker;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    const terms = tokenize(s);
+    if (terms.length > 0 && terms.every((t) => query.has(t))) named.add(s);
+  }
+  return named;
+}
+
+export interface RankedMessage {
+  doc: MessageDoc;
+  score: number;
+  matched: string[];
+  /** The neighbour (−1 before, +1 after) whose match this message mostly borrows its score from, if any. */
+  leansOn: -1 | 1 | null;
+}
+
+/** Document frequencies of some terms in the owner's episode index (a store read, or a cache in benchmarks). */
+export type TermStats = (terms: readonly string[]) => Promise<{ docCount: number; df: ReadonlyMap<string, number> }>;
+
+/**
+ * Message-level ranking of the candidates: BM25F (+ feedback terms), part of the neighbouring turns'
+ * match (an answer rarely repeats the question's words), the episode's first-stage rank, and a boost
+ * for the speaker the question names.
+ */
+export async function rankMessages(stage: Stage, query: string, termStats: TermStats, cfg: PackConfig): Promise<RankedMessage[]> {
+  const q = queryTerms(query);
+  const named = namedSpeakers(stage.docs, q);
+  if (cfg.speakerTerms !== 1) for (const s of named) for (const t of tokenize(s)) if (q.has(t)) q.set(t, q.get(t)! * cfg.speakerTerms);
+  const scoring = { k1: cfg.k1, b: cfg.b, fields: cfg.fields };
+  const stats = await termStats([...q.keys()]);
+  let scored: ScoredDoc[] = scoreDocs(stage.docs, q, stats, scoring);
+
+  if (cfg.feedback.terms > 0) {
+    const top = [...scored].filter((s) => s.score > 0).sort((a, b) => b.score - a.score).slice(0, cfg.feedback.docs);
+    if (top.length >= cfg.feedback.minDocs) {
+      const speakerTerms = new Set([...new Set(stage.docs.map((d) => d.message.speaker))].flatMap((s) => tokenize(s)));
+      const fbStats = await termStats(textTerms(top));
+      const extra = feedbackTerms(top, q, fbStats, { terms: cfg.feedback.terms, minDocs: cfg.feedback.minDocs, exclude: speakerTerms });
+      if (extra.length) {
+        const expanded: QueryTerms = new Map(q);
+        for (const [t, w] of extra) expanded.set(t, cfg.feedback.weight * w);
+        const df = new Map([...stats.df, ...fbStats.df]);
+        scored = scoreDocs(stage.docs, expanded, { docCount: stats.docCount, df }, scoring);
+      }
+    }
+  }
+  return combine(scored, stage, named, cfg);
+}
+
+/** Own match, borrowed match and episode rank in one score per message (pure: benchmarks call it directly). */
+export function combine(scored: readonly ScoredDoc[], stage: Pick<Stage, 'episodeScore' | 'anchors' | 'similarity'>, named: ReadonlySet<string>, cfg: PackConfig): RankedMessage[] {
+  const maxScore = Math.max(0, ...scored.map((s) => s.score)) || 1;
+  // With message vectors, a message's own match mixes keywords and meaning (similarity min–max scaled over the candidates).
+  const sims = stage.similarity && cfg.vectorWeight > 0 ? scored.map((s) => stage.similarity!.get(s.doc.message.id) ?? null) : null;
+  const present = sims?.filter((x): x is number => x !== null) ?? [];
+  const lo = Math.min(...present);
+  const hi = Math.max(...present);
+  const own = new Map(
+    scored.map((s, i) => {
+      const kw = s.score / maxScore;
+      const v = sims?.[i];
+      return [s.doc.message.id, v === null || v === undefined || hi <= lo ? kw : (1 - cfg.vectorWeight) * kw + cfg.vectorWeight * ((v - lo) / (hi - lo))];
+    }),
+  );
+  const bySeq = new Map(scored.map((s) => [`${s.doc.message.conversationId}:${s.doc.message.seq}`, s]));
+  const near = (s: ScoredDoc, step: number) => bySeq.get(`${s.doc.message.conversationId}:${s.doc.message.seq + step}`);
+  return scored
+    .map((s): RankedMessage => {
+      const m = s.doc.message;
+      const e = m.episodeId ? (stage.episodeScore.get(m.episodeId) ?? 0) : 0;
+      const mine = own.get(m.id)!;
+      const b = cfg.borrow;
+      const from = (step: number, w: number) => {
+        if (w === 0) return 0;
+        const n = near(s, step);
+        return n ? w * own.get(n.doc.message.id)! : 0;
+      };
+      const fromBefore = Math.max(from(-1, b.previous), from(-2, b.previous2));
+      const fromAfter = Math.max(from(1, b.next), from(2, b.next2));
+      const borrowed = Math.max(fromBefore, fromAfter);
+      const leansOn = borrowed > mine ? (fromBefore >= fromAfter ? -1 : 1) : null;
+      let score = (1 - cfg.episodeWeight) * (mine + borrowed) + cfg.episodeWeight * e;
+      if (named.has(m.speaker)) score *= 1 + cfg.speakerBoost;
+      if (s.doc.asks) score *= cfg.asking;
+      if (stage.anchors.length && cfg.timeBoost > 0) score *= 1 + cfg.timeBoost * closeness(m.sentAt, m.utcOffsetMin, stage.anchors);
+      return { doc: s.doc, score, matched: s.matched, leansOn };
+    })
+    .sort((a, b) => b.score - a.score || a.doc.message.sentAt.getTime() - b.doc.message.sentAt.getTime() || a.doc.message.seq - b.doc.message.seq);
+}
+
+/**
+ * Search results stay episodes, ordered with message-level evidence: each of the first `depth` episode
+ * hits is scored by its best message (own match, borrowed match, its episode's first-stage score, the
+ * named speaker and date) and they are re-sorted by it. Returns the new score per episode id.
+ */
+export async function episodeEvidenceScores(ctx: EngineContext, ownerId: string, query: string, hits: readonly { id: string; score: number }[]): Promise<Map<string, number>> {
+  const cfg = ctx.config.retrieval.pack;
+  const first: FirstStage = { hits: [...hits], anchors: queryTimeAnchors(query), modeUsed: 'hybrid', warnings: [] };
+  const stage = await stageOf(ctx, ownerId, first);
+  const ranked = await rankMessages(stage, query, (terms) => ctx.store.read.bm25.termStats(ownerId, terms), cfg);
+  const best = new Map<string, number>();
+  for (const r of ranked) {
+    const id = r.doc.message.episodeId;
+    if (id && !best.has(id)) best.set(id, r.score);
+  }
+  return best;
+}
+
+interface OpenBlock {
+  episode: EpisodeHeader;
+  header: string;
+  score: number;
+  order: number;
+  picked: Map<string, { doc: MessageDoc; matched: boolean }>;
+}
+
+/** Packs ranked messages into blocks within the budget (greedy, diversity-discounted). */
+export function packRanked(ranked: readonly RankedMessage[], budgetWords: number, cfg: PackConfig, now?: Date): EvidenceBlock[] {
+  // Neighbours by conversation and position.
+  const position = new Map<string, { list: MessageDoc[]; i: number }>();
+  const byConversation = new Map<string, MessageDoc[]>();
+  for (const r of ranked) {
+    const list = byConversation.get(r.doc.message.conversationId) ?? [];
+    list.push(r.doc);
+    byConversation.set(r.doc.message.conversationId, list);
+  }
+  for (const list of byConversation.values()) {
+    list.sort((a, b) => a.message.seq - b.message.seq);
+    list.forEach((d, i) => position.set(d.message.id, { list, i }));
+  }
+  const adjacent = (d: MessageDoc, step: 1 | -1): MessageDoc | null => {
+    const p = position.get(d.message.id);
+    const n = p?.list[p.i + step];
+    return n && n.message.seq === d.message.seq + step ? n : null;
+  };
+
+  const blocks = new Map<string, OpenBlock>();
+  const taken = new Set<string>();
+  const perDay = new Map<string, number>();
+  const perEpisode = new Map<string, number>();
+  const lineWords = new Map<string, number>();
+  const wordsOf = (d: MessageDoc) => {
+    let n = lineWords.get(d.message.id);
+    if (n === undefined) lineWords.set(d.message.id, (n = countWords(line(d.message, d.text))));
+    return n;
+  };
+  const dayOf = new Map<string, string>();
+  const day = (d: MessageDoc) => {
+    let k = dayOf.get(d.message.id);
+    if (k === undefined) dayOf.set(d.message.id, (k = localDate(d.message.sentAt, d.message.utcOffsetMin)));
+    return k;
+  };
+  let used = 0;
+  // Best first; `ranked` is sorted already, the filter keeps that order.
+  const pool = ranked.filter((r) => r.doc.episode !== null && r.score > 0);
+  const done = new Uint8Array(pool.length);
+  let left = pool.length;
+  let skipped = 0;
+
+  while (left > 0 && used < budgetWords && skipped < 200) {
+    // The best candidate after diversity discounts. A discount only lowers a score, so the scan stops
+    // at the first raw score below the best discounted one found.
+    let bestI = -1;
+    let bestScore = -1;
+    for (let i = 0; i < pool.length; i++) {
+      if (done[i]) continue;
+      const r = pool[i]!;
+      if (r.score <= bestScore) break;
+      if (taken.has(r.doc.message.id)) {
+        done[i] = 1;
+        left--;
+        continue;
+      }
+      const s = r.score * cfg.episodeDecay ** (perEpisode.get(r.doc.episode!.id) ?? 0) * cfg.dayDecay ** (perDay.get(day(r.doc)) ?? 0);
+      if (s > bestScore) {
+        bestScore = s;
+        bestI = i;
+      }
+    }
+    if (bestI < 0) break;
+    done[bestI] = 1;
+    left--;
+    const r = pool[bestI]!;
+    const episode = r.doc.episode!;
+    const add: { doc: MessageDoc; matched: boolean }[] = [{ doc: r.doc, matched: true }];
+    if (cfg.neighbours === 'borrowed') {
+      const n = r.leansOn ? adjacent(r.doc, r.leansOn) : null;
+      if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
+    } else if (cfg.neighbours === 'replies') {
+      const prev = needsPrevious(r.doc) || r.leansOn === -1 ? adjacent(r.doc, -1) : null;
+      const next = asksQuestion(r.doc) || r.leansOn === 1 ? adjacent(r.doc, 1) : null;
+      for (const n of [prev, next]) if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
+    }
+    let block = blocks.get(episode.id);
+    const header = block?.header ?? blockHeader(episode, now);
+    let cost = (block ? 0 : countWords(header)) + add.reduce((n, a) => n + wordsOf(a.doc), 0);
+    // A neighbour that does not fit is left out before the message itself is.
+    while (used + cost > budgetWords && add.length > 1) cost -= wordsOf(add.pop()!.doc);
+    if (used + cost > budgetWords) {
+      skipped++;
+      if (blocks.size === 0 && taken.size === 0) {
+        // Nothing fits whole: the first message is cut to the budget so the answer is never empty.
+        const words = Math.max(0, budgetWords - countWords(header));
+        const cut = r.doc.text.split(/\s+/).slice(0, Math.max(1, words - 1)).join(' ');
+        return [finishBlock({ episode, header, score: r.score, order: 0, picked: new Map([[r.doc.message.id, { doc: { ...r.doc, text: `${cut}…` }, matched: true }]]) })];
+      }
+      continue;
+    }
+    if (!block) {
+      block = { episode, header, score: r.score, order: blocks.size, picked: new Map() };
+      blocks.set(episode.id, block);
+    }
+    for (const a of add) {
+      block.picked.set(a.doc.message.id, a);
+      taken.add(a.doc.message.id);
+    }
+    perDay.set(day(r.doc), (perDay.get(day(r.doc)) ?? 0) + 1);
+    perEpisode.set(episode.id, (perEpisode.get(episode.id) ?? 0) + 1);
+    used += cost;
+  }
+  return [...blocks.values()].sort((a, b) => b.score - a.score || a.order - b.order).map(finishBlock);
+}
+
+function finishBlock(b: OpenBlock): EvidenceBlock {
+  const picked = [...b.picked.values()].sort((x, y) => x.doc.message.seq - y.doc.message.seq);
+  const messages = picked.map(({ doc, matched }) => ({
+    id: doc.message.id,
+    externalId: doc.message.externalId,
+    speaker: doc.message.speaker,
+    sentAt: doc.message.sentAt,
+    text: doc.text,
+    matched,
+  }));
+  const text = [b.header, ...picked.map(({ doc }) => line(doc.message, doc.text))].join('\n');
+  return {
+    episodeId: b.episode.id,
+    title: b.episode.title,
+    start: b.episode.temporal.start,
+    end: b.episode.temporal.end,
+    utcOffsetMin: b.episode.temporal.utcOffsetMin,
+    score: b.score,
+    header: b.header,
+    messages,
+    text,
+    words: countWords(text),
+  };
+}
+
+/**
+ * The evidence for a query within `budgetWords`: the best messages of the owner's memory with their
+ * episode headers, as blocks (best first) and as one text. `coveredMessageIds` are the messages whose
+ * text is in it.
+ */
+export async function packEvidence(ctx: EngineContext, req: PackRequest): Promise<EvidencePack> {
+  const cfg = ctx.config.retrieval.pack;
+  const budget = Math.max(1, Math.floor(req.budgetWords));
+  const stage = await stageOf(ctx, req.ownerId, await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid'));
+  const termStats: TermStats = (terms) => ctx.store.read.bm25.termStats(req.ownerId, terms);
+  const ranked = stage.docs.length ? await rankMessages(stage, req.query, termStats, cfg) : [];
+  const blocks = packRanked(ranked, budget, cfg, req.now);
+  const text = blocks.map((b) => b.text).join('\n\n');
+  return {
+    blocks,
+    text,
+    words: countWords(text),
+    coveredMessageIds: blocks.flatMap((b) => b.messages.map((m) => m.id)),
+    modeUsed: stage.modeUsed,
+    warnings: stage.warnings,
+  };
+}

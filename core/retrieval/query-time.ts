@@ -1,0 +1,89 @@
+import * as chrono from 'chrono-node';
+
+/**
+ * Dates a query names ("on 8 May, 2023", "in April 2022", "2021", "2023年5月8日"): a question about a
+ * time wants what was said around then first. Only absolute dates are read — a stated year or month —
+ * because a relative one ("last week") means nothing without knowing when the person asks about.
+ */
+
+export interface TimeAnchor {
+  /** The named day, month or year, as UTC instants of its first and last moment (dates are read as UTC). */
+  start: Date;
+  end: Date;
+  granularity: 'day' | 'month' | 'year';
+}
+
+const DAY = 86_400_000;
+
+function span(y: number, m: number | null, d: number | null): TimeAnchor | null {
+  if (y < 1900 || y > 2200) return null;
+  if (m === null) return { start: new Date(Date.UTC(y, 0, 1)), end: new Date(Date.UTC(y + 1, 0, 1) - 1), granularity: 'year' };
+  if (m < 0 || m > 11) return null;
+  if (d === null) return { start: new Date(Date.UTC(y, m, 1)), end: new Date(Date.UTC(y, m + 1, 1) - 1), granularity: 'month' };
+  if (d < 1 || d > 31) return null;
+  return { start: new Date(Date.UTC(y, m, d)), end: new Date(Date.UTC(y, m, d + 1) - 1), granularity: 'day' };
+}
+
+const CHINESE_DATE = /(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?)?/g;
+const ISO_DATE = /\b(\d{4})-(\d{2})(?:-(\d{2}))?\b/g;
+const BARE_YEAR = /\b(19\d\d|20\d\d|21\d\d)\b/g;
+
+/** Absolute dates in a query, most specific first, without duplicates. */
+export function queryTimeAnchors(text: string): TimeAnchor[] {
+  const out: TimeAnchor[] = [];
+  const covered: [number, number][] = [];
+  const add = (a: TimeAnchor | null, from: number, to: number) => {
+    if (!a) return;
+    covered.push([from, to]);
+    if (!out.some((x) => x.start.getTime() === a.start.getTime() && x.end.getTime() === a.end.getTime())) out.push(a);
+  };
+  const inside = (i: number) => covered.some(([a, b]) => i >= a && i < b);
+
+  for (const m of text.matchAll(CHINESE_DATE)) {
+    add(span(Number(m[1]), m[2] ? Number(m[2]) - 1 : null, m[3] ? Number(m[3]) : null), m.index, m.index + m[0].length);
+  }
+  for (const m of text.matchAll(ISO_DATE)) {
+    if (!inside(m.index)) add(span(Number(m[1]), Number(m[2]) - 1, m[3] ? Number(m[3]) : null), m.index, m.index + m[0].length);
+  }
+  // English: chrono, kept only where the year is stated ("May 8" alone could be any year).
+  if (/[a-z]/i.test(text)) {
+    for (const r of chrono.en.parse(text, new Date(Date.UTC(2000, 0, 1)))) {
+      if (inside(r.index)) continue;
+      const c = r.start;
+      // A stated year, in the words themselves: chrono marks relative results ("last week") certain too.
+      if (!c.isCertain('year') || !/\d{4}/.test(r.text)) continue;
+      const y = c.get('year')!;
+      const month = c.isCertain('month') ? c.get('month')! - 1 : null;
+      const day = month !== null && c.isCertain('day') ? c.get('day')! : null;
+      add(span(y, month, day), r.index, r.index + r.text.length);
+    }
+  }
+  for (const m of text.matchAll(BARE_YEAR)) if (!inside(m.index)) add(span(Number(m[1]), null, null), m.index, m.index + m[0].length);
+  const rank = { day: 0, month: 1, year: 2 } as const;
+  return out.sort((a, b) => rank[a.granularity] - rank[b.granularity]);
+}
+
+/**
+ * How close an instant is to the anchors, 0–1: 1 inside a named period (read in the sender's local
+ * time), falling off outside it over a week for a day, a fortnight for a month, two months for a year —
+ * people talk about a day in the days after it.
+ */
+export function closeness(at: Date, utcOffsetMin: number, anchors: readonly TimeAnchor[]): number {
+  if (anchors.length === 0) return 0;
+  const local = at.getTime() + utcOffsetMin * 60_000;
+  let best = 0;
+  for (const a of anchors) {
+    const scale = a.granularity === 'day' ? 7 * DAY : a.granularity === 'month' ? 14 * DAY : 60 * DAY;
+    const d = local < a.start.getTime() ? a.start.getTime() - local : local > a.end.getTime() ? local - a.end.getTime() : 0;
+    // Talk comes after the fact more often than before it: distances before the period count double.
+    const x = Math.exp(-(local < a.start.getTime() ? 2 * d : d) / scale);
+    if (x > best) best = x;
+  }
+  return best;
+}
+
+/** The period to search for candidates of an anchor: the anchor widened by its fall-off. */
+export function anchorWindow(a: TimeAnchor): { since: Date; until: Date } {
+  const pad = a.granularity === 'day' ? 14 * DAY : a.granularity === 'month' ? 28 * DAY : 90 * DAY;
+  return { since: new Date(a.start.getTime() - pad / 2), until: new Date(a.end.getTime() + pad) };
+}
