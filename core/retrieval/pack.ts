@@ -147,7 +147,11 @@ export async function firstStage(ctx: EngineContext, ownerId: string, query: str
     for (const a of anchors.slice(0, 2)) {
       const period = await search(anchorWindow(a), Math.max(5, Math.ceil(depth / 4)));
       // Scores of a filtered search are not on the same scale: they join below the unfiltered ones.
-      for (const h of period.hits) if (!seen.has(h.id)) (seen.add(h.id), hits.push({ id: h.id, score: floor }));
+      for (const h of period.hits) {
+        if (seen.has(h.id)) continue;
+        seen.add(h.id);
+        hits.push({ id: h.id, score: floor });
+      }
     }
   }
   return { hits, anchors, modeUsed: outcome.modeUsed, warnings: outcome.warnings };
