@@ -5,10 +5,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
-import {
-  CONTENT_SECURITY_POLICY_META,
-  devContentSecurityPolicy,
-} from './core/http/csp';
+import { CONTENT_SECURITY_POLICY_META, devContentSecurityPolicy } from './core/http/csp';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const here = (...segments: string[]): string => resolve(root, ...segments);

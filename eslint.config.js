@@ -85,7 +85,10 @@ const rendererTypeImportsOnly = [
   { selector: `ImportExpression[source.value=${CORE}]`, message: 'renderer/ takes core/api with `import type` only.' },
 ];
 const notInLayerTable = [
-  { selector: 'Program', message: 'This folder of core/ is not in the layer table of docs/architecture.md: move the file, or add the folder there.' },
+  {
+    selector: 'Program',
+    message: 'This folder of core/ is not in the layer table of docs/architecture.md: move the file, or add the folder there.',
+  },
 ];
 
 const TS = '**/*.{ts,tsx,mts,cts}';

@@ -37,7 +37,9 @@ const ms = (xs: number[]) => ({ p50: round(percentile(xs, 50), 2), p95: round(pe
 /** add_memory's acknowledgement over stdio, as a desktop MCP client sees it. */
 async function addMemoryOverStdio(): Promise<{ p50: number; p95: number; calls: number }> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-companion-mcp-'));
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined),
+  );
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(import.meta.dirname, '..', 'bin', 'nemori.mjs'), '--home', home, 'mcp'],
@@ -53,11 +55,19 @@ async function addMemoryOverStdio(): Promise<{ p50: number; p95: number; calls: 
     for (let i = 0; i < calls; i++) {
       const time = (k: number) => new Date(start + (2 * i + k) * 20_000).toISOString();
       const messages = [
-        { speaker: 'Alice', role: 'user', text: `Exchange ${i}: I watered the basil and booked the dentist for the ${(i % 28) + 1}th.`, time: time(0) },
+        {
+          speaker: 'Alice',
+          role: 'user',
+          text: `Exchange ${i}: I watered the basil and booked the dentist for the ${(i % 28) + 1}th.`,
+          time: time(0),
+        },
         { speaker: 'Nemo', role: 'assistant', text: `Noted, the dentist on the ${(i % 28) + 1}th.`, time: time(1) },
       ];
       const t = performance.now();
-      const r = (await client.callTool({ name: 'add_memory', arguments: { ...(conversationId ? { conversation_id: conversationId } : {}), messages } })) as {
+      const r = (await client.callTool({
+        name: 'add_memory',
+        arguments: { ...(conversationId ? { conversation_id: conversationId } : {}), messages },
+      })) as {
         structuredContent?: { conversationId?: string };
         isError?: boolean;
       };
@@ -85,7 +95,11 @@ for (const size of sizes) {
   const home = path.join(homeBase, `episodes-${size}`);
   // This process holds the store; a second connection to the same folder is a client of it over loopback.
   const connect = async (): Promise<ConnectedEngine> => {
-    const e = await connectOrOpenEngine({ home, transport: loopback, open: ({ lock }) => openEngine({ home, embedder, embeddingStatus: status, lock }) });
+    const e = await connectOrOpenEngine({
+      home,
+      transport: loopback,
+      open: ({ lock }) => openEngine({ home, embedder, embeddingStatus: status, lock }),
+    });
     await e.ready;
     return e;
   };

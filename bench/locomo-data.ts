@@ -63,16 +63,23 @@ export function loadLocomo(file: string): LocomoSample[] {
       .sort((a, b) => a - b);
     const messages = sessions.flatMap((n) => {
       const when = locomoTime(String(c[`session_${n}_date_time`]));
-      return z.array(Turn).parse(c[`session_${n}`]).map((t) => ({
-        id: t.dia_id,
-        speaker: t.speaker,
-        text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text,
-        timestamp: when,
-      }));
+      return z
+        .array(Turn)
+        .parse(c[`session_${n}`])
+        .map((t) => ({
+          id: t.dia_id,
+          speaker: t.speaker,
+          text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text,
+          timestamp: when,
+        }));
     });
     const observations = Object.values(s.observation).flatMap((bySpeaker) =>
       Object.entries(bySpeaker).flatMap(([speaker, facts]) =>
-        facts.map(([text, ids]) => ({ speaker, text, diaIds: (Array.isArray(ids) ? ids : [ids]).flatMap((x) => x.split(/[;,\s]+/)).filter(Boolean) })),
+        facts.map(([text, ids]) => ({
+          speaker,
+          text,
+          diaIds: (Array.isArray(ids) ? ids : [ids]).flatMap((x) => x.split(/[;,\s]+/)).filter(Boolean),
+        })),
       ),
     );
     return { id: s.sample_id, conversation: { id: s.sample_id, messages }, questions: s.qa, observations };

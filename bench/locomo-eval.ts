@@ -22,7 +22,12 @@ export function questionsOf(samples: readonly LocomoSample[]): Question[] {
   return samples.flatMap((s) =>
     s.questions
       .filter((q) => q.category >= 1 && q.category <= 4 && q.evidence.length > 0)
-      .map((q) => ({ conversation: s.id, category: q.category, question: q.question, evidence: q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean) })),
+      .map((q) => ({
+        conversation: s.id,
+        category: q.category,
+        question: q.question,
+        evidence: q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean),
+      })),
   );
 }
 
@@ -56,7 +61,14 @@ export interface RetrieveOptions {
  * What one question retrieves per budget. Search answers once (its ranking does not depend on the
  * budget); the packer is asked once per budget, and its text counts against that budget.
  */
-export async function retrieve(engine: Engine, ctx: EngineContext, ownerId: string, query: string, budgets: readonly number[], o: RetrieveOptions): Promise<{ byBudget: Map<number, Retrieved>; ms: number; warnings: string[]; modeUsed: string; kinds: string[] }> {
+export async function retrieve(
+  engine: Engine,
+  ctx: EngineContext,
+  ownerId: string,
+  query: string,
+  budgets: readonly number[],
+  o: RetrieveOptions,
+): Promise<{ byBudget: Map<number, Retrieved>; ms: number; warnings: string[]; modeUsed: string; kinds: string[] }> {
   const byBudget = new Map<number, Retrieved>();
   const t = performance.now();
   if (o.through === 'search') {
@@ -88,7 +100,9 @@ export function hit(q: Question, r: Retrieved, budget: number): boolean {
 }
 
 export function rate(outcomes: readonly Outcome[], budgets: readonly number[]): Record<string, number> {
-  return Object.fromEntries(budgets.map((b) => [String(b), round(outcomes.length ? outcomes.filter((o) => o.hits.get(b)).length / outcomes.length : 0)]));
+  return Object.fromEntries(
+    budgets.map((b) => [String(b), round(outcomes.length ? outcomes.filter((o) => o.hits.get(b)).length / outcomes.length : 0)]),
+  );
 }
 
 /** Overall, per category and per conversation, with the spread (max − min) across conversations. */
@@ -101,7 +115,9 @@ export function summarize(outcomes: readonly Outcome[], budgets: readonly number
     }
     return [...m].sort((a, b) => a[0].localeCompare(b[0], 'en', { numeric: true }));
   };
-  const byConversation = Object.fromEntries(group((o) => o.question.conversation).map(([k, v]) => [k, { questions: v.length, recall: rate(v, budgets) }]));
+  const byConversation = Object.fromEntries(
+    group((o) => o.question.conversation).map(([k, v]) => [k, { questions: v.length, recall: rate(v, budgets) }]),
+  );
   const spread = Object.fromEntries(
     budgets.map((b) => {
       const xs = Object.values(byConversation).map((c) => c.recall[String(b)]!);
@@ -110,7 +126,9 @@ export function summarize(outcomes: readonly Outcome[], budgets: readonly number
   );
   return {
     recall: rate(outcomes, budgets),
-    byCategory: Object.fromEntries(group((o) => String(o.question.category)).map(([k, v]) => [k, { questions: v.length, recall: rate(v, budgets) }])),
+    byCategory: Object.fromEntries(
+      group((o) => String(o.question.category)).map(([k, v]) => [k, { questions: v.length, recall: rate(v, budgets) }]),
+    ),
     byConversation,
     spread,
   };

@@ -87,7 +87,10 @@ async function stageFor(q: Question, depth: number): Promise<Stage> {
     for (const w of first.warnings) warnings.add(w);
   }
   const keep = new Set(first.hits.map((h) => h.id));
-  const stage = stageFrom(first, docsOf.get(q.conversation)!.filter((d) => d.message.episodeId !== null && keep.has(d.message.episodeId)));
+  const stage = stageFrom(
+    first,
+    docsOf.get(q.conversation)!.filter((d) => d.message.episodeId !== null && keep.has(d.message.episodeId)),
+  );
   if (messageVectors && ctx.embedder) {
     let sims = similarities.get(q);
     if (!sims) {
@@ -104,7 +107,10 @@ const vectorOf = new Map<string, Float32Array>();
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 if (messageVectors && ctx.embedder) {
   const docs = [...docsOf.values()].flat();
-  const vs = await ctx.embedder.embed(docs.map((d) => d.text), 'passage');
+  const vs = await ctx.embedder.embed(
+    docs.map((d) => d.text),
+    'passage',
+  );
   docs.forEach((d, i) => vectorOf.set(d.message.id, vs[i]!));
 }
 

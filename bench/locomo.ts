@@ -57,8 +57,13 @@ let clockMs = Date.parse('2025-01-01T00:00:00Z');
 const clock: Clock = { now: () => new Date(clockMs) };
 
 const useLlm = argv.includes('--llm');
-const llmSetup = useLlm ? llmConfigFromEnv(process.env, { baseUrl: argValue(argv, 'llm-base-url'), model: argValue(argv, 'llm-model') }) : { config: null, warning: null };
-if (useLlm && !llmSetup.config) throw new Error(`--llm needs an endpoint: set NEMORI_LLM_MODEL (and NEMORI_LLM_BASE_URL unless it is a local Ollama), or pass --llm-model${llmSetup.warning ? ` (${llmSetup.warning})` : ''}`);
+const llmSetup = useLlm
+  ? llmConfigFromEnv(process.env, { baseUrl: argValue(argv, 'llm-base-url'), model: argValue(argv, 'llm-model') })
+  : { config: null, warning: null };
+if (useLlm && !llmSetup.config)
+  throw new Error(
+    `--llm needs an endpoint: set NEMORI_LLM_MODEL (and NEMORI_LLM_BASE_URL unless it is a local Ollama), or pass --llm-model${llmSetup.warning ? ` (${llmSetup.warning})` : ''}`,
+  );
 const llmWarnings = new Set<string>();
 
 const samples = loadLocomo(data);
@@ -71,7 +76,11 @@ const engine = await openEngine({
   clock,
   llm: llmSetup.config,
   warn: (m) => llmWarnings.add(m),
-  config: { segment: extraConfig.segment ?? {}, retrieval: { ...retrievalConfig, ...extraConfig.retrieval }, forgetting: extraConfig.forgetting ?? {} },
+  config: {
+    segment: extraConfig.segment ?? {},
+    retrieval: { ...retrievalConfig, ...extraConfig.retrieval },
+    forgetting: extraConfig.forgetting ?? {},
+  },
 });
 
 const latencies: number[] = [];
@@ -116,7 +125,12 @@ async function llmReport() {
     ...sum,
     episodes: episodesBy,
     ingestWallMs: round(ingestWallMs, 0),
-    per1000Messages: { requests: per1000(sum.requests), tokensIn: per1000(sum.tokensIn), tokensOut: per1000(sum.tokensOut), wallMs: per1000(ingestWallMs) },
+    per1000Messages: {
+      requests: per1000(sum.requests),
+      tokensIn: per1000(sum.tokensIn),
+      tokensOut: per1000(sum.tokensOut),
+      wallMs: per1000(ingestWallMs),
+    },
     warnings: [...llmWarnings].slice(0, 5),
   };
 }
@@ -126,7 +140,15 @@ const llm = useLlm ? await llmReport() : null;
 // with --facts observations, against the stand-in, switched on for this phase only.
 async function discover() {
   const total: OpOutput<'runDiscovery'>['facts'] & { episodes: number; failed: number; llmCalls: number; facts: number } = {
-    created: 0, evolved: 0, corrected: 0, reinforced: 0, merged: 0, episodes: 0, failed: 0, llmCalls: 0, facts: 0,
+    created: 0,
+    evolved: 0,
+    corrected: 0,
+    reinforced: 0,
+    merged: 0,
+    episodes: 0,
+    failed: 0,
+    llmCalls: 0,
+    facts: 0,
   };
   const standIn = factsFrom ? await startObservationLlm(samples) : null;
   const started = performance.now();
@@ -146,13 +168,22 @@ async function discover() {
       await standIn.close();
     }
   }
-  return { source: standIn ? 'LoCoMo observations through a stand-in LLM (oracle facts)' : 'the configured LLM', ...total, wallMs: round(performance.now() - started, 0) };
+  return {
+    source: standIn ? 'LoCoMo observations through a stand-in LLM (oracle facts)' : 'the configured LLM',
+    ...total,
+    wallMs: round(performance.now() - started, 0),
+  };
 }
 const semantic = factsFrom || useLlm ? await discover() : null;
 
 // Questions are asked only after every conversation is in and (optionally) the pass has run, so all
 // owners age the same N days and searching never counts as access (markAccessed is off).
-const forgetting = { ageDays, passes: 0, moved: { archived: 0, trashed: 0, purged: 0, restored: 0 }, tiers: { active: 0, archived: 0, trash: 0 } };
+const forgetting = {
+  ageDays,
+  passes: 0,
+  moved: { archived: 0, trashed: 0, purged: 0, restored: 0 },
+  tiers: { active: 0, archived: 0, trash: 0 },
+};
 if (forget) {
   clockMs += ageDays * 86_400_000;
   for (const s of samples) {
@@ -195,7 +226,9 @@ console.log(
       ...(forget ? { forgetting } : {}),
       ...(llm ? { llm } : {}),
       kind,
-      ...(semantic ? { semantic: { ...semantic, resultShare: round(itemsSeen.semantic / Math.max(1, itemsSeen.semantic + itemsSeen.episode)) } } : {}),
+      ...(semantic
+        ? { semantic: { ...semantic, resultShare: round(itemsSeen.semantic / Math.max(1, itemsSeen.semantic + itemsSeen.episode)) } }
+        : {}),
       ingestMs: round(ingestMs, 0),
       wallMs: round(performance.now() - ingestStarted, 0),
     },

@@ -63,7 +63,11 @@ console.log(
       episodes: built,
       messages: messages || null,
       embeddingModel: status.modelId,
-      ingest: { seconds: round(ingestSeconds, 1), episodesPerSecond: round(filled.added / ingestSeconds, 1), messagesPerSecond: round(messages / ingestSeconds, 1) },
+      ingest: {
+        seconds: round(ingestSeconds, 1),
+        episodesPerSecond: round(filled.added / ingestSeconds, 1),
+        messagesPerSecond: round(messages / ingestSeconds, 1),
+      },
       dbOpenMs: { runs: opens.map((x) => round(x, 0)), median: round(percentile(opens, 50), 0) },
       onDiskMB: sizeBytes === null ? null : round(sizeBytes / 1e6, 1),
       rssMB: round(process.memoryUsage().rss / 1e6, 0),

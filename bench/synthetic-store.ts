@@ -11,7 +11,10 @@ import { syntheticConversation } from './synthetic.js';
 const SESSIONS_PER_CONVERSATION = 100;
 
 /** Embeds `queries` once; the returned embedder serves their vectors from the cache. */
-export async function cachedQueries(inner: Embedder, queries: readonly string[]): Promise<{ embedder: Embedder; cache: Map<string, Float32Array>; embedMs: number[] }> {
+export async function cachedQueries(
+  inner: Embedder,
+  queries: readonly string[],
+): Promise<{ embedder: Embedder; cache: Map<string, Float32Array>; embedMs: number[] }> {
   const cache = new Map<string, Float32Array>();
   const embedMs: number[] = [];
   for (const q of queries) {
@@ -22,14 +25,20 @@ export async function cachedQueries(inner: Embedder, queries: readonly string[])
   const embedder: Embedder = {
     modelId: inner.modelId,
     dimensions: inner.dimensions,
-    embed: async (texts, kind) => (kind === 'query' && texts.every((t) => cache.has(t)) ? texts.map((t) => cache.get(t)!) : inner.embed(texts, kind)),
+    embed: async (texts, kind) =>
+      kind === 'query' && texts.every((t) => cache.has(t)) ? texts.map((t) => cache.get(t)!) : inner.embed(texts, kind),
     dispose: () => inner.dispose(),
   };
   return { embedder, cache, embedMs };
 }
 
 /** Ingests synthetic conversations (as an import would, one per call) until the owner has `target` episodes. */
-export async function fillStore(engine: Pick<Engine, 'call'>, ownerId: string, target: number, log: (m: string) => void): Promise<{ episodes: number; added: number; messages: number; seconds: number }> {
+export async function fillStore(
+  engine: Pick<Engine, 'call'>,
+  ownerId: string,
+  target: number,
+  log: (m: string) => void,
+): Promise<{ episodes: number; added: number; messages: number; seconds: number }> {
   const existing = (await engine.call('stats', { ownerId })).owners[0]?.episodes ?? 0;
   const started = performance.now();
   let messages = 0;

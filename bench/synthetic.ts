@@ -10,7 +10,14 @@ export const rng = prng;
 /** Words of the tiny model's hand-written vocabularies, roughly in frequency order (see its README). */
 function vocabulary(file: string, split: (line: string) => string[]): string[] {
   const text = fs.readFileSync(path.join(import.meta.dirname, '..', 'test', 'fixtures', 'tiny-model', file), 'utf8');
-  return [...new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).flatMap(split))];
+  return [
+    ...new Set(
+      text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .flatMap(split),
+    ),
+  ];
 }
 const english = vocabulary('vocab-en.txt', (l) => l.split(/\s+/).filter((w) => /^[a-z]+$/.test(w)));
 const hanzi = vocabulary('vocab-zh.txt', (l) => [...l.replace(/\s+/g, '')]);
@@ -22,7 +29,8 @@ function zipf(n: number, s = 1.07): (r: () => number) => number {
   for (let k = 1; k <= n; k++) cdf.push((sum += 1 / k ** s));
   return (r) => {
     const x = r() * sum;
-    let lo = 0, hi = n - 1;
+    let lo = 0,
+      hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (cdf[mid]! < x) lo = mid + 1;
@@ -34,7 +42,24 @@ function zipf(n: number, s = 1.07): (r: () => number) => number {
 const enRank = zipf(english.length);
 const zhRank = zipf(hanzi.length);
 
-const names = ['Alice', 'Bob', 'Chen', 'Dana', 'Emma', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kai', 'Lena', 'Mateo', 'Noor', 'Olga', 'Priya'];
+const names = [
+  'Alice',
+  'Bob',
+  'Chen',
+  'Dana',
+  'Emma',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kai',
+  'Lena',
+  'Mateo',
+  'Noor',
+  'Olga',
+  'Priya',
+];
 const zhNames = ['小明', '小红', '阿伟', '丽丽', '王芳', '李雷', '韩梅梅', '张伟'];
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
@@ -55,7 +80,11 @@ function chineseLine(r: () => number): string {
  * About a third are in Chinese. Words follow a Zipf law over a ~2k-word English and ~800-character
  * Chinese vocabulary, so posting-list lengths look like those of real chat text.
  */
-export function syntheticConversation(index: number, sessions: number, messagesPerSession = 6): OpInput<'ingestConversation'>['conversation'] {
+export function syntheticConversation(
+  index: number,
+  sessions: number,
+  messagesPerSession = 6,
+): OpInput<'ingestConversation'>['conversation'] {
   const r = rng(index + 1);
   const zh = r() < 0.33;
   const [a, b] = zh ? [pick(r, zhNames), pick(r, zhNames)] : [pick(r, names), pick(r, names)];

@@ -76,7 +76,8 @@ export function createDispatcher(o: {
         // The engine parses the original input again (dates, defaults): one source of truth.
         const value = await o.call(name, input, {
           callId,
-          onProgress: (p) => o.emit({ type: 'progress', callId, operation: name, phase: p.phase, done: p.done, total: p.total, facts: p.facts }),
+          onProgress: (p) =>
+            o.emit({ type: 'progress', callId, operation: name, phase: p.phase, done: p.done, total: p.total, facts: p.facts }),
         });
         o.emit({ type: 'call', callId, operation: name, state: 'finished' });
         return { ok: true, value } as CallResult;

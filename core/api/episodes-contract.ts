@@ -30,7 +30,12 @@ export const CreateEpisodeInput = z.object({
 export const UpdateEpisodeInput = z.object({ ownerId: Owner, id: z.string().uuid(), patch: EpisodePatch });
 
 export const RebuildInput = z.object({ ownerId: Owner, reembed: z.boolean().default(false) });
-export const RebuildOutput = z.object({ episodes: z.number().int(), embedded: z.number().int(), facts: z.number().int(), factsEmbedded: z.number().int() });
+export const RebuildOutput = z.object({
+  episodes: z.number().int(),
+  embedded: z.number().int(),
+  facts: z.number().int(),
+  factsEmbedded: z.number().int(),
+});
 
 export const episodeOperations = {
   getEpisode: { input: EpisodeIdInput, output: EpisodeDetail },

@@ -14,7 +14,10 @@ export const ConversationInput = z.object({
   messages: z
     .array(
       z.object({
-        id: z.union([z.string().min(1), z.number()]).transform(String).optional(),
+        id: z
+          .union([z.string().min(1), z.number()])
+          .transform(String)
+          .optional(),
         speaker: z.string().min(1),
         role: z.enum(['user', 'assistant', 'other', 'system']).optional(),
         text: z.string(),
@@ -31,6 +34,9 @@ export const IngestOutput = z.object({
 });
 
 export const importOperations = {
-  ingestConversation: { input: z.object({ ownerId: Owner, source: z.string().default('api'), conversation: ConversationInput }), output: IngestOutput },
+  ingestConversation: {
+    input: z.object({ ownerId: Owner, source: z.string().default('api'), conversation: ConversationInput }),
+    output: IngestOutput,
+  },
   importFiles: { input: ImportFilesInput, output: ImportFilesOutput },
 } as const;

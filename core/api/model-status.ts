@@ -80,7 +80,8 @@ export function createModelStatusReporter(emit: (s: ModelStatus) => void, interv
           break;
         case 'total':
           bytes = { loaded: p.loaded, total: p.total };
-          if (downloading) update({ state: 'downloading', modelId, loaded: p.loaded, total: p.total, ...(file !== undefined ? { file } : {}) });
+          if (downloading)
+            update({ state: 'downloading', modelId, loaded: p.loaded, total: p.total, ...(file !== undefined ? { file } : {}) });
           break;
         case 'done':
           // Every byte is here; what follows (ONNX session, checksums) is loading.

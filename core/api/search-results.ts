@@ -15,7 +15,11 @@ const sourceView = (m: { id: string; externalId: string | null; speaker: string;
 /** A found memory as the contract shows it: scores, the reason it matched, and its source messages. */
 export function resultItem(m: FoundMemory): SearchResultItem {
   const h = m.hit;
-  const scoring = { score: h.score, scores: { bm25: h.bm25, vector: h.similarity }, reason: { matchedBy: h.matchedBy, terms: h.matchedTerms, explanation: explainHit(h) } };
+  const scoring = {
+    score: h.score,
+    scores: { bm25: h.bm25, vector: h.similarity },
+    reason: { matchedBy: h.matchedBy, terms: h.matchedTerms, explanation: explainHit(h) },
+  };
   if (m.kind === 'semantic') {
     const f = m.fact;
     return {
@@ -51,7 +55,10 @@ export function resultItem(m: FoundMemory): SearchResultItem {
 }
 
 /** Searches and returns the contract's result items. */
-export async function searchItems(ctx: EngineContext, q: MemoryQuery): Promise<{ items: SearchResultItem[]; modeUsed: SearchMode; warnings: string[] }> {
+export async function searchItems(
+  ctx: EngineContext,
+  q: MemoryQuery,
+): Promise<{ items: SearchResultItem[]; modeUsed: SearchMode; warnings: string[] }> {
   const { found, modeUsed, warnings } = await findMemories(ctx, q);
   return { items: found.map(resultItem), modeUsed, warnings };
 }

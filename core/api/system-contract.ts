@@ -47,7 +47,6 @@ export const HealthOutput = z.object({
   warnings: z.array(z.string()),
 });
 
-
 export const EngineSettingsView = z.object({
   forgetting: z.object({ enabled: z.boolean(), archiveThreshold: z.number(), trashThreshold: z.number(), trashRetentionDays: z.number() }),
   knowledge: z.object({ maxFacts: z.number().int(), maxTokens: z.number().int() }),
@@ -55,11 +54,14 @@ export const EngineSettingsView = z.object({
   dataDir: z.string().nullable(),
 });
 export const SetEngineSettingsInput = z.object({
-  forgetting: EngineSettingsView.shape.forgetting.partial().extend({
-    archiveThreshold: z.number().positive().optional(),
-    trashThreshold: z.number().positive().optional(),
-    trashRetentionDays: z.number().min(0).max(3650).optional(),
-  }).optional(),
+  forgetting: EngineSettingsView.shape.forgetting
+    .partial()
+    .extend({
+      archiveThreshold: z.number().positive().optional(),
+      trashThreshold: z.number().positive().optional(),
+      trashRetentionDays: z.number().min(0).max(3650).optional(),
+    })
+    .optional(),
   knowledge: z.object({ maxFacts: z.number().int().min(1).optional(), maxTokens: z.number().int().min(100).optional() }).optional(),
 });
 export const BackupInput = z.object({

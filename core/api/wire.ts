@@ -22,9 +22,7 @@ export interface WireError {
   message: string;
 }
 
-export type CallResult<K extends OperationName = OperationName> =
-  | { ok: true; value: OpOutput<K> }
-  | { ok: false; error: WireError };
+export type CallResult<K extends OperationName = OperationName> = { ok: true; value: OpOutput<K> } | { ok: false; error: WireError };
 
 /**
  * Engine events pushed to every open window: each call's life (so a window can show that work is

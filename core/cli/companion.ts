@@ -1,12 +1,26 @@
 import { Option, type Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { NemoriError } from '../domain/errors.js';
-import { claudeCodeAddCommand, clientConfigFile, configSnippet, MCP_CLIENTS, serverEntry, serversKey, writeClientConfig, type McpClient } from '../companions/mcp-config.js';
+import {
+  claudeCodeAddCommand,
+  clientConfigFile,
+  configSnippet,
+  MCP_CLIENTS,
+  serverEntry,
+  serversKey,
+  writeClientConfig,
+  type McpClient,
+} from '../companions/mcp-config.js';
 import { resolveStartup } from '../engine/startup.js';
 
 /** `nemori load` and `nemori mcp …`: Nemori as a companion's memory. */
 
-type RunOperation = <K extends OperationName>(embeddings: 'auto' | 'off' | 'probe', op: K, input: OpInput<K>, human: (o: OpOutput<K>) => string) => Promise<OpOutput<K>>;
+type RunOperation = <K extends OperationName>(
+  embeddings: 'auto' | 'off' | 'probe',
+  op: K,
+  input: OpInput<K>,
+  human: (o: OpOutput<K>) => string,
+) => Promise<OpOutput<K>>;
 
 export interface CompanionCli {
   run: RunOperation;
@@ -19,7 +33,9 @@ export interface CompanionCli {
 export function addCompanionCommands(program: Command, cli: CompanionCli): void {
   program
     .command('load')
-    .description('what a companion is told at the start of a conversation: facts, recent episodes and memories related to --query, as Markdown within a token budget')
+    .description(
+      'what a companion is told at the start of a conversation: facts, recent episodes and memories related to --query, as Markdown within a token budget',
+    )
     .option('--query <text>', 'the opening message, or what the conversation is about')
     .option('--budget <tokens>', 'at most this many tokens (about 1.3 per English word)', cli.int)
     .option('--now <date>', 'as of this moment (YYYY-MM-DD or ISO 8601; default: now)')
@@ -30,7 +46,9 @@ export function addCompanionCommands(program: Command, cli: CompanionCli): void 
 
   const mcp = program
     .command('mcp')
-    .description('serve your memory to an MCP client (Claude Desktop, Claude Code, Cursor, VS Code) over stdio; `mcp config` sets the client up')
+    .description(
+      'serve your memory to an MCP client (Claude Desktop, Claude Code, Cursor, VS Code) over stdio; `mcp config` sets the client up',
+    )
     .option('--read-only', 'only the tools that read memory (no add_memory, memorize or forget)')
     .action(async (o: { readOnly?: boolean }) => {
       // Loaded on demand: the other commands never pay for the MCP SDK.

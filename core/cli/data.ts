@@ -13,7 +13,9 @@ function renderStartup(s: OpOutput<'getStartup'>): string {
   return [
     `${bold('data folder')}      ${s.dataDir ?? 'in memory'}${pinned(s.dataDirPinnedBy)}`,
     `${bold('embedding model')}  ${s.embeddingModel}${pinned(s.modelPinnedBy)}`,
-    dim(`offered: ${s.modelChoices.map((c) => `${c.id}${c.downloadMb ? ` (~${c.downloadMb} MB)` : ''}${c.recommended ? ', recommended' : ''}`).join('; ')}`),
+    dim(
+      `offered: ${s.modelChoices.map((c) => `${c.id}${c.downloadMb ? ` (~${c.downloadMb} MB)` : ''}${c.recommended ? ', recommended' : ''}`).join('; ')}`,
+    ),
   ].join('\n');
 }
 
@@ -38,7 +40,11 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .command('open <folder>')
     .description('use the memory in another folder from now on (an empty folder starts a new one); the current one stays where it is')
     .action(async (folder: string) => {
-      await runOnApp('setDataFolder', { folder: path.resolve(folder), mode: 'open' }, (o) => `now using the memory in ${o.startup.dataDir}`);
+      await runOnApp(
+        'setDataFolder',
+        { folder: path.resolve(folder), mode: 'open' },
+        (o) => `now using the memory in ${o.startup.dataDir}`,
+      );
     });
 
   data
@@ -46,7 +52,10 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .description('search with another embedding model (downloaded once); the current one stays if it cannot load')
     .action(async (modelId: string) => {
       await runOnApp('setEmbeddingModel', { modelId }, (o) =>
-        [`now searching with ${o.startup.embeddingModel}`, ...(o.unembedded > 0 ? [`${o.unembedded} episodes have no vectors from it yet: run \`nemori rebuild\``] : [])].join('\n'),
+        [
+          `now searching with ${o.startup.embeddingModel}`,
+          ...(o.unembedded > 0 ? [`${o.unembedded} episodes have no vectors from it yet: run \`nemori rebuild\``] : []),
+        ].join('\n'),
       );
     });
 
@@ -62,13 +71,21 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .command('backups')
     .description('list the backups in the data folder, newest first')
     .action(async () => {
-      await runOnApp('listBackups', {}, (o) => (o.backups.length ? o.backups.map((b) => `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes`)}`).join('\n') : `no backups in ${o.folder ?? 'memory'}`));
+      await runOnApp('listBackups', {}, (o) =>
+        o.backups.length
+          ? o.backups.map((b) => `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes`)}`).join('\n')
+          : `no backups in ${o.folder ?? 'memory'}`,
+      );
     });
 
   data
     .command('restore <file>')
     .description('put the memory back as it was in a backup; the present memory is backed up first')
     .action(async (file: string) => {
-      await runOnApp('restoreBackup', { file: path.resolve(file) }, (o) => `restored ${o.restored} (schema ${o.schemaVersion}); what was there before is in ${o.safetyBackup}`);
+      await runOnApp(
+        'restoreBackup',
+        { file: path.resolve(file) },
+        (o) => `restored ${o.restored} (schema ${o.schemaVersion}); what was there before is in ${o.safetyBackup}`,
+      );
     });
 }

@@ -46,7 +46,12 @@ function renderRestore(o: OpOutput<'restoreFromTrash'>): string {
 }
 
 function renderMark(o: OpOutput<'markMemory'>): string {
-  const what = o.marked === true ? 'important: exempt from forgetting' : o.marked === false ? 'not important: it will fade quickly' : 'unmarked: use and time decide again';
+  const what =
+    o.marked === true
+      ? 'important: exempt from forgetting'
+      : o.marked === false
+        ? 'not important: it will fade quickly'
+        : 'unmarked: use and time decide again';
   return `Marked ${o.id} ${what} (importance ${o.importance.toFixed(2)}, ${o.tier}${o.restored ? ', restored' : ''}).`;
 }
 
@@ -102,7 +107,12 @@ export function addForgettingCommands(program: Command, episodes: Command, run: 
     .option('--limit <n>', 'page size', (v) => Number.parseInt(v, 10), 50)
     .option('--cursor <cursor>', 'next page, from the previous output')
     .action(async (o: { owner: string; limit: number; cursor?: string }) => {
-      await run('off', 'listTrash', { ownerId: o.owner, limit: o.limit, cursor: o.cursor }, renderTierList('trashed', 'The trash is empty.'));
+      await run(
+        'off',
+        'listTrash',
+        { ownerId: o.owner, limit: o.limit, cursor: o.cursor },
+        renderTierList('trashed', 'The trash is empty.'),
+      );
     });
   trash
     .command('restore')
@@ -127,7 +137,12 @@ export function addForgettingCommands(program: Command, episodes: Command, run: 
     .option('--limit <n>', 'page size', (v) => Number.parseInt(v, 10), 50)
     .option('--cursor <cursor>', 'next page, from the previous output')
     .action(async (o: { owner: string; limit: number; cursor?: string }) => {
-      await run('off', 'listArchive', { ownerId: o.owner, limit: o.limit, cursor: o.cursor }, renderTierList('archived', 'The archive is empty.'));
+      await run(
+        'off',
+        'listArchive',
+        { ownerId: o.owner, limit: o.limit, cursor: o.cursor },
+        renderTierList('archived', 'The archive is empty.'),
+      );
     });
   archive
     .command('restore')

@@ -73,7 +73,15 @@ function addMetadataOptions(cmd: Command, num: (v: string) => number): Command {
 }
 
 function metadata(o: MetadataFlags): NonNullable<OpInput<'upsertKnowledge'>['metadata']> {
-  return { context: o.context, tags: o.tag, keywords: o.keyword, source: o.source, importance: o.importance, confidence: o.confidence, correction: o.correction };
+  return {
+    context: o.context,
+    tags: o.tag,
+    keywords: o.keyword,
+    source: o.source,
+    importance: o.importance,
+    confidence: o.confidence,
+    correction: o.correction,
+  };
 }
 
 // ── Renderings ──
@@ -88,9 +96,13 @@ function factLine(f: FactView): string {
 function renderList(trash: boolean) {
   return (o: OpOutput<'listKnowledge'>): string => {
     if (o.facts.length === 0) {
-      return trash ? 'The knowledge trash is empty.' : 'No facts yet. Add one with `nemori knowledge upsert <key> <value>`, or let discovery learn them from your episodes.';
+      return trash
+        ? 'The knowledge trash is empty.'
+        : 'No facts yet. Add one with `nemori knowledge upsert <key> <value>`, or let discovery learn them from your episodes.';
     }
-    const head = trash ? 'Deleted facts (bring one back with `nemori knowledge undelete <key>`):' : o.entityTypes.map((t) => `${t.entityType} ${t.count}`).join(' · ');
+    const head = trash
+      ? 'Deleted facts (bring one back with `nemori knowledge undelete <key>`):'
+      : o.entityTypes.map((t) => `${t.entityType} ${t.count}`).join(' · ');
     const rows = o.facts.map((f) => `${factLine(f)}${f.tier === 'archived' ? dim(' [archived]') : ''}`);
     if (o.nextCursor) rows.push(dim(`… more: --cursor ${o.nextCursor}`));
     return [dim(head), ...rows].join('\n');
@@ -105,7 +117,12 @@ function factHeader(f: FactView): string[] {
     `learnt ${when(f.createdAt)} by ${f.discoveryMethod}, changed ${when(f.updatedAt)}, recalled ${f.accessCount}×`,
   ].filter(Boolean);
   // The label is the key as written: worth showing only when it is spelt differently.
-  return [`${bold(f.key)}  ${`${f.entityType}:${f.label}` !== f.key ? dim(f.label) : ''}`.trimEnd(), f.value, ...(f.context ? [dim(f.context)] : []), ...meta.map(dim)];
+  return [
+    `${bold(f.key)}  ${`${f.entityType}:${f.label}` !== f.key ? dim(f.label) : ''}`.trimEnd(),
+    f.value,
+    ...(f.context ? [dim(f.context)] : []),
+    ...meta.map(dim),
+  ];
 }
 
 type Timeline = OpOutput<'getKnowledge'>['timeline'];
@@ -113,7 +130,7 @@ type Timeline = OpOutput<'getKnowledge'>['timeline'];
 function renderTimeline(timeline: Timeline, current: number): string[] {
   return timeline.map((v, i) => {
     const before = timeline[i - 1];
-    const link = v.link && before ? `${v.link} v${before.version}` : v.link ?? 'first';
+    const link = v.link && before ? `${v.link} v${before.version}` : (v.link ?? 'first');
     const flags = [link, v.method, v.corrected ? 'corrected later' : '', v.version === current ? 'current' : ''].filter(Boolean).join(', ');
     const from = v.episode ? `\n       from “${v.episode.title}” (${when(v.episode.start)})` : '';
     return `  v${v.version}  ${dim(when(v.createdAt))}  ${v.value}  ${dim(`(${flags}; confidence ${pct(v.confidence)})`)}${from}`;
@@ -132,17 +149,29 @@ function renderFact(o: OpOutput<'getKnowledge'>): string {
     ...factHeader(o.fact),
     ...(o.discoveryEpisode ? [dim(`discovered in “${o.discoveryEpisode.title}” (${when(o.discoveryEpisode.start)})`)] : []),
     ...section('Versions', renderTimeline(o.timeline, o.fact.version)),
-    ...section('Linked episodes', o.linkedEpisodes.map((e) => `  ${episodeLine(e)}`)),
-    ...section('Episodes that changed it', o.evolutionEpisodes.map((e) => `  ${episodeLine(e)}`)),
+    ...section(
+      'Linked episodes',
+      o.linkedEpisodes.map((e) => `  ${episodeLine(e)}`),
+    ),
+    ...section(
+      'Episodes that changed it',
+      o.evolutionEpisodes.map((e) => `  ${episodeLine(e)}`),
+    ),
     ...section('Related facts', renderRelatedLines(o.related)),
-    ...section('Sources', o.sources.map((m) => `  ${dim(when(m.sentAt))} ${m.speaker}: ${m.text.slice(0, 200)}`)),
+    ...section(
+      'Sources',
+      o.sources.map((m) => `  ${dim(when(m.sentAt))} ${m.speaker}: ${m.text.slice(0, 200)}`),
+    ),
   ].join('\n');
 }
 
 function renderHistory(o: OpOutput<'getKnowledge'>): string {
   const n = o.timeline.length;
   const pruned = o.timeline[0] && o.timeline[0].version > 1 ? dim(` (versions before v${o.timeline[0].version} were pruned)`) : '';
-  return [`${bold(o.fact.key)}: ${n} version${n === 1 ? '' : 's'}, oldest first${pruned}`, ...renderTimeline(o.timeline, o.fact.version)].join('\n');
+  return [
+    `${bold(o.fact.key)}: ${n} version${n === 1 ? '' : 's'}, oldest first${pruned}`,
+    ...renderTimeline(o.timeline, o.fact.version),
+  ].join('\n');
 }
 
 function renderVersion(o: OpOutput<'getKnowledgeVersion'>): string {
@@ -151,7 +180,9 @@ function renderVersion(o: OpOutput<'getKnowledgeVersion'>): string {
     `${bold(o.fact.key)} version ${v.version} of ${o.fact.version}${v.version === o.fact.version ? ' (current)' : ''}`,
     v.value,
     ...(v.context ? [dim(v.context)] : []),
-    dim(`${when(v.createdAt)} · ${v.link ?? 'first version'} · ${v.method} · confidence ${pct(v.confidence)}${v.corrected ? ' · corrected by a later version' : ''}`),
+    dim(
+      `${when(v.createdAt)} · ${v.link ?? 'first version'} · ${v.method} · confidence ${pct(v.confidence)}${v.corrected ? ' · corrected by a later version' : ''}`,
+    ),
     ...(v.episodeId ? [dim(`from episode ${v.episodeId}`)] : []),
     ...(v.sourceMessageIds.length ? [dim(`${v.sourceMessageIds.length} source messages`)] : []),
   ].join('\n');
@@ -168,7 +199,13 @@ const said = { created: 'Learnt', evolved: 'Updated', corrected: 'Corrected', re
 
 function renderWrite(o: OpOutput<'upsertKnowledge'>): string {
   const was =
-    o.action === 'evolved' || o.action === 'corrected' ? ` (was: ${o.previousValue ?? '—'})` : o.action === 'reinforced' ? ` (same value; confidence ${pct(o.fact.confidence)})` : o.action === 'merged' ? ' (a near-duplicate)' : '';
+    o.action === 'evolved' || o.action === 'corrected'
+      ? ` (was: ${o.previousValue ?? '—'})`
+      : o.action === 'reinforced'
+        ? ` (same value; confidence ${pct(o.fact.confidence)})`
+        : o.action === 'merged'
+          ? ' (a near-duplicate)'
+          : '';
   return [
     `${said[o.action]} ${bold(o.key)} v${o.version}: ${o.fact.value}${was}`,
     ...o.evicted.map((e) => dim(`  evicted ${e.key} (importance ${pct(e.importance)}): ${e.reason}`)),
@@ -204,7 +241,8 @@ function renderCapacity(o: OpOutput<'knowledgeCapacity'>): string {
 }
 
 function renderDiscovery(o: OpOutput<'runDiscovery'>): string {
-  if (o.skipped) return `Knowledge discovery waits for an LLM — ${o.skipped}.\nSet NEMORI_LLM_MODEL or pass --llm-model (check it with \`nemori llm test\`).`;
+  if (o.skipped)
+    return `Knowledge discovery waits for an LLM — ${o.skipped}.\nSet NEMORI_LLM_MODEL or pass --llm-model (check it with \`nemori llm test\`).`;
   const f = o.facts;
   const lines = [
     o.episodes === 0 && o.failed === 0
@@ -231,7 +269,14 @@ function renderQuery(query: string) {
     const support = o.support.filter((s) => s.linkedEpisodes.length + s.evolutionEpisodes.length > 0);
     if (support.length) {
       const key = new Map(o.primary.flatMap((r) => (r.kind === 'semantic' ? [[r.id, r.key] as const] : [])));
-      parts.push(bold('Where the facts come from:'), ...support.map((s) => [`  ${key.get(s.factId) ?? s.factId}`, ...[...s.linkedEpisodes, ...s.evolutionEpisodes].map((e) => `    ${episodeLine(e)}`)].join('\n')));
+      parts.push(
+        bold('Where the facts come from:'),
+        ...support.map((s) =>
+          [`  ${key.get(s.factId) ?? s.factId}`, ...[...s.linkedEpisodes, ...s.evolutionEpisodes].map((e) => `    ${episodeLine(e)}`)].join(
+            '\n',
+          ),
+        ),
+      );
     }
     return parts.join('\n\n');
   };
@@ -251,7 +296,12 @@ export function addKnowledgeCommands(program: Command, { run, owner, int, num, p
     .option('--limit <n>', 'page size', int, 100)
     .option('--cursor <cursor>', 'next page, from the previous output')
     .action(async (o: { owner: string; type?: string; trash?: boolean; limit: number; cursor?: string }) => {
-      await run('off', 'listKnowledge', { ownerId: o.owner, entityType: o.type, tier: o.trash ? 'trash' : 'live', limit: o.limit, cursor: o.cursor }, renderList(Boolean(o.trash)));
+      await run(
+        'off',
+        'listKnowledge',
+        { ownerId: o.owner, entityType: o.type, tier: o.trash ? 'trash' : 'live', limit: o.limit, cursor: o.cursor },
+        renderList(Boolean(o.trash)),
+      );
     });
 
   knowledge
@@ -345,7 +395,12 @@ export function addKnowledgeCommands(program: Command, { run, owner, int, num, p
     .argument('<key>')
     .addOption(owner())
     .action(async (key: string, o: { owner: string }) => {
-      await run('auto', 'undeleteKnowledge', { ownerId: o.owner, key }, (f) => `Restored ${bold(f.key)} v${f.version} from the trash: ${f.value}`);
+      await run(
+        'auto',
+        'undeleteKnowledge',
+        { ownerId: o.owner, key },
+        (f) => `Restored ${bold(f.key)} v${f.version} from the trash: ${f.value}`,
+      );
     });
 
   knowledge
@@ -373,10 +428,16 @@ export function addKnowledgeCommands(program: Command, { run, owner, int, num, p
     .option('--limit <n>', 'at most this many episodes', int)
     .action(async (o: { owner: string; limit?: number }) => {
       const bar = progress();
-      const out = await run('auto', 'runDiscovery', { ownerId: o.owner, limit: o.limit }, (x) => {
-        bar.stop();
-        return renderDiscovery(x);
-      }, { onProgress: bar.onProgress }).finally(bar.stop);
+      const out = await run(
+        'auto',
+        'runDiscovery',
+        { ownerId: o.owner, limit: o.limit },
+        (x) => {
+          bar.stop();
+          return renderDiscovery(x);
+        },
+        { onProgress: bar.onProgress },
+      ).finally(bar.stop);
       if (out.failed > 0 || out.errors.length > 0) process.exitCode = 1;
     });
 
@@ -386,13 +447,18 @@ export function addKnowledgeCommands(program: Command, { run, owner, int, num, p
     .argument('<text...>')
     .addOption(owner())
     .addOption(
-      new Option('--quality <q>', 'factual: facts first; contextual: conversations first; comprehensive: both, with the episodes behind each fact; balanced: one ranking')
+      new Option(
+        '--quality <q>',
+        'factual: facts first; contextual: conversations first; comprehensive: both, with the episodes behind each fact; balanced: one ranking',
+      )
         .choices(['factual', 'contextual', 'comprehensive', 'balanced'])
         .default('balanced'),
     )
     .option('--limit <n>', 'how many results', int, 10)
-    .action(async (words: string[], o: { owner: string; quality: 'factual' | 'contextual' | 'comprehensive' | 'balanced'; limit: number }) => {
-      const query = words.join(' ');
-      await run('auto', 'enhancedQuery', { ownerId: o.owner, query, quality: o.quality, limit: o.limit }, renderQuery(query));
-    });
+    .action(
+      async (words: string[], o: { owner: string; quality: 'factual' | 'contextual' | 'comprehensive' | 'balanced'; limit: number }) => {
+        const query = words.join(' ');
+        await run('auto', 'enhancedQuery', { ownerId: o.owner, query, quality: o.quality, limit: o.limit }, renderQuery(query));
+      },
+    );
 }

@@ -5,7 +5,12 @@ import type { LlmOverrides } from '../llm/config.js';
 /** The LLM on the command line: global flags, `nemori llm test|usage`, and the renderings of LLM outputs. */
 
 type Embeddings = 'auto' | 'off' | 'probe';
-export type RunOperation = <K extends OperationName>(embeddings: Embeddings, op: K, input: OpInput<K>, human: (o: OpOutput<K>) => string) => Promise<OpOutput<K>>;
+export type RunOperation = <K extends OperationName>(
+  embeddings: Embeddings,
+  op: K,
+  input: OpInput<K>,
+  human: (o: OpOutput<K>) => string,
+) => Promise<OpOutput<K>>;
 
 /** The global LLM options as commander parses them. */
 export interface LlmFlags {
@@ -18,9 +23,17 @@ export interface LlmFlags {
 
 export function addLlmOptions(program: Command): Command {
   return program
-    .addOption(new Option('--llm-base-url <url>', 'OpenAI-compatible endpoint (default with --llm-model: Ollama, http://127.0.0.1:11434/v1)').env('NEMORI_LLM_BASE_URL'))
+    .addOption(
+      new Option('--llm-base-url <url>', 'OpenAI-compatible endpoint (default with --llm-model: Ollama, http://127.0.0.1:11434/v1)').env(
+        'NEMORI_LLM_BASE_URL',
+      ),
+    )
     .addOption(new Option('--llm-model <name>', 'LLM model; setting one switches the LLM on (e.g. qwen2.5:7b)').env('NEMORI_LLM_MODEL'))
-    .addOption(new Option('--llm-api-key <key>', 'API key for a hosted endpoint (prefer NEMORI_LLM_API_KEY: flags show in process lists)').env('NEMORI_LLM_API_KEY'))
+    .addOption(
+      new Option('--llm-api-key <key>', 'API key for a hosted endpoint (prefer NEMORI_LLM_API_KEY: flags show in process lists)').env(
+        'NEMORI_LLM_API_KEY',
+      ),
+    )
     .option('--no-llm', 'do not use an LLM, even if one is configured');
 }
 
@@ -30,7 +43,9 @@ export function llmOverrides(f: LlmFlags): LlmOverrides {
 
 export function renderLlmHealth(l: OpOutput<'health'>['llm']): string {
   if (!l.configured) return 'LLM: off (set NEMORI_LLM_MODEL or --llm-model to build episodes with an LLM)';
-  const state = l.reachable ? `reachable${l.latencyMs !== null ? ` in ${l.latencyMs} ms` : ''}${l.modelListed === false ? ', but the model is not listed' : ''}` : `not reachable: ${l.error?.message ?? 'unknown reason'}`;
+  const state = l.reachable
+    ? `reachable${l.latencyMs !== null ? ` in ${l.latencyMs} ms` : ''}${l.modelListed === false ? ', but the model is not listed' : ''}`
+    : `not reachable: ${l.error?.message ?? 'unknown reason'}`;
   return `LLM: ${l.model} at ${l.baseUrl} — ${state}`;
 }
 
@@ -49,15 +64,21 @@ export function renderRebuildEpisodes(o: OpOutput<'rebuildEpisodes'>): string {
 
 function renderLlmTest(o: OpOutput<'llmTest'>): string {
   if (!o.configured) return 'No LLM is configured (set NEMORI_LLM_MODEL, or pass --llm-model).';
-  if (o.ok) return `✓ ${o.model} at ${o.baseUrl} answered in ${o.latencyMs} ms (${o.tokensIn ?? '?'} tokens in, ${o.tokensOut ?? '?'} out).`;
+  if (o.ok)
+    return `✓ ${o.model} at ${o.baseUrl} answered in ${o.latencyMs} ms (${o.tokensIn ?? '?'} tokens in, ${o.tokensOut ?? '?'} out).`;
   return `✗ ${o.model} at ${o.baseUrl}: ${o.error?.message ?? 'failed'}`;
 }
 
 function renderLlmUsage(o: OpOutput<'llmUsage'>): string {
   const t = o.totals;
   if (t.requests === 0) return `No LLM requests recorded for ${o.ownerId}.`;
-  const lines = [`${t.requests} LLM requests for ${o.ownerId} (${t.failed} failed): ${t.tokensIn} tokens in, ${t.tokensOut} out, ${(t.latencyMs / 1000).toFixed(1)} s`];
-  for (const b of o.byOperation) lines.push(`  ${b.operation.padEnd(20)} ${b.model}: ${b.requests} requests, ${b.tokensIn} in / ${b.tokensOut} out, ${(b.latencyMs / 1000).toFixed(1)} s`);
+  const lines = [
+    `${t.requests} LLM requests for ${o.ownerId} (${t.failed} failed): ${t.tokensIn} tokens in, ${t.tokensOut} out, ${(t.latencyMs / 1000).toFixed(1)} s`,
+  ];
+  for (const b of o.byOperation)
+    lines.push(
+      `  ${b.operation.padEnd(20)} ${b.model}: ${b.requests} requests, ${b.tokensIn} in / ${b.tokensOut} out, ${(b.latencyMs / 1000).toFixed(1)} s`,
+    );
   return lines.join('\n');
 }
 

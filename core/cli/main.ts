@@ -90,11 +90,19 @@ async function withEngine<T>(g: GlobalOptions, opening: Opening, fn: (engine: Pi
     open: ({ lock, moved }) =>
       opening === 'app'
         ? openAppEngine({ startup, warn, background: false, lock, onHomeChanged: moved })
-        : openDefaultEngine({ home: startup.home, embeddingModel: startup.embeddingModel, embeddings: opening, warn, llm: llmOverrides(g), lock }),
+        : openDefaultEngine({
+            home: startup.home,
+            embeddingModel: startup.embeddingModel,
+            embeddings: opening,
+            warn,
+            llm: llmOverrides(g),
+            lock,
+          }),
     onClient: ({ pid, home }) => {
       // stderr, whatever the output mode: --json keeps stdout for the result alone.
       process.stderr.write(`using the Nemori app that holds ${home} (pid ${pid})\n`);
-      if (g.llmModel || g.llmBaseUrl || g.llmApiKey || g.llm === false) warn('the --llm options do not apply: that Nemori uses its own LLM settings');
+      if (g.llmModel || g.llmBaseUrl || g.llmApiKey || g.llm === false)
+        warn('the --llm options do not apply: that Nemori uses its own LLM settings');
     },
   });
   // Close the database on every exit path, including Ctrl-C mid-import (PGlite does not fsync on its own);
@@ -174,13 +182,26 @@ export function buildCli(): Command {
     .action(async (files: string[], o: { owner: string; format?: string; me?: string; dryRun?: boolean; tz?: string }) => {
       const progress = progressReporter(!g().json);
       const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
-        e.call('importFiles', { ownerId: o.owner, paths: files, format: o.format, me: o.me, dryRun: Boolean(o.dryRun), timeZone: o.tz }, { onProgress: progress.onProgress }),
+        e.call(
+          'importFiles',
+          { ownerId: o.owner, paths: files, format: o.format, me: o.me, dryRun: Boolean(o.dryRun), timeZone: o.tz },
+          { onProgress: progress.onProgress },
+        ),
       ).finally(progress.stop);
       print(g(), out, renderImport);
       if (out.errors.length > 0) process.exitCode = 1;
     });
 
-  type SearchFlags = Parameters<typeof factFilters>[0] & { owner: string; mode: 'hybrid' | 'bm25' | 'vector'; kind: 'all' | 'episodic' | 'semantic'; limit: number; since?: string; until?: string; minImportance?: number; from?: string[] };
+  type SearchFlags = Parameters<typeof factFilters>[0] & {
+    owner: string;
+    mode: 'hybrid' | 'bm25' | 'vector';
+    kind: 'all' | 'episodic' | 'semantic';
+    limit: number;
+    since?: string;
+    until?: string;
+    minImportance?: number;
+    from?: string[];
+  };
   addFactFilterOptions(
     program
       .command('search')
@@ -196,18 +217,24 @@ export function buildCli(): Command {
       .option('--from <source...>', 'only episodes of conversations from these sources (whatsapp, telegram, api, …; see `nemori stats`)'),
     num,
   ).action(async (words: string[], o: SearchFlags) => {
-    await run(g(), o.mode === 'bm25' ? 'off' : 'auto', 'search', {
-      ownerId: o.owner,
-      query: words.join(' '),
-      mode: o.mode,
-      kind: o.kind,
-      limit: o.limit,
-      since: o.since,
-      until: o.until,
-      minImportance: o.minImportance,
-      importSources: o.from,
-      ...factFilters(o),
-    }, renderSearch);
+    await run(
+      g(),
+      o.mode === 'bm25' ? 'off' : 'auto',
+      'search',
+      {
+        ownerId: o.owner,
+        query: words.join(' '),
+        mode: o.mode,
+        kind: o.kind,
+        limit: o.limit,
+        since: o.since,
+        until: o.until,
+        minImportance: o.minImportance,
+        importSources: o.from,
+        ...factFilters(o),
+      },
+      renderSearch,
+    );
   });
 
   const episodes = program.command('episodes').description('browse episodes');
@@ -221,7 +248,13 @@ export function buildCli(): Command {
     .option('--until <date>')
     .option('--from <source...>', 'only conversations from these sources')
     .action(async (o: { owner: string; limit: number; cursor?: string; since?: string; until?: string; from?: string[] }) => {
-      await run(g(), 'off', 'listEpisodes', { ownerId: o.owner, limit: o.limit, cursor: o.cursor, since: o.since, until: o.until, importSources: o.from }, renderEpisodeList);
+      await run(
+        g(),
+        'off',
+        'listEpisodes',
+        { ownerId: o.owner, limit: o.limit, cursor: o.cursor, since: o.since, until: o.until, importSources: o.from },
+        renderEpisodeList,
+      );
     });
   episodes
     .command('show')
@@ -243,7 +276,11 @@ export function buildCli(): Command {
       const progress = progressReporter(!g().json);
       if (o.llm) {
         const out = await withEngine(g(), 'auto', (e) =>
-          e.call('rebuildEpisodes', { ownerId: o.owner, scope: o.allHeuristic ? 'heuristic' : 'needs_rebuild' }, { onProgress: progress.onProgress }),
+          e.call(
+            'rebuildEpisodes',
+            { ownerId: o.owner, scope: o.allHeuristic ? 'heuristic' : 'needs_rebuild' },
+            { onProgress: progress.onProgress },
+          ),
         ).finally(progress.stop);
         print(g(), out, renderRebuildEpisodes);
         if (out.failed > 0) process.exitCode = 1;
@@ -252,7 +289,11 @@ export function buildCli(): Command {
       const out = await withEngine(g(), 'auto', (e) =>
         e.call('rebuildIndexes', { ownerId: o.owner, reembed: Boolean(o.reembed) }, { onProgress: progress.onProgress }),
       ).finally(progress.stop);
-      print(g(), out, (x) => `Re-indexed ${x.episodes} episodes (embedded ${x.embedded}) and ${x.facts} facts (embedded ${x.factsEmbedded}).`);
+      print(
+        g(),
+        out,
+        (x) => `Re-indexed ${x.episodes} episodes (embedded ${x.embedded}) and ${x.facts} facts (embedded ${x.factsEmbedded}).`,
+      );
     });
 
   program

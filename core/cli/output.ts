@@ -42,7 +42,17 @@ export function renderEpisode(o: OpOutput<'getEpisode'>): string {
     e.keywords.length ? `keywords: ${e.keywords.join(', ')}` : '',
   ].filter(Boolean);
   const messages = o.messages.map((m) => `  ${dim(when(m.sentAt))} ${m.speaker}: ${m.text}`);
-  return [bold(e.title), ...meta.map(dim), '', e.summary, '', e.content, '', bold(`Source messages (${o.messages.length})`), ...messages].join('\n');
+  return [
+    bold(e.title),
+    ...meta.map(dim),
+    '',
+    e.summary,
+    '',
+    e.content,
+    '',
+    bold(`Source messages (${o.messages.length})`),
+    ...messages,
+  ].join('\n');
 }
 
 export function renderStats(o: OpOutput<'stats'>): string {
@@ -71,7 +81,9 @@ export function renderImport(o: OpOutput<'importFiles'>): string {
   const lines = o.files.map((f) => {
     if (f.error) return `✗ ${f.error.message}`;
     const range = f.dateRange ? `, ${f.dateRange.from.slice(0, 10)} – ${f.dateRange.to.slice(0, 10)}` : '';
-    const who = f.participants.length ? `\n  participants: ${f.participants.slice(0, 12).join(', ')}${f.participants.length > 12 ? ', …' : ''}${f.me ? ` (you: ${f.me})` : ''}` : '';
+    const who = f.participants.length
+      ? `\n  participants: ${f.participants.slice(0, 12).join(', ')}${f.participants.length > 12 ? ', …' : ''}${f.me ? ` (you: ${f.me})` : ''}`
+      : '';
     const head = `${o.dryRun ? '•' : '✓'} ${f.file} (${f.format}): ${f.conversations} conversations, ${f.messages} messages${f.skipped ? ` (${f.skipped} system events skipped)` : ''}${range}`;
     const stored = o.dryRun ? '' : `\n  ${f.messagesAdded} new messages, ${f.episodesCreated} new episodes`;
     return `${head}${who}${stored}${f.warnings.map((w) => `\n  warning: ${w}`).join('')}`;

@@ -59,7 +59,12 @@ const here = (): Platform => ({ platform: process.platform, home: os.homedir(), 
 export function clientConfigFile(client: McpClient, p: Platform = here()): string {
   const join = p.platform === 'win32' ? path.win32.join : path.posix.join;
   const appData = p.env.APPDATA ?? join(p.home, 'AppData', 'Roaming');
-  const userConfig = p.platform === 'darwin' ? join(p.home, 'Library', 'Application Support') : p.platform === 'win32' ? appData : (p.env.XDG_CONFIG_HOME ?? join(p.home, '.config'));
+  const userConfig =
+    p.platform === 'darwin'
+      ? join(p.home, 'Library', 'Application Support')
+      : p.platform === 'win32'
+        ? appData
+        : (p.env.XDG_CONFIG_HOME ?? join(p.home, '.config'));
   switch (client) {
     case 'claude-desktop':
       return join(userConfig, 'Claude', 'claude_desktop_config.json');
@@ -77,7 +82,9 @@ export function clientConfigFile(client: McpClient, p: Platform = here()): strin
 /** Claude Code's own way to add the entry (user scope): `claude mcp add -s user nemori -- …`. */
 export function claudeCodeAddCommand(entry: ServerEntry): string {
   const quote = (a: string) => (/[\s"']/.test(a) ? JSON.stringify(a) : a);
-  const env = Object.entries(entry.env ?? {}).map(([k, v]) => `-e ${k}=${quote(v)} `).join('');
+  const env = Object.entries(entry.env ?? {})
+    .map(([k, v]) => `-e ${k}=${quote(v)} `)
+    .join('');
   return `claude mcp add -s user ${env}${SERVER_NAME} -- ${[entry.command, ...entry.args].map(quote).join(' ')}`;
 }
 
@@ -91,10 +98,14 @@ function parseConfig(text: string, file: string): Record<string, unknown> {
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     const e = errors[0]!;
-    throw new NemoriError('INVALID_INPUT', `${file} is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset}); fix it or pass another file with --config-file`);
+    throw new NemoriError(
+      'INVALID_INPUT',
+      `${file} is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset}); fix it or pass another file with --config-file`,
+    );
   }
   if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NemoriError('INVALID_INPUT', `${file} does not hold a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new NemoriError('INVALID_INPUT', `${file} does not hold a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -129,7 +140,10 @@ export function writeClientConfig(file: string, client: McpClient, entry: Server
   if (after === null) return { file, action: 'unchanged', backup: null };
   let backup: string | null = null;
   if (exists) {
-    backup = `${file}.${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.bak`;
+    backup = `${file}.${now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}.bak`;
     fs.copyFileSync(file, backup);
   } else {
     fs.mkdirSync(path.dirname(file), { recursive: true });

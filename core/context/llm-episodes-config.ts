@@ -13,7 +13,10 @@ export const LlmEpisodeConfig = z.object({
   /** Each message is shortened to this many characters in boundary prompts: enough to judge its topic. */
   boundaryMessageChars: z.number().int().positive().default(400),
   /** A silence longer than this always separates episodes, without asking. */
-  hardGapMinutes: z.number().positive().default(6 * 60),
+  hardGapMinutes: z
+    .number()
+    .positive()
+    .default(6 * 60),
   /** Each message is shortened to this many characters in narrative prompts. */
   narrativeMessageChars: z.number().int().positive().default(2_000),
   /** Episodes stored per transaction during an import: progress survives a crash, nothing is half-stored. */

@@ -28,7 +28,12 @@ export const IncomingMessage = z.object({
   role: MessageRole.default('other'),
   text: z.string(),
   sentAt: z.date(),
-  utcOffsetMin: z.number().int().min(-14 * 60).max(14 * 60).default(0),
+  utcOffsetMin: z
+    .number()
+    .int()
+    .min(-14 * 60)
+    .max(14 * 60)
+    .default(0),
   attachments: z.array(Attachment).default([]),
   metadata: z.record(z.string(), z.unknown()).default({}),
 });

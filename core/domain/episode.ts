@@ -1,15 +1,6 @@
 import { z } from 'zod';
 
-export const EpisodeType = z.enum([
-  'conversational',
-  'behavioral',
-  'spatial',
-  'creative',
-  'physiological',
-  'social',
-  'mixed',
-  'synthetic',
-]);
+export const EpisodeType = z.enum(['conversational', 'behavioral', 'spatial', 'creative', 'physiological', 'social', 'mixed', 'synthetic']);
 export type EpisodeType = z.infer<typeof EpisodeType>;
 
 /** Episode levels: 1 atomic, 2 compound, 3 thematic, 4 archival. */

@@ -3,13 +3,7 @@
  * Stack traces stay in logs; the UI and CLI only ever show `message`.
  */
 export type ErrorCode =
-  | 'INVALID_INPUT'
-  | 'IMPORT_PARSE'
-  | 'NOT_FOUND'
-  | 'STORE_LOCKED'
-  | 'STORE_MIGRATION'
-  | 'MODEL_UNAVAILABLE'
-  | 'MODEL_CHECKSUM_MISMATCH';
+  'INVALID_INPUT' | 'IMPORT_PARSE' | 'NOT_FOUND' | 'STORE_LOCKED' | 'STORE_MIGRATION' | 'MODEL_UNAVAILABLE' | 'MODEL_CHECKSUM_MISMATCH';
 
 export class NemoriError extends Error {
   constructor(

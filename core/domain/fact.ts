@@ -34,17 +34,22 @@ export interface ParsedKey {
 const TYPE_RE = /^[\p{L}_][\p{L}\p{N}_-]{0,39}$/u;
 
 function foldIdentifier(s: string): string {
-  return s
-    .normalize('NFKC')
-    .toLowerCase()
-    .trim()
-    // Spaces between a Latin word and CJK text are cosmetic ("John 的研究方向" = "John的研究方向").
-    .replace(/(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])\s+|\s+(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu, '')
-    .replace(/[\s]+/gu, '_')
-    .replace(/[^\p{L}\p{N}\p{M}_.\-/:@#+]/gu, '')
-    .replace(/_+/g, '_')
-    // Separators at the ends carry nothing (":alice" is "alice").
-    .replace(/^[_.\-/:@#+]+|[_.\-/:@#+]+$/gu, '');
+  return (
+    s
+      .normalize('NFKC')
+      .toLowerCase()
+      .trim()
+      // Spaces between a Latin word and CJK text are cosmetic ("John 的研究方向" = "John的研究方向").
+      .replace(
+        /(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])\s+|\s+(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu,
+        '',
+      )
+      .replace(/[\s]+/gu, '_')
+      .replace(/[^\p{L}\p{N}\p{M}_.\-/:@#+]/gu, '')
+      .replace(/_+/g, '_')
+      // Separators at the ends carry nothing (":alice" is "alice").
+      .replace(/^[_.\-/:@#+]+|[_.\-/:@#+]+$/gu, '')
+  );
 }
 
 /**
@@ -66,7 +71,8 @@ export function parseKey(raw: string, fallbackType?: string | null): ParsedKey {
   type = type.trim().toLowerCase().replace(/\s+/g, '_');
   if (!TYPE_RE.test(type)) type = DEFAULT_ENTITY_TYPE;
   const identifier = foldIdentifier(rest);
-  if (!/[\p{L}\p{N}]/u.test(identifier)) throw new KeyError(`"${raw}" is not a usable key: write it as entity_type:identifier, e.g. person:alice or location:new_york`);
+  if (!/[\p{L}\p{N}]/u.test(identifier))
+    throw new KeyError(`"${raw}" is not a usable key: write it as entity_type:identifier, e.g. person:alice or location:new_york`);
   return { key: `${type}:${identifier}`, entityType: type, identifier, label: rest.trim().replace(/\s+/g, ' ') };
 }
 

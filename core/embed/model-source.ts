@@ -15,14 +15,7 @@ import { access, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { EmbedError } from './errors.js';
-import {
-  computeManifest,
-  describeMismatches,
-  findMismatches,
-  MANIFEST_FILE,
-  readManifest,
-  writeManifest,
-} from './model-manifest.js';
+import { computeManifest, describeMismatches, findMismatches, MANIFEST_FILE, readManifest, writeManifest } from './model-manifest.js';
 import { DEFAULT_MODEL_ID, MODEL_DTYPES, specFor, type ModelSpec } from './model-specs.js';
 
 export const MODEL_DIR_ENV = 'NEMORI_MODEL_DIR';
@@ -264,9 +257,7 @@ export async function verifyModelFiles(source: ModelSource): Promise<Verificatio
             `the bad files were removed. Retry, or if it fails again, check ${MIRROR_ENV} or set ${MODEL_DIR_ENV} to a trusted copy`
         : `embedding model files in ${source.dir} do not match their checksums (${describeMismatches(mismatches)}); ` +
             `they are damaged or were replaced. ` +
-            (source.ownsDir
-              ? `Delete ${source.dir} to download the model again`
-              : `Copy the model folder again from a trusted source`),
+            (source.ownsDir ? `Delete ${source.dir} to download the model again` : `Copy the model folder again from a trusted source`),
     );
   }
 
@@ -324,4 +315,3 @@ export async function probeEmbedder(options: ModelSourceOptions = {}): Promise<E
     };
   }
 }
-

@@ -83,12 +83,20 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
   }
 
   const pinned = (by: string | null, what: string) => {
-    if (by) throw new NemoriError('INVALID_INPUT', `${what} is set by ${by} for this run: start Nemori without it to change it in Settings`);
+    if (by)
+      throw new NemoriError('INVALID_INPUT', `${what} is set by ${by} for this run: start Nemori without it to change it in Settings`);
   };
 
   async function view(): Promise<OpOutput<'getStartup'>> {
     const own = await engine.call('getStartup', {});
-    return { ...own, dataDir: startup.home, defaultDataDir: startup.defaultHome, dataDirPinnedBy: startup.homePinnedBy, modelPinnedBy: startup.modelPinnedBy, canChange: true };
+    return {
+      ...own,
+      dataDir: startup.home,
+      defaultDataDir: startup.defaultHome,
+      dataDirPinnedBy: startup.homePinnedBy,
+      modelPinnedBy: startup.modelPinnedBy,
+      canChange: true,
+    };
   }
 
   const host: Pick<Handlers, HostOperationName | 'getStartup' | 'inspectFolder'> = {

@@ -67,7 +67,12 @@ export interface HolderTransport {
    * Runs one call at the holder and returns its output (checked against the contract by the caller).
    * Rejects with HolderGone when the holder cannot be reached or goes away, else with the holder's error.
    */
-  call(at: HolderAddress, name: OperationName, input: unknown, o: { callId: string; onProgress?: ((e: ProgressEvent) => void) | undefined; signal?: AbortSignal }): Promise<unknown>;
+  call(
+    at: HolderAddress,
+    name: OperationName,
+    input: unknown,
+    o: { callId: string; onProgress?: ((e: ProgressEvent) => void) | undefined; signal?: AbortSignal },
+  ): Promise<unknown>;
 }
 
 /**
@@ -145,7 +150,8 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
   let closed = false;
 
   function versionError(pid: number, theirs: EngineVersion | string | null): NemoriError {
-    const [their, mine] = theirs && typeof theirs === 'object' ? describeVersions(theirs, version) : [theirs ?? 'of another version', version.app];
+    const [their, mine] =
+      theirs && typeof theirs === 'object' ? describeVersions(theirs, version) : [theirs ?? 'of another version', version.app];
     return new NemoriError(
       'STORE_LOCKED',
       `Nemori ${their} holds this data folder; this is ${mine} — close that one (pid ${pid}) or use the same version of Nemori for ${home}`,
@@ -170,7 +176,8 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
     for (;;) {
       if (closed) throw new WireCallError({ code: 'ENGINE_UNAVAILABLE', message: 'Nemori is closing' });
       const read = readHolderFile(home);
-      if (read.kind === 'foreign' && isAlive(read.pid) && readLockHolder(lockFileOf(home))?.alive) throw versionError(read.pid, read.version);
+      if (read.kind === 'foreign' && isAlive(read.pid) && readLockHolder(lockFileOf(home))?.alive)
+        throw versionError(read.pid, read.version);
       if (read.kind === 'ours' && read.holder.state === 'open' && isAlive(read.holder.pid)) {
         const at: HolderAddress = { pid: read.holder.pid, port: read.holder.port, token: read.holder.token, home };
         const who = await o.transport.ping(at);
@@ -192,7 +199,11 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
           // An engine that answers nobody (an older Nemori, a program on the store itself): as before, locked.
           if (!owner.serves && !itsFile) throw lock;
           if (Date.now() - since > waitMs) {
-            throw new NemoriError('STORE_LOCKED', `${lock.message.replace(/; close it first.*$/, '')}, and it does not answer: close it first, or delete ${lockFileOf(home)} if that process is gone`, lock.details);
+            throw new NemoriError(
+              'STORE_LOCKED',
+              `${lock.message.replace(/; close it first.*$/, '')}, and it does not answer: close it first, or delete ${lockFileOf(home)} if that process is gone`,
+              lock.details,
+            );
           }
         }
       }

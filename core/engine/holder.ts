@@ -67,7 +67,13 @@ function packageVersion(): string {
 /** The newest migration this code carries (the store's schema after it opens). */
 function codeSchemaVersion(): number {
   try {
-    return Math.max(0, ...fs.readdirSync(defaultMigrationsDir).filter((f) => /^\d{3}_.+\.sql$/.test(f)).map((f) => Number(f.slice(0, 3))));
+    return Math.max(
+      0,
+      ...fs
+        .readdirSync(defaultMigrationsDir)
+        .filter((f) => /^\d{3}_.+\.sql$/.test(f))
+        .map((f) => Number(f.slice(0, 3))),
+    );
   } catch {
     return 0;
   }
@@ -112,7 +118,12 @@ export function readHolderFile(home: string): HolderFileRead {
   const foreign = ForeignHolderFile.safeParse(json);
   if (!foreign.success) return { kind: 'none' };
   const v = foreign.data.version;
-  const version = typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { app?: unknown }).app === 'string' ? (v as { app: string }).app : null;
+  const version =
+    typeof v === 'string'
+      ? v
+      : v && typeof v === 'object' && typeof (v as { app?: unknown }).app === 'string'
+        ? (v as { app: string }).app
+        : null;
   return { kind: 'foreign', pid: foreign.data.pid, version };
 }
 

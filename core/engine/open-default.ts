@@ -83,7 +83,12 @@ async function openWithModel(o: DefaultEngineOptions): Promise<Engine> {
     }
   } else {
     const probe = await probeEmbedder(options);
-    status = { available: probe.available, modelId: probe.modelId, source: probe.source === 'none' ? null : `${probe.source}: ${probe.location ?? ''}`, reason: probe.reason ?? null };
+    status = {
+      available: probe.available,
+      modelId: probe.modelId,
+      source: probe.source === 'none' ? null : `${probe.source}: ${probe.location ?? ''}`,
+      reason: probe.reason ?? null,
+    };
   }
   const llm = llmConfigFromEnv(o.env ?? process.env, o.llm);
   if (llm.warning) o.warn(llm.warning);

@@ -123,14 +123,29 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     mcpAddress: () => {
       if (!home) return null;
       const read = readHolderFile(home);
-      return read.kind === 'ours' && read.holder.state === 'open' && sameFolder(read.holder.home, home) ? { port: read.holder.port, token: read.holder.token } : null;
+      return read.kind === 'ours' && read.holder.state === 'open' && sameFolder(read.holder.home, home)
+        ? { port: read.holder.port, token: read.holder.token }
+        : null;
     },
   };
   const companions = companionAccess(env);
   // loadContext is made of other operations (validated input, no cancellation).
-  const op: CallOp = (name, input) => (h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<never>)(parseInput(name, input), {});
+  const op: CallOp = (name, input) =>
+    (h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<never>)(parseInput(name, input), {});
   // One group per area of the contract; the type makes a missing operation a compile error.
-  const h: Omit<Handlers, 'cancelCall'> = { ...searchHandlers(env), ...importHandlers(env), ...episodeHandlers(env), ...systemHandlers(env), ...forgettingHandlers(env), ...llmHandlers(env), ...knowledgeHandlers(env), ...startupHandlers(env), ...liveHandlers(env), ...loadContextHandlers(env, op), ...companions.handlers };
+  const h: Omit<Handlers, 'cancelCall'> = {
+    ...searchHandlers(env),
+    ...importHandlers(env),
+    ...episodeHandlers(env),
+    ...systemHandlers(env),
+    ...forgettingHandlers(env),
+    ...llmHandlers(env),
+    ...knowledgeHandlers(env),
+    ...startupHandlers(env),
+    ...liveHandlers(env),
+    ...loadContextHandlers(env, op),
+    ...companions.handlers,
+  };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) discovery.kick(ownerId);
@@ -163,7 +178,9 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       await scheduler?.stop();
       await discovery.stop();
       // Companions' last calls kept in memory (never worth failing a close for).
-      await companions.flush().catch((e: unknown) => ctx.warn(`cannot save the companions list: ${e instanceof Error ? e.message : String(e)}`));
+      await companions
+        .flush()
+        .catch((e: unknown) => ctx.warn(`cannot save the companions list: ${e instanceof Error ? e.message : String(e)}`));
       await o.embedder?.dispose();
       await store.close();
     },

@@ -90,6 +90,7 @@ const REPEATABLE = {
 export function safeToRepeat(name: OperationName, input: unknown): boolean {
   if (name === 'search') return (input as OpInput<'search'> | null)?.markAccessed !== true;
   // A turn with an id or a time is the same turn when sent again; one stamped "now" by the holder is not.
-  if (name === 'addMemory') return ((input as OpInput<'addMemory'> | null)?.messages ?? []).every((m) => m.id !== undefined || m.time !== undefined);
+  if (name === 'addMemory')
+    return ((input as OpInput<'addMemory'> | null)?.messages ?? []).every((m) => m.id !== undefined || m.time !== undefined);
   return REPEATABLE[name];
 }

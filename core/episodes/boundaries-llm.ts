@@ -42,7 +42,6 @@ export interface Span {
   byLlm: boolean;
 }
 
-
 export function formatGap(ms: number): string {
   const min = Math.round(ms / 60_000);
   if (min < 1) return '<1 min';
@@ -50,7 +49,6 @@ export function formatGap(ms: number): string {
   if (min < 48 * 60) return `${Math.floor(min / 60)} h ${min % 60} min`;
   return `${Math.round(min / 1440)} days`;
 }
-
 
 function boundaryReply(last: number) {
   return z.object({
@@ -96,9 +94,10 @@ export async function askBoundaries(
     count: window.length,
     last,
     messages: lines.join('\n'),
-    carried: carried > 0
-      ? `Messages [0] to [${carried - 1}] were already judged to form one episode that is still going on; decide where new episodes start from [${carried}] on (a boundary at [${carried}] closes that episode).`
-      : '',
+    carried:
+      carried > 0
+        ? `Messages [0] to [${carried - 1}] were already judged to form one episode that is still going on; decide where new episodes start from [${carried}] on (a boundary at [${carried}] closes that episode).`
+        : '',
   });
   session.calls++;
   const r = await llm.complete({
@@ -121,7 +120,13 @@ export async function askBoundaries(
  * answer is yielded with `byLlm: false` for the heuristic to segment; once the endpoint is down, so is
  * everything after it.
  */
-export async function* llmSpans(llm: Llm, ownerId: string, messages: readonly StoredMessage[], c: LlmEpisodeConfig, session: BuildSession): AsyncGenerator<Span> {
+export async function* llmSpans(
+  llm: Llm,
+  ownerId: string,
+  messages: readonly StoredMessage[],
+  c: LlmEpisodeConfig,
+  session: BuildSession,
+): AsyncGenerator<Span> {
   for (const block of splitByTimeGap(messages, c.hardGapMinutes)) {
     let start = 0;
     let carried = 0;
@@ -166,7 +171,13 @@ export async function* llmSpans(llm: Llm, ownerId: string, messages: readonly St
 }
 
 /** All spans at once (rebuilds, tests). */
-export async function llmSegments(llm: Llm, ownerId: string, messages: readonly StoredMessage[], c: LlmEpisodeConfig, session: BuildSession): Promise<Span[]> {
+export async function llmSegments(
+  llm: Llm,
+  ownerId: string,
+  messages: readonly StoredMessage[],
+  c: LlmEpisodeConfig,
+  session: BuildSession,
+): Promise<Span[]> {
   const out: Span[] = [];
   for await (const span of llmSpans(llm, ownerId, messages, c, session)) out.push(span);
   return out;

@@ -50,7 +50,11 @@ async function messageVectors(ctx: EngineContext, messages: readonly StoredMessa
   const out = new Map<string, Float32Array>();
   if (!ctx.embedder) return out;
   const { minMessages } = ctx.config.segment;
-  const blocks = segmentMessages(messages, { ...ctx.config.segment, maxMessages: Number.MAX_SAFE_INTEGER, maxWords: Number.MAX_SAFE_INTEGER });
+  const blocks = segmentMessages(messages, {
+    ...ctx.config.segment,
+    maxMessages: Number.MAX_SAFE_INTEGER,
+    maxWords: Number.MAX_SAFE_INTEGER,
+  });
   const wanted = blocks.filter((b) => b.length >= 2 * minMessages).flat();
   if (wanted.length === 0) return out;
   const vectors = await ctx.embedder.embed(wanted.map(messageText), 'passage');
@@ -62,7 +66,12 @@ async function messageVectors(ctx: EngineContext, messages: readonly StoredMessa
  * Degraded mode (no LLM): time gaps, topic shifts and a size cap decide the boundaries, the messages
  * themselves the text. `status` is `needs_rebuild` when these episodes stand in for LLM ones that failed.
  */
-export async function heuristicEpisodes(ctx: EngineContext, ownerId: string, messages: readonly StoredMessage[], status: EpisodeDraft['processingStatus']): Promise<BuiltEpisode[]> {
+export async function heuristicEpisodes(
+  ctx: EngineContext,
+  ownerId: string,
+  messages: readonly StoredMessage[],
+  status: EpisodeDraft['processingStatus'],
+): Promise<BuiltEpisode[]> {
   const vectors = await messageVectors(ctx, messages);
   const segments = segmentMessages(messages, ctx.config.segment, (block) =>
     block.every((m) => vectors.has(m.id)) ? block.map((m) => vectors.get(m.id)!) : null,
@@ -121,7 +130,8 @@ export function llmConversationBuilder(llm: Llm): EpisodeBuilder {
         const tried = await Promise.all(group.map((s) => tryLlmEpisode(ctx, llm, input, s)));
         const out: BuiltEpisode[] = [];
         // Heuristic stand-ins are built one after another: the embedder is not asked to run in parallel.
-        for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, group[i]!.messages, 'needs_rebuild')));
+        for (const [i, b] of tried.entries())
+          out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, group[i]!.messages, 'needs_rebuild')));
         return out;
       };
       for await (const span of llmSpans(llm, input.ownerId, input.messages, c, input.session)) {
@@ -167,14 +177,22 @@ export function newBuildSession(): BuildSession {
 export async function buildAllWithLlm(ctx: EngineContext, llm: Llm, input: BuildInput): Promise<BuiltEpisode[]> {
   const spans = await llmSegments(llm, input.ownerId, input.messages, ctx.config.llmEpisodes, input.session);
   if (spans.some((s) => !s.byLlm)) {
-    throw input.session.down ?? input.session.lastError ?? new LlmError('LLM_BAD_REPLY', 'episode.boundaries: the model did not answer with usable boundaries');
+    throw (
+      input.session.down ??
+      input.session.lastError ??
+      new LlmError('LLM_BAD_REPLY', 'episode.boundaries: the model did not answer with usable boundaries')
+    );
   }
   const built: BuiltEpisode[] = [];
   for (let i = 0; i < spans.length; i += ctx.config.llmEpisodes.groupEpisodes) {
     const group = spans.slice(i, i + ctx.config.llmEpisodes.groupEpisodes);
     const tried = await Promise.all(group.map((s) => tryLlmEpisode(ctx, llm, input, s)));
     if (tried.some((b) => b === null)) {
-      throw input.session.down ?? input.session.lastError ?? new LlmError('LLM_BAD_REPLY', 'episode.narrative: the model did not write a usable episode');
+      throw (
+        input.session.down ??
+        input.session.lastError ??
+        new LlmError('LLM_BAD_REPLY', 'episode.narrative: the model did not write a usable episode')
+      );
     }
     built.push(...(tried as BuiltEpisode[]));
   }

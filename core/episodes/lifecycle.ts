@@ -20,7 +20,13 @@ export async function createEpisode(ctx: EngineContext, ownerId: string, draft: 
   const id = await ctx.store.transaction(async (r) => {
     const id = await r.episodes.insert(ownerId, null, draft, ctx.clock.now());
     if (v) await r.vectors.ensureIndex(v);
-    await indexEpisodes(r, ownerId, [{ id, ...draft }], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
+    await indexEpisodes(
+      r,
+      ownerId,
+      [{ id, ...draft }],
+      v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null,
+      ctx.config.retrieval.bm25,
+    );
     await r.discoveryQueue.enqueue(ownerId, [id], ctx.clock.now());
     return id;
   });
@@ -38,7 +44,13 @@ export async function updateEpisode(ctx: EngineContext, ownerId: string, id: str
     await r.bm25.remove(ownerId, [id]);
     if (textChanged) await r.vectors.remove(ownerId, [id]);
     if (v) await r.vectors.ensureIndex(v);
-    await indexEpisodes(r, ownerId, [after], v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null, ctx.config.retrieval.bm25);
+    await indexEpisodes(
+      r,
+      ownerId,
+      [after],
+      v ? { modelId: v.modelId, rows: [{ episodeId: id, vector: v.vector }] } : null,
+      ctx.config.retrieval.bm25,
+    );
     // A rewritten story may teach something new: it is read for knowledge again.
     if (textChanged) await r.discoveryQueue.enqueue(ownerId, [id], ctx.clock.now());
   });
@@ -83,7 +95,9 @@ export async function rebuildIndexes(
     }
   }
   let embedded = 0;
-  const stale = new Set(ctx.embedder && !o.reembed ? await ctx.store.read.vectors.stale(ownerId, ctx.embedder.modelId, ids.length || 1) : ids);
+  const stale = new Set(
+    ctx.embedder && !o.reembed ? await ctx.store.read.vectors.stale(ownerId, ctx.embedder.modelId, ids.length || 1) : ids,
+  );
   for (let i = 0; i < ids.length; i += batch) {
     const episodes = await ctx.store.read.episodes.getMany(ownerId, ids.slice(i, i + batch));
     const toEmbed = ctx.embedder ? episodes.filter((e) => stale.has(e.id)) : [];

@@ -2,7 +2,15 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import type { Llm } from '../llm/llm.js';
 import { llmSegments } from './boundaries-llm.js';
-import { builderFor, heuristicEpisodes, newBuildSession, tryLlmEpisode, type BuildInput, type BuiltEpisode, type EpisodeBuilder } from './builders.js';
+import {
+  builderFor,
+  heuristicEpisodes,
+  newBuildSession,
+  tryLlmEpisode,
+  type BuildInput,
+  type BuiltEpisode,
+  type EpisodeBuilder,
+} from './builders.js';
 import { buildHeuristicEpisode } from './heuristic.js';
 import { storeEpisodes } from './process.js';
 import { splitByTimeGap, wordCount } from './segment.js';
@@ -58,12 +66,17 @@ async function llmOpenBlock(ctx: EngineContext, llm: Llm, input: BuildInput): Pr
   const pieces: { messages: StoredMessage[]; built: BuiltEpisode | null }[] = [];
   for (const s of spans) {
     if (s.byLlm) pieces.push({ messages: s.messages, built: null });
-    else for (const b of await heuristicEpisodes(ctx, input.ownerId, s.messages, 'needs_rebuild')) pieces.push({ messages: b.messages, built: b });
+    else
+      for (const b of await heuristicEpisodes(ctx, input.ownerId, s.messages, 'needs_rebuild'))
+        pieces.push({ messages: b.messages, built: b });
   }
   const open = pieces.pop()!;
-  const tried = await Promise.all(pieces.map((p) => (p.built ? Promise.resolve(p.built) : tryLlmEpisode(ctx, llm, input, { messages: p.messages, byLlm: true }))));
+  const tried = await Promise.all(
+    pieces.map((p) => (p.built ? Promise.resolve(p.built) : tryLlmEpisode(ctx, llm, input, { messages: p.messages, byLlm: true }))),
+  );
   const out: BuiltEpisode[] = [];
-  for (const [i, b] of tried.entries()) out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, pieces[i]!.messages, 'needs_rebuild')));
+  for (const [i, b] of tried.entries())
+    out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, pieces[i]!.messages, 'needs_rebuild')));
   out.push(provisional(open.messages));
   return out;
 }
@@ -122,7 +135,9 @@ export async function rebuildTail(
   const standIns = built.filter((b) => b.draft.processingStatus === 'needs_rebuild').length;
   if (standIns > 0) {
     const why = session.down ?? session.lastError;
-    ctx.warn(`the LLM could not build ${standIns} live episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``);
+    ctx.warn(
+      `the LLM could not build ${standIns} live episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
+    );
   }
   await ctx.store.maintain();
   const open = built.some((b) => b.draft.processingStatus === 'open');

@@ -56,7 +56,9 @@ const EntityReply = z.object({
 // Triples as arrays ([s, p, o]) or spelled out; both are common in model output.
 const TripleReply = z.union([
   z.tuple([Text.min(1), Text.min(1), Text.min(1)]),
-  z.object({ subject: Text.min(1), predicate: Text.min(1), object: Text.min(1) }).transform((t) => [t.subject, t.predicate, t.object] as [string, string, string]),
+  z
+    .object({ subject: Text.min(1), predicate: Text.min(1), object: Text.min(1) })
+    .transform((t) => [t.subject, t.predicate, t.object] as [string, string, string]),
 ]);
 
 /** The reply schema; the years are what "absolute dates" means for this episode, checked in the content. */
@@ -92,7 +94,10 @@ export type NarrativeReply = z.infer<ReturnType<typeof narrativeReply>>;
 /** The transcript the model sees: local timestamps, speakers, relative dates already resolved in brackets. */
 export function narrativeTranscript(messages: readonly StoredMessage[], c: Pick<LlmEpisodeConfig, 'narrativeMessageChars'>): string {
   return messages
-    .map((m) => `${localStamp(m)} ${m.speaker}: ${shorten(annotateRelativeTimes(messageText(m), m.sentAt, m.utcOffsetMin), c.narrativeMessageChars)}`)
+    .map(
+      (m) =>
+        `${localStamp(m)} ${m.speaker}: ${shorten(annotateRelativeTimes(messageText(m), m.sentAt, m.utcOffsetMin), c.narrativeMessageChars)}`,
+    )
     .join('\n');
 }
 
@@ -112,7 +117,8 @@ export function graphPayload(reply: Pick<NarrativeReply, 'entities' | 'relations
       e.type = type;
     }
     for (const [i, k] of keys.entries()) {
-      if (k !== e.key && !e.aliases.some((a) => a.key === k)) e.aliases.push({ alias: i === 0 ? name.trim() : aliases[i - 1]!.trim(), key: k });
+      if (k !== e.key && !e.aliases.some((a) => a.key === k))
+        e.aliases.push({ alias: i === 0 ? name.trim() : aliases[i - 1]!.trim(), key: k });
       if (!byKey.has(k)) byKey.set(k, e);
     }
     e.role ??= role;
@@ -138,23 +144,38 @@ export function graphPayload(reply: Pick<NarrativeReply, 'entities' | 'relations
 function years(messages: readonly StoredMessage[]): number[] {
   const first = messages[0]!;
   const last = messages.at(-1)!;
-  return [...new Set([localDate(first.sentAt, first.utcOffsetMin), localDate(last.sentAt, last.utcOffsetMin)].map((d) => Number(d.slice(0, 4))))];
+  return [
+    ...new Set([localDate(first.sentAt, first.utcOffsetMin), localDate(last.sentAt, last.utcOffsetMin)].map((d) => Number(d.slice(0, 4)))),
+  ];
 }
 
 const valence = { positive: 1, negative: -1, neutral: 0, mixed: 0 } as const;
 
 /** Maps a validated reply onto the episode the store keeps. */
-export function draftFromReply(reply: NarrativeReply, messages: readonly StoredMessage[], model: string): { draft: EpisodeDraft; graph: EpisodeGraphPayload } {
+export function draftFromReply(
+  reply: NarrativeReply,
+  messages: readonly StoredMessage[],
+  model: string,
+): { draft: EpisodeDraft; graph: EpisodeGraphPayload } {
   const first = messages[0]!;
   const last = messages.at(-1)!;
   const speakers = [...new Set(messages.map((m) => m.speaker))];
   const graph = graphPayload(reply, speakers);
   const emotion = reply.emotion ?? { sentiment: 'neutral' as const, intensity: 0, labels: [] };
   const v = valence[emotion.sentiment] * emotion.intensity;
-  const emotions = (emotion.labels.length ? emotion.labels : reply.emotion ? [emotion.sentiment] : []).map((label) => ({ label, valence: v, intensity: emotion.intensity }));
+  const emotions = (emotion.labels.length ? emotion.labels : reply.emotion ? [emotion.sentiment] : []).map((label) => ({
+    label,
+    valence: v,
+    intensity: emotion.intensity,
+  }));
   const names = new Map(graph.entities.map((e) => [e.key, e.name]));
   const timeReferences = messages.flatMap((m) =>
-    findTimeMentions(messageText(m), m.sentAt, m.utcOffsetMin).map((t) => ({ phrase: t.phrase, start: t.start, ...(t.end ? { end: t.end } : {}), granularity: t.granularity })),
+    findTimeMentions(messageText(m), m.sentAt, m.utcOffsetMin).map((t) => ({
+      phrase: t.phrase,
+      start: t.start,
+      ...(t.end ? { end: t.end } : {}),
+      granularity: t.granularity,
+    })),
   );
   const draft = EpisodeDraft.parse({
     episodeType: reply.episodeType,
@@ -225,6 +246,8 @@ export async function llmEpisode(
     // A reply that passed validation but still cannot make an episode is the model's failure, not ours:
     // it falls back like any other bad reply instead of failing the import.
     if (!(e instanceof z.ZodError)) throw e;
-    throw new LlmError('LLM_BAD_REPLY', `episode.narrative: the reply cannot make an episode: ${describeIssues(e)}`, { operation: 'episode.narrative' });
+    throw new LlmError('LLM_BAD_REPLY', `episode.narrative: the reply cannot make an episode: ${describeIssues(e)}`, {
+      operation: 'episode.narrative',
+    });
   }
 }

@@ -8,9 +8,7 @@ import { builderFor, newBuildSession, type BuiltEpisode } from './builders.js';
  * messages it gathered; that group's episodes in the vector index (only when there is an embedder).
  */
 export type BuildStep =
-  | { step: 'stored'; messages: number }
-  | { step: 'gathered'; messages: number; episodes: number }
-  | { step: 'embedded'; episodes: number };
+  { step: 'stored'; messages: number } | { step: 'gathered'; messages: number; episodes: number } | { step: 'embedded'; episodes: number };
 
 export interface BuildOptions {
   onProgress?: (s: BuildStep) => void;
@@ -33,7 +31,13 @@ export async function storeEpisodes(
   replaces: string | readonly string[] | null,
 ): Promise<boolean> {
   const replaced = replaces === null ? [] : typeof replaces === 'string' ? [replaces] : replaces;
-  const episodeVectors = ctx.embedder && group.length ? await ctx.embedder.embed(group.map((b) => embeddingText(b.draft)), 'passage') : null;
+  const episodeVectors =
+    ctx.embedder && group.length
+      ? await ctx.embedder.embed(
+          group.map((b) => embeddingText(b.draft)),
+          'passage',
+        )
+      : null;
   const now = ctx.clock.now();
   await ctx.store.transaction(async (r) => {
     for (const id of replaced) {
@@ -44,7 +48,11 @@ export async function storeEpisodes(
     const stored = [];
     for (const b of group) {
       const id = await r.episodes.insert(ownerId, conversationId, b.draft, now);
-      await r.conversations.linkToEpisode(ownerId, b.messages.map((m) => m.id), id);
+      await r.conversations.linkToEpisode(
+        ownerId,
+        b.messages.map((m) => m.id),
+        id,
+      );
       if (b.graph) await r.graph.setEpisodeGraph(ownerId, id, b.graph, now);
       stored.push({ id, ...b.draft });
     }
@@ -59,7 +67,11 @@ export async function storeEpisodes(
       ctx.config.retrieval.bm25,
     );
     // Knowledge discovery follows as a job (core/facts/discovery.ts); without an LLM the episodes wait.
-    await r.discoveryQueue.enqueue(ownerId, stored.filter((e) => e.processingStatus !== 'open').map((e) => e.id), now);
+    await r.discoveryQueue.enqueue(
+      ownerId,
+      stored.filter((e) => e.processingStatus !== 'open').map((e) => e.id),
+      now,
+    );
     await r.conversations.markProcessed(ownerId, conversationId, version);
   });
   return episodeVectors !== null;
@@ -70,7 +82,12 @@ export async function storeEpisodes(
  * entries, vectors and message links, one transaction per group of episodes: a crash leaves the
  * messages of unfinished groups pending, never a half-indexed episode.
  */
-export async function processConversation(ctx: EngineContext, ownerId: string, conversationId: string, o: BuildOptions = {}): Promise<number> {
+export async function processConversation(
+  ctx: EngineContext,
+  ownerId: string,
+  conversationId: string,
+  o: BuildOptions = {},
+): Promise<number> {
   const read = ctx.store.read;
   const fresh = await read.conversations.pendingMessages(ownerId, conversationId);
   if (fresh.length === 0) return 0;
@@ -96,7 +113,12 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
   let created = 0;
   let standIns = 0;
   let replaces = continues ? last.id : null;
-  const input = { ownerId, messages: pending, conversation: conversation && { title: conversation.title, source: conversation.source }, session };
+  const input = {
+    ownerId,
+    messages: pending,
+    conversation: conversation && { title: conversation.title, source: conversation.source },
+    session,
+  };
   // The rebuilt tail of the last episode was gathered before: only pending messages count as progress.
   const freshIds = new Set(fresh.map((m) => m.id));
   for await (const group of builder.build(ctx, input)) {
@@ -110,12 +132,13 @@ export async function processConversation(ctx: EngineContext, ownerId: string, c
   }
   if (standIns > 0) {
     const why = session.down ?? session.lastError;
-    ctx.warn(`the LLM could not build ${standIns} episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``);
+    ctx.warn(
+      `the LLM could not build ${standIns} episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
+    );
   }
   await ctx.store.maintain();
   return created - (continues ? 1 : 0);
 }
-
 
 /** Finishes work a crash or a failed build left behind. */
 export async function processPending(ctx: EngineContext, ownerId: string): Promise<number> {

@@ -81,13 +81,31 @@ export async function rebuildEpisodesWithLlm(
 ): Promise<RebuildEpisodesReport> {
   const llm = ctx.llm;
   if (!llm) {
-    throw new NemoriError('INVALID_INPUT', 'no LLM is configured: set NEMORI_LLM_MODEL (and NEMORI_LLM_BASE_URL for a server other than a local Ollama), pass --llm-model, or save LLM settings');
+    throw new NemoriError(
+      'INVALID_INPUT',
+      'no LLM is configured: set NEMORI_LLM_MODEL (and NEMORI_LLM_BASE_URL for a server other than a local Ollama), pass --llm-model, or save LLM settings',
+    );
   }
   const scope = o.scope ?? 'needs_rebuild';
   const pendingBuilt = await processPending(ctx, ownerId);
-  const groups = rebuildGroups(await ctx.store.read.episodes.rebuildCandidates(ownerId, scope), scope, ctx.config.llmEpisodes.rebuildGroupMessages);
+  const groups = rebuildGroups(
+    await ctx.store.read.episodes.rebuildCandidates(ownerId, scope),
+    scope,
+    ctx.config.llmEpisodes.rebuildGroupMessages,
+  );
   const session = newBuildSession();
-  const report: RebuildEpisodesReport = { pendingBuilt, groups: groups.length, upgraded: 0, failed: 0, episodesReplaced: 0, episodesCreated: 0, remaining: 0, llmCalls: 0, stoppedEarly: false, errors: [] };
+  const report: RebuildEpisodesReport = {
+    pendingBuilt,
+    groups: groups.length,
+    upgraded: 0,
+    failed: 0,
+    episodesReplaced: 0,
+    episodesCreated: 0,
+    remaining: 0,
+    llmCalls: 0,
+    stoppedEarly: false,
+    errors: [],
+  };
 
   for (const [n, group] of groups.entries()) {
     if (session.down) {
@@ -100,7 +118,12 @@ export async function rebuildEpisodesWithLlm(
     const conversation = await ctx.store.read.conversations.get(ownerId, conversationId);
     let built: BuiltEpisode[];
     try {
-      built = await buildAllWithLlm(ctx, llm, { ownerId, messages, conversation: conversation && { title: conversation.title, source: conversation.source }, session });
+      built = await buildAllWithLlm(ctx, llm, {
+        ownerId,
+        messages,
+        conversation: conversation && { title: conversation.title, source: conversation.source },
+        session,
+      });
     } catch (e) {
       if (!isLlmError(e)) throw e;
       report.failed++;
@@ -112,19 +135,29 @@ export async function rebuildEpisodesWithLlm(
     const covered = built.reduce((s, b) => s + b.messages.length, 0);
     if (covered !== messages.length) throw new Error(`rebuild: ${covered} of ${messages.length} messages covered`);
 
-    const vectors = ctx.embedder ? await ctx.embedder.embed(built.map((b) => embeddingText(b.draft)), 'passage') : null;
+    const vectors = ctx.embedder
+      ? await ctx.embedder.embed(
+          built.map((b) => embeddingText(b.draft)),
+          'passage',
+        )
+      : null;
     const reuse = reuseIds(built, oldIds);
     const now = ctx.clock.now();
     const replaced = await ctx.store.transaction(async (r) => {
       // Another writer (an import, an edit) may have changed the group since it was read: then leave it.
       const still = await r.episodes.getMany(ownerId, oldIds);
-      if (still.length !== oldIds.length || still.some((e) => e.processingStatus !== group.find((g) => g.id === e.id)!.status)) return false;
+      if (still.length !== oldIds.length || still.some((e) => e.processingStatus !== group.find((g) => g.id === e.id)!.status))
+        return false;
       await unindexEpisodes(r, ownerId, oldIds);
       const stored = [];
       for (const [j, b] of built.entries()) {
         const id = reuse[j] ?? (await r.episodes.insert(ownerId, conversationId, b.draft, now));
         if (reuse[j]) await r.episodes.rewrite(ownerId, id, b.draft, now);
-        await r.conversations.linkToEpisode(ownerId, b.messages.map((m) => m.id), id);
+        await r.conversations.linkToEpisode(
+          ownerId,
+          b.messages.map((m) => m.id),
+          id,
+        );
         await r.graph.setEpisodeGraph(ownerId, id, b.graph ?? { entities: [], relationships: [] }, now);
         stored.push({ id, ...b.draft });
       }
@@ -135,10 +168,16 @@ export async function rebuildEpisodesWithLlm(
         r,
         ownerId,
         stored,
-        ctx.embedder && vectors ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: vectors[i]! })) } : null,
+        ctx.embedder && vectors
+          ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: vectors[i]! })) }
+          : null,
         ctx.config.retrieval.bm25,
       );
-      await r.discoveryQueue.enqueue(ownerId, stored.map((e) => e.id), now);
+      await r.discoveryQueue.enqueue(
+        ownerId,
+        stored.map((e) => e.id),
+        now,
+      );
       return true;
     });
     if (replaced) {

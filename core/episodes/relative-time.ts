@@ -103,20 +103,37 @@ const fmtMonth = (y: number, m: number): string => `${fmtYear(y)}-${pad(m, 2)}`;
 const fmtDay = (c: CivilDate): string => `${fmtMonth(c.y, c.m)}-${pad(c.d, 2)}`;
 
 const dayMention = (phrase: string, index: number, c: CivilDate): TimeMention => ({
-  phrase, index, start: fmtDay(c), granularity: 'day',
+  phrase,
+  index,
+  start: fmtDay(c),
+  granularity: 'day',
 });
 const weekMention = (phrase: string, index: number, monday: CivilDate): TimeMention => ({
-  phrase, index, start: fmtDay(monday), end: fmtDay(addDays(monday, 6)), granularity: 'week',
+  phrase,
+  index,
+  start: fmtDay(monday),
+  end: fmtDay(addDays(monday, 6)),
+  granularity: 'week',
 });
 /** Saturday–Sunday of the week starting `monday`. */
 const weekendMention = (phrase: string, index: number, monday: CivilDate): TimeMention => ({
-  phrase, index, start: fmtDay(addDays(monday, 5)), end: fmtDay(addDays(monday, 6)), granularity: 'day',
+  phrase,
+  index,
+  start: fmtDay(addDays(monday, 5)),
+  end: fmtDay(addDays(monday, 6)),
+  granularity: 'day',
 });
 const monthMention = (phrase: string, index: number, ym: { y: number; m: number }): TimeMention => ({
-  phrase, index, start: fmtMonth(ym.y, ym.m), granularity: 'month',
+  phrase,
+  index,
+  start: fmtMonth(ym.y, ym.m),
+  granularity: 'month',
 });
 const yearMention = (phrase: string, index: number, y: number): TimeMention => ({
-  phrase, index, start: fmtYear(y), granularity: 'year',
+  phrase,
+  index,
+  start: fmtYear(y),
+  granularity: 'year',
 });
 
 interface WallClock {
@@ -140,18 +157,49 @@ function wallClock(ref: Date, utcOffsetMinutes: number): WallClock {
 /* ---------------- Chinese ---------------- */
 
 const ZH_DAY_OFFSETS: Readonly<Record<string, number>> = {
-  大前天: -3, 前天: -2, 昨天: -1, 昨日: -1, 昨晚: -1, 昨夜: -1,
-  今天: 0, 今日: 0, 今晚: 0, 今早: 0, 今夜: 0,
-  明天: 1, 明日: 1, 明晚: 1, 明早: 1, 后天: 2, 大后天: 3,
+  大前天: -3,
+  前天: -2,
+  昨天: -1,
+  昨日: -1,
+  昨晚: -1,
+  昨夜: -1,
+  今天: 0,
+  今日: 0,
+  今晚: 0,
+  今早: 0,
+  今夜: 0,
+  明天: 1,
+  明日: 1,
+  明晚: 1,
+  明早: 1,
+  后天: 2,
+  大后天: 3,
 };
 const ZH_YEAR_OFFSETS: Readonly<Record<string, number>> = {
-  大前年: -3, 前年: -2, 去年: -1, 今年: 0, 明年: 1, 后年: 2, 大后年: 3,
+  大前年: -3,
+  前年: -2,
+  去年: -1,
+  今年: 0,
+  明年: 1,
+  后年: 2,
+  大后年: 3,
 };
 /** 上/下 + 周|个月 prefixes: how many weeks / months away. */
 const ZH_RELATIVE_PREFIX: Readonly<Record<string, number>> = { 上上: -2, 上: -1, 这: 0, 本: 0, 下: 1, 下下: 2 };
 const ZH_WEEKDAY: Readonly<Record<string, number>> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
 const ZH_DIGIT: Readonly<Record<string, number>> = {
-  零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9,
+  零: 0,
+  〇: 0,
+  一: 1,
+  二: 2,
+  两: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
 };
 /** Largest count accepted per unit; beyond it the "number" is more likely a year (2020年前) or noise. */
 const ZH_MAX_COUNT = { day: 3650, week: 520, month: 1200, year: 200 } as const;
@@ -347,9 +395,7 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
     }
     const twin = shifted.get(`${r.index}:${r.text}`);
     if (twin === undefined) continue;
-    const moved = (['year', 'month', 'day'] as const).some(
-      (c) => r.start.isCertain(c) && r.start.get(c) !== twin.start.get(c),
-    );
+    const moved = (['year', 'month', 'day'] as const).some((c) => r.start.isCertain(c) && r.start.get(c) !== twin.start.get(c));
     if (!moved) continue; // absolute: the text itself fixes every component it states
 
     const start = resultDate(r.start);

@@ -7,7 +7,10 @@ export type Segment = StoredMessage[];
 function wordCount(text: string): number {
   // CJK has no spaces: count each Han/kana/hangul character as a word so caps work in every language.
   const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0;
-  const latin = text.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, ' ').split(/\s+/).filter(Boolean).length;
+  const latin = text
+    .replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean).length;
   return cjk + latin;
 }
 
@@ -28,7 +31,9 @@ export function splitByTimeGap(messages: readonly StoredMessage[], maxGapMinutes
 }
 
 function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i]! * b[i]!;
     na += a[i]! * a[i]!;
@@ -38,7 +43,9 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 function sparseCosine(a: Map<string, number>, b: Map<string, number>): number {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (const [t, x] of a) {
     na += x * x;
     dot += x * (b.get(t) ?? 0);
@@ -52,7 +59,11 @@ function sparseCosine(a: Map<string, number>, b: Map<string, number>): number {
  * With an embedding model the windows are mean vectors; without one they are term counts, which is
  * TextTiling as Hearst first described it.
  */
-export function gapSimilarities(n: number, window: number, windowSimilarity: (l0: number, l1: number, r0: number, r1: number) => number): number[] {
+export function gapSimilarities(
+  n: number,
+  window: number,
+  windowSimilarity: (l0: number, l1: number, r0: number, r1: number) => number,
+): number[] {
   const sims: number[] = [];
   for (let i = 1; i < n; i++) sims.push(windowSimilarity(Math.max(0, i - window), i, i, Math.min(n, i + window)));
   return sims;
@@ -90,7 +101,8 @@ export function topicShiftCuts(sims: readonly number[], c: SegmentConfig): numbe
   const n = sims.length + 1;
   if (n < 2 * c.minMessages) return [];
   const depth = sims.map((s, j) => {
-    let l = s, r = s;
+    let l = s,
+      r = s;
     for (let k = j; k >= 0 && sims[k]! >= l; k--) l = sims[k]!;
     for (let k = j; k < sims.length && sims[k]! >= r; k++) r = sims[k]!;
     return l - s + (r - s);

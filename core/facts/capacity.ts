@@ -17,17 +17,33 @@ export async function enforceCapacity(ctx: EngineContext, ownerId: string, keep:
     const overItems = usage.items - maxItems;
     const overTokens = usage.tokens - maxTokens;
     if (overItems <= 0 && overTokens <= 0) return evicted;
-    const candidates = await ctx.store.read.factForgetting.evictionOrder(ownerId, cfg.importanceHigh, cfg.importanceLow, Math.max(overItems, 1), keep);
+    const candidates = await ctx.store.read.factForgetting.evictionOrder(
+      ownerId,
+      cfg.importanceHigh,
+      cfg.importanceLow,
+      Math.max(overItems, 1),
+      keep,
+    );
     if (candidates.length === 0) {
-      ctx.warn(`semantic memory is over capacity (${usage.items}/${maxItems} facts, ${usage.tokens}/${maxTokens} tokens) but every remaining fact is protected`);
+      ctx.warn(
+        `semantic memory is over capacity (${usage.items}/${maxItems} facts, ${usage.tokens}/${maxTokens} tokens) but every remaining fact is protected`,
+      );
       return evicted;
     }
     // Tokens: drop one at a time until under the limit; items: drop exactly the excess.
     const batch = overItems > 0 ? candidates : candidates.slice(0, 1);
-    await ctx.store.transaction((r) => r.facts.delete(ownerId, batch.map((n) => n.id)));
+    await ctx.store.transaction((r) =>
+      r.facts.delete(
+        ownerId,
+        batch.map((n) => n.id),
+      ),
+    );
     for (const n of batch) {
       const why = overItems > 0 ? `over the limit of ${maxItems} facts` : `over the limit of ${maxTokens} tokens`;
-      const order = n.importance < cfg.importanceLow ? `low importance ${n.importance.toFixed(2)}` : `least recently used (${(n.lastAccessed ?? n.updatedAt).toISOString().slice(0, 10)})`;
+      const order =
+        n.importance < cfg.importanceLow
+          ? `low importance ${n.importance.toFixed(2)}`
+          : `least recently used (${(n.lastAccessed ?? n.updatedAt).toISOString().slice(0, 10)})`;
       evicted.push({ id: n.id, key: n.key, importance: n.importance, reason: `${why}: ${order}` });
     }
   }

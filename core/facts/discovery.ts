@@ -54,11 +54,17 @@ async function gatherContext(ctx: EngineContext, ownerId: string, e: { id: strin
   const cfg = ctx.config.semantic.discovery;
   const base = { ownerId, mode: 'hybrid' as const, markAccessed: false };
   const [facts, episodes] = await Promise.all([
-    cfg.relatedFacts > 0 ? findMemories(ctx, { ...base, text: `${e.title} ${e.summary}`, limit: cfg.relatedFacts, episodes: null, facts: {} }) : null,
-    cfg.relatedEpisodes > 0 ? findMemories(ctx, { ...base, text: e.content, limit: cfg.relatedEpisodes + 1, episodes: {}, facts: null }) : null,
+    cfg.relatedFacts > 0
+      ? findMemories(ctx, { ...base, text: `${e.title} ${e.summary}`, limit: cfg.relatedFacts, episodes: null, facts: {} })
+      : null,
+    cfg.relatedEpisodes > 0
+      ? findMemories(ctx, { ...base, text: e.content, limit: cfg.relatedEpisodes + 1, episodes: {}, facts: null })
+      : null,
   ]);
   const lines = (facts?.found ?? []).flatMap((f) => (f.kind === 'semantic' ? [`- ${f.fact.key} = ${f.fact.value}`] : []));
-  const earlier = (episodes?.found ?? []).flatMap((x) => (x.kind === 'episode' && x.episode.id !== e.id ? [x.episode] : [])).slice(0, cfg.relatedEpisodes);
+  const earlier = (episodes?.found ?? [])
+    .flatMap((x) => (x.kind === 'episode' && x.episode.id !== e.id ? [x.episode] : []))
+    .slice(0, cfg.relatedEpisodes);
   if (earlier.length) lines.push('', 'Related earlier memories:', ...earlier.map((x) => `- ${x.title}: ${x.summary}`));
   return lines.length ? lines.join('\n') : '(none yet)';
 }
@@ -77,7 +83,13 @@ function numberedTranscript(messages: readonly StoredMessage[], maxChars: number
 }
 
 /** Discovery for one episode: reconstruct, analyse the gaps, learn the facts, relate them. */
-export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId: string, episodeId: string, signal?: AbortSignal): Promise<EpisodeDiscovery | null> {
+export async function discoverFromEpisode(
+  ctx: EngineContext,
+  llm: Llm,
+  ownerId: string,
+  episodeId: string,
+  signal?: AbortSignal,
+): Promise<EpisodeDiscovery | null> {
   const read = ctx.store.read;
   const episode = await read.episodes.get(ownerId, episodeId);
   if (!episode) return null;
@@ -91,7 +103,16 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
     operation: 'semantic.reconstruct',
     ownerId,
     signal,
-    messages: [{ role: 'user', content: renderPrompt('semantic-reconstruct', { title: episode.title, span: describeSpan(episode.temporal.start, episode.temporal.end, episode.temporal.utcOffsetMin), content: episode.content }) }],
+    messages: [
+      {
+        role: 'user',
+        content: renderPrompt('semantic-reconstruct', {
+          title: episode.title,
+          span: describeSpan(episode.temporal.start, episode.temporal.end, episode.temporal.utcOffsetMin),
+          content: episode.content,
+        }),
+      },
+    ],
   });
   calls += reconstruction.requests;
   const gaps = await llm.complete({
@@ -109,7 +130,14 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
     const outcome = await learnFact(
       ctx,
       ownerId,
-      { key: g.key, value: g.value, context: g.context, confidence: g.confidence, keywords: g.keywords, sourceMessageIds: cited.length ? cited : messages.map((m) => m.id) },
+      {
+        key: g.key,
+        value: g.value,
+        context: g.context,
+        confidence: g.confidence,
+        keywords: g.keywords,
+        sourceMessageIds: cited.length ? cited : messages.map((m) => m.id),
+      },
       { method: 'diff_analysis', episodeId, change: 'update' },
     ).catch((e: unknown) => {
       // A key that normalises to nothing is the model's slip, not a reason to lose the other facts.
@@ -126,23 +154,40 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
   const byKey = new Map<string, string>();
   for (const n of distinct) byKey.set(n.key, n.id);
   for (const rel of gaps.value.relationships) {
-    const ends = await Promise.all([rel.source, rel.target].map(async (k) => {
-      try {
-        const key = parseKey(k).key;
-        return byKey.get(key) ?? (await read.facts.byKey(ownerId, key))?.id ?? null;
-      } catch {
-        return null;
-      }
-    }));
+    const ends = await Promise.all(
+      [rel.source, rel.target].map(async (k) => {
+        try {
+          const key = parseKey(k).key;
+          return byKey.get(key) ?? (await read.facts.byKey(ownerId, key))?.id ?? null;
+        } catch {
+          return null;
+        }
+      }),
+    );
     const [sourceId, targetId] = ends;
     if (!sourceId || !targetId || sourceId === targetId) continue;
-    await ctx.store.transaction((r) => r.relationships.relate(ownerId, { sourceId, targetId, type: rel.type, strength: 0.8, description: rel.description, discoveryEpisodeId: episodeId }, now));
+    await ctx.store.transaction((r) =>
+      r.relationships.relate(
+        ownerId,
+        { sourceId, targetId, type: rel.type, strength: 0.8, description: rel.description, discoveryEpisodeId: episodeId },
+        now,
+      ),
+    );
     relationships++;
   }
-  const evicted = await enforceCapacity(ctx, ownerId, distinct.map((n) => n.id));
-  return { episodeId, facts: learnt.map((l) => ({ nodeId: l.node.id, key: l.node.key, action: l.action })), relationships, evicted, llmCalls: calls };
+  const evicted = await enforceCapacity(
+    ctx,
+    ownerId,
+    distinct.map((n) => n.id),
+  );
+  return {
+    episodeId,
+    facts: learnt.map((l) => ({ nodeId: l.node.id, key: l.node.key, action: l.action })),
+    relationships,
+    evicted,
+    llmCalls: calls,
+  };
 }
-
 
 /**
  * Works through the owner's discovery queue, oldest episode first, so facts evolve in the order they
@@ -152,7 +197,11 @@ export async function discoverFromEpisode(ctx: EngineContext, llm: Llm, ownerId:
 export async function runDiscovery(
   ctx: EngineContext,
   ownerId: string,
-  o: { limit?: number | undefined; signal?: AbortSignal | undefined; onProgress?: ((done: number, total: number) => void) | undefined } = {},
+  o: {
+    limit?: number | undefined;
+    signal?: AbortSignal | undefined;
+    onProgress?: ((done: number, total: number) => void) | undefined;
+  } = {},
 ): Promise<DiscoveryRun> {
   const read = ctx.store.read;
   const cfg = ctx.config.semantic.discovery;

@@ -37,7 +37,6 @@ export interface FactCause {
   change: 'update' | 'correction';
 }
 
-
 export interface LearnOutcome {
   action: LearnAction;
   node: Fact;
@@ -64,17 +63,25 @@ export async function reindexFact(r: Repos, ownerId: string, nodeId: string): Pr
  * Rebuilds the fact side of the indexes: keyword entries for every fact, vectors for active facts whose
  * vector is missing or from another model (all of them with `reembed`). Facts are few: one pass.
  */
-export async function reindexFacts(ctx: EngineContext, ownerId: string, o: { reembed: boolean }): Promise<{ facts: number; embedded: number }> {
+export async function reindexFacts(
+  ctx: EngineContext,
+  ownerId: string,
+  o: { reembed: boolean },
+): Promise<{ facts: number; embedded: number }> {
   const read = ctx.store.read;
   const all: Fact[] = [];
-  for (let before: { at: Date; id: string } | undefined; ; ) {
+  for (let before: { at: Date; id: string } | undefined; ;) {
     const page = await read.facts.list(ownerId, { tiers: ['active', 'archived', 'trash'], limit: 1000, before });
     all.push(...page);
     if (page.length < 1000) break;
     before = { at: page.at(-1)!.updatedAt, id: page.at(-1)!.id };
   }
   const embedder = ctx.embedder;
-  const toEmbed = !embedder ? [] : o.reembed ? all.filter((n) => n.tier === 'active') : await read.factVectors.stale(ownerId, embedder.modelId, all.length || 1);
+  const toEmbed = !embedder
+    ? []
+    : o.reembed
+      ? all.filter((n) => n.tier === 'active')
+      : await read.factVectors.stale(ownerId, embedder.modelId, all.length || 1);
   const vectors = embedder && toEmbed.length ? await embedder.embed(toEmbed.map(factEmbeddingText), 'passage') : [];
   await ctx.store.transaction(async (r) => {
     for (const n of all) await reindexFact(r, ownerId, n.id);
@@ -97,7 +104,10 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
     let existing = await r.facts.byKey(ownerId, parsed.key);
     let mergedSimilarity: number | null = null;
     if (!existing && vector && ctx.embedder && (await r.factVectors.any(ownerId, ctx.embedder.modelId))) {
-      const [near] = await r.factVectors.search(ownerId, { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions }, vector, { limit: 1, filters: {} });
+      const [near] = await r.factVectors.search(ownerId, { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions }, vector, {
+        limit: 1,
+        filters: {},
+      });
       if (near && near.similarity > cfg.duplicateThreshold) {
         existing = (await r.facts.byIds(ownerId, [near.id]))[0] ?? null;
         mergedSimilarity = near.similarity;
@@ -128,7 +138,12 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
         },
         now,
       );
-      await r.factVersions.add(ownerId, id, { version: 1, value, context, confidence, link: null, method: cause.method, episodeId: cause.episodeId, sourceMessageIds: sources }, now);
+      await r.factVersions.add(
+        ownerId,
+        id,
+        { version: 1, value, context, confidence, link: null, method: cause.method, episodeId: cause.episodeId, sourceMessageIds: sources },
+        now,
+      );
       if (cause.episodeId) await r.factLinks.link(ownerId, id, cause.episodeId, 'discovery', now);
       const node = await reindexFact(r, ownerId, id);
       if (vector && ctx.embedder) await r.factVectors.set(ownerId, id, ctx.embedder.modelId, vector);
@@ -144,14 +159,25 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
       await r.facts.update(
         ownerId,
         existing.id,
-        { ...metadata, confidence: Math.min(1, existing.confidence + cfg.reinforcement), keywords: [...new Set([...existing.keywords, ...keywords])].slice(0, 16), accessed: now },
+        {
+          ...metadata,
+          confidence: Math.min(1, existing.confidence + cfg.reinforcement),
+          keywords: [...new Set([...existing.keywords, ...keywords])].slice(0, 16),
+          accessed: now,
+        },
         now,
       );
       if (cause.episodeId) await r.factLinks.link(ownerId, existing.id, cause.episodeId, 'linked', now);
       // A merged fact keeps its own vector (its text did not change); a revived one needs its vector back.
       if (vector && ctx.embedder && mergedSimilarity === null) await r.factVectors.set(ownerId, existing.id, ctx.embedder.modelId, vector);
       const node = await reindexFact(r, ownerId, existing.id);
-      return { action: mergedSimilarity !== null ? 'merged' : 'reinforced', node, previousValue: null, mergedSimilarity, prunedVersions: 0 };
+      return {
+        action: mergedSimilarity !== null ? 'merged' : 'reinforced',
+        node,
+        previousValue: null,
+        mergedSimilarity,
+        prunedVersions: 0,
+      };
     }
 
     const corrects = cause.change === 'correction';
@@ -161,11 +187,25 @@ export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactI
     await r.factVersions.add(
       ownerId,
       existing.id,
-      { version, value, context, confidence, link: corrects ? 'corrects' : 'updates', method: cause.method, episodeId: cause.episodeId, sourceMessageIds: sources },
+      {
+        version,
+        value,
+        context,
+        confidence,
+        link: corrects ? 'corrects' : 'updates',
+        method: cause.method,
+        episodeId: cause.episodeId,
+        sourceMessageIds: sources,
+      },
       now,
     );
     if (corrects) await r.factVersions.markCorrected(ownerId, existing.id, existing.version, cfg.correctedConfidence);
-    await r.facts.update(ownerId, existing.id, { ...metadata, value, context, version, confidence: newConfidence, keywords, accessed: now }, now);
+    await r.facts.update(
+      ownerId,
+      existing.id,
+      { ...metadata, value, context, version, confidence: newConfidence, keywords, accessed: now },
+      now,
+    );
     if (cause.episodeId) await r.factLinks.link(ownerId, existing.id, cause.episodeId, 'evolution', now);
     const prunedVersions = await r.factVersions.prune(ownerId, existing.id, ctx.config.forgetting.semanticMaxVersions);
     const node = await reindexFact(r, ownerId, existing.id);

@@ -33,9 +33,29 @@ export interface WriteOutcome {
   evicted: Eviction[];
 }
 
-export async function upsertFact(ctx: EngineContext, ownerId: string, key: string, value: string, m: FactMetadata, method: 'upsert' | 'memorize' = 'upsert'): Promise<WriteOutcome> {
-  const fact: FactInput = { key, value, context: m.context, tags: m.tags, source: m.source, importance: m.importance, confidence: m.confidence, keywords: m.keywords };
-  const cause = { method: m.correction ? ('user_feedback' as const) : method, episodeId: null, change: m.correction ? ('correction' as const) : ('update' as const) };
+export async function upsertFact(
+  ctx: EngineContext,
+  ownerId: string,
+  key: string,
+  value: string,
+  m: FactMetadata,
+  method: 'upsert' | 'memorize' = 'upsert',
+): Promise<WriteOutcome> {
+  const fact: FactInput = {
+    key,
+    value,
+    context: m.context,
+    tags: m.tags,
+    source: m.source,
+    importance: m.importance,
+    confidence: m.confidence,
+    keywords: m.keywords,
+  };
+  const cause = {
+    method: m.correction ? ('user_feedback' as const) : method,
+    episodeId: null,
+    change: m.correction ? ('correction' as const) : ('update' as const),
+  };
   const outcome = await learnFact(ctx, ownerId, fact, cause);
   const evicted = await enforceCapacity(ctx, ownerId, [outcome.node.id]);
   return { node: outcome.node, action: outcome.action, previousValue: outcome.previousValue, evicted };
@@ -53,7 +73,13 @@ export function keyFor(value: string): string {
  * (same words, or embedding similarity above the duplicate threshold), else it is stored
  * under `fact:<its first words>`.
  */
-export async function memorize(ctx: EngineContext, ownerId: string, value: string, key: string | undefined, m: FactMetadata): Promise<WriteOutcome> {
+export async function memorize(
+  ctx: EngineContext,
+  ownerId: string,
+  value: string,
+  key: string | undefined,
+  m: FactMetadata,
+): Promise<WriteOutcome> {
   if (key) return upsertFact(ctx, ownerId, key, value, m, 'memorize');
   const same = await sameFact(ctx, ownerId, value);
   if (!same) return upsertFact(ctx, ownerId, keyFor(value), value, m, 'memorize');
@@ -64,7 +90,10 @@ export async function memorize(ctx: EngineContext, ownerId: string, value: strin
 async function sameFact(ctx: EngineContext, ownerId: string, value: string): Promise<Fact | null> {
   const q = { ownerId, text: value, mode: 'hybrid' as const, limit: 3, episodes: null, facts: {}, markAccessed: false };
   const hits = (await findMemories(ctx, q)).found;
-  const nodes = await ctx.store.read.facts.byIds(ownerId, hits.map((h) => h.hit.id));
+  const nodes = await ctx.store.read.facts.byIds(
+    ownerId,
+    hits.map((h) => h.hit.id),
+  );
   const exact = nodes.find((n) => sameValue(n.value, value));
   if (exact || !ctx.embedder || nodes.length === 0) return exact ?? null;
   const [v, ...others] = await ctx.embedder.embed([value, ...nodes.map((n) => n.value)], 'passage');
@@ -80,7 +109,9 @@ async function sameFact(ctx: EngineContext, ownerId: string, value: string): Pro
 /** A fact by key (any spelling of it) or by id, in any tier. */
 export async function findFact(ctx: EngineContext, ownerId: string, keyOrId: string): Promise<Fact> {
   const read = ctx.store.read;
-  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(keyOrId) ? (await read.facts.byIds(ownerId, [keyOrId]))[0] : undefined;
+  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(keyOrId)
+    ? (await read.facts.byIds(ownerId, [keyOrId]))[0]
+    : undefined;
   const node = byId ?? (await read.facts.byKey(ownerId, parseKey(keyOrId).key));
   if (!node) throw new NemoriError('NOT_FOUND', `no fact ${keyOrId} (list them with \`nemori knowledge list\`)`);
   return node;
@@ -98,10 +129,14 @@ export function parseForgetInstruction(text: string): ForgetInstruction {
   if (lower.startsWith('before:')) {
     const raw = t.slice(7).trim();
     const at = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
-    if (Number.isNaN(at.getTime())) throw new NemoriError('INVALID_INPUT', `"${raw}" is not a time: write before:2024-01-31 or an ISO 8601 time`);
+    if (Number.isNaN(at.getTime()))
+      throw new NemoriError('INVALID_INPUT', `"${raw}" is not a time: write before:2024-01-31 or an ISO 8601 time`);
     return { before: at };
   }
-  throw new NemoriError('INVALID_INPUT', `"${t}" is not a forget instruction: use key:<entity_type:identifier>, oldest, least important or before:<time>`);
+  throw new NemoriError(
+    'INVALID_INPUT',
+    `"${t}" is not a forget instruction: use key:<entity_type:identifier>, oldest, least important or before:<time>`,
+  );
 }
 
 export async function forgetFacts(ctx: EngineContext, ownerId: string, instruction: string, mode: 'soft' | 'hard'): Promise<Fact[]> {
@@ -124,7 +159,13 @@ export async function forgetFacts(ctx: EngineContext, ownerId: string, instructi
   }
   if (nodes.length === 0) return [];
   const now = ctx.clock.now();
-  if (mode === 'hard') await ctx.store.transaction((r) => r.facts.delete(ownerId, nodes.map((n) => n.id)));
+  if (mode === 'hard')
+    await ctx.store.transaction((r) =>
+      r.facts.delete(
+        ownerId,
+        nodes.map((n) => n.id),
+      ),
+    );
   else await moveFacts(ctx, ownerId, nodes, 'trash', { kind: 'forgotten', request }, now);
   return nodes;
 }
@@ -136,13 +177,19 @@ export async function undeleteFact(ctx: EngineContext, ownerId: string, keyOrId:
   return (await ctx.store.read.facts.byIds(ownerId, [node.id]))[0]!;
 }
 
-export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: string, version: number): Promise<{ node: Fact; version: FactVersion }> {
+export async function getVersion(
+  ctx: EngineContext,
+  ownerId: string,
+  keyOrId: string,
+  version: number,
+): Promise<{ node: Fact; version: FactVersion }> {
   const node = await findFact(ctx, ownerId, keyOrId);
   const versions = await ctx.store.read.factVersions.list(ownerId, node.id);
   const v = versions.find((x) => x.version === version);
   if (!v) {
     const kept = versions.length ? `versions ${versions[0]!.version}–${versions.at(-1)!.version} are kept` : 'no versions are kept';
-    const why = version >= 1 && version < (versions[0]?.version ?? 0) ? ' (older versions were pruned: forgetting.semanticMaxVersions)' : '';
+    const why =
+      version >= 1 && version < (versions[0]?.version ?? 0) ? ' (older versions were pruned: forgetting.semanticMaxVersions)' : '';
     throw new NemoriError('NOT_FOUND', `${node.key} has no version ${version}: ${kept}${why}`);
   }
   return { node, version: v };
@@ -156,7 +203,7 @@ export async function getVersion(ctx: EngineContext, ownerId: string, keyOrId: s
 export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope: string | undefined, tokenLimit: number) {
   const read = ctx.store.read;
   const all: Fact[] = [];
-  for (let before: { at: Date; id: string } | undefined; ; ) {
+  for (let before: { at: Date; id: string } | undefined; ;) {
     const page = await read.facts.list(ownerId, { tiers: ['active', 'archived'], limit: 500, before });
     all.push(...page);
     if (page.length < 500) break;

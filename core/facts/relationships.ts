@@ -42,7 +42,11 @@ export async function relateCoDiscovered(
         if (a.id === b.id) continue;
         const strength = relationshipStrength(a, b, true);
         if (strength <= ctx.config.semantic.relationshipThreshold) continue;
-        await r.relationships.relate(ownerId, { sourceId: a.id, targetId: b.id, type: 'related', strength, description: '', discoveryEpisodeId: episode.id }, now);
+        await r.relationships.relate(
+          ownerId,
+          { sourceId: a.id, targetId: b.id, type: 'related', strength, description: '', discoveryEpisodeId: episode.id },
+          now,
+        );
         made++;
       }
     }
@@ -58,11 +62,17 @@ export interface RelatedFact {
 }
 
 /** A fact's related knowledge: direct neighbours, and (depth 2) their neighbours not already seen. */
-export async function relatedKnowledge(ctx: EngineContext, ownerId: string, nodeId: string, depth: 1 | 2 = 2): Promise<{ direct: RelatedFact[]; indirect: RelatedFact[] }> {
+export async function relatedKnowledge(
+  ctx: EngineContext,
+  ownerId: string,
+  nodeId: string,
+  depth: 1 | 2 = 2,
+): Promise<{ direct: RelatedFact[]; indirect: RelatedFact[] }> {
   const read = ctx.store.read;
   const other = (rel: FactRelationship, from: string) => (rel.sourceId === from ? rel.targetId : rel.sourceId);
   // A neighbour reached by several relationships is shown by the most specific: a typed one over "related".
-  const specific = (a: FactRelationship, b: FactRelationship) => Number(a.type === 'related') - Number(b.type === 'related') || b.strength - a.strength;
+  const specific = (a: FactRelationship, b: FactRelationship) =>
+    Number(a.type === 'related') - Number(b.type === 'related') || b.strength - a.strength;
   const directRels = (await read.relationships.of(ownerId, [nodeId])).sort(specific);
   const seen = new Set([nodeId]);
   const direct: { id: string; rel: FactRelationship; via: string | null }[] = [];
@@ -74,7 +84,12 @@ export async function relatedKnowledge(ctx: EngineContext, ownerId: string, node
   }
   const indirect: typeof direct = [];
   if (depth > 1 && direct.length > 0) {
-    const next = (await read.relationships.of(ownerId, direct.map((d) => d.id))).sort(specific);
+    const next = (
+      await read.relationships.of(
+        ownerId,
+        direct.map((d) => d.id),
+      )
+    ).sort(specific);
     for (const d of direct) {
       for (const rel of next) {
         if (rel.sourceId !== d.id && rel.targetId !== d.id) continue;
@@ -85,11 +100,18 @@ export async function relatedKnowledge(ctx: EngineContext, ownerId: string, node
       }
     }
   }
-  const nodes = new Map((await read.facts.byIds(ownerId, [...direct, ...indirect].map((d) => d.id))).map((n) => [n.id, n]));
-  const resolve = (xs: typeof direct) => xs.flatMap((x) => {
-    const node = nodes.get(x.id);
-    return node && node.tier !== 'trash' ? [{ node, relationship: x.rel, via: x.via }] : [];
-  });
+  const nodes = new Map(
+    (
+      await read.facts.byIds(
+        ownerId,
+        [...direct, ...indirect].map((d) => d.id),
+      )
+    ).map((n) => [n.id, n]),
+  );
+  const resolve = (xs: typeof direct) =>
+    xs.flatMap((x) => {
+      const node = nodes.get(x.id);
+      return node && node.tier !== 'trash' ? [{ node, relationship: x.rel, via: x.via }] : [];
+    });
   return { direct: resolve(direct), indirect: resolve(indirect) };
 }
-

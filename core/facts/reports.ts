@@ -12,7 +12,13 @@ export type Eviction = z.infer<typeof Eviction>;
 export const DiscoveryRun = z.object({
   /** Episodes read for knowledge in this run. */
   episodes: z.number().int(),
-  facts: z.object({ created: z.number().int(), evolved: z.number().int(), corrected: z.number().int(), reinforced: z.number().int(), merged: z.number().int() }),
+  facts: z.object({
+    created: z.number().int(),
+    evolved: z.number().int(),
+    corrected: z.number().int(),
+    reinforced: z.number().int(),
+    merged: z.number().int(),
+  }),
   relationships: z.number().int(),
   evicted: z.array(Eviction),
   failed: z.number().int(),

@@ -29,7 +29,8 @@ export async function moveFacts(
       await tx.factVectors.remove(ownerId, ids);
       return { moved, reembedded: 0 };
     }
-    if (vectors && ctx.embedder) for (const [i, n] of nodes.entries()) await tx.factVectors.set(ownerId, n.id, ctx.embedder.modelId, vectors[i]!);
+    if (vectors && ctx.embedder)
+      for (const [i, n] of nodes.entries()) await tx.factVectors.set(ownerId, n.id, ctx.embedder.modelId, vectors[i]!);
     return { moved, reembedded: vectors?.length ?? 0 };
   };
   return r ? apply(r) : ctx.store.transaction(apply);

@@ -44,7 +44,12 @@ export interface ForgetAboutResult {
   conversations: number;
 }
 
-export async function forgetAbout(ctx: EngineContext, ownerId: string, about: string, o: { dryRun?: boolean } = {}): Promise<ForgetAboutResult> {
+export async function forgetAbout(
+  ctx: EngineContext,
+  ownerId: string,
+  about: string,
+  o: { dryRun?: boolean } = {},
+): Promise<ForgetAboutResult> {
   const needle = about.trim();
   if (!needle) throw new NemoriError('INVALID_INPUT', 'say what to forget: a name or a keyword');
   const matches = mentionMatcher(needle);
@@ -57,7 +62,10 @@ export async function forgetAbout(ctx: EngineContext, ownerId: string, about: st
   for (const target of activeTargets()) {
     const found = await target.mentioning(ctx, ownerId, needle, matches, sourceEpisodes);
     memories.push(...found.map((m) => ({ kind: target.kind, ...m })));
-    byTarget.set(target.kind, found.map((m) => m.id));
+    byTarget.set(
+      target.kind,
+      found.map((m) => m.id),
+    );
   }
   const conversations = (await read.conversationsContaining(ownerId, needle)).filter((c) =>
     matches([c.title ?? '', ...c.participants].join('\n')),
@@ -65,7 +73,13 @@ export async function forgetAbout(ctx: EngineContext, ownerId: string, about: st
   const episodeIds = byTarget.get('episode') ?? [];
   const linked = await read.messageCountOfEpisodes(ownerId, episodeIds);
   const unlinked = messages.filter((m) => !m.episodeId || !episodeIds.includes(m.episodeId));
-  const result: ForgetAboutResult = { about: needle, dryRun: Boolean(o.dryRun), memories, messages: linked + unlinked.length, conversations: conversations.length };
+  const result: ForgetAboutResult = {
+    about: needle,
+    dryRun: Boolean(o.dryRun),
+    memories,
+    messages: linked + unlinked.length,
+    conversations: conversations.length,
+  };
   if (o.dryRun) return result;
 
   // Memories first (each batch one transaction with its index entries and vectors), then the raw
@@ -75,7 +89,12 @@ export async function forgetAbout(ctx: EngineContext, ownerId: string, about: st
     await r.forgetting.redactMessages(ownerId, { messageIds: unlinked.map((m) => m.id) });
     for (const c of conversations) {
       const title = c.title && matches(c.title) ? null : c.title;
-      await r.forgetting.redactConversation(ownerId, c.id, title, c.participants.filter((p) => !matches(p)));
+      await r.forgetting.redactConversation(
+        ownerId,
+        c.id,
+        title,
+        c.participants.filter((p) => !matches(p)),
+      );
     }
   });
   // Deleted rows linger in table pages until a vacuum: run one now, so the text is really gone.

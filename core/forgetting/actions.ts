@@ -15,16 +15,29 @@ export interface RestoreResult {
 }
 
 /** Brings a memory back from the archive or the trash (`from` says which one the caller meant). */
-export async function restoreMemory(ctx: EngineContext, ownerId: string, id: string, from: Exclude<Tier, 'active'>): Promise<RestoreResult> {
+export async function restoreMemory(
+  ctx: EngineContext,
+  ownerId: string,
+  id: string,
+  from: Exclude<Tier, 'active'>,
+): Promise<RestoreResult> {
   const found = await findMemory(ctx, ownerId, id);
   if (!found) throw new NemoriError('NOT_FOUND', `no memory ${id}`);
   const { target, record } = found;
   if (record.tier !== from) {
-    const where = record.tier === 'active' ? 'is not archived or in the trash' : `is in the ${record.tier === 'trash' ? 'trash' : 'archive'}, not the ${from === 'trash' ? 'trash' : 'archive'}`;
+    const where =
+      record.tier === 'active'
+        ? 'is not archived or in the trash'
+        : `is in the ${record.tier === 'trash' ? 'trash' : 'archive'}, not the ${from === 'trash' ? 'trash' : 'archive'}`;
     throw new NemoriError('INVALID_INPUT', `memory ${id} ${where}`);
   }
   const now = ctx.clock.now();
-  const outcome = await target.apply(ctx, ownerId, [{ id, from: record.tier, to: 'active', reason: { kind: 'restored', from: from === 'trash' ? 'trash' : 'archive' } }], now);
+  const outcome = await target.apply(
+    ctx,
+    ownerId,
+    [{ id, from: record.tier, to: 'active', reason: { kind: 'restored', from: from === 'trash' ? 'trash' : 'archive' } }],
+    now,
+  );
   return { kind: target.kind, id, from: record.tier, reembedded: outcome.reembedded > 0, warnings: outcome.warnings };
 }
 
@@ -34,7 +47,9 @@ export async function purgeTrash(ctx: EngineContext, ownerId: string, ids?: read
   const purged: string[] = [];
   for (const target of activeTargets()) {
     const records = await target.records(ctx, ownerId, ids);
-    const moves = records.filter((r) => r.tier === 'trash').map((r): Move => ({ id: r.id, from: r.tier, to: 'purged', reason: { kind: 'emptied' } }));
+    const moves = records
+      .filter((r) => r.tier === 'trash')
+      .map((r): Move => ({ id: r.id, from: r.tier, to: 'purged', reason: { kind: 'emptied' } }));
     purged.push(...(await target.apply(ctx, ownerId, moves, now)).done);
   }
   if (ids) {

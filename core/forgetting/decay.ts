@@ -122,7 +122,8 @@ export function decideTier(r: AccessRecord, d: Decay, now: Date, c: ForgettingCo
   }
   const inputs = { score: d.score, days: Math.floor(d.elapsedDays), importance: d.importance, recalls: Math.max(0, r.recallCount) };
   if (d.score >= trash) return { to: 'trash', reason: { kind: 'decay', threshold: 'trash', limit: trash, ...inputs } };
-  if (d.score >= archive) return r.tier === 'active' ? { to: 'archived', reason: { kind: 'decay', threshold: 'archive', limit: archive, ...inputs } } : null;
+  if (d.score >= archive)
+    return r.tier === 'active' ? { to: 'archived', reason: { kind: 'decay', threshold: 'archive', limit: archive, ...inputs } } : null;
   if (r.tier === 'archived') return { to: 'active', reason: { kind: 'recovered', score: d.score, limit: archive } };
   return null;
 }

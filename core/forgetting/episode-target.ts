@@ -27,10 +27,12 @@ async function restore(ctx: EngineContext, ownerId: string, moves: readonly Move
   // A trashed episode edited while in the trash has stale parked entries: index it afresh instead
   // (moving it to the trash set updated_at = tier_changed_at; only a later edit moves it past).
   const records = new Map((await ctx.store.read.forgetting.episodeDecayRows(ownerId, ids)).map((r) => [r.id, r]));
-  const stale = moves.filter((m) => {
-    const r = records.get(m.id);
-    return m.from === 'trash' && r !== undefined && r.tierChangedAt !== null && r.updatedAt > r.tierChangedAt;
-  }).map((m) => m.id);
+  const stale = moves
+    .filter((m) => {
+      const r = records.get(m.id);
+      return m.from === 'trash' && r !== undefined && r.tierChangedAt !== null && r.updatedAt > r.tierChangedAt;
+    })
+    .map((m) => m.id);
   const staleDocs = stale.length ? (await ctx.store.read.episodes.getMany(ownerId, stale)).map(bm25Doc) : [];
   const vectors = await vectorsFor(ctx, ownerId, ids);
   const embedder = ctx.embedder;
@@ -39,15 +41,25 @@ async function restore(ctx: EngineContext, ownerId: string, moves: readonly Move
     await r.forgetting.setEpisodeTier(ownerId, 'active', moves, now);
     const fromTrash = moves.filter((m) => m.from === 'trash').map((m) => m.id);
     await r.bm25.dropParked(ownerId, stale);
-    await r.bm25.unpark(ownerId, fromTrash.filter((id) => !stale.includes(id)));
+    await r.bm25.unpark(
+      ownerId,
+      fromTrash.filter((id) => !stale.includes(id)),
+    );
     if (staleDocs.length) await r.bm25.add(ownerId, staleDocs, ctx.config.retrieval.bm25);
     if (embedder && vectors.size > 0) {
       await r.vectors.ensureIndex({ modelId: embedder.modelId, dimensions: embedder.dimensions });
-      await r.vectors.upsert(ownerId, embedder.modelId, [...vectors].map(([episodeId, vector]) => ({ episodeId, vector })));
+      await r.vectors.upsert(
+        ownerId,
+        embedder.modelId,
+        [...vectors].map(([episodeId, vector]) => ({ episodeId, vector })),
+      );
     }
   });
   out.reembedded += vectors.size;
-  if (!embedder) out.warnings.push(`${moves.length} episode(s) restored without vectors (no embedding model): run \`nemori rebuild\` once the model is available`);
+  if (!embedder)
+    out.warnings.push(
+      `${moves.length} episode(s) restored without vectors (no embedding model): run \`nemori rebuild\` once the model is available`,
+    );
   out.done.push(...ids);
 }
 
@@ -113,7 +125,8 @@ export const episodeTarget: ForgettingTarget = {
     await ctx.store.transaction((r) => r.forgetting.setEpisodeImportance(ownerId, rows));
   },
 
-  mark: (ctx, ownerId, id, marked, importance, now) => ctx.store.transaction((r) => r.forgetting.markEpisode(ownerId, id, marked, importance, now)),
+  mark: (ctx, ownerId, id, marked, importance, now) =>
+    ctx.store.transaction((r) => r.forgetting.markEpisode(ownerId, id, marked, importance, now)),
 
   async mentioning(ctx, ownerId, about, matches, sourceEpisodes) {
     const found = (await ctx.store.read.forgetting.episodesContaining(ownerId, about))
@@ -126,7 +139,10 @@ export const episodeTarget: ForgettingTarget = {
     const derived = [...sourceEpisodes, ...linked].filter((id) => !known.has(id));
     if (derived.length) {
       const rows = await ctx.store.read.forgetting.episodeDecayRows(ownerId, [...new Set(derived)]);
-      const titles = await ctx.store.read.forgetting.episodeTitles(ownerId, rows.map((r) => r.id));
+      const titles = await ctx.store.read.forgetting.episodeTitles(
+        ownerId,
+        rows.map((r) => r.id),
+      );
       for (const r of rows) found.push({ id: r.id, title: titles.get(r.id) ?? '', tier: r.tier });
     }
     return found;

@@ -66,7 +66,14 @@ export const factTarget: ForgettingTarget = {
     for (const to of ['archived', 'trash', 'purged', 'active'] as const) {
       const ofTarget = moves.filter((m) => m.to === to);
       if (to === 'purged') {
-        out.done.push(...(await deleteFacts(ctx, ownerId, ofTarget.map((m) => m.id), signal)));
+        out.done.push(
+          ...(await deleteFacts(
+            ctx,
+            ownerId,
+            ofTarget.map((m) => m.id),
+            signal,
+          )),
+        );
         continue;
       }
       for (const batch of chunks(ofTarget, BATCH)) {
@@ -79,7 +86,9 @@ export const factTarget: ForgettingTarget = {
     }
     // Nothing re-embeds facts later (rebuild is for episodes); learning the fact again gives it its vector back.
     if (restored > 0 && !ctx.embedder) {
-      out.warnings.push(`${restored} fact(s) restored without vectors (no embedding model): found by keyword only until nemori rebuild runs with the model available`);
+      out.warnings.push(
+        `${restored} fact(s) restored without vectors (no embedding model): found by keyword only until nemori rebuild runs with the model available`,
+      );
     }
     return out;
   },

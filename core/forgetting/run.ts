@@ -91,13 +91,18 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
       for (const r of records) {
         const d = decayOf(r, now, c);
         const decision = decideTier(r, d, now, c);
-        if (decision) moves.push({ id: r.id, from: r.tier, to: decision.to, reason: decision.reason, score: d.score, importance: d.importance });
+        if (decision)
+          moves.push({ id: r.id, from: r.tier, to: decision.to, reason: decision.reason, score: d.score, importance: d.importance });
         const staysOrReturns = decision ? decision.to !== 'purged' : r.tier !== 'trash';
         if (staysOrReturns && Math.abs(d.importance - r.importance) >= c.importance.writeEpsilon) {
           importance.push({ id: r.id, importance: Math.round(d.importance * 1000) / 1000 });
         }
       }
-      const titles = await target.titles(ctx, ownerId, moves.map((m) => m.id));
+      const titles = await target.titles(
+        ctx,
+        ownerId,
+        moves.map((m) => m.id),
+      );
       moves.sort((a, b) => ORDER.indexOf(a.to) - ORDER.indexOf(b.to) || b.score - a.score);
       let applied = new Set(moves.map((m) => m.id));
       if (!dryRun) {
@@ -108,7 +113,13 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
             report.warnings.push('the pass was stopped before it finished; the next pass picks up the rest');
             break;
           }
-          const outcome = await target.apply(ctx, ownerId, moves.filter((m) => m.to === to), now, o.signal);
+          const outcome = await target.apply(
+            ctx,
+            ownerId,
+            moves.filter((m) => m.to === to),
+            now,
+            o.signal,
+          );
           for (const id of outcome.done) applied.add(id);
           report.reembedded += outcome.reembedded;
           report.warnings.push(...outcome.warnings);
@@ -117,7 +128,16 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
       report.importanceUpdated += importance.length;
       for (const m of moves) {
         if (!applied.has(m.id)) continue;
-        report.moves.push({ kind: target.kind, id: m.id, title: titles.get(m.id) ?? '', from: m.from, to: m.to, score: m.score, importance: m.importance, reason: m.reason });
+        report.moves.push({
+          kind: target.kind,
+          id: m.id,
+          title: titles.get(m.id) ?? '',
+          from: m.from,
+          to: m.to,
+          score: m.score,
+          importance: m.importance,
+          reason: m.reason,
+        });
         if (m.to === 'archived') report.moved.archived++;
         else if (m.to === 'trash') report.moved.trashed++;
         else if (m.to === 'purged') report.moved.purged++;
@@ -131,13 +151,17 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
     if (!dryRun) {
       if (report.moves.length > 0) await ctx.store.maintain();
       // The log keeps ids, tiers and reasons only: never the text of what was forgotten.
-      await ctx.store.transaction((r) => r.forgetting.recordRun(ownerId, now, {
-        evaluated: report.evaluated,
-        moved: report.moved,
-        importanceUpdated: report.importanceUpdated,
-        moves: report.moves.slice(0, 1000).map((m) => ({ kind: m.kind, id: m.id, from: m.from, to: m.to, score: m.score, reason: m.reason })),
-        truncated: report.moves.length > 1000,
-      }));
+      await ctx.store.transaction((r) =>
+        r.forgetting.recordRun(ownerId, now, {
+          evaluated: report.evaluated,
+          moved: report.moved,
+          importanceUpdated: report.importanceUpdated,
+          moves: report.moves
+            .slice(0, 1000)
+            .map((m) => ({ kind: m.kind, id: m.id, from: m.from, to: m.to, score: m.score, reason: m.reason })),
+          truncated: report.moves.length > 1000,
+        }),
+      );
     }
     return report;
   });

@@ -86,7 +86,12 @@ export interface ForgettingTarget {
   setImportance(ctx: EngineContext, ownerId: string, rows: readonly { id: string; importance: number }[]): Promise<void>;
   /** Records the person's mark and the importance that follows from it. False when the id is unknown. */
   mark(ctx: EngineContext, ownerId: string, id: string, marked: boolean | null, importance: number, now: Date): Promise<boolean>;
-  list(ctx: EngineContext, ownerId: string, tier: Exclude<Tier, 'active'>, page: { limit: number; before?: { at: Date; id: string } }): Promise<TierItem[]>;
+  list(
+    ctx: EngineContext,
+    ownerId: string,
+    tier: Exclude<Tier, 'active'>,
+    page: { limit: number; before?: { at: Date; id: string } },
+  ): Promise<TierItem[]>;
   /**
    * "Delete everything about X": memories of any tier that mention `about` (confirmed with
    * `matches`), plus those derived from `sourceEpisodes` — episodes built from messages that mention
@@ -102,4 +107,3 @@ export interface ForgettingTarget {
   /** Deletes memories for good whatever their tier: links, index entries, vectors, and the text of their sources. */
   erase(ctx: EngineContext, ownerId: string, ids: readonly string[]): Promise<string[]>;
 }
-

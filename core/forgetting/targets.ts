@@ -21,7 +21,11 @@ export function activeTargets(): ForgettingTarget[] {
 }
 
 /** Finds which kind a memory id belongs to (ids are UUIDs, unique across kinds). */
-export async function findMemory(ctx: EngineContext, ownerId: string, id: string): Promise<{ target: ForgettingTarget; record: MemoryRecord } | null> {
+export async function findMemory(
+  ctx: EngineContext,
+  ownerId: string,
+  id: string,
+): Promise<{ target: ForgettingTarget; record: MemoryRecord } | null> {
   for (const target of activeTargets()) {
     const [record] = await target.records(ctx, ownerId, [id]);
     if (record) return { target, record };

@@ -35,7 +35,13 @@ const WireErrorFrame = z.object({ code: z.string(), message: z.string() });
 export const StreamFrame = z.union([
   z.object({
     type: z.literal('progress'),
-    event: z.object({ operation: z.string(), phase: z.string(), done: z.number(), total: z.number(), facts: z.custom<ProgressFacts>((v) => typeof v === 'object' && v !== null).optional() }),
+    event: z.object({
+      operation: z.string(),
+      phase: z.string(),
+      done: z.number(),
+      total: z.number(),
+      facts: z.custom<ProgressFacts>((v) => typeof v === 'object' && v !== null).optional(),
+    }),
   }),
   z.object({ type: z.literal('result'), ok: z.literal(true), value: z.unknown() }),
   z.object({ type: z.literal('result'), ok: z.literal(false), error: WireErrorFrame }),

@@ -13,14 +13,24 @@ import type { WireError } from '../api/wire.js';
 import { callPath, HOLDER_HEADERS, NDJSON, PING_PATH, StreamFrame } from './holder-protocol.js';
 import { startWebServer } from './server.js';
 
-const DOMAIN_CODES = ['INVALID_INPUT', 'IMPORT_PARSE', 'NOT_FOUND', 'STORE_LOCKED', 'STORE_MIGRATION', 'MODEL_UNAVAILABLE', 'MODEL_CHECKSUM_MISMATCH'] as const satisfies readonly ErrorCode[];
+const DOMAIN_CODES = [
+  'INVALID_INPUT',
+  'IMPORT_PARSE',
+  'NOT_FOUND',
+  'STORE_LOCKED',
+  'STORE_MIGRATION',
+  'MODEL_UNAVAILABLE',
+  'MODEL_CHECKSUM_MISMATCH',
+] as const satisfies readonly ErrorCode[];
 // Every engine error code is listed: a new one must be added above to come back as a NemoriError.
 const everyCode: [Exclude<ErrorCode, (typeof DOMAIN_CODES)[number]>] extends [never] ? true : never = true;
 void everyCode;
 
 /** The holder's error as the engine here would have thrown it (NemoriError for the engine's own codes). */
 function rethrown(error: WireError): Error {
-  return (DOMAIN_CODES as readonly string[]).includes(error.code) ? new NemoriError(error.code as ErrorCode, error.message) : new WireCallError(error);
+  return (DOMAIN_CODES as readonly string[]).includes(error.code)
+    ? new NemoriError(error.code as ErrorCode, error.message)
+    : new WireCallError(error);
 }
 
 const PING_TIMEOUT_MS = 10_000;
@@ -37,7 +47,15 @@ function readBody(res: http.IncomingMessage): Promise<string> {
 function ping(at: HolderAddress): Promise<HolderIdentity | null> {
   return new Promise((resolve) => {
     const req = http.request(
-      { host: '127.0.0.1', port: at.port, method: 'GET', path: PING_PATH, agent: false, timeout: PING_TIMEOUT_MS, headers: { Authorization: `Bearer ${at.token}` } },
+      {
+        host: '127.0.0.1',
+        port: at.port,
+        method: 'GET',
+        path: PING_PATH,
+        agent: false,
+        timeout: PING_TIMEOUT_MS,
+        headers: { Authorization: `Bearer ${at.token}` },
+      },
       (res) => {
         readBody(res).then(
           (text) => {
@@ -89,8 +107,16 @@ const call: HolderTransport['call'] = (at, name, input, o) =>
     let sent = false;
     req.on('finish', () => (sent = true));
     req.on('error', (e) => {
-      if (o.signal?.aborted) return settle(() => reject(new WireCallError({ code: 'ENGINE_UNAVAILABLE', message: `${name} was cancelled` })));
-      settle(() => reject(new HolderGone(sent, `the Nemori holding ${at.home} (pid ${at.pid}) did not answer: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
+      if (o.signal?.aborted)
+        return settle(() => reject(new WireCallError({ code: 'ENGINE_UNAVAILABLE', message: `${name} was cancelled` })));
+      settle(() =>
+        reject(
+          new HolderGone(
+            sent,
+            `the Nemori holding ${at.home} (pid ${at.pid}) did not answer: ${(e as NodeJS.ErrnoException).code ?? e.message}`,
+          ),
+        ),
+      );
     });
     req.on('response', (res) => {
       if (res.statusCode !== 200 || !res.headers['content-type']?.startsWith(NDJSON)) {
@@ -104,7 +130,8 @@ const call: HolderTransport['call'] = (at, name, input, o) =>
               error = { code: 'INTERNAL', message: `the Nemori holding ${at.home} answered HTTP ${res.statusCode}` };
             }
             // Not run there: a holder of another folder now, or one that does not know this token (a new process on the old port).
-            if (res.headers[HOLDER_HEADERS.notRun] === '1' || error.code === 'UNAUTHORIZED') settle(() => reject(new HolderGone(false, error.message)));
+            if (res.headers[HOLDER_HEADERS.notRun] === '1' || error.code === 'UNAUTHORIZED')
+              settle(() => reject(new HolderGone(false, error.message)));
             else settle(() => reject(rethrown(error)));
           },
           () => settle(() => reject(new HolderGone(true, `the Nemori holding ${at.home} went away during ${name}`))),
@@ -140,8 +167,12 @@ const call: HolderTransport['call'] = (at, name, input, o) =>
         frame(buffer);
         settle(() => reject(new HolderGone(true, `the Nemori holding ${at.home} (pid ${at.pid}) went away during ${name}`)));
       });
-      res.on('error', () => settle(() => reject(new HolderGone(true, `the Nemori holding ${at.home} (pid ${at.pid}) went away during ${name}`))));
-      res.on('close', () => settle(() => reject(new HolderGone(true, `the Nemori holding ${at.home} (pid ${at.pid}) went away during ${name}`))));
+      res.on('error', () =>
+        settle(() => reject(new HolderGone(true, `the Nemori holding ${at.home} (pid ${at.pid}) went away during ${name}`))),
+      );
+      res.on('close', () =>
+        settle(() => reject(new HolderGone(true, `the Nemori holding ${at.home} (pid ${at.pid}) went away during ${name}`))),
+      );
     });
     req.end(body);
   });

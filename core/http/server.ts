@@ -137,7 +137,10 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     o.onEvent?.(e);
   };
   const dispatcher = createDispatcher({ call, emit, log });
-  const mcp = mcpOverHttp({ engine: { call: (name, input) => call(name, input, { onProgress: () => {}, callId: randomUUID() }) as never }, log });
+  const mcp = mcpOverHttp({
+    engine: { call: (name, input) => call(name, input, { onProgress: () => {}, callId: randomUUID() }) as never },
+    log,
+  });
   let port = 0;
   let inFlight = 0;
   let closing: Promise<void> | null = null;
@@ -173,7 +176,9 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     const home = decodedHome(meant);
     if (me && home !== null && sameFolder(home, me.home)) return false;
     res.setHeader(HOLDER_HEADERS.notRun, '1');
-    sendJson(res, 409, { error: { code: 'ENGINE_UNAVAILABLE', message: me ? `this Nemori now holds ${me.home}` : 'this Nemori holds no data folder' } });
+    sendJson(res, 409, {
+      error: { code: 'ENGINE_UNAVAILABLE', message: me ? `this Nemori now holds ${me.home}` : 'this Nemori holds no data folder' },
+    });
     return true;
   }
 
@@ -209,7 +214,8 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     if (callMatch) {
       if (refusedHome(req, res)) return;
       const given = header(req, HOLDER_HEADERS.callId);
-      if (given !== undefined && !CallIdHeader.safeParse(given).success) throw new NemoriError('INVALID_INPUT', `${HOLDER_HEADERS.callId}: 1 to 128 letters, digits or . _ : -`);
+      if (given !== undefined && !CallIdHeader.safeParse(given).success)
+        throw new NemoriError('INVALID_INPUT', `${HOLDER_HEADERS.callId}: 1 to 128 letters, digits or . _ : -`);
       const input = await readJson(req, JSON_LIMIT);
       if (header(req, 'accept')?.includes(NDJSON)) await streamCall(res, callMatch[1]!, input, given ?? randomUUID());
       else sendResult(res, await dispatcher.dispatch(callMatch[1]!, input, given));

@@ -68,5 +68,7 @@ export async function serveStatic(rootDir: string, urlPath: string, res: ServerR
     res.end();
     return;
   }
-  createReadStream(filePath).on('error', () => res.destroy()).pipe(res);
+  createReadStream(filePath)
+    .on('error', () => res.destroy())
+    .pipe(res);
 }

@@ -18,7 +18,10 @@ const MAX_FILES_PER_BATCH = 1000;
 /** A file name as the person chose it, reduced to a safe single path segment. */
 export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
   if (!clean || clean === '.' || clean === '..') throw new NemoriError('INVALID_INPUT', `not a usable file name: "${name}"`);
   return clean;
 }

@@ -30,9 +30,15 @@ export interface RunWebOptions {
 /** The system's "open this link" command; failures only cost the convenience. */
 function openInBrowser(url: string): void {
   const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]];
   try {
-    spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+    spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true })
+      .on('error', () => {})
+      .unref();
   } catch {
     /* no browser opener: the link is printed anyway */
   }
@@ -67,7 +73,8 @@ export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer;
     server = await startWebServer({ engine: connected, staticDir: o.staticDir, port: o.port, holder: () => holding?.() ?? null });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new NemoriError('INVALID_INPUT', `port ${o.port} is in use: choose another with --port, or leave it out for a free one`);
+    if (code === 'EADDRINUSE')
+      throw new NemoriError('INVALID_INPUT', `port ${o.port} is in use: choose another with --port, or leave it out for a free one`);
     throw e;
   }
   const web = server;
@@ -125,7 +132,11 @@ export async function runWeb(o: RunWebOptions): Promise<void> {
   const announce = () => {
     if (announced || !web) return;
     announced = true;
-    process.stdout.write(o.json ? `${JSON.stringify({ url: web.url, port: web.port, home: o.startup.home })}\n` : `Nemori is open at ${web.url}\n(only this computer can reach it; Ctrl-C to stop)\n`);
+    process.stdout.write(
+      o.json
+        ? `${JSON.stringify({ url: web.url, port: web.port, home: o.startup.home })}\n`
+        : `Nemori is open at ${web.url}\n(only this computer can reach it; Ctrl-C to stop)\n`,
+    );
     if (o.open) openInBrowser(web.url);
   };
   const started = await startWeb({

@@ -25,7 +25,16 @@ const Message = z.looseObject({
     .looseObject({
       model_slug: z.string().nullish(),
       is_visually_hidden_from_conversation: z.boolean().nullish(),
-      attachments: z.array(z.looseObject({ id: z.string().nullish(), name: z.string().nullish(), mime_type: z.string().nullish(), mimeType: z.string().nullish() })).nullish(),
+      attachments: z
+        .array(
+          z.looseObject({
+            id: z.string().nullish(),
+            name: z.string().nullish(),
+            mime_type: z.string().nullish(),
+            mimeType: z.string().nullish(),
+          }),
+        )
+        .nullish(),
     })
     .nullish(),
 });
@@ -93,7 +102,9 @@ function partsOf(m: Message): { text: string; attachments: Attachment[] } {
   for (const a of m.metadata?.attachments ?? []) {
     const mimeType = a.mime_type ?? a.mimeType ?? undefined;
     if (a.id) seen.add(a.id);
-    attachments.push(attachment({ kind: mediaKind({ mimeType, name: a.name }), name: a.name, mimeType, uri: a.id ? `file-service://${a.id}` : undefined }));
+    attachments.push(
+      attachment({ kind: mediaKind({ mimeType, name: a.name }), name: a.name, mimeType, uri: a.id ? `file-service://${a.id}` : undefined }),
+    );
   }
   for (const part of m.content.parts ?? []) {
     if (typeof part === 'string') {
@@ -101,7 +112,12 @@ function partsOf(m: Message): { text: string; attachments: Attachment[] } {
       continue;
     }
     // Images, voice recordings and their transcripts are objects in `parts`; other objects are left out.
-    const p = part as { content_type?: unknown; asset_pointer?: unknown; text?: unknown; metadata?: { dalle?: { prompt?: unknown } | null } | null };
+    const p = part as {
+      content_type?: unknown;
+      asset_pointer?: unknown;
+      text?: unknown;
+      metadata?: { dalle?: { prompt?: unknown } | null } | null;
+    };
     // Voice mode: what was said is the transcription; the recording is linked media.
     if (p.content_type === 'audio_transcription' && typeof p.text === 'string') {
       if (p.text.trim()) texts.push(p.text);
@@ -134,7 +150,8 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
     leaf = fallback;
   }
   const { ids, missing } = leaf ? followBranch(c, leaf) : { ids: [], missing: null };
-  if (missing) throw await valueError(src, [index, 'mapping'], `${label}: a message's parent ${missing} is not in "mapping" (the export is damaged)`);
+  if (missing)
+    throw await valueError(src, [index, 'mapping'], `${label}: a message's parent ${missing} is not in "mapping" (the export is damaged)`);
 
   const messages: IncomingMessage[] = [];
   let skipped = 0;
@@ -157,7 +174,12 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
       skipped++;
       continue;
     }
-    if (time == null) throw await valueError(src, [index, 'mapping', id, 'message', 'create_time'], `${label}: message ${id} has no time and neither has the conversation`);
+    if (time == null)
+      throw await valueError(
+        src,
+        [index, 'mapping', id, 'message', 'create_time'],
+        `${label}: message ${id} has no time and neither has the conversation`,
+      );
     const metadata: Record<string, unknown> = {};
     if (m.metadata?.model_slug) metadata.model = m.metadata.model_slug;
     if (toolImage) metadata.tool = m.author.name ?? 'tool';

@@ -18,7 +18,14 @@ const ChatMessage = z.looseObject({
   content: z.array(ContentBlock).nullish(),
   created_at: IsoTimestamp,
   attachments: z
-    .array(z.looseObject({ file_name: z.string().nullish(), file_type: z.string().nullish(), file_size: z.number().nullish(), extracted_content: z.string().nullish() }))
+    .array(
+      z.looseObject({
+        file_name: z.string().nullish(),
+        file_type: z.string().nullish(),
+        file_size: z.number().nullish(),
+        extracted_content: z.string().nullish(),
+      }),
+    )
     .nullish(),
   files: z.array(z.looseObject({ file_name: z.string().nullish(), file_uuid: z.string().nullish() })).nullish(),
 });
@@ -46,7 +53,9 @@ function message(m: ChatMessage): IncomingMessage | null {
   const parts = blocks.length > 0 ? [blocks.join('\n\n')] : m.text?.trim() ? [m.text] : [];
   const attachments: Attachment[] = [];
   for (const a of m.attachments ?? []) {
-    attachments.push(attachment({ kind: mediaKind({ mimeType: a.file_type, name: a.file_name }), name: a.file_name, mimeType: a.file_type }));
+    attachments.push(
+      attachment({ kind: mediaKind({ mimeType: a.file_type, name: a.file_name }), name: a.file_name, mimeType: a.file_type }),
+    );
     // Claude read the file's text; keeping it makes the conversation searchable for what was discussed.
     if (a.extracted_content?.trim()) parts.push(`[attached file: ${a.file_name ?? 'untitled'}]\n${a.extracted_content.trim()}`);
   }

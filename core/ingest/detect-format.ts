@@ -15,7 +15,21 @@ import { wechatImport } from './wechat.js';
 import { whatsappImport } from './whatsapp.js';
 
 /** Every importer, most specific first: detection takes the first that recognises a file. */
-export const importFormats: readonly ImportFormat[] = [whatsappImport, wechatImport, qqImport, lineImport, chatgptImport, claudeImport, telegramImport, discordImport, messengerImport, slackImport, markdownImport, genericJsonl, genericJson];
+export const importFormats: readonly ImportFormat[] = [
+  whatsappImport,
+  wechatImport,
+  qqImport,
+  lineImport,
+  chatgptImport,
+  claudeImport,
+  telegramImport,
+  discordImport,
+  messengerImport,
+  slackImport,
+  markdownImport,
+  genericJsonl,
+  genericJson,
+];
 
 async function head(file: string, bytes = 64 * 1024): Promise<string> {
   const fh = await fs.open(file, 'r');

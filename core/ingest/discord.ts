@@ -20,8 +20,22 @@ const Message = z.looseObject({
   timestamp: IsoTimestamp,
   timestampEdited: IsoTimestamp.nullish(),
   content: z.string().nullish(),
-  author: z.looseObject({ id: z.string().nullish(), name: z.string().min(1), nickname: z.string().nullish(), isBot: z.boolean().nullish() }),
-  attachments: z.array(z.looseObject({ id: z.string().nullish(), url: z.string().nullish(), fileName: z.string().nullish(), fileSizeBytes: z.number().nullish() })).nullish(),
+  author: z.looseObject({
+    id: z.string().nullish(),
+    name: z.string().min(1),
+    nickname: z.string().nullish(),
+    isBot: z.boolean().nullish(),
+  }),
+  attachments: z
+    .array(
+      z.looseObject({
+        id: z.string().nullish(),
+        url: z.string().nullish(),
+        fileName: z.string().nullish(),
+        fileSizeBytes: z.number().nullish(),
+      }),
+    )
+    .nullish(),
   stickers: z.array(z.looseObject({ name: z.string().nullish(), sourceUrl: z.string().nullish() })).nullish(),
   embeds: z.array(z.looseObject({ title: z.string().nullish(), url: z.string().nullish(), description: z.string().nullish() })).nullish(),
   reference: z.looseObject({ messageId: z.string().nullish() }).nullish(),
@@ -30,7 +44,13 @@ const Message = z.looseObject({
 type Message = z.infer<typeof Message>;
 
 const Guild = z.looseObject({ id: z.string().nullish(), name: z.string().nullish() });
-const Channel = z.looseObject({ id: z.string().min(1), name: z.string().nullish(), type: z.string().nullish(), category: z.string().nullish(), topic: z.string().nullish() });
+const Channel = z.looseObject({
+  id: z.string().min(1),
+  name: z.string().nullish(),
+  type: z.string().nullish(),
+  category: z.string().nullish(),
+  topic: z.string().nullish(),
+});
 
 /** With `--media`, the exporter downloads files next to the JSON and writes relative, URL-encoded paths. */
 function mediaUri(url: string | null | undefined, file: string): string | undefined {
@@ -47,7 +67,8 @@ function mediaUri(url: string | null | undefined, file: string): string | undefi
 
 function attachmentsOf(m: Message, file: string): Attachment[] {
   const out: Attachment[] = [];
-  for (const a of m.attachments ?? []) out.push(attachment({ kind: mediaKind({ name: a.fileName ?? a.url }), name: a.fileName, uri: mediaUri(a.url, file) }));
+  for (const a of m.attachments ?? [])
+    out.push(attachment({ kind: mediaKind({ name: a.fileName ?? a.url }), name: a.fileName, uri: mediaUri(a.url, file) }));
   for (const s of m.stickers ?? []) out.push(attachment({ kind: 'sticker', name: s.name, uri: mediaUri(s.sourceUrl, file) }));
   // A link someone posted shows as an embed; a bot's embed-only message is its whole content.
   for (const e of m.embeds ?? []) if (e.url) out.push(attachment({ kind: 'link', uri: e.url, caption: e.title ?? e.description }));
@@ -62,7 +83,10 @@ async function* readDiscord(file: string): AsyncGenerator<IncomingConversation> 
   let skipped = 0;
   let parts = 0;
   let sawMessages = false;
-  for await (const ev of walkJson(src, (p, type) => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array'))) {
+  for await (const ev of walkJson(
+    src,
+    (p, type) => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array'),
+  )) {
     if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
     if (ev.kind !== 'value') continue;
     const [top, index] = ev.path;
@@ -114,7 +138,8 @@ async function* readDiscord(file: string): AsyncGenerator<IncomingConversation> 
       throw await valueError(src, [], 'expected a DiscordChatExporter object ({"guild", "channel", "messages"})');
     }
   }
-  if (!channel || !sawMessages) throw await valueError(src, [], 'no "channel" and "messages" here; is this a DiscordChatExporter JSON export?');
+  if (!channel || !sawMessages)
+    throw await valueError(src, [], 'no "channel" and "messages" here; is this a DiscordChatExporter JSON export?');
   if (messages.length > 0) yield conversation(guild, channel, messages, skipped, parts > 0);
 }
 
@@ -136,7 +161,9 @@ function conversation(
   if (channel.topic) metadata.topic = channel.topic;
   if (continued) metadata.continued = true;
   const dm = /^Direct/i.test(channel.type ?? '') || guild?.name === 'Direct Messages';
-  const title = dm ? (channel.name ?? undefined) : [guild?.name, channel.name ? `#${channel.name}` : null].filter(Boolean).join(' / ') || undefined;
+  const title = dm
+    ? (channel.name ?? undefined)
+    : [guild?.name, channel.name ? `#${channel.name}` : null].filter(Boolean).join(' / ') || undefined;
   return IncomingConversation.parse({
     source: 'discord',
     externalId: channel.id,
@@ -151,6 +178,9 @@ export const discordImport: ImportFormat = {
   id: 'discord',
   label: 'Discord (DiscordChatExporter JSON)',
   detect: ({ path: p, head }) =>
-    path.extname(p).toLowerCase() === '.json' && /"guild"\s*:\s*\{/.test(head) && /"channel"\s*:\s*\{/.test(head) && /"messages"\s*:\s*\[/.test(head),
+    path.extname(p).toLowerCase() === '.json' &&
+    /"guild"\s*:\s*\{/.test(head) &&
+    /"channel"\s*:\s*\{/.test(head) &&
+    /"messages"\s*:\s*\[/.test(head),
   read: readDiscord,
 };

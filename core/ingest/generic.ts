@@ -28,11 +28,7 @@ const GenericConversation = z.object({
   messages: z.array(GenericMessage),
 });
 
-const GenericFile = z.union([
-  z.object({ conversations: z.array(GenericConversation) }),
-  z.array(GenericConversation),
-  GenericConversation,
-]);
+const GenericFile = z.union([z.object({ conversations: z.array(GenericConversation) }), z.array(GenericConversation), GenericConversation]);
 
 const GenericLine = GenericMessage.extend({
   conversation: z.union([z.string().min(1), z.number()]),
@@ -63,7 +59,12 @@ function toIncoming(source: string, c: z.infer<typeof GenericConversation>): Inc
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : 'the file';
+  const where = issue.path.length
+    ? issue.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '')
+    : 'the file';
   return `${where}: ${issue.message}`;
 }
 

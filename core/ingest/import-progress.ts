@@ -18,7 +18,10 @@ export interface ImportTotals {
 
 export interface ImportProgress {
   /** Building's steps for one conversation of `messages` messages, read from `file`. */
-  conversation(messages: number, file: NonNullable<ProgressFacts['file']>): {
+  conversation(
+    messages: number,
+    file: NonNullable<ProgressFacts['file']>,
+  ): {
     onProgress(s: BuildStep): void;
     /** Its messages all belong to episodes now, also those an earlier import gathered (nothing new to build). */
     processed(): void;

@@ -27,7 +27,12 @@ export interface IngestResult {
  * One conversation in: the raw messages are committed first (nothing is lost if building fails), then
  * episodes are built from whatever is new. Re-sending the same conversation adds nothing.
  */
-export async function ingestConversation(ctx: EngineContext, ownerId: string, c: IncomingConversation, o: BuildOptions = {}): Promise<IngestResult> {
+export async function ingestConversation(
+  ctx: EngineContext,
+  ownerId: string,
+  c: IncomingConversation,
+  o: BuildOptions = {},
+): Promise<IngestResult> {
   const now = ctx.clock.now();
   const { conversationId, messagesAdded } = await ctx.store.transaction(async (r) => {
     const { id } = await r.conversations.upsert(ownerId, c, now);
@@ -53,10 +58,24 @@ type ImportFiles = z.infer<typeof ImportFilesInput>;
  * Pass 1 for one file: validates it whole and measures it (conversations, messages, participants,
  * dates), storing nothing. The format comes back only when the file can be stored.
  */
-async function measure(file: string, i: ImportFiles, ctx: EngineContext): Promise<{ report: ImportFileReport; format: ImportFormat | null }> {
+async function measure(
+  file: string,
+  i: ImportFiles,
+  ctx: EngineContext,
+): Promise<{ report: ImportFileReport; format: ImportFormat | null }> {
   const report: ImportFileReport = {
-    file, format: null, conversations: 0, messages: 0, skipped: 0, messagesAdded: 0, episodesCreated: 0,
-    participants: [], me: null, dateRange: null, warnings: [], error: null,
+    file,
+    format: null,
+    conversations: 0,
+    messages: 0,
+    skipped: 0,
+    messagesAdded: 0,
+    episodesCreated: 0,
+    participants: [],
+    me: null,
+    dateRange: null,
+    warnings: [],
+    error: null,
   };
   try {
     const format = await detectFormat(file, i.format);
@@ -79,7 +98,9 @@ async function measure(file: string, i: ImportFiles, ctx: EngineContext): Promis
     report.participants = [...participants];
     if (report.messages > 0) report.dateRange = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
     if (report.me && !participants.has(report.me)) {
-      report.warnings.push(`"${report.me}" does not take part in ${path.basename(file)} (participants: ${report.participants.slice(0, 8).join(', ')})`);
+      report.warnings.push(
+        `"${report.me}" does not take part in ${path.basename(file)} (participants: ${report.participants.slice(0, 8).join(', ')})`,
+      );
     }
     return { report, format };
   } catch (e) {
@@ -112,7 +133,12 @@ export interface ImportOptions {
   signal?: AbortSignal | undefined;
 }
 
-export async function importFiles(ctx: EngineContext, discovery: DiscoveryJobs, i: ImportFiles, o: ImportOptions = {}): Promise<ImportFilesOutput> {
+export async function importFiles(
+  ctx: EngineContext,
+  discovery: DiscoveryJobs,
+  i: ImportFiles,
+  o: ImportOptions = {},
+): Promise<ImportFilesOutput> {
   // A cancel stops after the conversation being stored: each one is committed whole, and importing
   // the file again adds only what is missing.
   const cancelled = () => o.signal?.aborted === true;
@@ -158,8 +184,9 @@ export async function importFiles(ctx: EngineContext, discovery: DiscoveryJobs, 
     }
   }
   // Knowledge discovery is the import's last phase when an LLM is configured (progress: `discovery`).
-  const knowledge = !cancelled() && ctx.llm && files.some((f) => f.episodesCreated > 0)
-    ? await discovery.run(i.ownerId, { signal: o.signal, ...(progress ? { onProgress: progress.discovery } : {}) })
-    : null;
+  const knowledge =
+    !cancelled() && ctx.llm && files.some((f) => f.episodesCreated > 0)
+      ? await discovery.run(i.ownerId, { signal: o.signal, ...(progress ? { onProgress: progress.discovery } : {}) })
+      : null;
   return summarise(files, false, knowledge, cancelled());
 }

@@ -97,7 +97,10 @@ function childPath(top: Frame | undefined): JsonPath {
  * stream-json's bare tokenizer is driven chunk by chunk, synchronously: going through its Node stream
  * adapter costs a promise per token, five times slower on a 200 MB export.
  */
-export async function* walkJson(src: JsonSource, descend: (path: JsonPath, type: 'object' | 'array') => boolean): AsyncGenerator<JsonEvent> {
+export async function* walkJson(
+  src: JsonSource,
+  descend: (path: JsonPath, type: 'object' | 'array') => boolean,
+): AsyncGenerator<JsonEvent> {
   const input = await openOrExplain(src);
   const tokenize = jsonParser({ packValues: true, streamValues: false });
   const decoder = new StringDecoder('utf8');
@@ -244,7 +247,11 @@ async function syntaxError(src: JsonSource, otherwise: string): Promise<NemoriEr
     if (typeof v.line === 'number' && typeof v.pos === 'number') {
       const what = v.message.replace(/^ERROR at \d+ \(\d+, \d+\): /, '').replace(/^Verifier (cannot parse input: |has )/, '');
       const truncated = typeof v.offset === 'number' && v.offset >= lastInk;
-      return jsonError(src, { line: v.line, column: v.pos }, truncated ? `the file ends in the middle of the data (truncated?): ${what}` : `invalid JSON: ${what}`);
+      return jsonError(
+        src,
+        { line: v.line, column: v.pos },
+        truncated ? `the file ends in the middle of the data (truncated?): ${what}` : `invalid JSON: ${what}`,
+      );
     }
   }
   return jsonError(src, { line: 1, column: 1, byte: 0 }, otherwise);

@@ -220,7 +220,12 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
       push(speaker, text, wall);
       continue;
     }
-    if (!started) throw importError(file, { line: lineNo }, 'not a LINE chat export (expected "[LINE] Chat history with …" and date lines like "2023/12/30(Sat)")');
+    if (!started)
+      throw importError(
+        file,
+        { line: lineNo },
+        'not a LINE chat export (expected "[LINE] Chat history with …" and date lines like "2023/12/30(Sat)")',
+      );
     // A line that is neither date nor message continues the message above (older exports do not
     // always quote multi-line messages).
     if (last) {
@@ -231,9 +236,21 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
     if (afterSkipped) continue;
     throw importError(file, { line: lineNo }, 'text outside any message (expected a date line or "HH:MM<TAB>name<TAB>text")');
   }
-  if (quoted) throw importError(file, { line: (quoted as Quoted).startLine }, 'a quoted message that starts on this line is never closed (truncated export?)');
+  if (quoted)
+    throw importError(
+      file,
+      { line: (quoted as Quoted).startLine },
+      'a quoted message that starts on this line is never closed (truncated export?)',
+    );
   if (!started) throw importError(file, { line: 1 }, 'no LINE messages in this file (empty, or not a LINE chat export)');
-  const chat = name || chatName(path.basename(file).replace(/\.txt$/i, '').replace(/^\[LINE\]\s*/, ''));
+  const chat =
+    name ||
+    chatName(
+      path
+        .basename(file)
+        .replace(/\.txt$/i, '')
+        .replace(/^\[LINE\]\s*/, ''),
+    );
   yield makeConversation({
     source: 'line',
     externalId: chat,

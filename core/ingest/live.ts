@@ -40,7 +40,12 @@ export interface AddTurnsResult {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A conversation named by its id (as addMemory returned it) or by the caller's own key under a source. */
-export async function findConversations(ctx: EngineContext, ownerId: string, idOrKey: string, source?: string): Promise<StoredConversation[]> {
+export async function findConversations(
+  ctx: EngineContext,
+  ownerId: string,
+  idOrKey: string,
+  source?: string,
+): Promise<StoredConversation[]> {
   const read = ctx.store.read.conversations;
   const byId = UUID.test(idOrKey) ? await read.get(ownerId, idOrKey) : null;
   if (byId && (source === undefined || byId.source === source)) return [byId];

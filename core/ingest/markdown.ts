@@ -122,7 +122,9 @@ async function readMarkdownFile(file: string, relative: string, o: MarkdownOptio
     }
     const when = headingWhen ?? (await baseWhen());
     sources.add(when.source);
-    messages.push(makeMessage({ externalId: paragraphId(text, ids), speaker, role: 'user', text, sentAt: when.at, utcOffsetMin: when.utcOffsetMin }));
+    messages.push(
+      makeMessage({ externalId: paragraphId(text, ids), speaker, role: 'user', text, sentAt: when.at, utcOffsetMin: when.utcOffsetMin }),
+    );
   };
 
   let first = true;
@@ -158,7 +160,10 @@ async function readMarkdownFile(file: string, relative: string, o: MarkdownOptio
     }
     if (HEADING.test(line)) {
       await endParagraph();
-      const heading = line.replace(/^ {0,3}#{1,6}\s*/, '').replace(/\s+#+\s*$/, '').trim();
+      const heading = line
+        .replace(/^ {0,3}#{1,6}\s*/, '')
+        .replace(/\s+#+\s*$/, '')
+        .trim();
       if (title === null && /^ {0,3}#\s/.test(line)) title = heading;
       const d = dateOf(heading, timeZone);
       if (d) headingWhen = { ...d, source: 'heading' };
@@ -184,7 +189,8 @@ async function readMarkdownFile(file: string, relative: string, o: MarkdownOptio
     para.push(line);
   }
   if (inFront) throw importError(file, { line: 1 }, 'the front matter opened here ("---") is never closed (truncated file?)');
-  if (fence) throw importError(file, { line: (fence as { line: number }).line }, 'a code block opened here is never closed (truncated file?)');
+  if (fence)
+    throw importError(file, { line: (fence as { line: number }).line }, 'a code block opened here is never closed (truncated file?)');
   await endParagraph();
   const fm = front as Record<string, string> | null;
   return makeConversation({
@@ -225,7 +231,9 @@ async function* readMarkdown(target: string, o: MarkdownOptions): AsyncGenerator
   try {
     stat = await fs.promises.stat(target);
   } catch (e) {
-    throw new NemoriError('INVALID_INPUT', `${target}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: target });
+    throw new NemoriError('INVALID_INPUT', `${target}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, {
+      file: target,
+    });
   }
   if (!stat.isDirectory()) {
     yield await readMarkdownFile(target, path.basename(target), o, timeZone);

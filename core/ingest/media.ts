@@ -2,9 +2,30 @@ import type { Attachment } from '../domain/conversation.js';
 
 /** Attachment kind from a MIME type or, failing that, a file name's extension. */
 const BY_EXTENSION: Record<string, Attachment['kind']> = {
-  jpg: 'image', jpeg: 'image', png: 'image', gif: 'image', webp: 'image', heic: 'image', bmp: 'image', svg: 'image', tiff: 'image',
-  mp4: 'video', mov: 'video', webm: 'video', mkv: 'video', avi: 'video', m4v: 'video',
-  mp3: 'audio', ogg: 'audio', oga: 'audio', opus: 'audio', m4a: 'audio', wav: 'audio', aac: 'audio', flac: 'audio', amr: 'audio',
+  jpg: 'image',
+  jpeg: 'image',
+  png: 'image',
+  gif: 'image',
+  webp: 'image',
+  heic: 'image',
+  bmp: 'image',
+  svg: 'image',
+  tiff: 'image',
+  mp4: 'video',
+  mov: 'video',
+  webm: 'video',
+  mkv: 'video',
+  avi: 'video',
+  m4v: 'video',
+  mp3: 'audio',
+  ogg: 'audio',
+  oga: 'audio',
+  opus: 'audio',
+  m4a: 'audio',
+  wav: 'audio',
+  aac: 'audio',
+  flac: 'audio',
+  amr: 'audio',
   tgs: 'sticker',
 };
 
@@ -18,7 +39,13 @@ export function mediaKind(o: { mimeType?: string | null; name?: string | null })
 }
 
 /** An attachment with only the fields that are known (the schema treats absent and undefined alike, JSON does not). */
-export function attachment(a: { kind: Attachment['kind']; name?: string | null; uri?: string | null; mimeType?: string | null; caption?: string | null }): Attachment {
+export function attachment(a: {
+  kind: Attachment['kind'];
+  name?: string | null;
+  uri?: string | null;
+  mimeType?: string | null;
+  caption?: string | null;
+}): Attachment {
   const out: Attachment = { kind: a.kind };
   if (a.name) out.name = a.name;
   if (a.uri) out.uri = a.uri;

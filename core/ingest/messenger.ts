@@ -70,7 +70,8 @@ function resolveUri(uri: string, file: string): string {
 function attachmentsOf(m: Message, file: string): Attachment[] {
   const out: Attachment[] = [];
   const add = (kind: Attachment['kind'] | null, list: { uri: string }[] | null | undefined) => {
-    for (const a of list ?? []) out.push(attachment({ kind: kind ?? mediaKind({ name: a.uri }), name: path.posix.basename(a.uri), uri: resolveUri(a.uri, file) }));
+    for (const a of list ?? [])
+      out.push(attachment({ kind: kind ?? mediaKind({ name: a.uri }), name: path.posix.basename(a.uri), uri: resolveUri(a.uri, file) }));
   };
   add('image', m.photos);
   add('video', m.videos);
@@ -88,7 +89,10 @@ async function* readMessenger(file: string): AsyncGenerator<IncomingConversation
   const messages: IncomingMessage[] = [];
   let skipped = 0;
   let sawMessages = false;
-  for await (const ev of walkJson(src, (p, type) => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array'))) {
+  for await (const ev of walkJson(
+    src,
+    (p, type) => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array'),
+  )) {
     if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
     if (ev.kind !== 'value') continue;
     const [top, index] = ev.path;

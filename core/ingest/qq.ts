@@ -79,7 +79,14 @@ interface Pending {
 async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConversation> {
   const timeZone = checkTimeZone(o.timeZone ?? machineTimeZone());
   const stem = path.basename(file).replace(/\.txt$/i, '');
-  const newSection = (name: string | null, group: string | null): Section => ({ name, group, messages: [], ids: [], lastName: new Map(), skipped: 0 });
+  const newSection = (name: string | null, group: string | null): Section => ({
+    name,
+    group,
+    messages: [],
+    ids: [],
+    lastName: new Map(),
+    skipped: 0,
+  });
   let section = newSection(null, null);
   let group: string | null = null;
   let pending: Pending | null = null;
@@ -159,7 +166,8 @@ async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConve
     if (h) {
       flushMessage();
       const wall = { year: +h[1]!, month: +h[2]!, day: +h[3]!, hour: +h[4]!, minute: +h[5]!, second: +h[6]! };
-      if (!isValidWallTime(wall)) throw importError(file, { line: lineNo }, `invalid date or time "${h[1]}-${h[2]}-${h[3]} ${h[4]}:${h[5]}:${h[6]}"`);
+      if (!isValidWallTime(wall))
+        throw importError(file, { line: lineNo }, `invalid date or time "${h[1]}-${h[2]}-${h[3]} ${h[4]}:${h[5]}:${h[6]}"`);
       pending = { lineNo, wall, id: h[8] ?? h[9]!, name: h[7]!.trim(), lines: [] };
       lastContentLine = { lineNo, line, isHeader: true };
       sawAnything = true;
@@ -170,11 +178,21 @@ async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConve
       continue;
     }
     if (trimmed === '' || TITLE.test(trimmed)) continue;
-    throw importError(file, { line: lineNo }, sawAnything ? 'text outside any message (expected a header like "2019-07-16 18:15:05 昵称(12345)")' : 'not a QQ text export (expected "消息记录" and "消息对象:" sections, or message headers like "2019-07-16 18:15:05 昵称(12345)")');
+    throw importError(
+      file,
+      { line: lineNo },
+      sawAnything
+        ? 'text outside any message (expected a header like "2019-07-16 18:15:05 昵称(12345)")'
+        : 'not a QQ text export (expected "消息记录" and "消息对象:" sections, or message headers like "2019-07-16 18:15:05 昵称(12345)")',
+    );
   }
   if (!sawAnything) throw importError(file, { line: 1 }, 'no QQ messages in this file (empty, or not a QQ text export)');
   if (lastContentLine && (lastContentLine.isHeader || (CUT_HEADER.test(lastContentLine.line) && !HEADER.test(lastContentLine.line)))) {
-    throw importError(file, { line: lastContentLine.lineNo }, 'the file ends at a message header with no message after it (truncated export?)');
+    throw importError(
+      file,
+      { line: lastContentLine.lineNo },
+      'the file ends at a message header with no message after it (truncated export?)',
+    );
   }
   const done = finishSection();
   if (done) yield done;

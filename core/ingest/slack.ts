@@ -53,9 +53,33 @@ const Message = z.looseObject({
   client_msg_id: z.string().nullish(),
   thread_ts: Ts.nullish(),
   reply_count: z.number().nullish(),
-  user_profile: z.looseObject({ real_name: z.string().nullish(), display_name: z.string().nullish(), name: z.string().nullish() }).nullish(),
-  files: z.array(z.looseObject({ name: z.string().nullish(), title: z.string().nullish(), mimetype: z.string().nullish(), url_private: z.string().nullish(), permalink: z.string().nullish(), mode: z.string().nullish() })).nullish(),
-  attachments: z.array(z.looseObject({ title: z.string().nullish(), title_link: z.string().nullish(), from_url: z.string().nullish(), original_url: z.string().nullish(), text: z.string().nullish(), fallback: z.string().nullish() })).nullish(),
+  user_profile: z
+    .looseObject({ real_name: z.string().nullish(), display_name: z.string().nullish(), name: z.string().nullish() })
+    .nullish(),
+  files: z
+    .array(
+      z.looseObject({
+        name: z.string().nullish(),
+        title: z.string().nullish(),
+        mimetype: z.string().nullish(),
+        url_private: z.string().nullish(),
+        permalink: z.string().nullish(),
+        mode: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  attachments: z
+    .array(
+      z.looseObject({
+        title: z.string().nullish(),
+        title_link: z.string().nullish(),
+        from_url: z.string().nullish(),
+        original_url: z.string().nullish(),
+        text: z.string().nullish(),
+        fallback: z.string().nullish(),
+      }),
+    )
+    .nullish(),
   edited: z.looseObject({ ts: Ts.nullish() }).nullish(),
   reactions: z.array(z.looseObject({ name: z.string(), count: z.number().nullish() })).nullish(),
 });
@@ -169,7 +193,14 @@ function attachmentsOf(m: Message): Attachment[] {
   for (const f of m.files ?? []) {
     // Files deleted, or beyond a free plan's limit, are placeholders without a name.
     if (f.mode === 'tombstone' || f.mode === 'hidden_by_limit') continue;
-    out.push(attachment({ kind: mediaKind({ mimeType: f.mimetype, name: f.name }), name: f.name ?? f.title, mimeType: f.mimetype, uri: f.url_private ?? f.permalink }));
+    out.push(
+      attachment({
+        kind: mediaKind({ mimeType: f.mimetype, name: f.name }),
+        name: f.name ?? f.title,
+        mimeType: f.mimetype,
+        uri: f.url_private ?? f.permalink,
+      }),
+    );
   }
   for (const a of m.attachments ?? []) {
     const uri = a.from_url ?? a.title_link ?? a.original_url;
@@ -202,7 +233,11 @@ async function readDay(
     const attachments = attachmentsOf(m);
     let text = renderText(m.text ?? '', users, channels);
     // Bots often post only attachments whose text is the message.
-    if (!text.trim()) text = (m.attachments ?? []).map((a) => a.text ?? a.fallback ?? '').filter(Boolean).join('\n');
+    if (!text.trim())
+      text = (m.attachments ?? [])
+        .map((a) => a.text ?? a.fallback ?? '')
+        .filter(Boolean)
+        .join('\n');
     if (!text.trim() && attachments.length === 0) {
       state.skipped++;
       continue;

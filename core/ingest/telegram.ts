@@ -42,9 +42,14 @@ const Message = z
     poll: z.looseObject({ question: z.string(), answers: z.array(z.looseObject({ text: z.string() })).optional() }).optional(),
     location_information: z.looseObject({ latitude: z.number(), longitude: z.number() }).optional(),
     place_name: z.string().optional(),
-    contact_information: z.looseObject({ first_name: z.string().optional(), last_name: z.string().optional(), phone_number: z.string().optional() }).optional(),
+    contact_information: z
+      .looseObject({ first_name: z.string().optional(), last_name: z.string().optional(), phone_number: z.string().optional() })
+      .optional(),
   })
-  .refine((m) => m.date !== undefined || m.date_unixtime !== undefined, { message: 'the message has neither "date" nor "date_unixtime"', path: ['date'] });
+  .refine((m) => m.date !== undefined || m.date_unixtime !== undefined, {
+    message: 'the message has neither "date" nor "date_unixtime"',
+    path: ['date'],
+  });
 type Message = z.infer<typeof Message>;
 
 const Owner = z.looseObject({ user_id: z.number().optional(), first_name: z.string().optional(), last_name: z.string().optional() });
@@ -64,7 +69,8 @@ interface Chat {
 }
 
 const CHAT_LISTS = new Set(['chats', 'left_chats']);
-const isChat = (p: JsonPath) => p.length === 0 || (p.length === 3 && CHAT_LISTS.has(p[0] as string) && p[1] === 'list' && typeof p[2] === 'number');
+const isChat = (p: JsonPath) =>
+  p.length === 0 || (p.length === 3 && CHAT_LISTS.has(p[0] as string) && p[1] === 'list' && typeof p[2] === 'number');
 const key = (p: JsonPath) => JSON.stringify(p);
 
 function plainText(t: z.infer<typeof Text> | undefined): string {
@@ -83,10 +89,19 @@ function localAsUtc(date: string): number {
 
 function media(m: Message, dir: string): Attachment[] {
   const out: Attachment[] = [];
-  const where = (p: string) => (NOT_INCLUDED.test(p) ? { uri: undefined, caption: 'not included in the export' } : { uri: path.resolve(dir, p), caption: undefined });
+  const where = (p: string) =>
+    NOT_INCLUDED.test(p) ? { uri: undefined, caption: 'not included in the export' } : { uri: path.resolve(dir, p), caption: undefined };
   if (m.photo) {
     const w = where(m.photo);
-    out.push(attachment({ kind: 'image', name: w.uri ? path.basename(m.photo) : undefined, uri: w.uri, mimeType: 'image/jpeg', caption: w.caption }));
+    out.push(
+      attachment({
+        kind: 'image',
+        name: w.uri ? path.basename(m.photo) : undefined,
+        uri: w.uri,
+        mimeType: 'image/jpeg',
+        caption: w.caption,
+      }),
+    );
   }
   if (m.file || m.media_type) {
     const w = m.file ? where(m.file) : { uri: undefined, caption: 'not included in the export' };
@@ -118,7 +133,8 @@ function media(m: Message, dir: string): Attachment[] {
 function sharedText(m: Message): string[] {
   const out: string[] = [];
   if (m.poll) out.push(`[poll] ${m.poll.question}${m.poll.answers?.length ? ` — ${m.poll.answers.map((a) => a.text).join(' / ')}` : ''}`);
-  if (m.location_information) out.push(`[location] ${m.place_name ? `${m.place_name} ` : ''}${m.location_information.latitude}, ${m.location_information.longitude}`);
+  if (m.location_information)
+    out.push(`[location] ${m.place_name ? `${m.place_name} ` : ''}${m.location_information.latitude}, ${m.location_information.longitude}`);
   if (m.contact_information) {
     const c = m.contact_information;
     out.push(`[contact] ${[c.first_name, c.last_name].filter(Boolean).join(' ')} ${c.phone_number ?? ''}`.trim());
@@ -127,7 +143,14 @@ function sharedText(m: Message): string[] {
 }
 
 /** The message to keep, or null (counted as skipped) for service messages and empty ones. */
-async function toMessage(src: JsonSource, chat: Chat, at: JsonPath, raw: unknown, owner: { id: string | null; name: string | null }, ctx: ReadContext): Promise<IncomingMessage | null> {
+async function toMessage(
+  src: JsonSource,
+  chat: Chat,
+  at: JsonPath,
+  raw: unknown,
+  owner: { id: string | null; name: string | null },
+  ctx: ReadContext,
+): Promise<IncomingMessage | null> {
   const parsed = Message.safeParse(raw);
   if (!parsed.success) throw await shapeError(src, at, `message ${(raw as { id?: unknown } | null)?.id ?? at.at(-1)}`, parsed.error);
   const m = parsed.data;
@@ -207,7 +230,8 @@ async function* readTelegram(file: string, ctx: ReadContext): AsyncGenerator<Inc
   let sawChat = false;
   const descend = (p: JsonPath, type: 'object' | 'array') =>
     (type === 'object' && (isChat(p) || (p.length === 1 && CHAT_LISTS.has(p[0] as string)))) ||
-    (type === 'array' && ((p.length === 2 && CHAT_LISTS.has(p[0] as string) && p[1] === 'list') || (p.at(-1) === 'messages' && isChat(p.slice(0, -1)))));
+    (type === 'array' &&
+      ((p.length === 2 && CHAT_LISTS.has(p[0] as string) && p[1] === 'list') || (p.at(-1) === 'messages' && isChat(p.slice(0, -1)))));
 
   for await (const ev of walkJson(src, descend)) {
     const p = ev.path;
@@ -264,6 +288,8 @@ export const telegramImport: ImportFormat = {
     /^\s*\{/.test(head.replace(/^\uFEFF/, '')) &&
     (/"date_unixtime"\s*:/.test(head) ||
       /"personal_information"\s*:\s*\{/.test(head) ||
-      /"type"\s*:\s*"(personal_chat|private_group|private_supergroup|public_supergroup|private_channel|public_channel|saved_messages|bot_chat)"/.test(head)),
+      /"type"\s*:\s*"(personal_chat|private_group|private_supergroup|public_supergroup|private_channel|public_channel|saved_messages|bot_chat)"/.test(
+        head,
+      )),
   read: readTelegram,
 };

@@ -109,7 +109,13 @@ const LABEL_KINDS: Record<string, Kind> = {
 function xmlField(xml: string, tag: string): string | undefined {
   const m = new RegExp(`<${tag}>(?:<!\\[CDATA\\[)?([\\s\\S]*?)(?:\\]\\]>)?</${tag}>`).exec(xml);
   const v = m?.[1]?.trim();
-  return v ? v.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"') : undefined;
+  return v
+    ? v
+        .replace(/&amp;/g, '&')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+    : undefined;
 }
 
 /** Text and attachments of one message; media bodies are XML or a "[图片]"-style placeholder, never words said. */
@@ -230,8 +236,10 @@ async function* csvRows(text: Readable, file: string): AsyncGenerator<CsvRow> {
       }
       if (failure) {
         const e = failure as CsvError & { lines?: number };
-        if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw importError(file, { line: lastEnd + 1 }, 'a quoted field that starts on this line is never closed (truncated file?)');
-        if (typeof e.code === 'string' && e.code.startsWith('CSV_')) throw importError(file, { line: e.lines ?? lastEnd + 1 }, `invalid CSV: ${e.message}`);
+        if (e.code === 'CSV_QUOTE_NOT_CLOSED')
+          throw importError(file, { line: lastEnd + 1 }, 'a quoted field that starts on this line is never closed (truncated file?)');
+        if (typeof e.code === 'string' && e.code.startsWith('CSV_'))
+          throw importError(file, { line: e.lines ?? lastEnd + 1 }, `invalid CSV: ${e.message}`);
         throw new NemoriError('INVALID_INPUT', `${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? e.message})`, { file });
       }
       if (ended) return;
@@ -252,7 +260,10 @@ function col(record: Record<string, string | undefined>, name: string): string |
 
 interface CsvLayout {
   /** Column names as written (case kept), found case-insensitively. */
-  names: Record<'isSender' | 'content' | 'createTime' | 'strTime' | 'type' | 'subType' | 'talker' | 'remark' | 'nickName' | 'sender', string | undefined>;
+  names: Record<
+    'isSender' | 'content' | 'createTime' | 'strTime' | 'type' | 'subType' | 'talker' | 'remark' | 'nickName' | 'sender',
+    string | undefined
+  >;
 }
 
 const CSV_COLUMNS = {
@@ -277,7 +288,12 @@ function layoutOf(record: Record<string, string | undefined>): CsvLayout {
 
 /** "张三_utf8.csv" → "张三": WeChatMsg names each file after the contact's remark. */
 function stemOf(file: string): string {
-  return path.basename(file).replace(/\.csv$/i, '').replace(/_(utf-?8|gbk)$/i, '') || path.basename(file);
+  return (
+    path
+      .basename(file)
+      .replace(/\.csv$/i, '')
+      .replace(/_(utf-?8|gbk)$/i, '') || path.basename(file)
+  );
 }
 
 async function* csvRecords(file: string): AsyncGenerator<CsvRow> {
@@ -309,7 +325,12 @@ function checkedLayout(file: string, record: Record<string, string | undefined>)
   const layout = layoutOf(record);
   const missing: string[] = (['isSender', 'content'] as const).filter((k) => !layout.names[k]).map((k) => CSV_COLUMNS[k]);
   if (!layout.names.createTime && !layout.names.strTime) missing.push('CreateTime or StrTime');
-  if (missing.length) throw importError(file, { line: 1 }, `not a WeChat CSV export: missing column ${missing.join(', ')} (expected localId, TalkerId, Type, SubType, IsSender, CreateTime, Status, StrContent, StrTime, …)`);
+  if (missing.length)
+    throw importError(
+      file,
+      { line: 1 },
+      `not a WeChat CSV export: missing column ${missing.join(', ')} (expected localId, TalkerId, Type, SubType, IsSender, CreateTime, Status, StrContent, StrTime, …)`,
+    );
   return layout;
 }
 
@@ -354,7 +375,10 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
   const unknownTypes = new Set<string>();
   for (const pass of passes) {
     const building = new Map<string, Building>(
-      pass.map((t) => [t.id, { talker: t.id, messages: [], participants: new Set(), otherNames: new Set(), skipped: { system: 0, call: 0, unknown: 0 } }]),
+      pass.map((t) => [
+        t.id,
+        { talker: t.id, messages: [], participants: new Set(), otherNames: new Set(), skipped: { system: 0, call: 0, unknown: 0 } },
+      ]),
     );
     for await (const { record, line } of csvRecords(file)) {
       const b = building.get(talkerOf(record, layout));
@@ -371,7 +395,12 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
       const unix = createRaw ? unixSeconds(createRaw) : null;
       if (createRaw && unix === null) throw importError(file, { line }, `CreateTime "${createRaw}" is not a Unix time in seconds`);
       const time = resolveTime(unix, strTime || null, timeZone);
-      if (!time) throw importError(file, { line }, strTime ? `StrTime "${strTime}" is not a date and time (YYYY-MM-DD HH:MM:SS)` : 'the row has neither CreateTime nor StrTime');
+      if (!time)
+        throw importError(
+          file,
+          { line },
+          strTime ? `StrTime "${strTime}" is not a date and time (YYYY-MM-DD HH:MM:SS)` : 'the row has neither CreateTime nor StrTime',
+        );
       if (kind.what === 'skip') {
         b.skipped[kind.why]++;
         if (kind.why === 'unknown') unknownTypes.add(`${type}/${subType}`);
@@ -458,7 +487,8 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
   // Rows from others need the chat's name when they carry no sender name, and the session may come last.
   const unnamed: Array<{ msg: IncomingMessage; sender: string }> = [];
   // Walk into the root (whatever it is, so a wrong file is never assembled whole) and the messages array.
-  const descend = (p: (string | number)[], type: 'object' | 'array') => p.length === 0 || (p.length === 1 && p[0] === 'messages' && type === 'array');
+  const descend = (p: (string | number)[], type: 'object' | 'array') =>
+    p.length === 0 || (p.length === 1 && p[0] === 'messages' && type === 'array');
   for await (const ev of walkJson(src, descend)) {
     if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
     if (ev.kind !== 'value') continue;
@@ -468,13 +498,15 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
       session = parsed.data;
       continue;
     }
-    if (ev.path.length === 1 && ev.path[0] === 'messages') throw await valueError(src, ['messages'], '"messages" must be an array of messages');
+    if (ev.path.length === 1 && ev.path[0] === 'messages')
+      throw await valueError(src, ['messages'], '"messages" must be an array of messages');
     if (ev.path.length !== 2 || ev.path[0] !== 'messages') continue;
     const parsed = EchoMessage.safeParse(ev.value);
     if (!parsed.success) throw await shapeError(src, ev.path, 'message', parsed.error);
     const m = parsed.data;
     const unix = unixSeconds(m.createTime);
-    if (unix === null) throw await valueError(src, [...ev.path, 'createTime'], `message: createTime "${m.createTime}" is not a Unix time in seconds`);
+    if (unix === null)
+      throw await valueError(src, [...ev.path, 'createTime'], `message: createTime "${m.createTime}" is not a Unix time in seconds`);
     const time = resolveTime(unix, m.formattedTime ?? null, timeZone)!;
     const kind = echoKind(m);
     const sender = m.senderUsername ?? '';
@@ -491,7 +523,14 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
     const isMe = m.isSend === 1;
     const name = m.senderDisplayName?.trim() || '';
     const { text, attachments } = body(kind, m.content ?? '');
-    const msg = makeMessage({ speaker: name || (isMe ? 'me' : sender.trim() || '?'), role: isMe ? 'user' : 'other', text, sentAt: time.at, utcOffsetMin: time.utcOffsetMin, attachments });
+    const msg = makeMessage({
+      speaker: name || (isMe ? 'me' : sender.trim() || '?'),
+      role: isMe ? 'user' : 'other',
+      text,
+      sentAt: time.at,
+      utcOffsetMin: time.utcOffsetMin,
+      attachments,
+    });
     if (!name && !isMe) unnamed.push({ msg, sender: sender.trim() });
     messages.push(msg);
   }
@@ -538,7 +577,10 @@ export function wechatFormat(o: WeChatOptions = {}): ImportFormat {
         const first = asciiView(head).split(/\r?\n/, 1)[0] ?? '';
         return /\bStrContent\b/i.test(first) && /\bIsSender\b/i.test(first);
       }
-      if (ext === '.json') return /"senderUsername"\s*:/.test(head) || (/"session"\s*:/.test(head) && /"createTime"\s*:/.test(head) && /"isSend"\s*:/.test(head));
+      if (ext === '.json')
+        return (
+          /"senderUsername"\s*:/.test(head) || (/"session"\s*:/.test(head) && /"createTime"\s*:/.test(head) && /"isSend"\s*:/.test(head))
+        );
       return false;
     },
     async *read(file, ctx) {

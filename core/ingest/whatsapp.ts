@@ -3,13 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Attachment, IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
-import {
-  fileAttachment,
-  makeConversation,
-  makeMessage,
-  normalizeSpaces,
-  stripDirectionMarks,
-} from './chat-text.js';
+import { fileAttachment, makeConversation, makeMessage, normalizeSpaces, stripDirectionMarks } from './chat-text.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
 import { readLines, splitLines, type TextLine } from './text-lines.js';
 import { listZipEntries, looksLikeZip, zipEntryNamesSync, zipEntryStream } from './zip.js';
@@ -102,7 +96,9 @@ function isPm(marker: string): boolean {
 
 function localeDateOrder(locale: string | undefined): DateOrder {
   try {
-    const parts = new Intl.DateTimeFormat(locale, { year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(Date.UTC(2000, 11, 31, 12)));
+    const parts = new Intl.DateTimeFormat(locale, { year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(
+      new Date(Date.UTC(2000, 11, 31, 12)),
+    );
     const month = parts.findIndex((p) => p.type === 'month');
     const day = parts.findIndex((p) => p.type === 'day');
     return month < day ? 'mdy' : 'dmy';
@@ -155,9 +151,11 @@ const EDITED = /\s*<(This message was edited|Se editó este mensaje\.?|此消息
 /** iOS with media: `<attached: 00000012-PHOTO-2023-12-31-21-41-05.jpg>` (possibly after a document's title). */
 const ATTACHED = /^(.*?)\s*<(?:attached|adjunto|附件|Anhang|pièce jointe|allegato)[:：]\s*([^<>]+)>$/i;
 /** Android with media: `IMG-20231231-WA0001.jpg (file attached)`. */
-const FILE_ATTACHED = /^(\S(?:.*\S)?\.\w{2,5}) \((file attached|archivo adjunto|文件附件|附件|Datei angehängt|fichier joint|file allegato)\)$/i;
+const FILE_ATTACHED =
+  /^(\S(?:.*\S)?\.\w{2,5}) \((file attached|archivo adjunto|文件附件|附件|Datei angehängt|fichier joint|file allegato)\)$/i;
 /** Android without media: `<Media omitted>` and its translations. */
-const MEDIA_OMITTED = /^<(Media omitted|Multimedia omitido|Archivo omitido|Medien ausgeschlossen|Médias omis|媒体文件已省略|省略影音内容|省略影音內容|媒體已略過|[^<>]{0,30}(omitted|omitido|省略|忽略|略過)[^<>]{0,10})>$/i;
+const MEDIA_OMITTED =
+  /^<(Media omitted|Multimedia omitido|Archivo omitido|Medien ausgeschlossen|Médias omis|媒体文件已省略|省略影音内容|省略影音內容|媒體已略過|[^<>]{0,30}(omitted|omitido|省略|忽略|略過)[^<>]{0,10})>$/i;
 /** iOS without media: `image omitted`, `imagen omitida`, `图片已忽略`; documents carry their title first ("Trip.pdf • 3 pages document omitted"). */
 const OMITTED = '\\s?(omitted|omitida|omitido|已忽略|已省略)$';
 const KIND_OMITTED: Array<[RegExp, Attachment['kind']]> = [
@@ -173,8 +171,7 @@ const KIND_OMITTED: Array<[RegExp, Attachment['kind']]> = [
 const MARKED_BUT_SAID = /^(POLL|ENCUESTA|投票|location|ubicación|位置)[:：]/i;
 
 type Classified =
-  | { type: 'message'; text: string; attachments: Attachment[]; edited: boolean }
-  | { type: 'skip'; why: 'system' | 'deleted' | 'call' };
+  { type: 'message'; text: string; attachments: Attachment[]; edited: boolean } | { type: 'skip'; why: 'system' | 'deleted' | 'call' };
 
 function mediaUri(name: string, media: MediaIndex): string | undefined {
   return media.has(name) ? media.uri(name) : undefined;
@@ -333,7 +330,11 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
     const wall = { year, month, day, hour, minute: h.minute, second: h.second };
     if (!isValidWallTime(wall)) {
       const shown = `${h.f1}/${h.f2}/${h.f3} ${h.hour}:${String(h.minute).padStart(2, '0')}`;
-      throw importError(input.label, { line: p.lineNo }, `invalid date or time "${shown}" (read as ${h.yearFirst ? 'year/month/day' : order === 'dmy' ? 'day/month/year' : 'month/day/year'}); the lines disagree on the date order or the file is damaged`);
+      throw importError(
+        input.label,
+        { line: p.lineNo },
+        `invalid date or time "${shown}" (read as ${h.yearFirst ? 'year/month/day' : order === 'dmy' ? 'day/month/year' : 'month/day/year'}); the lines disagree on the date order or the file is damaged`,
+      );
     }
     if (p.speaker === null) {
       skipped.system++;
@@ -365,7 +366,11 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
     if (!h) {
       if (!pending) {
         if (tl.line.trim() === '' && !any) continue;
-        throw importError(input.label, { line: tl.lineNo }, 'no timestamp where a WhatsApp message should start (expected e.g. "12/31/23, 9:41 PM - Name: text" or "[31/12/2023, 21:41:05] Name: text")');
+        throw importError(
+          input.label,
+          { line: tl.lineNo },
+          'no timestamp where a WhatsApp message should start (expected e.g. "12/31/23, 9:41 PM - Name: text" or "[31/12/2023, 21:41:05] Name: text")',
+        );
       }
       // A line without a header continues the message above (multi-line messages and captions).
       (pending as Pending).parts.push(stripDirectionMarks(tl.line));
@@ -393,7 +398,8 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
     }
     pending = { lineNo: tl.lineNo, header: h, speaker, parts: [text] };
   }
-  if (!any) throw importError(input.label, { line: lastLine?.lineNo ?? 1 }, 'no WhatsApp messages in this file (empty, or not a WhatsApp export)');
+  if (!any)
+    throw importError(input.label, { line: lastLine?.lineNo ?? 1 }, 'no WhatsApp messages in this file (empty, or not a WhatsApp export)');
   // The last line is a date and a time that stop short of the author: the file was cut off.
   if (lastLine && isCutHeader(lastLine.line)) {
     throw importError(input.label, { line: lastLine.lineNo }, 'the file ends in the middle of a message header (truncated export?)');
@@ -427,7 +433,10 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
 
 function isChatEntry(name: string): boolean {
   const base = path.posix.basename(name);
-  return /\.txt$/i.test(base) && (/^_chat\.txt$/i.test(base) || NAME_PATTERNS.some((re) => re.test(base.replace(/\.txt$/i, '').replace(/\s\(\d+\)$/, ''))));
+  return (
+    /\.txt$/i.test(base) &&
+    (/^_chat\.txt$/i.test(base) || NAME_PATTERNS.some((re) => re.test(base.replace(/\.txt$/i, '').replace(/\s\(\d+\)$/, ''))))
+  );
 }
 
 function pickChatEntry(names: string[]): string | undefined {
@@ -455,7 +464,8 @@ async function* decodeUtf8(s: Readable): AsyncGenerator<string> {
 async function readZip(file: string, o: WhatsAppOptions, ctx: ReadContext): Promise<IncomingConversation> {
   const names = (await listZipEntries(file)).map((e) => e.name);
   const entry = pickChatEntry(names);
-  if (!entry) throw importError(file, { line: 1 }, 'this zip has no chat text (_chat.txt or "WhatsApp Chat with ….txt"): not a WhatsApp export');
+  if (!entry)
+    throw importError(file, { line: 1 }, 'this zip has no chat text (_chat.txt or "WhatsApp Chat with ….txt"): not a WhatsApp export');
   const dir = path.posix.dirname(entry);
   const inZip = new Set(names);
   const within = (n: string) => (dir === '.' ? n : `${dir}/${n}`);
@@ -495,7 +505,11 @@ export function whatsappFormat(o: WhatsAppOptions = {}): ImportFormat {
         yield await readZip(file, withTimeZone(o, ctx), ctx);
         return;
       }
-      yield await parseChat({ label: file, chatName: chatNameFromPath(file), lines: () => readLines(file), media: folderMedia(file) }, withTimeZone(o, ctx), ctx);
+      yield await parseChat(
+        { label: file, chatName: chatNameFromPath(file), lines: () => readLines(file), media: folderMedia(file) },
+        withTimeZone(o, ctx),
+        ctx,
+      );
     },
   };
 }

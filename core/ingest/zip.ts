@@ -24,7 +24,11 @@ export interface ZipEntryInfo {
 export function zipError(file: string, byte: number | null, problem: string, member?: string): NemoriError {
   const where = byte === null ? '' : ` byte ${byte}:`;
   const name = member ? `${file} (${member})` : file;
-  return new NemoriError('IMPORT_PARSE', `${name}:${where} ${problem}`, { file, ...(member ? { member } : {}), ...(byte === null ? {} : { byte }) });
+  return new NemoriError('IMPORT_PARSE', `${name}:${where} ${problem}`, {
+    file,
+    ...(member ? { member } : {}),
+    ...(byte === null ? {} : { byte }),
+  });
 }
 
 /** Zip files start with a local file header; an empty archive with only the end record. Used by `detect()`. */
@@ -34,7 +38,8 @@ export function looksLikeZip(head: string): boolean {
 
 function describe(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
-  if (/end of central directory record signature not found/i.test(m)) return 'not a zip archive, or the archive is truncated (no end-of-central-directory record)';
+  if (/end of central directory record signature not found/i.test(m))
+    return 'not a zip archive, or the archive is truncated (no end-of-central-directory record)';
   return `broken zip archive (${m})`;
 }
 
@@ -42,7 +47,13 @@ async function openZip(file: string): Promise<yauzl.ZipFile> {
   try {
     // lazyEntries: we walk the central directory ourselves and stop at the member we need.
     // autoClose off: we close exactly once, when the caller's stream is done.
-    return await yauzl.openPromise(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false });
+    return await yauzl.openPromise(file, {
+      lazyEntries: true,
+      autoClose: false,
+      decodeStrings: true,
+      validateEntrySizes: true,
+      strictFileNames: false,
+    });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code) {
       throw new NemoriError('INVALID_INPUT', `${file}: cannot read (${(e as NodeJS.ErrnoException).code})`, { file });
@@ -59,11 +70,20 @@ async function openZip(file: string): Promise<yauzl.ZipFile> {
 }
 
 function info(e: yauzl.Entry): ZipEntryInfo {
-  return { name: e.fileName.replace(/\\/g, '/'), size: e.uncompressedSize, compressedSize: e.compressedSize, offset: e.relativeOffsetOfLocalHeader };
+  return {
+    name: e.fileName.replace(/\\/g, '/'),
+    size: e.uncompressedSize,
+    compressedSize: e.compressedSize,
+    offset: e.relativeOffsetOfLocalHeader,
+  };
 }
 
 /** Walks the central directory; `stop` returning true ends the walk early and returns that entry. */
-async function walkEntries(file: string, zip: yauzl.ZipFile, stop: (e: ZipEntryInfo, raw: yauzl.Entry) => boolean): Promise<yauzl.Entry | null> {
+async function walkEntries(
+  file: string,
+  zip: yauzl.ZipFile,
+  stop: (e: ZipEntryInfo, raw: yauzl.Entry) => boolean,
+): Promise<yauzl.Entry | null> {
   let cursor = 0;
   try {
     for await (const entry of zip.eachEntry()) {
@@ -82,7 +102,8 @@ async function walkEntries(file: string, zip: yauzl.ZipFile, stop: (e: ZipEntryI
  */
 async function memberStream(file: string, zip: yauzl.ZipFile, entry: yauzl.Entry, done: () => void): Promise<Readable> {
   const name = info(entry).name;
-  if (entry.isEncrypted()) throw zipError(file, entry.relativeOffsetOfLocalHeader, 'the member is encrypted; export it again without a password', name);
+  if (entry.isEncrypted())
+    throw zipError(file, entry.relativeOffsetOfLocalHeader, 'the member is encrypted; export it again without a password', name);
   let raw: Readable;
   try {
     raw = await zip.openReadStreamPromise(entry);
@@ -256,7 +277,7 @@ function centralDirectorySync(fd: number): CentralEntry[] | null {
       offset: cd.readUInt32LE(p + 42),
     };
     // Zip64 extra field: the 64-bit values replace the 32-bit ones that are saturated, in this order.
-    for (let x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen; ) {
+    for (let x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen;) {
       const id = cd.readUInt16LE(x);
       const len = cd.readUInt16LE(x + 2);
       if (id === 0x0001) {

@@ -26,9 +26,11 @@ export function discoveryJobs(ctx: EngineContext): DiscoveryJobs {
   const enqueue = <T>(ownerId: string, step: () => Promise<T>): Promise<T> => {
     const next = (chains.get(ownerId) ?? Promise.resolve()).catch(() => {}).then(step);
     chains.set(ownerId, next);
-    void next.finally(() => {
-      if (chains.get(ownerId) === next) chains.delete(ownerId);
-    }).catch(() => {});
+    void next
+      .finally(() => {
+        if (chains.get(ownerId) === next) chains.delete(ownerId);
+      })
+      .catch(() => {});
     return next;
   };
   return {

@@ -41,11 +41,14 @@ export function startForgettingScheduler(ctx: EngineContext): ForgettingSchedule
   function schedule(ms: number): void {
     if (abort.signal.aborted) return;
     // setTimeout takes a signed 32-bit delay (about 24.8 days); a longer one would fire at once.
-    timer = setTimeout(() => {
-      current = runDue()
-        .catch((e: unknown) => ctx.warn(`the forgetting job failed: ${(e as Error).message}`))
-        .finally(() => schedule(Math.min(everyHours * HOUR_MS, HOUR_MS)));
-    }, Math.min(ms, 2 ** 31 - 1));
+    timer = setTimeout(
+      () => {
+        current = runDue()
+          .catch((e: unknown) => ctx.warn(`the forgetting job failed: ${(e as Error).message}`))
+          .finally(() => schedule(Math.min(everyHours * HOUR_MS, HOUR_MS)));
+      },
+      Math.min(ms, 2 ** 31 - 1),
+    );
     timer.unref();
   }
   schedule(firstCheckMinutes * 60_000);

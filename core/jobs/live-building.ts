@@ -54,7 +54,11 @@ function withSignal(llm: Llm, signal: AbortSignal): Llm {
   };
 }
 
-export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { concurrency?: number; settleMs?: number; maxWaitMs?: number } = {}): LiveBuilding {
+export function liveBuilding(
+  ctx: EngineContext,
+  discovery: DiscoveryJobs,
+  o: { concurrency?: number; settleMs?: number; maxWaitMs?: number } = {},
+): LiveBuilding {
   const concurrency = o.concurrency ?? 2;
   const settleMs = o.settleMs ?? 1_000;
   const maxWaitMs = o.maxWaitMs ?? 10_000;
@@ -81,7 +85,8 @@ export function liveBuilding(ctx: EngineContext, discovery: DiscoveryJobs, o: { 
       ctx.warn(`live memory: building conversation ${job.conversationId} failed: ${(e as Error).message}`);
       // The turns are stored: the tail stays known, so the idle timeout (or the next turn) tries again.
       const key = keyOf(job.ownerId, job.conversationId);
-      if (!tails.has(key)) tails.set(key, { ownerId: job.ownerId, conversationId: job.conversationId, lastTurnAt: ctx.clock.now().getTime() });
+      if (!tails.has(key))
+        tails.set(key, { ownerId: job.ownerId, conversationId: job.conversationId, lastTurnAt: ctx.clock.now().getTime() });
     }
   }
 

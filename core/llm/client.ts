@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { LlmConfig, type LlmConfigInput } from './config.js';
 import { parseReply } from './json.js';
-import { LlmError, type ChatMessage, type CompleteRequest, type CompleteResult, type ConnectionStatus, type Llm, type LlmDescription, type LlmErrorCode } from './llm.js';
+import {
+  LlmError,
+  type ChatMessage,
+  type CompleteRequest,
+  type CompleteResult,
+  type ConnectionStatus,
+  type Llm,
+  type LlmDescription,
+  type LlmErrorCode,
+} from './llm.js';
 import { renderPrompt } from './prompts.js';
 import { displayUrl, keyHint, redact } from './secrets.js';
 import type { UsageEntry, UsageSink } from './usage.js';
@@ -131,7 +140,13 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
    * connections back off exponentially, timeouts and other 4xx fail at once. Every HTTP request is
    * logged; the successful one is returned unlogged so the caller can record whether its JSON held up.
    */
-  async function send(req: CompleteRequest<unknown>, messages: readonly ChatMessage[], json: boolean, repair: boolean, firstAttempt: number): Promise<Reply> {
+  async function send(
+    req: CompleteRequest<unknown>,
+    messages: readonly ChatMessage[],
+    json: boolean,
+    repair: boolean,
+    firstAttempt: number,
+  ): Promise<Reply> {
     const ownerId = req.ownerId ?? '';
     let attempt = firstAttempt;
     let retries = 0;
@@ -160,15 +175,30 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
       let retryAfter: string | null = null;
       let failure: { code: LlmErrorCode; message: string; retry: boolean } | null = null;
       try {
-        const res = await doFetch(`${base}/chat/completions`, { method: 'POST', headers: headers(), body: JSON.stringify(body), signal: ac.signal });
+        const res = await doFetch(`${base}/chat/completions`, {
+          method: 'POST',
+          headers: headers(),
+          body: JSON.stringify(body),
+          signal: ac.signal,
+        });
         status = res.status;
         retryAfter = res.headers.get('retry-after');
         // The timeout covers the body too: a server can send headers and then stall.
         text = await res.text();
       } catch (e) {
-        if (timedOut) failure = { code: 'LLM_TIMEOUT', message: `no reply within ${cfg.timeoutMs} ms (raise timeoutMs / NEMORI_LLM_TIMEOUT_MS for a slow local model)`, retry: false };
+        if (timedOut)
+          failure = {
+            code: 'LLM_TIMEOUT',
+            message: `no reply within ${cfg.timeoutMs} ms (raise timeoutMs / NEMORI_LLM_TIMEOUT_MS for a slow local model)`,
+            retry: false,
+          };
         else if (req.signal?.aborted) failure = { code: 'LLM_ABORTED', message: 'cancelled', retry: false };
-        else failure = { code: 'LLM_UNAVAILABLE', message: `cannot reach ${shownBase} (${networkReason(e)}); is the server running?`, retry: true };
+        else
+          failure = {
+            code: 'LLM_UNAVAILABLE',
+            message: `cannot reach ${shownBase} (${networkReason(e)}); is the server running?`,
+            retry: true,
+          };
       } finally {
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
@@ -181,15 +211,33 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
           // LM Studio and some proxies refuse OpenAI's json_object mode: the prompt already demands JSON,
           // so ask again without it (not counted as a retry) and remember for this client's lifetime.
           jsonModeAccepted = false;
-          await log({ ownerId, operation: req.operation, attempt, repair, tokensIn: null, tokensOut: null, latencyMs, ok: false, status, errorCode: 'LLM_REQUEST', error: `JSON mode refused, retrying without it: ${serverMessage(status, text)}` });
+          await log({
+            ownerId,
+            operation: req.operation,
+            attempt,
+            repair,
+            tokensIn: null,
+            tokensOut: null,
+            latencyMs,
+            ok: false,
+            status,
+            errorCode: 'LLM_REQUEST',
+            error: `JSON mode refused, retrying without it: ${serverMessage(status, text)}`,
+          });
           attempt++;
           continue;
         }
         const msg = serverMessage(status, text);
         if (status === 429) failure = { code: 'LLM_RATE_LIMITED', message: `rate limited (${msg})`, retry: true };
         else if (status >= 500 || status === 408) failure = { code: 'LLM_SERVER', message: `server error ${msg}`, retry: true };
-        else if (status === 401 || status === 403) failure = { code: 'LLM_AUTH', message: `the endpoint refused the credentials (${msg}); check NEMORI_LLM_API_KEY`, retry: false };
-        else if (status === 404) failure = { code: 'LLM_REQUEST', message: `not found (${msg}); check the base URL (it usually ends in /v1) and that model "${cfg.model}" exists`, retry: false };
+        else if (status === 401 || status === 403)
+          failure = { code: 'LLM_AUTH', message: `the endpoint refused the credentials (${msg}); check NEMORI_LLM_API_KEY`, retry: false };
+        else if (status === 404)
+          failure = {
+            code: 'LLM_REQUEST',
+            message: `not found (${msg}); check the base URL (it usually ends in /v1) and that model "${cfg.model}" exists`,
+            retry: false,
+          };
         else failure = { code: 'LLM_REQUEST', message: `the endpoint rejected the request (${msg})`, retry: false };
       }
 
@@ -203,21 +251,53 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
         }
         const content = envelope?.choices[0]?.message.content;
         if (!envelope || typeof content !== 'string') {
-          failure = { code: 'LLM_PROTOCOL', message: `the reply is not an OpenAI chat completion (${clean(text.slice(0, 120))}); is the base URL an OpenAI-compatible /v1 endpoint?`, retry: false };
+          failure = {
+            code: 'LLM_PROTOCOL',
+            message: `the reply is not an OpenAI chat completion (${clean(text.slice(0, 120))}); is the base URL an OpenAI-compatible /v1 endpoint?`,
+            retry: false,
+          };
         } else {
-          return { content, tokensIn: envelope.usage?.prompt_tokens ?? null, tokensOut: envelope.usage?.completion_tokens ?? null, latencyMs, status: status ?? 200, attempt };
+          return {
+            content,
+            tokensIn: envelope.usage?.prompt_tokens ?? null,
+            tokensOut: envelope.usage?.completion_tokens ?? null,
+            latencyMs,
+            status: status ?? 200,
+            attempt,
+          };
         }
       }
 
-      await log({ ownerId, operation: req.operation, attempt, repair, tokensIn: null, tokensOut: null, latencyMs, ok: false, status, errorCode: failure.code, error: failure.message });
+      await log({
+        ownerId,
+        operation: req.operation,
+        attempt,
+        repair,
+        tokensIn: null,
+        tokensOut: null,
+        latencyMs,
+        ok: false,
+        status,
+        errorCode: failure.code,
+        error: failure.message,
+      });
       if (!failure.retry || retries >= cfg.maxRetries) {
-        throw new LlmError(failure.code, `${req.operation}: ${clean(failure.message)}`, { operation: req.operation, ...(status !== null ? { status } : {}), requests: attempt });
+        throw new LlmError(failure.code, `${req.operation}: ${clean(failure.message)}`, {
+          operation: req.operation,
+          ...(status !== null ? { status } : {}),
+          requests: attempt,
+        });
       }
       let delay = Math.min(cfg.maxBackoffMs, cfg.backoffMs * 2 ** retries);
       // 429s carry Retry-After, and so do 503s from servers that are loading a model or overloaded.
       if (status === 429 || status === 503) {
         const asked = retryAfterMs(retryAfter, now());
-        if (asked !== null && asked > cfg.maxRetryAfterMs) throw new LlmError('LLM_RATE_LIMITED', `${req.operation}: rate limited; the endpoint asks to wait ${Math.round(asked / 1000)} s, longer than ${Math.round(cfg.maxRetryAfterMs / 1000)} s`, { operation: req.operation, status });
+        if (asked !== null && asked > cfg.maxRetryAfterMs)
+          throw new LlmError(
+            'LLM_RATE_LIMITED',
+            `${req.operation}: rate limited; the endpoint asks to wait ${Math.round(asked / 1000)} s, longer than ${Math.round(cfg.maxRetryAfterMs / 1000)} s`,
+            { operation: req.operation, status },
+          );
         if (asked !== null) delay = asked;
       }
       retries++;
@@ -231,16 +311,38 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
     const first = await send(req as CompleteRequest<unknown>, req.messages, Boolean(req.json), false, 1);
     const tokens = (a: number | null, b: number | null) => (a === null && b === null ? null : (a ?? 0) + (b ?? 0));
     const entry = (r: Reply, repair: boolean, ok: boolean, error: string | null): Omit<UsageEntry, 'model' | 'at'> => ({
-      ownerId, operation: req.operation, attempt: r.attempt, repair, tokensIn: r.tokensIn, tokensOut: r.tokensOut, latencyMs: r.latencyMs, ok, status: r.status, errorCode: ok ? null : 'LLM_BAD_REPLY', error,
+      ownerId,
+      operation: req.operation,
+      attempt: r.attempt,
+      repair,
+      tokensIn: r.tokensIn,
+      tokensOut: r.tokensOut,
+      latencyMs: r.latencyMs,
+      ok,
+      status: r.status,
+      errorCode: ok ? null : 'LLM_BAD_REPLY',
+      error,
     });
     if (!req.json) {
       await log(entry(first, false, true, null));
-      return { value: first.content as T, text: first.content, usage: { tokensIn: first.tokensIn, tokensOut: first.tokensOut }, requests: first.attempt, model: cfg.model };
+      return {
+        value: first.content as T,
+        text: first.content,
+        usage: { tokensIn: first.tokensIn, tokensOut: first.tokensOut },
+        requests: first.attempt,
+        model: cfg.model,
+      };
     }
     const parsed = parseReply(first.content, req.json);
     if (parsed.ok) {
       await log(entry(first, false, true, null));
-      return { value: parsed.value, text: first.content, usage: { tokensIn: first.tokensIn, tokensOut: first.tokensOut }, requests: first.attempt, model: cfg.model };
+      return {
+        value: parsed.value,
+        text: first.content,
+        usage: { tokensIn: first.tokensIn, tokensOut: first.tokensOut },
+        requests: first.attempt,
+        model: cfg.model,
+      };
     }
     await log(entry(first, false, false, parsed.error));
     // One repair: show the model its own answer and what was wrong with it. A second failure is final:
@@ -258,7 +360,11 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
       return { value: repaired.value, text: second.content, usage, requests: second.attempt, model: cfg.model };
     }
     await log(entry(second, true, false, repaired.error));
-    throw new LlmError('LLM_BAD_REPLY', `${req.operation}: the model's reply did not have the expected shape, even after one repair: ${clean(repaired.error)}`, { operation: req.operation, requests: second.attempt });
+    throw new LlmError(
+      'LLM_BAD_REPLY',
+      `${req.operation}: the model's reply did not have the expected shape, even after one repair: ${clean(repaired.error)}`,
+      { operation: req.operation, requests: second.attempt },
+    );
   }
 
   async function testConnection(o: { timeoutMs?: number } = {}): Promise<ConnectionStatus> {
@@ -267,12 +373,20 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
     const timeoutMs = o.timeoutMs ?? Math.min(cfg.timeoutMs, 5_000);
     const timer = setTimeout(() => ac.abort(), timeoutMs);
     const result = (reachable: boolean, modelListed: boolean | null, error: ConnectionStatus['error']): ConnectionStatus => ({
-      reachable, model: cfg.model, modelListed, latencyMs: reachable ? Math.round(performance.now() - started) : null, error,
+      reachable,
+      model: cfg.model,
+      modelListed,
+      latencyMs: reachable ? Math.round(performance.now() - started) : null,
+      error,
     });
     try {
       const res = await doFetch(`${base}/models`, { headers: headers(), signal: ac.signal });
       const text = await res.text();
-      if (res.status === 401 || res.status === 403) return result(true, null, { code: 'LLM_AUTH', message: `the endpoint refused the credentials (${serverMessage(res.status, text)})` });
+      if (res.status === 401 || res.status === 403)
+        return result(true, null, {
+          code: 'LLM_AUTH',
+          message: `the endpoint refused the credentials (${serverMessage(res.status, text)})`,
+        });
       // Some compatible servers have no model list: they answered, which is what reachability means.
       if (!res.ok) return result(true, null, null);
       let list: z.infer<typeof ModelList> | null = null;

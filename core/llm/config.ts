@@ -8,7 +8,9 @@ export const OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
  * configured (API/settings, environment or CLI flags): Nemori never makes a network call nobody asked for.
  */
 export const LlmConfig = z.object({
-  baseUrl: z.url({ protocol: /^https?$/, error: 'the LLM base URL must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' }).default(OLLAMA_BASE_URL),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'the LLM base URL must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' })
+    .default(OLLAMA_BASE_URL),
   model: z.string().trim().min(1, 'name the LLM model, e.g. qwen2.5:7b'),
   /** Sent as `Authorization: Bearer …`; local servers need none. Never logged, never echoed back. */
   apiKey: z.string().min(1).optional(),
@@ -66,7 +68,8 @@ export function llmConfigFromEnv(
   const model = flags.model ?? (env.NEMORI_LLM_MODEL || undefined);
   const apiKey = flags.apiKey ?? (env.NEMORI_LLM_API_KEY || undefined);
   if (!model) {
-    const warning = baseUrl || apiKey ? 'an LLM endpoint is set but no model: set NEMORI_LLM_MODEL (or --llm-model); the LLM stays off' : null;
+    const warning =
+      baseUrl || apiKey ? 'an LLM endpoint is set but no model: set NEMORI_LLM_MODEL (or --llm-model); the LLM stays off' : null;
     return { config: undefined, warning };
   }
   const config: LlmConfigInput = { model };

@@ -44,10 +44,11 @@ export function parseReply<T>(reply: string, schema: z.ZodType<T>): ParsedReply<
 
 /** Keeps the items a schema accepts and drops the rest: one malformed item must not cost the whole reply a repair. */
 export function keepValid<T>(item: z.ZodType<T>): (xs: unknown[]) => T[] {
-  return (xs) => xs.flatMap((x) => {
-    const r = item.safeParse(x);
-    return r.success ? [r.data] : [];
-  });
+  return (xs) =>
+    xs.flatMap((x) => {
+      const r = item.safeParse(x);
+      return r.success ? [r.data] : [];
+    });
 }
 
 /** An optional list of lenient items: missing or malformed → empty. */

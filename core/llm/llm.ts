@@ -98,7 +98,16 @@ export type LlmErrorCode =
   | 'LLM_ABORTED';
 
 /** Codes that mean "the endpoint is not answering": callers stop asking for the rest of a run. */
-const TRANSPORT: ReadonlySet<LlmErrorCode> = new Set(['LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_RATE_LIMITED', 'LLM_SERVER', 'LLM_AUTH', 'LLM_REQUEST', 'LLM_PROTOCOL', 'LLM_ABORTED']);
+const TRANSPORT: ReadonlySet<LlmErrorCode> = new Set([
+  'LLM_UNAVAILABLE',
+  'LLM_TIMEOUT',
+  'LLM_RATE_LIMITED',
+  'LLM_SERVER',
+  'LLM_AUTH',
+  'LLM_REQUEST',
+  'LLM_PROTOCOL',
+  'LLM_ABORTED',
+]);
 
 /** A failed LLM call. Messages are written for a person and never contain the API key. */
 export class LlmError extends Error {

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
  */
 export const defaultPromptsDir = fileURLToPath(new URL('./prompts/', import.meta.url));
 
-export type PromptName = 'episode-boundaries' | 'episode-narrative' | 'semantic-reconstruct' | 'semantic-gaps' | 'repair' | 'connection-test';
+export type PromptName =
+  'episode-boundaries' | 'episode-narrative' | 'semantic-reconstruct' | 'semantic-gaps' | 'repair' | 'connection-test';
 
 const cache = new Map<string, string>();
 
@@ -38,7 +39,9 @@ export function renderPrompt(name: PromptName, values: Record<string, string | n
   const missing = wanted.filter((k) => !(k in values));
   const unused = Object.keys(values).filter((k) => !wanted.includes(k));
   if (missing.length || unused.length) {
-    throw new Error(`prompt ${name}.md: ${missing.length ? `missing ${missing.join(', ')}` : ''}${missing.length && unused.length ? '; ' : ''}${unused.length ? `unused ${unused.join(', ')}` : ''}`);
+    throw new Error(
+      `prompt ${name}.md: ${missing.length ? `missing ${missing.join(', ')}` : ''}${missing.length && unused.length ? '; ' : ''}${unused.length ? `unused ${unused.join(', ')}` : ''}`,
+    );
   }
   // One pass over the template: a value containing "{{x}}" (a message quoting braces) is never expanded.
   return template.replace(/\{\{\s*([a-zA-Z0-9_]+)\s*\}\}/g, (_, k: string) => String(values[k]));

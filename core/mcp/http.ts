@@ -20,9 +20,15 @@ export function mcpOverHttp(o: McpServerOptions): McpHttpHandler {
   return async (req, res) => {
     if (req.method !== 'POST') {
       // No server-initiated stream without sessions: clients then only POST (the specification allows 405).
-      res.writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' }).end(
-        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to /mcp' }, id: null }),
-      );
+      res
+        .writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' })
+        .end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to /mcp' },
+            id: null,
+          }),
+        );
       return;
     }
     const server = createMcpServer({ ...o, via: 'http', client: () => last });
@@ -36,7 +42,9 @@ export function mcpOverHttp(o: McpServerOptions): McpHttpHandler {
     const said = server.server.getClientVersion();
     if (said) {
       last = { name: said.name, title: said.title, version: said.version };
-      void (async () => (await o.engine).call('noteCompanion', companionNote(last, 'http')))().catch((e: unknown) => log(`cannot record the companion: ${e instanceof Error ? e.message : String(e)}`));
+      void (async () => (await o.engine).call('noteCompanion', companionNote(last, 'http')))().catch((e: unknown) =>
+        log(`cannot record the companion: ${e instanceof Error ? e.message : String(e)}`),
+      );
     }
   };
 }

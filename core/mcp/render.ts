@@ -10,7 +10,8 @@ import { describeSpan, formatOffset, toLocal } from '../text/describe.js';
 export const span = (start: string, end: string, offset: number) => describeSpan(new Date(start), new Date(end), offset);
 export const instant = (iso: string, offset: number) => span(iso, iso, offset);
 /** "2024-01-02 09:01 UTC+01:00": for source lists, where the weekday would only repeat. */
-export const stamp = (iso: string, offset: number) => `${toLocal(new Date(iso), offset).toISOString().slice(0, 16).replace('T', ' ')} ${formatOffset(offset)}`;
+export const stamp = (iso: string, offset: number) =>
+  `${toLocal(new Date(iso), offset).toISOString().slice(0, 16).replace('T', ' ')} ${formatOffset(offset)}`;
 
 const oneLine = (s: string, max = 400) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -30,14 +31,18 @@ export function renderResult(r: SearchResultItem, n: number): string {
       `${n}. Episode **${r.title}** — ${span(r.start, r.end, r.utcOffsetMin)} · id \`${r.id}\``,
       `   ${oneLine(r.summary || r.text)}`,
       `   ${sourcesLine(r.sources, r.utcOffsetMin)}`,
-    ].filter((l) => l.trim()).join('\n');
+    ]
+      .filter((l) => l.trim())
+      .join('\n');
   }
   return [
     `${n}. Fact \`${r.key}\` (version ${r.version}, confidence ${r.confidence.toFixed(2)}, as of ${instant(r.updatedAt, 0)}) · id \`${r.id}\``,
     `   ${oneLine(r.text)}`,
     `   ${sourcesLine(r.sources, 0)}`,
     r.episodeIds.length ? `   Episodes: ${r.episodeIds.map((id) => `\`${id}\``).join(', ')}` : '',
-  ].filter((l) => l.trim()).join('\n');
+  ]
+    .filter((l) => l.trim())
+    .join('\n');
 }
 
 export function renderSearch(o: OpOutput<'search'>): string {
@@ -81,7 +86,9 @@ export function renderHistory(o: OpOutput<'getKnowledge'>): string {
   const f = o.fact;
   const versions = o.timeline.map((v) => {
     const how = v.version === 1 ? 'learnt' : v.link === 'corrects' ? 'corrected the one before' : 'updated the one before';
-    const from = v.episode ? ` — from episode “${v.episode.title}” (${instant(v.episode.start, v.episode.utcOffsetMin)}, \`${v.episode.id}\`)` : '';
+    const from = v.episode
+      ? ` — from episode “${v.episode.title}” (${instant(v.episode.start, v.episode.utcOffsetMin)}, \`${v.episode.id}\`)`
+      : '';
     return `- v${v.version}, ${instant(v.createdAt, 0)}, ${how}${v.corrected ? ' (later found wrong)' : ''}: ${v.value}${from}`;
   });
   const sources = o.sources.slice(0, 8).map((m) => `- ${stamp(m.sentAt, m.utcOffsetMin)} ${m.speaker}: “${oneLine(m.text, 200)}”`);

@@ -108,7 +108,8 @@ export function createMcpServer(o: McpServerOptions): McpServer {
   const owner = o.ownerId ? { ownerId: o.ownerId } : {};
   const call = async <K extends OperationName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> => {
     // A companion never changes its own access nor writes files on disk, whatever a tool is made to ask.
-    if ((PERSON_ONLY_OPERATIONS as readonly string[]).includes(name)) throw new NemoriError('INVALID_INPUT', `${name} is for the person, in the Nemori app`);
+    if ((PERSON_ONLY_OPERATIONS as readonly string[]).includes(name))
+      throw new NemoriError('INVALID_INPUT', `${name} is for the person, in the Nemori app`);
     return (await o.engine).call(name, { ...owner, ...input });
   };
 
@@ -144,7 +145,8 @@ export function createMcpServer(o: McpServerOptions): McpServer {
         return await work(args);
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        if (!isNemoriError(e) && !(e instanceof Error && 'code' in e && e.code === 'INVALID_INPUT')) log(`tool failed: ${e instanceof Error ? (e.stack ?? message) : message}`);
+        if (!isNemoriError(e) && !(e instanceof Error && 'code' in e && e.code === 'INVALID_INPUT'))
+          log(`tool failed: ${e instanceof Error ? (e.stack ?? message) : message}`);
         return { isError: true, content: [{ type: 'text', text: message }] };
       }
     };
@@ -155,15 +157,21 @@ export function createMcpServer(o: McpServerOptions): McpServer {
     {
       title: 'Load what I remember',
       description:
-        'Call this at the start of every conversation, before your first reply, with the person\'s opening message as `query`. ' +
+        "Call this at the start of every conversation, before your first reply, with the person's opening message as `query`. " +
         'Returns one Markdown block of what you remember about them, to keep in mind for the whole conversation: what you know about them ' +
         '(their most important facts), what happened recently (episodes with their dates), and the memories related to the opening message ' +
         '(episodes, facts and the exact messages, each dated), most useful first, within `budget_tokens`. ' +
         'Call it again when the conversation turns to a subject you have no context for.',
       inputSchema: {
-        query: z.string().max(2000).optional().describe('the person\'s opening message, or what the conversation is about'),
-        budget_tokens: z.number().int().min(100).max(32000).optional().describe(`how many tokens the block may take (default ${DEFAULT_CONTEXT_BUDGET})`),
-        now: z.string().optional().describe('the current date and time (ISO 8601 with UTC offset), if it is not this computer\'s clock'),
+        query: z.string().max(2000).optional().describe("the person's opening message, or what the conversation is about"),
+        budget_tokens: z
+          .number()
+          .int()
+          .min(100)
+          .max(32000)
+          .optional()
+          .describe(`how many tokens the block may take (default ${DEFAULT_CONTEXT_BUDGET})`),
+        now: z.string().optional().describe("the current date and time (ISO 8601 with UTC offset), if it is not this computer's clock"),
       },
       annotations: readOnly,
     },
@@ -184,7 +192,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
         'Every result has its absolute date and its sources (who said it, when) and an id for get_episode or fact_history. ' +
         'Narrow it with `kind`, `since`/`until` and `limit`.',
       inputSchema: {
-        query: z.string().min(1).max(2000).describe('what to look for, in the person\'s words'),
+        query: z.string().min(1).max(2000).describe("what to look for, in the person's words"),
         kind: z.enum(['all', 'episodes', 'facts']).optional().describe('episodes, facts, or both ranked together (default)'),
         since: DateText.optional().describe('only episodes from this date on'),
         until: DateText.optional().describe('only episodes before this date'),
@@ -244,7 +252,11 @@ export function createMcpServer(o: McpServerOptions): McpServer {
         '"when did I start…"), or before you correct a fact. Returns every version of the fact, oldest first, with its date, whether it ' +
         'updated or corrected the one before, and the episode it was learnt from; with `version`, only that version.',
       inputSchema: {
-        key: z.string().min(1).max(500).describe('the fact\'s key (`entity_type:identifier`, e.g. `person:alice`) or id, as given by remember or search_memory'),
+        key: z
+          .string()
+          .min(1)
+          .max(500)
+          .describe("the fact's key (`entity_type:identifier`, e.g. `person:alice`) or id, as given by remember or search_memory"),
         version: z.number().int().min(1).optional().describe('one version only'),
       },
       annotations: readOnly,
@@ -266,32 +278,48 @@ export function createMcpServer(o: McpServerOptions): McpServer {
     {
       title: 'Remember this exchange',
       description:
-        'Call this after each exchange — the person\'s message and your reply — so the conversation becomes memory. Send the messages ' +
+        "Call this after each exchange — the person's message and your reply — so the conversation becomes memory. Send the messages " +
         'exactly as written, each with who said it, its role (`user` for the person, `assistant` for you) and, when you know it, the time ' +
         'it was said (ISO 8601 with UTC offset). Pass the `conversation_id` the first call returned with every later exchange of the same ' +
         'conversation. Returns as soon as the messages are stored; episodes and facts are made from them in the background.',
       inputSchema: {
-        conversation_id: z.string().min(1).max(200).optional().describe('returned by the first add_memory of this conversation; omitted: a new conversation, whose id is returned'),
+        conversation_id: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('returned by the first add_memory of this conversation; omitted: a new conversation, whose id is returned'),
         messages: z
           .array(
             z.object({
-              speaker: z.string().min(1).max(200).describe('who said it: the person\'s name, or yours'),
+              speaker: z.string().min(1).max(200).describe("who said it: the person's name, or yours"),
               role: z.enum(['user', 'assistant', 'other']).describe('`user`: the person; `assistant`: you; `other`: anyone else'),
               text: z.string().max(100000).describe('the message, exactly as written'),
               time: z.string().optional().describe('when it was said, ISO 8601 with UTC offset (default: now)'),
-              id: z.string().min(1).max(200).optional().describe('the message\'s own id, if it has one: sending it again then stores nothing twice'),
+              id: z
+                .string()
+                .min(1)
+                .max(200)
+                .optional()
+                .describe("the message's own id, if it has one: sending it again then stores nothing twice"),
             }),
           )
           .min(1)
           .max(1000),
-        end: z.boolean().optional().describe('true when the conversation is over: what it held becomes episodes now rather than after a pause'),
+        end: z
+          .boolean()
+          .optional()
+          .describe('true when the conversation is over: what it held becomes episodes now rather than after a pause'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     guarded('add_memory', async (a) => {
       const out = await call('addMemory', { conversationId: a.conversation_id, messages: a.messages, ...(a.end ? { end: true } : {}) });
       const again = out.stored < a.messages.length ? ` (${a.messages.length - out.stored} were stored before)` : '';
-      return text(`Stored ${out.stored} message(s)${again} in conversation \`${out.conversationId}\`; pass it as conversation_id with the next exchange.`, out);
+      return text(
+        `Stored ${out.stored} message(s)${again} in conversation \`${out.conversationId}\`; pass it as conversation_id with the next exchange.`,
+        out,
+      );
     }),
   );
 
@@ -333,16 +361,17 @@ export function createMcpServer(o: McpServerOptions): McpServer {
         'explicitly asks for permanent deletion: the fact or episode is then deleted for good, and `about` (a person, place or thing) ' +
         'deletes every memory of it. Without `permanent`, `about` only lists what would be deleted.',
       inputSchema: {
-        fact_key: z.string().min(1).max(500).optional().describe('the fact\'s key or id'),
-        episode_id: z.string().optional().describe('the episode\'s id'),
+        fact_key: z.string().min(1).max(500).optional().describe("the fact's key or id"),
+        episode_id: z.string().optional().describe("the episode's id"),
         about: z.string().min(1).max(200).optional().describe('a name or keyword: every memory of it'),
-        permanent: z.boolean().optional().describe('delete for good instead of to the trash; only on the person\'s explicit request'),
+        permanent: z.boolean().optional().describe("delete for good instead of to the trash; only on the person's explicit request"),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     guarded('forget', async (a) => {
       const given = [a.fact_key, a.episode_id, a.about].filter((x) => x !== undefined).length;
-      if (given !== 1) return { isError: true, content: [{ type: 'text', text: 'name exactly one thing to forget: fact_key, episode_id or about' }] };
+      if (given !== 1)
+        return { isError: true, content: [{ type: 'text', text: 'name exactly one thing to forget: fact_key, episode_id or about' }] };
       const permanent = a.permanent === true;
       if (a.fact_key !== undefined) {
         const out = await call('forgetKnowledge', { instruction: `key:${a.fact_key}`, mode: permanent ? 'hard' : 'soft' });
@@ -355,7 +384,10 @@ export function createMcpServer(o: McpServerOptions): McpServer {
           return text(`Deleted episode \`${a.episode_id}\` for good.`, out);
         }
         const out = await call('markMemory', { id: a.episode_id, important: false });
-        return text(`Marked episode \`${a.episode_id}\` unimportant: it fades out of memory over the next forgetting passes (restorable until then).`, out);
+        return text(
+          `Marked episode \`${a.episode_id}\` unimportant: it fades out of memory over the next forgetting passes (restorable until then).`,
+          out,
+        );
       }
       const out = await call('forgetAbout', { about: a.about!, dryRun: !permanent });
       const list = out.memories.map((m) => `- ${m.kind} “${m.title}” \`${m.id}\``).join('\n');

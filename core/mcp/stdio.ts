@@ -32,7 +32,8 @@ export async function runMcpStdio(o: RunMcpOptions): Promise<void> {
   const opening: Promise<ConnectedEngine> = connectOrOpenEngine({
     home: o.startup.home,
     transport: o.transport,
-    open: ({ lock, moved }) => openAppEngine({ startup: o.startup, warn, background: true, lock, onHomeChanged: moved, ...(o.env ? { env: o.env } : {}) }),
+    open: ({ lock, moved }) =>
+      openAppEngine({ startup: o.startup, warn, background: true, lock, onHomeChanged: moved, ...(o.env ? { env: o.env } : {}) }),
     onClient: ({ pid, home }) => log(`using the Nemori that holds ${home} (pid ${pid})`),
   });
   // A failed opening is reported by the tools that wait for it, and below.

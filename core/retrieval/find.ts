@@ -35,17 +35,27 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
   const sources: SearchSource[] = [];
   if (q.episodes) sources.push(episodeSource(store, q.ownerId, q.episodes, ctx.config.retrieval));
   if (q.facts) sources.push(factSource(store, q.ownerId, q.facts, ctx.config.retrieval));
-  const outcome = await searchMemories({ embedder: ctx.embedder, config: ctx.config.retrieval }, { text: q.text, mode: q.mode, limit: q.limit, sources });
+  const outcome = await searchMemories(
+    { embedder: ctx.embedder, config: ctx.config.retrieval },
+    { text: q.text, mode: q.mode, limit: q.limit, sources },
+  );
   const ids = (kind: Hit['kind']) => outcome.hits.filter((h) => h.kind === kind).map((h) => h.id);
   const read = store.read;
   const episodeIds = ids('episode');
   const factIds = ids('semantic');
-  const [episodes, facts] = await Promise.all([read.episodes.searchResults(q.ownerId, episodeIds), read.facts.searchResults(q.ownerId, factIds)]);
+  const [episodes, facts] = await Promise.all([
+    read.episodes.searchResults(q.ownerId, episodeIds),
+    read.facts.searchResults(q.ownerId, factIds),
+  ]);
   if (q.markAccessed) {
     const now = ctx.clock.now();
     await store.transaction(async (r) => {
       await r.episodes.recordAccess(q.ownerId, episodeIds, now);
-      await r.facts.recordAccess(q.ownerId, outcome.hits.filter((h) => h.kind === 'semantic').map((h) => ({ id: h.id, relevance: h.score })), now);
+      await r.facts.recordAccess(
+        q.ownerId,
+        outcome.hits.filter((h) => h.kind === 'semantic').map((h) => ({ id: h.id, relevance: h.score })),
+        now,
+      );
     });
   }
   const episodeById = new Map(episodes.map((e) => [e.id, e]));

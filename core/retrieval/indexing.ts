@@ -7,13 +7,7 @@ type Indexable = Pick<Episode, 'id' | 'title' | 'summary' | 'content' | 'metadat
 
 /** The five BM25 fields of an episode, in store order. Keywords count as topics: both say what it is about. */
 export function bm25Fields(e: Indexable): [string, string, string, string, string] {
-  return [
-    e.title,
-    e.summary,
-    e.metadata.entities.join(' \n '),
-    [...e.metadata.topics, ...e.keywords].join(' \n '),
-    e.content,
-  ];
+  return [e.title, e.summary, e.metadata.entities.join(' \n '), [...e.metadata.topics, ...e.keywords].join(' \n '), e.content];
 }
 
 export function bm25Doc(e: Indexable): Bm25Doc {

@@ -131,7 +131,7 @@ export function scoreDocs(
       }
       if (pseudo === 0) continue;
       matched.push(t);
-      score += qw * i * ((p.k1 + 1) * pseudo) / (p.k1 + pseudo);
+      score += (qw * i * ((p.k1 + 1) * pseudo)) / (p.k1 + pseudo);
     }
     return { doc: d, score, matched };
   });

@@ -5,7 +5,16 @@ import type { SearchMode } from '../domain/search.js';
 import type { EpisodeFilters, EpisodeHeader } from '../store/episodes.js';
 import { localDate, toLocal } from '../text/describe.js';
 import { tokenize } from '../text/tokenize.js';
-import { feedbackTerms, messageDocs, queryTerms, scoreDocs, textTerms, type MessageDoc, type QueryTerms, type ScoredDoc } from './messages.js';
+import {
+  feedbackTerms,
+  messageDocs,
+  queryTerms,
+  scoreDocs,
+  textTerms,
+  type MessageDoc,
+  type QueryTerms,
+  type ScoredDoc,
+} from './messages.js';
 import { anchorWindow, closeness, queryTimeAnchors, type TimeAnchor } from './query-time.js';
 import { episodeSource, searchMemories } from './search.js';
 
@@ -102,7 +111,8 @@ function line(m: StoredMessage, text: string): string {
 }
 
 /** A short answer or one that opens by pointing back ("Yes, …", "That was …") leans on the turn before it. */
-const LEANS_BACK = /^(?:yes|yeah|yep|yup|no|nope|sure|definitely|absolutely|totally|exactly|right|true|it|it's|that|that's|this|they|those|there|we|wow|oh|haha|thanks|thank|same|me too|是|对|嗯|好|没有|不是|那|这)\b/iu;
+const LEANS_BACK =
+  /^(?:yes|yeah|yep|yup|no|nope|sure|definitely|absolutely|totally|exactly|right|true|it|it's|that|that's|this|they|those|there|we|wow|oh|haha|thanks|thank|same|me too|是|对|嗯|好|没有|不是|那|这)\b/iu;
 
 function needsPrevious(doc: MessageDoc): boolean {
   return doc.lengths[0] < 6 || LEANS_BACK.test(doc.text.trim());
@@ -137,7 +147,10 @@ export interface FirstStage {
  */
 export async function firstStage(ctx: EngineContext, ownerId: string, query: string, depth: number, mode: SearchMode): Promise<FirstStage> {
   const search = (filters: EpisodeFilters, limit: number) =>
-    searchMemories({ embedder: ctx.embedder, config: ctx.config.retrieval }, { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)] });
+    searchMemories(
+      { embedder: ctx.embedder, config: ctx.config.retrieval },
+      { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)] },
+    );
   const anchors = queryTimeAnchors(query);
   const outcome = await search({}, depth);
   const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score }));
@@ -211,7 +224,10 @@ export async function rankMessages(stage: Stage, query: string, termStats: TermS
   let scored: ScoredDoc[] = scoreDocs(stage.docs, q, stats, scoring);
 
   if (cfg.feedback.terms > 0) {
-    const top = [...scored].filter((s) => s.score > 0).sort((a, b) => b.score - a.score).slice(0, cfg.feedback.docs);
+    const top = [...scored]
+      .filter((s) => s.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, cfg.feedback.docs);
     if (top.length >= cfg.feedback.minDocs) {
       const speakerTerms = new Set([...new Set(stage.docs.map((d) => d.message.speaker))].flatMap((s) => tokenize(s)));
       const fbStats = await termStats(textTerms(top));
@@ -228,7 +244,12 @@ export async function rankMessages(stage: Stage, query: string, termStats: TermS
 }
 
 /** Own match, borrowed match and episode rank in one score per message (pure: benchmarks call it directly). */
-export function combine(scored: readonly ScoredDoc[], stage: Pick<Stage, 'episodeScore' | 'anchors' | 'similarity'>, named: ReadonlySet<string>, cfg: PackConfig): RankedMessage[] {
+export function combine(
+  scored: readonly ScoredDoc[],
+  stage: Pick<Stage, 'episodeScore' | 'anchors' | 'similarity'>,
+  named: ReadonlySet<string>,
+  cfg: PackConfig,
+): RankedMessage[] {
   const maxScore = Math.max(0, ...scored.map((s) => s.score)) || 1;
   // With message vectors, a message's own match mixes keywords and meaning (similarity min–max scaled over the candidates).
   const sims = stage.similarity && cfg.vectorWeight > 0 ? scored.map((s) => stage.similarity!.get(s.doc.message.id) ?? null) : null;
@@ -239,7 +260,10 @@ export function combine(scored: readonly ScoredDoc[], stage: Pick<Stage, 'episod
     scored.map((s, i) => {
       const kw = s.score / maxScore;
       const v = sims?.[i];
-      return [s.doc.message.id, v === null || v === undefined || hi <= lo ? kw : (1 - cfg.vectorWeight) * kw + cfg.vectorWeight * ((v - lo) / (hi - lo))];
+      return [
+        s.doc.message.id,
+        v === null || v === undefined || hi <= lo ? kw : (1 - cfg.vectorWeight) * kw + cfg.vectorWeight * ((v - lo) / (hi - lo)),
+      ];
     }),
   );
   const bySeq = new Map(scored.map((s) => [`${s.doc.message.conversationId}:${s.doc.message.seq}`, s]));
@@ -265,7 +289,10 @@ export function combine(scored: readonly ScoredDoc[], stage: Pick<Stage, 'episod
       if (stage.anchors.length && cfg.timeBoost > 0) score *= 1 + cfg.timeBoost * closeness(m.sentAt, m.utcOffsetMin, stage.anchors);
       return { doc: s.doc, score, matched: s.matched, leansOn };
     })
-    .sort((a, b) => b.score - a.score || a.doc.message.sentAt.getTime() - b.doc.message.sentAt.getTime() || a.doc.message.seq - b.doc.message.seq);
+    .sort(
+      (a, b) =>
+        b.score - a.score || a.doc.message.sentAt.getTime() - b.doc.message.sentAt.getTime() || a.doc.message.seq - b.doc.message.seq,
+    );
 }
 
 /**
@@ -273,7 +300,12 @@ export function combine(scored: readonly ScoredDoc[], stage: Pick<Stage, 'episod
  * hits is scored by its best message (own match, borrowed match, its episode's first-stage score, the
  * named speaker and date) and they are re-sorted by it. Returns the new score per episode id.
  */
-export async function episodeEvidenceScores(ctx: EngineContext, ownerId: string, query: string, hits: readonly { id: string; score: number }[]): Promise<Map<string, number>> {
+export async function episodeEvidenceScores(
+  ctx: EngineContext,
+  ownerId: string,
+  query: string,
+  hits: readonly { id: string; score: number }[],
+): Promise<Map<string, number>> {
   const cfg = ctx.config.retrieval.pack;
   const first: FirstStage = { hits: [...hits], anchors: queryTimeAnchors(query), modeUsed: 'hybrid', warnings: [] };
   const stage = await stageOf(ctx, ownerId, first);
@@ -381,8 +413,19 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
       if (blocks.size === 0 && taken.size === 0) {
         // Nothing fits whole: the first message is cut to the budget so the answer is never empty.
         const words = Math.max(0, budgetWords - countWords(header));
-        const cut = r.doc.text.split(/\s+/).slice(0, Math.max(1, words - 1)).join(' ');
-        return [finishBlock({ episode, header, score: r.score, order: 0, picked: new Map([[r.doc.message.id, { doc: { ...r.doc, text: `${cut}…` }, matched: true }]]) })];
+        const cut = r.doc.text
+          .split(/\s+/)
+          .slice(0, Math.max(1, words - 1))
+          .join(' ');
+        return [
+          finishBlock({
+            episode,
+            header,
+            score: r.score,
+            order: 0,
+            picked: new Map([[r.doc.message.id, { doc: { ...r.doc, text: `${cut}…` }, matched: true }]]),
+          }),
+        ];
       }
       continue;
     }

@@ -48,8 +48,14 @@ export function relevanceFloor(embedder: Embedder): Promise<number> {
   let f = floors.get(embedder);
   if (!f) {
     f = (async () => {
-      const questions = await embedder.embed(TOPICS.map((t) => t.q), 'query');
-      const statements = await embedder.embed(TOPICS.map((t) => t.p), 'passage');
+      const questions = await embedder.embed(
+        TOPICS.map((t) => t.q),
+        'query',
+      );
+      const statements = await embedder.embed(
+        TOPICS.map((t) => t.p),
+        'passage',
+      );
       return floorFrom(questions, statements);
     })();
     // A failure is not remembered: the next search measures again.

@@ -33,7 +33,12 @@ export interface SearchSource {
   kind: HitKind;
   keyword(terms: readonly string[], limit: number): Promise<{ id: string; score: number; matchedTerms: string[] }[]>;
   hasVectors(modelId: string): Promise<boolean>;
-  nearest(space: VectorSpace, vector: Float32Array, limit: number, within?: readonly string[]): Promise<{ id: string; similarity: number }[]>;
+  nearest(
+    space: VectorSpace,
+    vector: Float32Array,
+    limit: number,
+    within?: readonly string[],
+  ): Promise<{ id: string; similarity: number }[]>;
 }
 
 export function episodeSource(store: Store, ownerId: string, filters: EpisodeFilters, config: RetrievalConfig): SearchSource {
@@ -41,10 +46,14 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
   return {
     kind: 'episode',
     keyword: (terms, limit) =>
-      read.bm25.search(ownerId, terms, { limit, filters, params: config.bm25 }).then((hs) => hs.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms }))),
+      read.bm25
+        .search(ownerId, terms, { limit, filters, params: config.bm25 })
+        .then((hs) => hs.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms }))),
     hasVectors: (modelId) => read.vectors.any(ownerId, modelId),
     nearest: (space, vector, limit, within) =>
-      read.vectors.search(ownerId, space, vector, { limit, filters: within ? {} : filters, within }).then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity }))),
+      read.vectors
+        .search(ownerId, space, vector, { limit, filters: within ? {} : filters, within })
+        .then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity }))),
   };
 }
 
@@ -106,7 +115,15 @@ function fuse(candidates: Iterable<Candidate>, config: RetrievalConfig): Hit[] {
       const matchedBy: MatchedBy[] = [];
       if (c.bm25 && c.bm25.score > 0) matchedBy.push('bm25');
       if (c.vecRank !== null) matchedBy.push('vector');
-      return { kind: c.kind, id: c.id, score, bm25: c.bm25?.score ?? null, similarity: c.similarity, matchedBy, matchedTerms: c.bm25?.terms ?? [] };
+      return {
+        kind: c.kind,
+        id: c.id,
+        score,
+        bm25: c.bm25?.score ?? null,
+        similarity: c.similarity,
+        matchedBy,
+        matchedTerms: c.bm25?.terms ?? [],
+      };
     })
     .sort((x, y) => y.score - x.score || x.kind.localeCompare(y.kind) || x.id.localeCompare(y.id));
 }
@@ -133,7 +150,10 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     } else {
       for (const s of req.sources) if (await s.hasVectors(embedder.modelId)) withVectors.push(s);
       // Archived memories have no vector (core/forgetting), so "none yet" may also mean "all archived".
-      if (withVectors.length === 0) warnings.push(`no active memories are embedded with ${embedder.modelId} (none yet, or all archived), so results come from keyword search only`);
+      if (withVectors.length === 0)
+        warnings.push(
+          `no active memories are embedded with ${embedder.modelId} (none yet, or all archived), so results come from keyword search only`,
+        );
       else space = { modelId: embedder.modelId, dimensions: embedder.dimensions };
     }
     if (!space) {
@@ -158,9 +178,12 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
   if (space && embedder) {
     const qv = req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!;
     const lists = await Promise.all(withVectors.map((s) => s.nearest(space, qv, k)));
-    const merged = lists.flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h }))).sort((a, b) => b.similarity - a.similarity);
+    const merged = lists
+      .flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h })))
+      .sort((a, b) => b.similarity - a.similarity);
     // Results found only by meaning must clear the model's relevance floor (core/retrieval/relevance-floor.ts).
-    const floor = config.vectorFloor === 'off' ? -Infinity : config.vectorFloor === 'measured' ? await relevanceFloor(embedder) : config.vectorFloor;
+    const floor =
+      config.vectorFloor === 'off' ? -Infinity : config.vectorFloor === 'measured' ? await relevanceFloor(embedder) : config.vectorFloor;
     let rank = 0;
     for (const h of merged) {
       if (h.similarity < floor && !candidates.has(`${h.kind}:${h.id}`)) continue;
@@ -184,7 +207,15 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
   const single = [...candidates.values()].map<Hit>((c) =>
     mode === 'vector'
       ? { kind: c.kind, id: c.id, score: c.similarity ?? 0, bm25: null, similarity: c.similarity, matchedBy: ['vector'], matchedTerms: [] }
-      : { kind: c.kind, id: c.id, score: c.bm25?.score ?? 0, bm25: c.bm25?.score ?? null, similarity: null, matchedBy: ['bm25'], matchedTerms: c.bm25?.terms ?? [] },
+      : {
+          kind: c.kind,
+          id: c.id,
+          score: c.bm25?.score ?? 0,
+          bm25: c.bm25?.score ?? null,
+          similarity: null,
+          matchedBy: ['bm25'],
+          matchedTerms: c.bm25?.terms ?? [],
+        },
   );
   single.sort((x, y) => y.score - x.score || x.kind.localeCompare(y.kind) || x.id.localeCompare(y.id));
   return { hits: single.slice(0, req.limit), modeUsed: mode, warnings };

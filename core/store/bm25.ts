@@ -140,7 +140,11 @@ export function bm25Reads(q: Sql) {
       );
       return r.rows.map((x) => {
         const mask = BigInt(x.mask);
-        return { episodeId: x.episode_id, score: x.score, matchedTerms: found.filter((_, i) => (mask >> BigInt(i)) & 1n).map((f) => f.term) };
+        return {
+          episodeId: x.episode_id,
+          score: x.score,
+          matchedTerms: found.filter((_, i) => (mask >> BigInt(i)) & 1n).map((f) => f.term),
+        };
       });
     },
 
@@ -148,7 +152,9 @@ export function bm25Reads(q: Sql) {
      * Compares the maintained totals with what the postings say. All zeros means the index agrees with
      * itself and with the episodes table (used by tests and `health`).
      */
-    async verify(ownerId: string): Promise<{ dfMismatches: number; docsWithoutEpisode: number; episodesWithoutDoc: number; statsMismatch: boolean }> {
+    async verify(
+      ownerId: string,
+    ): Promise<{ dfMismatches: number; docsWithoutEpisode: number; episodesWithoutDoc: number; statsMismatch: boolean }> {
       const r = await q.query<{ df: number; orphan: number; missing: number; stats: boolean }>(
         `SELECT
            (SELECT count(*)::int FROM (
@@ -301,13 +307,28 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
       if (episodeIds.length === 0) return [];
       const args = [ownerId, episodeIds];
       const which = `p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`;
-      await q.query(insertDocs(`SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5] FROM bm25_parked p WHERE ${which}`), args);
-      const postings = await q.query(
-        insertPostings(`SELECT p.owner_id, u.term, p.episode_id, u.impact FROM bm25_parked p, unnest(p.terms, p.impacts) AS u(term, impact) WHERE ${which}`),
+      await q.query(
+        insertDocs(
+          `SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5] FROM bm25_parked p WHERE ${which}`,
+        ),
         args,
       );
-      await q.query(addDocFrequencies(`SELECT $1::text, u.term, count(*)::int FROM bm25_parked p, unnest(p.terms) AS u(term) WHERE ${which} GROUP BY u.term`), args);
-      const gone = await q.query<{ episode_id: string; lengths: number[] }>(`DELETE FROM bm25_parked p WHERE ${which} RETURNING p.episode_id, p.lengths`, args);
+      const postings = await q.query(
+        insertPostings(
+          `SELECT p.owner_id, u.term, p.episode_id, u.impact FROM bm25_parked p, unnest(p.terms, p.impacts) AS u(term, impact) WHERE ${which}`,
+        ),
+        args,
+      );
+      await q.query(
+        addDocFrequencies(
+          `SELECT $1::text, u.term, count(*)::int FROM bm25_parked p, unnest(p.terms) AS u(term) WHERE ${which} GROUP BY u.term`,
+        ),
+        args,
+      );
+      const gone = await q.query<{ episode_id: string; lengths: number[] }>(
+        `DELETE FROM bm25_parked p WHERE ${which} RETURNING p.episode_id, p.lengths`,
+        args,
+      );
       const lengths: FieldVector = [0, 0, 0, 0, 0];
       for (const row of gone.rows) row.lengths.forEach((l, i) => (lengths[i] = lengths[i]! + l));
       if (gone.rows.length > 0) await adjustStats(q, ownerId, 1, gone.rows.length, lengths);

@@ -16,8 +16,7 @@ interface MessageRow {
   episode_id: string | null;
 }
 
-const messageColumns =
-  'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
+const messageColumns = 'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
 
 function toMessage(r: MessageRow): StoredMessage {
   return {
@@ -78,12 +77,26 @@ export function conversationReads(q: Sql) {
 
     /** A conversation by its source's id: in one source, or in any (live memory's `endConversation`). */
     async byExternalId(ownerId: string, externalId: string, source?: string): Promise<StoredConversation[]> {
-      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
+      const r = await q.query<{
+        id: string;
+        source: string;
+        external_id: string;
+        title: string | null;
+        participants: string[];
+        processed: boolean;
+      }>(
         `SELECT id, source, external_id, title, participants, processed FROM conversations
          WHERE owner_id = $1 AND external_id = $2 AND ($3::text IS NULL OR source = $3) ORDER BY created_at`,
         [ownerId, externalId, source ?? null],
       );
-      return r.rows.map((row) => ({ id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }));
+      return r.rows.map((row) => ({
+        id: row.id,
+        source: row.source,
+        externalId: row.external_id,
+        title: row.title,
+        participants: row.participants,
+        processed: row.processed,
+      }));
     },
 
     /**
@@ -140,19 +153,36 @@ export function conversationReads(q: Sql) {
     },
 
     async get(ownerId: string, id: string): Promise<StoredConversation | null> {
-      const r = await q.query<{ id: string; source: string; external_id: string; title: string | null; participants: string[]; processed: boolean }>(
-        `SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`,
-        [ownerId, id],
-      );
+      const r = await q.query<{
+        id: string;
+        source: string;
+        external_id: string;
+        title: string | null;
+        participants: string[];
+        processed: boolean;
+      }>(`SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`, [
+        ownerId,
+        id,
+      ]);
       const row = r.rows[0];
       return row
-        ? { id: row.id, source: row.source, externalId: row.external_id, title: row.title, participants: row.participants, processed: row.processed }
+        ? {
+            id: row.id,
+            source: row.source,
+            externalId: row.external_id,
+            title: row.title,
+            participants: row.participants,
+            processed: row.processed,
+          }
         : null;
     },
 
     /** The data type of a conversation (what kind of record it is), which picks its episode builder. */
     async dataType(ownerId: string, conversationId: string): Promise<string> {
-      const r = await q.query<{ data_type: string }>(`SELECT data_type FROM conversations WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+      const r = await q.query<{ data_type: string }>(`SELECT data_type FROM conversations WHERE owner_id = $1 AND id = $2`, [
+        ownerId,
+        conversationId,
+      ]);
       return r.rows[0]?.data_type ?? 'conversation';
     },
   };
@@ -164,7 +194,12 @@ export function conversationWrites(q: Sql) {
      * Creates the conversation or returns the existing one with the same source and external id. `id` is
      * the new conversation's id (live memory makes one id serve as both), a fresh one by default.
      */
-    async upsert(ownerId: string, c: IncomingConversation, now: Date, id: string = randomUUID()): Promise<{ id: string; created: boolean }> {
+    async upsert(
+      ownerId: string,
+      c: IncomingConversation,
+      now: Date,
+      id: string = randomUUID(),
+    ): Promise<{ id: string; created: boolean }> {
       const r = await q.query<{ id: string; created: boolean }>(
         `INSERT INTO conversations (id, owner_id, source, external_id, title, participants, metadata, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
@@ -225,8 +260,22 @@ export function conversationWrites(q: Sql) {
                        $10::timestamptz[], $11::int[], $12::text[], $13::text[], $14::text[])
                 AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, hash, attachments, metadata)
            ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
-          [ownerId, conversationId, cols.id, cols.externalId, cols.dedupe, cols.seq, cols.speaker, cols.role,
-           cols.content, cols.sentAt, cols.offset, cols.hash, cols.attachments, cols.metadata],
+          [
+            ownerId,
+            conversationId,
+            cols.id,
+            cols.externalId,
+            cols.dedupe,
+            cols.seq,
+            cols.speaker,
+            cols.role,
+            cols.content,
+            cols.sentAt,
+            cols.offset,
+            cols.hash,
+            cols.attachments,
+            cols.metadata,
+          ],
         );
         added += r.affectedRows ?? 0;
       }
@@ -237,10 +286,11 @@ export function conversationWrites(q: Sql) {
     },
 
     async linkToEpisode(ownerId: string, messageIds: readonly string[], episodeId: string): Promise<void> {
-      await q.query(
-        `UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
-        [ownerId, messageIds, episodeId],
-      );
+      await q.query(`UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [
+        ownerId,
+        messageIds,
+        episodeId,
+      ]);
     },
 
     async markProcessed(ownerId: string, conversationId: string, version: string): Promise<void> {
@@ -258,7 +308,10 @@ export function conversationWrites(q: Sql) {
      * is about to delete or rebuild it: if the work after it never commits, they are simply rebuilt.
      */
     async releaseMessages(ownerId: string, episodeId: string): Promise<void> {
-      await q.query(`UPDATE messages SET episode_id = NULL, processed = false WHERE owner_id = $1 AND episode_id = $2`, [ownerId, episodeId]);
+      await q.query(`UPDATE messages SET episode_id = NULL, processed = false WHERE owner_id = $1 AND episode_id = $2`, [
+        ownerId,
+        episodeId,
+      ]);
     },
   };
 }

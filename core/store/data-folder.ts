@@ -76,7 +76,9 @@ export function checkFolder(folderIn: string, current: string | null, appFolder:
     return { folder, exists, empty: false, holdsMemory: false, isCurrent: false, cannotMove: 'not-a-folder', cannotOpen: 'not-a-folder' };
   }
   const ours = appFolder !== null && path.resolve(appFolder) === folder;
-  const entries = exists ? fs.readdirSync(folder).filter((n) => !n.startsWith('.') && (!ours || (MEMORY_ENTRIES as readonly string[]).includes(n))) : [];
+  const entries = exists
+    ? fs.readdirSync(folder).filter((n) => !n.startsWith('.') && (!ours || (MEMORY_ENTRIES as readonly string[]).includes(n)))
+    : [];
   const holdsMemory = entries.includes(STORE_FOLDER);
   const isCurrent = current !== null && path.resolve(current) === folder;
   const notWritable = writable(folder) ? null : 'not-writable';

@@ -77,7 +77,9 @@ export interface EpisodeFilters {
 }
 
 export function hasFilters(f: EpisodeFilters): boolean {
-  return Boolean(f.episodeTypes?.length || f.since || f.until || f.minImportance !== undefined || f.conversationId || f.importSources?.length);
+  return Boolean(
+    f.episodeTypes?.length || f.since || f.until || f.minImportance !== undefined || f.conversationId || f.importSources?.length,
+  );
 }
 
 export function filterSql(f: EpisodeFilters, p: Params): string {
@@ -89,7 +91,9 @@ export function filterSql(f: EpisodeFilters, p: Params): string {
   if (f.minImportance !== undefined) parts.push(`e.importance >= ${p.add(f.minImportance)}`);
   if (f.conversationId) parts.push(`e.conversation_id = ${p.add(f.conversationId)}`);
   if (f.importSources?.length) {
-    parts.push(`e.conversation_id IN (SELECT c.id FROM conversations c WHERE c.owner_id = e.owner_id AND c.source = ANY(${p.add(f.importSources)}::text[]))`);
+    parts.push(
+      `e.conversation_id IN (SELECT c.id FROM conversations c WHERE c.owner_id = e.owner_id AND c.source = ANY(${p.add(f.importSources)}::text[]))`,
+    );
   }
   return parts.map((x) => ` AND ${x}`).join('');
 }
@@ -144,7 +148,13 @@ export function episodeReads(q: Sql) {
     async searchResults(ownerId: string, ids: readonly string[]): Promise<SearchResultRow[]> {
       if (ids.length === 0) return [];
       const r = await q.query<{
-        id: string; title: string; summary: string; content: string; start_at: Date; end_at: Date; utc_offset_min: number;
+        id: string;
+        title: string;
+        summary: string;
+        content: string;
+        start_at: Date;
+        end_at: Date;
+        utc_offset_min: number;
         sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[];
       }>(
         `SELECT e.id, e.title, e.summary, e.content, e.start_at, e.end_at, e.utc_offset_min,
@@ -168,8 +178,15 @@ export function episodeReads(q: Sql) {
     async headers(ownerId: string, ids: readonly string[]): Promise<EpisodeHeader[]> {
       if (ids.length === 0) return [];
       const r = await q.query<{
-        id: string; conversation_id: string | null; title: string; start_at: Date; end_at: Date; utc_offset_min: number;
-        keywords: string[]; entities: string[] | null; participants: string[] | null;
+        id: string;
+        conversation_id: string | null;
+        title: string;
+        start_at: Date;
+        end_at: Date;
+        utc_offset_min: number;
+        keywords: string[];
+        entities: string[] | null;
+        participants: string[] | null;
       }>(
         `SELECT e.id, e.conversation_id, e.title, e.start_at, e.end_at, e.utc_offset_min, e.keywords,
                 ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'entities', '[]'))) AS entities,
@@ -224,7 +241,9 @@ export function episodeReads(q: Sql) {
 
     /** Every indexable episode: trashed ones stay out of the indexes (their entries are parked). */
     async ids(ownerId: string): Promise<string[]> {
-      const r = await q.query<{ id: string }>(`SELECT id FROM episodes WHERE owner_id = $1 AND tier <> 'trash' ORDER BY start_at`, [ownerId]);
+      const r = await q.query<{ id: string }>(`SELECT id FROM episodes WHERE owner_id = $1 AND tier <> 'trash' ORDER BY start_at`, [
+        ownerId,
+      ]);
       return r.rows.map((x) => x.id);
     },
 
@@ -250,9 +269,7 @@ export function episodeReads(q: Sql) {
 
     async owners(): Promise<string[]> {
       // The one cross-owner query: listing which owners exist, for `stats` and `health`.
-      const r = await q.query<{ owner_id: string }>(
-        `SELECT owner_id FROM conversations UNION SELECT owner_id FROM episodes ORDER BY 1`,
-      );
+      const r = await q.query<{ owner_id: string }>(`SELECT owner_id FROM conversations UNION SELECT owner_id FROM episodes ORDER BY 1`);
       return r.rows.map((x) => x.owner_id);
     },
 
@@ -263,7 +280,14 @@ export function episodeReads(q: Sql) {
      */
     async rebuildCandidates(ownerId: string, scope: 'needs_rebuild' | 'heuristic'): Promise<RebuildRow[]> {
       const marked = scope === 'heuristic' ? `x.builder = 'heuristic'` : `x.processing_status = 'needs_rebuild'`;
-      const r = await q.query<{ id: string; conversation_id: string; processing_status: string; builder: string; tier: string; message_count: number }>(
+      const r = await q.query<{
+        id: string;
+        conversation_id: string;
+        processing_status: string;
+        builder: string;
+        tier: string;
+        message_count: number;
+      }>(
         `SELECT e.id, e.conversation_id, e.processing_status, e.builder, e.tier,
                 (SELECT count(*)::int FROM messages m WHERE m.owner_id = e.owner_id AND m.episode_id = e.id) AS message_count
          FROM episodes e
@@ -272,7 +296,14 @@ export function episodeReads(q: Sql) {
          ORDER BY e.conversation_id, e.start_at, e.id`,
         [ownerId],
       );
-      return r.rows.map((x) => ({ id: x.id, conversationId: x.conversation_id, status: x.processing_status, builder: x.builder, tier: x.tier, messageCount: x.message_count }));
+      return r.rows.map((x) => ({
+        id: x.id,
+        conversationId: x.conversation_id,
+        status: x.processing_status,
+        builder: x.builder,
+        tier: x.tier,
+        messageCount: x.message_count,
+      }));
     },
   };
 }
@@ -286,9 +317,27 @@ export function episodeWrites(q: Sql) {
            utc_offset_min, metadata, structured_data, keywords, importance, builder, processing_status, processing_version,
            created_at, updated_at)
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19)`,
-        [id, ownerId, conversationId, d.episodeType, d.level, d.title, d.content, d.summary, d.temporal.start, d.temporal.end,
-         d.temporal.utcOffsetMin, JSON.stringify(d.metadata), JSON.stringify(d.structuredData), d.keywords, d.importance,
-         d.builder, d.processingStatus, d.processingVersion, now],
+        [
+          id,
+          ownerId,
+          conversationId,
+          d.episodeType,
+          d.level,
+          d.title,
+          d.content,
+          d.summary,
+          d.temporal.start,
+          d.temporal.end,
+          d.temporal.utcOffsetMin,
+          JSON.stringify(d.metadata),
+          JSON.stringify(d.structuredData),
+          d.keywords,
+          d.importance,
+          d.builder,
+          d.processingStatus,
+          d.processingVersion,
+          now,
+        ],
       );
       return id;
     },
@@ -315,13 +364,9 @@ export function episodeWrites(q: Sql) {
       // An explicit importance is the new base the forgetting pass's dynamic importance starts from.
       if (patch.importance !== undefined) sets.push(`base_importance = ${p.add(patch.importance)}`);
       sets.push(`updated_at = ${p.add(now)}`);
-      const r = await q.query(
-        `UPDATE episodes SET ${sets.join(', ')} WHERE owner_id = ${p.add(ownerId)} AND id = ${p.add(id)}`,
-        p.values,
-      );
+      const r = await q.query(`UPDATE episodes SET ${sets.join(', ')} WHERE owner_id = ${p.add(ownerId)} AND id = ${p.add(id)}`, p.values);
       return (r.affectedRows ?? 0) > 0;
     },
-
 
     /**
      * Rewrites an episode in place from a new draft: same id, same owner and conversation, and what a
@@ -334,9 +379,26 @@ export function episodeWrites(q: Sql) {
            utc_offset_min = $10, metadata = $11, structured_data = $12, keywords = $13, importance = $14, builder = $15,
            processing_status = $16, processing_version = $17, updated_at = $18, base_importance = $14
          WHERE owner_id = $1 AND id = $2`,
-        [ownerId, id, d.episodeType, d.level, d.title, d.content, d.summary, d.temporal.start, d.temporal.end, d.temporal.utcOffsetMin,
-         JSON.stringify(d.metadata), JSON.stringify(d.structuredData), d.keywords, d.importance, d.builder, d.processingStatus,
-         d.processingVersion, now],
+        [
+          ownerId,
+          id,
+          d.episodeType,
+          d.level,
+          d.title,
+          d.content,
+          d.summary,
+          d.temporal.start,
+          d.temporal.end,
+          d.temporal.utcOffsetMin,
+          JSON.stringify(d.metadata),
+          JSON.stringify(d.structuredData),
+          d.keywords,
+          d.importance,
+          d.builder,
+          d.processingStatus,
+          d.processingVersion,
+          now,
+        ],
       );
       return (r.affectedRows ?? 0) > 0;
     },

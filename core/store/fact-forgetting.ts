@@ -84,14 +84,21 @@ export function factForgettingReads(q: Sql) {
     },
 
     async tierCounts(ownerId: string): Promise<Record<FactTier, number>> {
-      const r = await q.query<{ tier: FactTier; n: number }>(`SELECT tier, count(*)::int AS n FROM semantic_nodes WHERE owner_id = $1 GROUP BY tier`, [ownerId]);
+      const r = await q.query<{ tier: FactTier; n: number }>(
+        `SELECT tier, count(*)::int AS n FROM semantic_nodes WHERE owner_id = $1 GROUP BY tier`,
+        [ownerId],
+      );
       const out: Record<FactTier, number> = { active: 0, archived: 0, trash: 0 };
       for (const x of r.rows) out[x.tier] = x.n;
       return out;
     },
 
     /** The archive or trash view, most recently moved first; keyset-paged on (tier_changed_at, id) like the episodes'. */
-    async inTier(ownerId: string, tier: FactTier, o: { limit: number; before?: { at: Date; id: string } | undefined }): Promise<FactTierRow[]> {
+    async inTier(
+      ownerId: string,
+      tier: FactTier,
+      o: { limit: number; before?: { at: Date; id: string } | undefined },
+    ): Promise<FactTierRow[]> {
       const params: unknown[] = [ownerId, tier, o.limit];
       let cursor = '';
       if (o.before) {
@@ -138,10 +145,17 @@ export function factForgettingReads(q: Sql) {
     /** The forget instructions `oldest`, `least important` and `before:<time>` pick from facts outside the trash. */
     async pick(ownerId: string, o: { order: 'lru' | 'importance'; limit: number } | { createdBefore: Date }): Promise<Fact[]> {
       if ('createdBefore' in o) {
-        return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' AND created_at < $2 ORDER BY created_at, id`, [ownerId, o.createdBefore]);
+        return queryFacts(
+          q,
+          `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' AND created_at < $2 ORDER BY created_at, id`,
+          [ownerId, o.createdBefore],
+        );
       }
       const order = o.order === 'lru' ? 'COALESCE(last_accessed, updated_at), id' : 'importance, COALESCE(last_accessed, updated_at), id';
-      return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' ORDER BY ${order} LIMIT $2`, [ownerId, o.limit]);
+      return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' ORDER BY ${order} LIMIT $2`, [
+        ownerId,
+        o.limit,
+      ]);
     },
 
     /** Every fact of the owner mentioning `needle` in its key, value, context or any version (forget-about). */

@@ -63,7 +63,12 @@ export function factTermWrites(q: Sql, track: WriteTracker) {
      */
     async set(ownerId: string, factId: string, terms: ReadonlyMap<string, number>, length: number, tokens: number): Promise<void> {
       await q.query(`DELETE FROM semantic_terms WHERE owner_id = $1 AND node_id = $2`, [ownerId, factId]);
-      const fact = await q.query(`UPDATE semantic_nodes SET term_len = $3, tokens = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, factId, length, tokens]);
+      const fact = await q.query(`UPDATE semantic_nodes SET term_len = $3, tokens = $4 WHERE owner_id = $1 AND id = $2`, [
+        ownerId,
+        factId,
+        length,
+        tokens,
+      ]);
       if (terms.size > 0 && (fact.affectedRows ?? 0) > 0) {
         await q.query(
           `INSERT INTO semantic_terms (node_id, owner_id, term, tf) SELECT $2, $1, u.term, u.tf FROM unnest($3::text[], $4::real[]) AS u(term, tf)`,

@@ -46,7 +46,10 @@ export function factVersionReads(q: Sql) {
   return {
     /** A fact's kept versions, oldest first. */
     async list(ownerId: string, factId: string): Promise<FactVersion[]> {
-      const r = await q.query<VersionRow>(`SELECT * FROM semantic_versions WHERE owner_id = $1 AND node_id = $2 ORDER BY version`, [ownerId, factId]);
+      const r = await q.query<VersionRow>(`SELECT * FROM semantic_versions WHERE owner_id = $1 AND node_id = $2 ORDER BY version`, [
+        ownerId,
+        factId,
+      ]);
       return r.rows.map(toVersion);
     },
 

@@ -82,8 +82,10 @@ export async function queryFacts(q: Sql, sql: string, params: unknown[]): Promis
 }
 
 /** What a new fact is stored with: the store gives it its id, version 1 and times; the rest starts at the table's defaults. */
-export interface NewFact
-  extends Pick<Fact, 'key' | 'entityType' | 'label' | 'value' | 'context' | 'confidence' | 'discoveryEpisodeId' | 'discoveryMethod' | 'source' | 'importance'> {
+export interface NewFact extends Pick<
+  Fact,
+  'key' | 'entityType' | 'label' | 'value' | 'context' | 'confidence' | 'discoveryEpisodeId' | 'discoveryMethod' | 'source' | 'importance'
+> {
   keywords: readonly string[];
   tags: readonly string[];
 }
@@ -160,7 +162,11 @@ export function factReads(q: Sql) {
       let where = `owner_id = ${p.add(ownerId)} AND tier = ANY(${p.add(o.tiers)}::text[])`;
       if (o.entityType) where += ` AND entity_type = ${p.add(o.entityType)}`;
       if (o.before) where += ` AND (updated_at, id) < (${p.add(o.before.at)}, ${p.add(o.before.id)}::uuid)`;
-      return queryFacts(q, `SELECT * FROM semantic_nodes WHERE ${where} ORDER BY updated_at DESC, id DESC LIMIT ${p.add(o.limit)}`, p.values);
+      return queryFacts(
+        q,
+        `SELECT * FROM semantic_nodes WHERE ${where} ORDER BY updated_at DESC, id DESC LIMIT ${p.add(o.limit)}`,
+        p.values,
+      );
     },
 
     /** Entity types with how many live facts each has: the knowledge view's sections. */
@@ -179,8 +185,17 @@ export function factReads(q: Sql) {
     async searchResults(ownerId: string, ids: readonly string[]): Promise<FactResultRow[]> {
       if (ids.length === 0) return [];
       const r = await q.query<{
-        id: string; key: string; entity_type: string; label: string; value: string; context: string; version: number; confidence: number; updated_at: Date;
-        sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[]; episode_ids: string[] | null;
+        id: string;
+        key: string;
+        entity_type: string;
+        label: string;
+        value: string;
+        context: string;
+        version: number;
+        confidence: number;
+        updated_at: Date;
+        sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[];
+        episode_ids: string[] | null;
       }>(
         `SELECT n.id, n.key, n.entity_type, n.label, n.value, n.context, n.version, n.confidence, n.updated_at,
                 COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at) ORDER BY m.sent_at, m.seq)
@@ -215,7 +230,23 @@ export function factWrites(q: Sql) {
         `INSERT INTO semantic_nodes (id, owner_id, key, entity_type, label, value, context, confidence, version,
            discovery_episode_id, discovery_method, keywords, tags, source, importance, base_importance, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $10, $11, $12, $13, $14, $14, $15, $15)`,
-        [id, ownerId, n.key, n.entityType, n.label, n.value, n.context, n.confidence, n.discoveryEpisodeId, n.discoveryMethod, n.keywords, n.tags, n.source, n.importance, now],
+        [
+          id,
+          ownerId,
+          n.key,
+          n.entityType,
+          n.label,
+          n.value,
+          n.context,
+          n.confidence,
+          n.discoveryEpisodeId,
+          n.discoveryMethod,
+          n.keywords,
+          n.tags,
+          n.source,
+          n.importance,
+          now,
+        ],
       );
       return id;
     },
@@ -272,14 +303,22 @@ export function factWrites(q: Sql) {
     },
 
     async mark(ownerId: string, id: string, marked: boolean | null, importance: number): Promise<boolean> {
-      const r = await q.query(`UPDATE semantic_nodes SET marked_important = $3, importance = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, id, marked, importance]);
+      const r = await q.query(`UPDATE semantic_nodes SET marked_important = $3, importance = $4 WHERE owner_id = $1 AND id = $2`, [
+        ownerId,
+        id,
+        marked,
+        importance,
+      ]);
       return (r.affectedRows ?? 0) > 0;
     },
 
     /** Deletes facts with every version, link, relationship, keyword entry and vector (cascades). */
     async delete(ownerId: string, ids: readonly string[]): Promise<string[]> {
       if (ids.length === 0) return [];
-      const r = await q.query<{ id: string }>(`DELETE FROM semantic_nodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [ownerId, ids]);
+      const r = await q.query<{ id: string }>(`DELETE FROM semantic_nodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [
+        ownerId,
+        ids,
+      ]);
       return r.rows.map((x) => x.id);
     },
   };

@@ -159,19 +159,29 @@ export function forgettingReads(q: Sql) {
 
     async episodeTitles(ownerId: string, ids: readonly string[]): Promise<Map<string, string>> {
       if (ids.length === 0) return new Map();
-      const r = await q.query<{ id: string; title: string }>(`SELECT id, title FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, ids]);
+      const r = await q.query<{ id: string; title: string }>(
+        `SELECT id, title FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
+        [ownerId, ids],
+      );
       return new Map(r.rows.map((x) => [x.id, x.title]));
     },
 
     async tierCounts(ownerId: string): Promise<Record<StoredTier, number>> {
-      const r = await q.query<{ tier: StoredTier; n: number }>(`SELECT tier, count(*)::int AS n FROM episodes WHERE owner_id = $1 GROUP BY tier`, [ownerId]);
+      const r = await q.query<{ tier: StoredTier; n: number }>(
+        `SELECT tier, count(*)::int AS n FROM episodes WHERE owner_id = $1 GROUP BY tier`,
+        [ownerId],
+      );
       const out: Record<StoredTier, number> = { active: 0, archived: 0, trash: 0 };
       for (const x of r.rows) out[x.tier] = x.n;
       return out;
     },
 
     /** The archive or trash view, most recently moved first; keyset-paged on (tier_changed_at, id). */
-    async listEpisodesInTier(ownerId: string, tier: StoredTier, o: { limit: number; before?: { at: Date; id: string } | undefined }): Promise<TierListRow[]> {
+    async listEpisodesInTier(
+      ownerId: string,
+      tier: StoredTier,
+      o: { limit: number; before?: { at: Date; id: string } | undefined },
+    ): Promise<TierListRow[]> {
       const params: unknown[] = [ownerId, tier, o.limit];
       let cursor = '';
       if (o.before) {
@@ -179,8 +189,17 @@ export function forgettingReads(q: Sql) {
         cursor = ` AND (COALESCE(tier_changed_at, created_at), id) < ($4, $5::uuid)`;
       }
       const r = await q.query<{
-        id: string; title: string; summary: string; start_at: Date; tier: StoredTier; tier_changed_at: Date | null; tier_reason: string | null;
-        importance: number; recall_count: number; last_accessed: Date | null; marked_important: boolean | null;
+        id: string;
+        title: string;
+        summary: string;
+        start_at: Date;
+        tier: StoredTier;
+        tier_changed_at: Date | null;
+        tier_reason: string | null;
+        importance: number;
+        recall_count: number;
+        last_accessed: Date | null;
+        marked_important: boolean | null;
       }>(
         `SELECT id, title, summary, start_at, tier, tier_changed_at, tier_reason, importance, recall_count, last_accessed, marked_important
          FROM episodes WHERE owner_id = $1 AND tier = $2${cursor}
@@ -188,8 +207,17 @@ export function forgettingReads(q: Sql) {
         params,
       );
       return r.rows.map((x) => ({
-        id: x.id, title: x.title, summary: x.summary, startAt: x.start_at, tier: x.tier, tierChangedAt: x.tier_changed_at,
-        tierReason: parseReason(x.tier_reason), importance: x.importance, recallCount: x.recall_count, lastAccessed: x.last_accessed, marked: x.marked_important,
+        id: x.id,
+        title: x.title,
+        summary: x.summary,
+        startAt: x.start_at,
+        tier: x.tier,
+        tierChangedAt: x.tier_changed_at,
+        tierReason: parseReason(x.tier_reason),
+        importance: x.importance,
+        recallCount: x.recall_count,
+        lastAccessed: x.last_accessed,
+        marked: x.marked_important,
       }));
     },
 
@@ -221,7 +249,10 @@ export function forgettingReads(q: Sql) {
 
     async messageCountOfEpisodes(ownerId: string, ids: readonly string[]): Promise<number> {
       if (ids.length === 0) return 0;
-      const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
+      const r = await q.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM messages WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`,
+        [ownerId, ids],
+      );
       return r.rows[0]?.n ?? 0;
     },
 
@@ -298,7 +329,10 @@ export function forgettingWrites(q: Sql) {
    * does not bring a forgotten memory back), the text, speaker, attachments and metadata go, and so
    * does the link to the episode.
    */
-  async function redactMessages(ownerId: string, where: { episodeIds?: readonly string[]; messageIds?: readonly string[] }): Promise<number> {
+  async function redactMessages(
+    ownerId: string,
+    where: { episodeIds?: readonly string[]; messageIds?: readonly string[] },
+  ): Promise<number> {
     let n = 0;
     const set = `SET content = '', speaker = '', content_hash = '', attachments = '[]', metadata = '{"forgotten": true}', episode_id = NULL, processed = true`;
     if (where.episodeIds?.length) {
@@ -318,7 +352,12 @@ export function forgettingWrites(q: Sql) {
      * A move counts as a write (`updated_at`): the episode builder then leaves the episode as it is
      * instead of merging newly arrived messages into it, which would bring it back as a new episode.
      */
-    async setEpisodeTier(ownerId: string, tier: StoredTier, moves: readonly { id: string; reason: ForgettingReason }[], now: Date): Promise<void> {
+    async setEpisodeTier(
+      ownerId: string,
+      tier: StoredTier,
+      moves: readonly { id: string; reason: ForgettingReason }[],
+      now: Date,
+    ): Promise<void> {
       for (const batch of chunks(moves, 1000)) {
         await q.query(
           `UPDATE episodes e SET tier = $2, tier_changed_at = $3, tier_reason = u.reason, updated_at = $3
@@ -364,16 +403,28 @@ export function forgettingWrites(q: Sql) {
       if (ids.length === 0) return [];
       if (redact) await redactMessages(ownerId, { episodeIds: ids });
       else await q.query(`UPDATE messages SET episode_id = NULL WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, ids]);
-      const r = await q.query<{ id: string }>(`DELETE FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [ownerId, ids]);
+      const r = await q.query<{ id: string }>(`DELETE FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [
+        ownerId,
+        ids,
+      ]);
       return r.rows.map((x) => x.id);
     },
 
     async redactConversation(ownerId: string, id: string, title: string | null, participants: readonly string[]): Promise<void> {
-      await q.query(`UPDATE conversations SET title = $3, participants = $4 WHERE owner_id = $1 AND id = $2`, [ownerId, id, title, JSON.stringify(participants)]);
+      await q.query(`UPDATE conversations SET title = $3, participants = $4 WHERE owner_id = $1 AND id = $2`, [
+        ownerId,
+        id,
+        title,
+        JSON.stringify(participants),
+      ]);
     },
 
     async recordRun(ownerId: string, ranAt: Date, summary: unknown): Promise<void> {
-      await q.query(`INSERT INTO forgetting_runs (owner_id, ran_at, summary) VALUES ($1, $2, $3)`, [ownerId, ranAt, JSON.stringify(summary)]);
+      await q.query(`INSERT INTO forgetting_runs (owner_id, ran_at, summary) VALUES ($1, $2, $3)`, [
+        ownerId,
+        ranAt,
+        JSON.stringify(summary),
+      ]);
     },
   };
 }

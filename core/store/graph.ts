@@ -40,7 +40,15 @@ export function graphReads(q: Sql) {
          WHERE ee.owner_id = $1 AND ee.episode_id = $2 ORDER BY e.name`,
         [ownerId, episodeId],
       );
-      const rels = await q.query<{ s_id: string; s_name: string; s_type: string; predicate: string; o_id: string; o_name: string; o_type: string }>(
+      const rels = await q.query<{
+        s_id: string;
+        s_name: string;
+        s_type: string;
+        predicate: string;
+        o_id: string;
+        o_name: string;
+        o_type: string;
+      }>(
         `SELECT s.id AS s_id, s.name AS s_name, s.entity_type AS s_type, r.predicate, o.id AS o_id, o.name AS o_name, o.entity_type AS o_type
          FROM entity_relationships r
          JOIN entities s ON s.id = r.subject_id AND s.owner_id = r.owner_id
@@ -49,7 +57,13 @@ export function graphReads(q: Sql) {
         [ownerId, episodeId],
       );
       return {
-        entities: ents.rows.map((r) => ({ id: r.id, name: r.name, type: r.entity_type, role: r.role, aliases: (r.aliases ?? []).filter((a) => a !== r.name) })),
+        entities: ents.rows.map((r) => ({
+          id: r.id,
+          name: r.name,
+          type: r.entity_type,
+          role: r.role,
+          aliases: (r.aliases ?? []).filter((a) => a !== r.name),
+        })),
         relationships: rels.rows.map((r) => ({
           subject: { id: r.s_id, name: r.s_name, type: r.s_type },
           predicate: r.predicate,
@@ -70,7 +84,13 @@ export function graphReads(q: Sql) {
          ORDER BY episodes DESC, e.name LIMIT $3`,
         [ownerId, o.keyPrefix ?? null, o.limit],
       );
-      return r.rows.map((x) => ({ id: x.id, name: x.name, type: x.entity_type, aliases: (x.aliases ?? []).filter((a) => a !== x.name), episodes: x.episodes }));
+      return r.rows.map((x) => ({
+        id: x.id,
+        name: x.name,
+        type: x.entity_type,
+        aliases: (x.aliases ?? []).filter((a) => a !== x.name),
+        episodes: x.episodes,
+      }));
     },
 
     /** Episodes that mention any of the entities: the first step of a graph walk. */
@@ -84,7 +104,10 @@ export function graphReads(q: Sql) {
     },
 
     /** Triples touching any of the entities, in either direction: one hop of the graph. */
-    async neighbours(ownerId: string, entityIds: readonly string[]): Promise<{ subjectId: string; predicate: string; objectId: string; episodeId: string }[]> {
+    async neighbours(
+      ownerId: string,
+      entityIds: readonly string[],
+    ): Promise<{ subjectId: string; predicate: string; objectId: string; episodeId: string }[]> {
       if (entityIds.length === 0) return [];
       const r = await q.query<{ subject_id: string; predicate: string; object_id: string; episode_id: string }>(
         `SELECT subject_id, predicate, object_id, episode_id FROM entity_relationships
@@ -178,10 +201,11 @@ export function graphWrites(q: Sql) {
           [ownerId, episodeId, ids, ids.map((id) => links.get(id) ?? null)],
         );
       }
-      await q.query(
-        `DELETE FROM episode_entities WHERE owner_id = $1 AND episode_id = $2 AND NOT (entity_id = ANY($3::uuid[]))`,
-        [ownerId, episodeId, ids],
-      );
+      await q.query(`DELETE FROM episode_entities WHERE owner_id = $1 AND episode_id = $2 AND NOT (entity_id = ANY($3::uuid[]))`, [
+        ownerId,
+        episodeId,
+        ids,
+      ]);
       await q.query(`DELETE FROM entity_relationships WHERE owner_id = $1 AND episode_id = $2`, [ownerId, episodeId]);
       const triples = g.relationships.flatMap((t) => {
         const s = idByKey.get(t.subjectKey);
@@ -192,7 +216,15 @@ export function graphWrites(q: Sql) {
         await q.query(
           `INSERT INTO entity_relationships (id, owner_id, episode_id, subject_id, predicate, object_id, created_at)
            SELECT u.id, $1, $2, u.s, u.p, u.o, $3 FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::uuid[]) AS u(id, s, p, o)`,
-          [ownerId, episodeId, now, triples.map(() => randomUUID()), triples.map((t) => t.s), triples.map((t) => t.p), triples.map((t) => t.o)],
+          [
+            ownerId,
+            episodeId,
+            now,
+            triples.map(() => randomUUID()),
+            triples.map((t) => t.s),
+            triples.map((t) => t.p),
+            triples.map((t) => t.o),
+          ],
         );
       }
       return idByKey;

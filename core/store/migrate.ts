@@ -25,9 +25,7 @@ function loadMigrations(dir: string): Migration[] {
 export async function migrate(db: PGlite, dir = defaultMigrationsDir): Promise<number> {
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-  const done = new Set(
-    (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
-  );
+  const done = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
   const all = loadMigrations(dir);
   const newest = all.at(-1)?.version ?? 0;
   const ahead = [...done].filter((v) => v > newest);

@@ -18,7 +18,10 @@ export function settingWrites(q: Sql) {
         await q.query(`DELETE FROM settings WHERE key = $1`, [key]);
         return;
       }
-      await q.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, JSON.stringify(value)]);
+      await q.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [
+        key,
+        JSON.stringify(value),
+      ]);
     },
   };
 }

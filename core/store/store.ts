@@ -70,7 +70,8 @@ export class Store {
     if (o.dir) {
       fs.mkdirSync(o.dir, { recursive: true });
       const file = path.join(o.dir, 'nemori.lock');
-      if (o.lock && path.resolve(o.lock.file) !== path.resolve(file)) throw new Error(`the lock ${o.lock.file} is not the lock of ${o.dir}`);
+      if (o.lock && path.resolve(o.lock.file) !== path.resolve(file))
+        throw new Error(`the lock ${o.lock.file} is not the lock of ${o.dir}`);
       lock = o.lock ?? acquireLock(file);
     }
     try {

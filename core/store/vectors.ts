@@ -71,10 +71,10 @@ export function vectorReads(q: Sql) {
     },
 
     async count(ownerId: string, modelId: string): Promise<number> {
-      const r = await q.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM episode_embeddings WHERE owner_id = $1 AND model_id = $2`,
-        [ownerId, modelId],
-      );
+      const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM episode_embeddings WHERE owner_id = $1 AND model_id = $2`, [
+        ownerId,
+        modelId,
+      ]);
       return r.rows[0]!.n;
     },
   };

@@ -50,7 +50,13 @@ export function estimateTokens(text: string): number {
 
 /** Two values say the same thing when they differ only in case, width, spacing or final punctuation. */
 export function sameValue(a: string, b: string): boolean {
-  const norm = (s: string) => s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').replace(/[\s.。!！]+$/u, '').trim();
+  const norm = (s: string) =>
+    s
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/\s+/g, ' ')
+      .replace(/[\s.。!！]+$/u, '')
+      .trim();
   return norm(a) === norm(b);
 }
 

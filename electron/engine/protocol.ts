@@ -13,8 +13,7 @@ import type { WireError } from '../../core/api/wire';
 
 /** main → engine */
 export type HostRequest =
-  | { type: 'call'; id: number; operation: OperationName; input: unknown; callId?: string | undefined }
-  | { type: 'close' };
+  { type: 'call'; id: number; operation: OperationName; input: unknown; callId?: string | undefined } | { type: 'close' };
 
 /** engine → main */
 export type HostMessage =

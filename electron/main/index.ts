@@ -109,7 +109,9 @@ function start(): void {
       serveRenderer(paths.renderer);
       denyPermissions(session.defaultSession);
       // Sealed by this machine's keychain, so it stays with the app's profile, not the (movable) data folder.
-      const vault = createKeyVault(path.join(app.getPath('userData'), 'llm-api-key.bin'), safeStorage, (m) => console.warn(`[nemori] ${m}`));
+      const vault = createKeyVault(path.join(app.getPath('userData'), 'llm-api-key.bin'), safeStorage, (m) =>
+        console.warn(`[nemori] ${m}`),
+      );
       const engine = startEngineHost({
         entryPath: paths.engine,
         ...(vault.available ? { llmKey: vault.load() } : {}),

@@ -103,7 +103,9 @@ describe('the data folder, chosen in Settings', () => {
 
     await expect(engine.call('setDataFolder', { folder: busy, mode: 'move' })).rejects.toThrow(/is not empty/);
     await expect(engine.call('setDataFolder', { folder: busy, mode: 'open' })).rejects.toThrow(/holds other files and no Nemori memory/);
-    await expect(engine.call('setDataFolder', { folder: path.join(home, 'inner'), mode: 'move' })).rejects.toThrow(/inside the current data folder/);
+    await expect(engine.call('setDataFolder', { folder: path.join(home, 'inner'), mode: 'move' })).rejects.toThrow(
+      /inside the current data folder/,
+    );
     await expect(engine.call('setDataFolder', { folder: 'relative/dir', mode: 'move' })).rejects.toThrow(/give a full path/);
     await expect(engine.call('inspectFolder', { folder: 'relative/dir' })).rejects.toThrow(/give a full path/);
     await expect(engine.call('setDataFolder', { folder: home, mode: 'open' })).rejects.toThrow(/already kept in/);
@@ -141,7 +143,9 @@ describe('the embedding model, chosen in Settings', () => {
     const rebuilt = await engine.call('rebuildIndexes', { ownerId: OWNER });
     expect(rebuilt.embedded).toBe(episodes);
 
-    await expect(engine.call('setEmbeddingModel', { modelId: 'Xenova/multilingual-e5-base' })).rejects.toThrow(/could not be used .*Nemori keeps nemori-tiny/);
+    await expect(engine.call('setEmbeddingModel', { modelId: 'Xenova/multilingual-e5-base' })).rejects.toThrow(
+      /could not be used .*Nemori keeps nemori-tiny/,
+    );
     expect(savedStartup(m).embeddingModel).toBe('nemori-tiny');
     expect((await engine.call('health', {})).embedding).toMatchObject({ available: true, modelId: 'nemori-tiny' });
     const hits = await engine.call('search', { ownerId: OWNER, query: 'glacier Zermatt', mode: 'vector' });
@@ -156,7 +160,10 @@ describe('restoring a backup', () => {
     await importTwoDays(engine);
     const atBackup = await episodeCount(engine);
     const backup = await engine.call('backup', {});
-    await engine.call('importFiles', { ownerId: OWNER, paths: [path.join(import.meta.dirname, '..', 'e2e', 'fixtures', 'spring-week.json')] });
+    await engine.call('importFiles', {
+      ownerId: OWNER,
+      paths: [path.join(import.meta.dirname, '..', 'e2e', 'fixtures', 'spring-week.json')],
+    });
     const later = await episodeCount(engine);
     expect(later).toBeGreaterThan(atBackup);
 
@@ -188,7 +195,9 @@ describe('an engine opened on a fixed folder (CLI, tests)', () => {
     const engine = await openMemoryEngine();
     try {
       expect(await engine.call('getStartup', {})).toMatchObject({ dataDir: null, canChange: false });
-      await expect(engine.call('setDataFolder', { folder: '/tmp/x', mode: 'move' })).rejects.toThrow(/needs the desktop app or `nemori web`/);
+      await expect(engine.call('setDataFolder', { folder: '/tmp/x', mode: 'move' })).rejects.toThrow(
+        /needs the desktop app or `nemori web`/,
+      );
       await expect(engine.call('restoreBackup', { file: '/tmp/x.tar.gz' })).rejects.toThrow(/needs the desktop app/);
     } finally {
       await engine.close();

@@ -16,7 +16,8 @@ describe('cancelling a call', () => {
         call: (name, input, options) => engine.call(name, input as never, options),
         emit: (e) => {
           events.push(e);
-          if (e.type === 'progress' && e.phase === 'import' && e.done >= 50 && !cancelled) cancelled = dispatcher.dispatch('cancelCall', { callId: e.callId });
+          if (e.type === 'progress' && e.phase === 'import' && e.done >= 50 && !cancelled)
+            cancelled = dispatcher.dispatch('cancelCall', { callId: e.callId });
         },
       });
       const first = await dispatcher.dispatch('importFiles', { ownerId, paths: [file] });

@@ -104,7 +104,9 @@ describe('import progress without models', () => {
     expect(phasesOf(events)).toEqual(['import', 'episodes', 'embeddings']);
     expectEachPhaseCountsUpToItsTotal(events);
     for (const e of events.filter((x) => x.phase !== 'embeddings')) expect(e.total).toBe(total);
-    expect(events.filter((e) => e.phase === 'embeddings')).toEqual([{ operation: 'importFiles', phase: 'embeddings', done: 0, total: 0, facts: { keywordOnly: true } }]);
+    expect(events.filter((e) => e.phase === 'embeddings')).toEqual([
+      { operation: 'importFiles', phase: 'embeddings', done: 0, total: 0, facts: { keywordOnly: true } },
+    ]);
     const files = [...new Set(events.flatMap((e) => (e.facts?.file ? [JSON.stringify(e.facts.file)] : [])))].map((f) => JSON.parse(f));
     expect(files).toEqual([
       { name: 'two-days.json', index: 1, count: 3 },
@@ -112,14 +114,24 @@ describe('import progress without models', () => {
     ]);
     expect(last(events, 'episodes')!.facts?.episodes).toBe(out.files.reduce((n, f) => n + f.episodesCreated, 0));
     // Conversation by conversation, not a jump to the end.
-    expect(events.filter((e) => e.phase === 'import').map((e) => e.done)).toEqual([0, 6, 8, ...Array.from({ length: 12 }, (_, c) => 8 + 5 * (c + 1))]);
+    expect(events.filter((e) => e.phase === 'import').map((e) => e.done)).toEqual([
+      0,
+      6,
+      8,
+      ...Array.from({ length: 12 }, (_, c) => 8 + 5 * (c + 1)),
+    ]);
   });
 
   it('a conversation that grew counts its messages once, though its last episode is rebuilt with the new ones', async () => {
     const ownerId = newOwner();
     const dir = tempDir();
     const base = JSON.parse(fs.readFileSync(fixture('import', 'two-days.json'), 'utf8'));
-    base.conversations[0].messages.push({ id: 'm7', speaker: 'Alice', text: 'Booked the Salomon boots online.', timestamp: '2023-05-08T09:20:00+02:00' });
+    base.conversations[0].messages.push({
+      id: 'm7',
+      speaker: 'Alice',
+      text: 'Booked the Salomon boots online.',
+      timestamp: '2023-05-08T09:20:00+02:00',
+    });
     fs.writeFileSync(path.join(dir, 'grown.json'), JSON.stringify(base));
     await engine.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')] });
     const { out, events } = await importWithProgress(engine, ownerId, [path.join(dir, 'grown.json')]);
@@ -132,7 +144,11 @@ describe('import progress without models', () => {
 
   it('a preview stores nothing and so reports no progress', async () => {
     const events: ProgressEvent[] = [];
-    await engine.call('importFiles', { ownerId: newOwner(), paths: [fixture('import', 'two-days.json')], dryRun: true }, { onProgress: (e) => events.push(e) });
+    await engine.call(
+      'importFiles',
+      { ownerId: newOwner(), paths: [fixture('import', 'two-days.json')], dryRun: true },
+      { onProgress: (e) => events.push(e) },
+    );
     expect(events).toEqual([]);
   });
 });

@@ -49,7 +49,12 @@ describe('importing the generic JSON format', () => {
     const dir = tempDir();
     const base = JSON.parse(fs.readFileSync(fixture('import', 'two-days.json'), 'utf8'));
     const grown = structuredClone(base);
-    grown.conversations[0].messages.push({ id: 'm7', speaker: 'Alice', text: 'Booked the Salomon boots online.', timestamp: '2023-05-10T10:00:00+02:00' });
+    grown.conversations[0].messages.push({
+      id: 'm7',
+      speaker: 'Alice',
+      text: 'Booked the Salomon boots online.',
+      timestamp: '2023-05-10T10:00:00+02:00',
+    });
     fs.writeFileSync(path.join(dir, 'a.json'), JSON.stringify(base));
     fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify(grown));
     await engine.call('importFiles', { ownerId, paths: [path.join(dir, 'a.json')] });
@@ -63,7 +68,12 @@ describe('importing the generic JSON format', () => {
     const ownerId = newOwner();
     const part = (ids: number[]) => ({
       id: 'long-chat',
-      messages: ids.map((i) => ({ id: `p${i}`, speaker: i % 2 ? 'Ann' : 'Ben', text: `planning the garden shed, step ${i}`, timestamp: new Date(Date.UTC(2024, 4, 1, 9, i)).toISOString() })),
+      messages: ids.map((i) => ({
+        id: `p${i}`,
+        speaker: i % 2 ? 'Ann' : 'Ben',
+        text: `planning the garden shed, step ${i}`,
+        timestamp: new Date(Date.UTC(2024, 4, 1, 9, i)).toISOString(),
+      })),
     });
     await engine.call('ingestConversation', { ownerId, conversation: part([0, 1, 2]) });
     const second = await engine.call('ingestConversation', { ownerId, conversation: part([3, 4, 5]) });
@@ -71,7 +81,11 @@ describe('importing the generic JSON format', () => {
     const { episodes } = await engine.call('listEpisodes', { ownerId });
     expect(episodes).toHaveLength(1);
     expect(episodes[0]?.messageIds).toHaveLength(6);
-    expect(await engine.context.store.read.bm25.verify(ownerId)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0 });
+    expect(await engine.context.store.read.bm25.verify(ownerId)).toMatchObject({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      episodesWithoutDoc: 0,
+    });
   });
 
   it('JSONL: one message per line, grouped by conversation', async () => {
@@ -83,7 +97,9 @@ describe('importing the generic JSON format', () => {
         { conversation: 'c1', speaker: 'Ann', text: 'Our cat Miso learned to open the fridge.', timestamp: '2024-01-02T08:00:00Z' },
         { conversation: 'c2', speaker: 'Ann', text: 'Dentist on Friday at nine.', timestamp: '2024-01-03T08:00:00Z' },
         { conversation: 'c1', speaker: 'Ben', text: 'Miso is a genius.', timestamp: '2024-01-02T08:01:00Z' },
-      ].map((x) => JSON.stringify(x)).join('\n'),
+      ]
+        .map((x) => JSON.stringify(x))
+        .join('\n'),
     );
     const out = await engine.call('importFiles', { ownerId, paths: [file] });
     expect(out.files[0]).toMatchObject({ format: 'jsonl', conversations: 2, messages: 3, episodesCreated: 2 });
@@ -92,7 +108,14 @@ describe('importing the generic JSON format', () => {
   it('narrows search and listing to where the conversations came from', async () => {
     const ownerId = newOwner();
     await engine.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')] });
-    await engine.call('ingestConversation', { ownerId, source: 'companion', conversation: { id: 'c1', messages: [{ speaker: 'Alice', text: 'The Gornergrat train was sold out again', timestamp: '2023-06-01T10:00:00+02:00' }] } });
+    await engine.call('ingestConversation', {
+      ownerId,
+      source: 'companion',
+      conversation: {
+        id: 'c1',
+        messages: [{ speaker: 'Alice', text: 'The Gornergrat train was sold out again', timestamp: '2023-06-01T10:00:00+02:00' }],
+      },
+    });
     expect((await engine.call('stats', { ownerId })).owners[0]!.sources).toEqual([
       { source: 'nemori-json', conversations: 2 },
       { source: 'companion', conversations: 1 },
@@ -123,7 +146,12 @@ describe('import options', () => {
     expect(first.files[0]?.me).toBe('Bob');
     const episode = (await engine.call('listEpisodes', { ownerId })).episodes.find((e) => e.content.includes('Gornergrat'))!;
     const { messages } = await engine.call('getEpisode', { ownerId, id: episode.id });
-    expect(messages.map((m) => [m.speaker, m.role])).toEqual([['Alice', 'other'], ['Bob', 'user'], ['Alice', 'other'], ['Bob', 'user']]);
+    expect(messages.map((m) => [m.speaker, m.role])).toEqual([
+      ['Alice', 'other'],
+      ['Bob', 'user'],
+      ['Alice', 'other'],
+      ['Bob', 'user'],
+    ]);
     const later = await engine.call('importFiles', { ownerId, paths: [file], dryRun: true });
     expect(later.files[0]?.me).toBe('Bob');
     const stranger = await engine.call('importFiles', { ownerId, paths: [file], me: 'Zoe', dryRun: true });
@@ -154,7 +182,10 @@ describe('import options', () => {
   it('reads a folder of Markdown journals without --format', async () => {
     const ownerId = newOwner();
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, '2024-03-05.md'), '# Tuesday\n\nWalked along the river with Mia and talked about her new pottery studio.\n');
+    fs.writeFileSync(
+      path.join(dir, '2024-03-05.md'),
+      '# Tuesday\n\nWalked along the river with Mia and talked about her new pottery studio.\n',
+    );
     const out = await engine.call('importFiles', { ownerId, paths: [dir] });
     expect(out).toMatchObject({ format: 'markdown', conversations: 1, messages: 1, errors: [] });
   });
@@ -177,7 +208,10 @@ describe('malformed input', () => {
     const ownerId = newOwner();
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'cut.json'), '{"conversations": [{"id": "x", "messages": [\n  {"speaker": "A", "text": "hi"');
-    fs.writeFileSync(path.join(dir, 'bad.jsonl'), '{"conversation":"c","speaker":"A","text":"ok","timestamp":"2024-01-01T00:00:00Z"}\n{"conversation":"c", oops}\n');
+    fs.writeFileSync(
+      path.join(dir, 'bad.jsonl'),
+      '{"conversation":"c","speaker":"A","text":"ok","timestamp":"2024-01-01T00:00:00Z"}\n{"conversation":"c", oops}\n',
+    );
     const out = await engine.call('importFiles', {
       ownerId,
       paths: [path.join(dir, 'cut.json'), path.join(dir, 'bad.jsonl'), fixture('import', 'two-days.json')],

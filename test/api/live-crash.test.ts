@@ -22,10 +22,21 @@ const child = path.join(import.meta.dirname, 'fixtures', 'live-child.ts');
 function twoDays(): { id: string; speaker: string; text: string; time: string }[] {
   const t0 = Date.parse('2024-06-03T20:00:00+02:00');
   const texts = [
-    'The violin lesson moved to Wednesday.', 'Is Maya still practising the Bach partita?', 'Every evening, twenty minutes.', 'Tell her the teacher was impressed.',
-    'We found a flat near the river.', 'How many rooms does the flat have?', 'Three rooms and a balcony over the river.', 'We sign the lease on Monday.',
+    'The violin lesson moved to Wednesday.',
+    'Is Maya still practising the Bach partita?',
+    'Every evening, twenty minutes.',
+    'Tell her the teacher was impressed.',
+    'We found a flat near the river.',
+    'How many rooms does the flat have?',
+    'Three rooms and a balcony over the river.',
+    'We sign the lease on Monday.',
   ];
-  return texts.map((text, i) => ({ id: `t${i}`, speaker: i % 2 ? 'Sam' : 'Rui', text, time: new Date(t0 + Math.floor(i / 4) * 24 * 60 * MIN + (i % 4) * 2 * MIN).toISOString() }));
+  return texts.map((text, i) => ({
+    id: `t${i}`,
+    speaker: i % 2 ? 'Sam' : 'Rui',
+    text,
+    time: new Date(t0 + Math.floor(i / 4) * 24 * 60 * MIN + (i % 4) * 2 * MIN).toISOString(),
+  }));
 }
 
 async function episodes(e: Engine, ownerId: string) {
@@ -65,7 +76,10 @@ describe('live memory survives a crash', { timeout: 180_000 }, () => {
       await engine.idle();
       let eps = await episodes(engine, 'live');
       // The first day was closed by the gap; the second is the open tail, rebuilt and findable.
-      expect(eps.map((e) => [e.processingStatus, e.messageIds.length])).toEqual([['ready', 4], ['open', 4]]);
+      expect(eps.map((e) => [e.processingStatus, e.messageIds.length])).toEqual([
+        ['ready', 4],
+        ['open', 4],
+      ]);
       expect(eps.flatMap((e) => e.messageIds)).toEqual(acknowledged);
       const found = await engine.call('search', { ownerId: 'live', query: 'lease on Monday', mode: 'bm25' });
       expect(found.results[0]?.sources.map((s) => s.externalId)).toEqual(['t4', 't5', 't6', 't7']);
@@ -91,7 +105,9 @@ describe('live memory survives a crash', { timeout: 180_000 }, () => {
     let conversationId: string | undefined;
     try {
       // The use case alone, without the job behind addMemory: exactly what a crash leaves.
-      for (const t of turns) conversationId = (await addTurns(first.context, { ownerId: 'live', conversationId, source: 'companion', messages: [t] })).conversationId;
+      for (const t of turns)
+        conversationId = (await addTurns(first.context, { ownerId: 'live', conversationId, source: 'companion', messages: [t] }))
+          .conversationId;
       expect(await episodes(first, 'live')).toEqual([]);
     } finally {
       await first.close();
@@ -99,11 +115,22 @@ describe('live memory survives a crash', { timeout: 180_000 }, () => {
     const engine = await openEngine({ home, embedder: null, clock });
     try {
       await engine.idle();
-      expect((await episodes(engine, 'live')).map((e) => [e.processingStatus, e.messageIds.length])).toEqual([['ready', 4], ['open', 4]]);
+      expect((await episodes(engine, 'live')).map((e) => [e.processingStatus, e.messageIds.length])).toEqual([
+        ['ready', 4],
+        ['open', 4],
+      ]);
       // The reopened engine knows the tail: the next turn joins it, `end` closes it.
-      await engine.call('addMemory', { ownerId: 'live', conversationId, messages: [{ speaker: 'Rui', text: 'And the cat comes with us.' }], end: true });
+      await engine.call('addMemory', {
+        ownerId: 'live',
+        conversationId,
+        messages: [{ speaker: 'Rui', text: 'And the cat comes with us.' }],
+        end: true,
+      });
       await engine.idle();
-      expect((await episodes(engine, 'live')).map((e) => [e.processingStatus, e.messageIds.length])).toEqual([['ready', 4], ['ready', 5]]);
+      expect((await episodes(engine, 'live')).map((e) => [e.processingStatus, e.messageIds.length])).toEqual([
+        ['ready', 4],
+        ['ready', 5],
+      ]);
     } finally {
       await engine.close();
     }

@@ -17,11 +17,22 @@ const llm = { model: 'scripted-model', timeoutMs: 10_000, backoffMs: 1, maxRetri
 const warnings: string[] = [];
 const { server, engine } = scriptedLlmEngine({ llm, clock, warnings });
 
-const narrative = (title: string, content: string) => ({ title, content, summary: title, topics: [], keywords: [], entities: [], relationships: [], importance: 0.5 });
+const narrative = (title: string, content: string) => ({
+  title,
+  content,
+  summary: title,
+  topics: [],
+  keywords: [],
+  entities: [],
+  relationships: [],
+  importance: 0.5,
+});
 
 /** Knowledge discovery reads the closed episodes in the background: it learns nothing here. */
 function scriptDiscovery(s: LlmServer): void {
-  s.on(task('semantic-reconstruct'), { content: 'They talked.' }).on(task('semantic-gaps'), { json: { knowledge_gaps: [], relationships: [] } });
+  s.on(task('semantic-reconstruct'), { content: 'They talked.' }).on(task('semantic-gaps'), {
+    json: { knowledge_gaps: [], relationships: [] },
+  });
 }
 
 async function episodes(e: Engine, ownerId: string) {
@@ -29,7 +40,11 @@ async function episodes(e: Engine, ownerId: string) {
 }
 
 async function say(e: Engine, ownerId: string, conversationId: string | undefined, speaker: string, text: string) {
-  const r = await e.call('addMemory', { ownerId, ...(conversationId ? { conversationId } : {}), messages: [{ speaker, text, time: new Date(now).toISOString() }] });
+  const r = await e.call('addMemory', {
+    ownerId,
+    ...(conversationId ? { conversationId } : {}),
+    messages: [{ speaker, text, time: new Date(now).toISOString() }],
+  });
   now += 2 * MIN;
   return r;
 }
@@ -46,7 +61,12 @@ describe('addMemory with an LLM', () => {
       asked();
       return { after: reply, json: { boundaries: [] } };
     });
-    server().on(task('episode-narrative', 'passport'), { json: narrative('Ana renews her passport', 'On 1 May 2024 Ana told Ben that her passport expires in June 2024 and she will renew it at the consulate.') });
+    server().on(task('episode-narrative', 'passport'), {
+      json: narrative(
+        'Ana renews her passport',
+        'On 1 May 2024 Ana told Ben that her passport expires in June 2024 and she will renew it at the consulate.',
+      ),
+    });
     scriptDiscovery(server());
     const ownerId = newOwner('slow');
 
@@ -87,7 +107,12 @@ describe('addMemory with an LLM', () => {
       const k = Number(/\[(\d+)\][^\n]*Mochi/.exec(r.prompt)?.[1] ?? 0);
       return { json: { boundaries: k > 0 ? [k] : [] } };
     });
-    server().on(task('episode-narrative', 'tomatoes'), { json: narrative('Watering the garden', 'On 1 May 2024 Ana asked Ben whether he had watered the tomatoes; he had watered them and the basil that morning.') });
+    server().on(task('episode-narrative', 'tomatoes'), {
+      json: narrative(
+        'Watering the garden',
+        'On 1 May 2024 Ana asked Ben whether he had watered the tomatoes; he had watered them and the basil that morning.',
+      ),
+    });
     scriptDiscovery(server());
     const ownerId = newOwner('cut');
     const turns: [string, string][] = [

@@ -27,7 +27,13 @@ async function episodes(ownerId: string) {
 }
 
 /** One turn, said now by the engine clock. */
-async function say(ownerId: string, conversationId: string | undefined, speaker: string, text: string, o: { id?: string; end?: boolean } = {}) {
+async function say(
+  ownerId: string,
+  conversationId: string | undefined,
+  speaker: string,
+  text: string,
+  o: { id?: string; end?: boolean } = {},
+) {
   return engine.call('addMemory', {
     ownerId,
     ...(conversationId ? { conversationId } : {}),
@@ -40,8 +46,16 @@ describe('addMemory: live turns', () => {
   it('turns added one by one over three days become one episode per day, cut at the time gaps; the last day stays open until idle', async () => {
     const ownerId = newOwner('days');
     const days = [
-      ['Did you water the tomatoes in the garden?', 'Yes, the tomatoes and the basil got water this morning.', 'The garden looks great this year.'],
-      ['I booked the train to Kyoto for the conference.', 'Which train? The early Shinkansen?', 'The 7:10 Shinkansen, arriving before the keynote.'],
+      [
+        'Did you water the tomatoes in the garden?',
+        'Yes, the tomatoes and the basil got water this morning.',
+        'The garden looks great this year.',
+      ],
+      [
+        'I booked the train to Kyoto for the conference.',
+        'Which train? The early Shinkansen?',
+        'The 7:10 Shinkansen, arriving before the keynote.',
+      ],
       ['My sister adopted a puppy called Mochi.', 'A puppy! What breed is Mochi?', 'A shiba inu, very stubborn already.'],
     ];
     let conversationId: string | undefined;
@@ -101,7 +115,10 @@ describe('addMemory: live turns', () => {
     expect(eps).toHaveLength(1);
     expect(eps[0]).toMatchObject({ processingStatus: 'open', builder: 'heuristic', conversationId: first.conversationId });
     const shown = await engine.call('getEpisode', { ownerId, id: eps[0]!.id });
-    expect(shown.messages.map((m) => m.text)).toEqual(['My cat Biscuit hates the vacuum cleaner.', 'Then hide the vacuum from Biscuit and buy a robot mop.']);
+    expect(shown.messages.map((m) => m.text)).toEqual([
+      'My cat Biscuit hates the vacuum cleaner.',
+      'Then hide the vacuum from Biscuit and buy a robot mop.',
+    ]);
   });
 
   it('end: true and endConversation close the tail; an unknown conversation is not found', async () => {
@@ -111,15 +128,25 @@ describe('addMemory: live turns', () => {
     await engine.idle();
     expect((await episodes(ownerId)).map((e) => [e.processingStatus, e.messageIds.length])).toEqual([['ready', 2]]);
 
-    const b = await engine.call('addMemory', { ownerId, conversationId: 'chat-42', messages: [{ speaker: 'Ana', text: 'The plumber comes on Thursday.' }] });
+    const b = await engine.call('addMemory', {
+      ownerId,
+      conversationId: 'chat-42',
+      messages: [{ speaker: 'Ana', text: 'The plumber comes on Thursday.' }],
+    });
     expect(b.key).toBe('chat-42');
     await engine.idle();
     expect((await episodes(ownerId)).filter((e) => e.processingStatus === 'open')).toHaveLength(1);
-    expect(await engine.call('endConversation', { ownerId, conversationId: 'chat-42' })).toEqual({ conversationId: 'chat-42', closing: true });
+    expect(await engine.call('endConversation', { ownerId, conversationId: 'chat-42' })).toEqual({
+      conversationId: 'chat-42',
+      closing: true,
+    });
     await engine.idle();
     expect((await episodes(ownerId)).map((e) => e.processingStatus)).toEqual(['ready', 'ready']);
     // Nothing left to close.
-    expect(await engine.call('endConversation', { ownerId, conversationId: 'chat-42' })).toEqual({ conversationId: 'chat-42', closing: false });
+    expect(await engine.call('endConversation', { ownerId, conversationId: 'chat-42' })).toEqual({
+      conversationId: 'chat-42',
+      closing: false,
+    });
     await expect(engine.call('endConversation', { ownerId, conversationId: 'no-such-chat' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
@@ -132,7 +159,10 @@ describe('addMemory: live turns', () => {
     const mixed = await engine.call('addMemory', {
       ownerId,
       conversationId: a.conversationId,
-      messages: [{ ...turn, text: 'a retry may carry different text: the id decides' }, { id: 'turn-2', speaker: 'Ben', text: 'It expires in June.', time: '2024-05-01T10:01:00+08:00' }],
+      messages: [
+        { ...turn, text: 'a retry may carry different text: the id decides' },
+        { id: 'turn-2', speaker: 'Ben', text: 'It expires in June.', time: '2024-05-01T10:01:00+08:00' },
+      ],
     });
     expect(mixed).toMatchObject({ stored: 1, duplicates: 1 });
     expect(mixed.messageIds[0]).toBe(a.messageIds[0]);
@@ -148,12 +178,18 @@ describe('addMemory: live turns', () => {
       let conversationId: string | undefined;
       const ids: string[] = [];
       for (let i = 0; i < 7; i++) {
-        const r = await small.call('addMemory', { ownerId, ...(conversationId ? { conversationId } : {}), messages: [{ speaker: i % 2 ? 'Ben' : 'Ana', text: `step ${i} of the bread recipe` }] });
+        const r = await small.call('addMemory', {
+          ownerId,
+          ...(conversationId ? { conversationId } : {}),
+          messages: [{ speaker: i % 2 ? 'Ben' : 'Ana', text: `step ${i} of the bread recipe` }],
+        });
         conversationId = r.conversationId;
         ids.push(...r.messageIds);
         await small.idle();
       }
-      const eps = (await small.call('listEpisodes', { ownerId })).episodes.sort((a, b) => Number(a.processingStatus === 'open') - Number(b.processingStatus === 'open'));
+      const eps = (await small.call('listEpisodes', { ownerId })).episodes.sort(
+        (a, b) => Number(a.processingStatus === 'open') - Number(b.processingStatus === 'open'),
+      );
       expect(eps.map((e) => [e.processingStatus, e.messageIds])).toEqual([
         ['ready', ids.slice(0, 5)],
         ['open', ids.slice(5)],
@@ -166,7 +202,9 @@ describe('addMemory: live turns', () => {
   it('rejects turns without text fields or with a time that has no offset', async () => {
     const ownerId = newOwner('bad');
     await expect(engine.call('addMemory', { ownerId, messages: [] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.call('addMemory', { ownerId, messages: [{ speaker: 'Ana', text: 'hi', time: '2024-05-01T10:00:00' }] })).rejects.toMatchObject({
+    await expect(
+      engine.call('addMemory', { ownerId, messages: [{ speaker: 'Ana', text: 'hi', time: '2024-05-01T10:00:00' }] }),
+    ).rejects.toMatchObject({
       code: 'INVALID_INPUT',
       message: expect.stringContaining('messages.0.time'),
     });

@@ -14,18 +14,27 @@ describe('the app settings', () => {
       knowledge: { maxFacts: 10_000, maxTokens: 1_000_000 },
       dataDir: home,
     });
-    const set = await first.call('setEngineSettings', { forgetting: { trashRetentionDays: 7, archiveThreshold: 150 }, knowledge: { maxFacts: 2 } });
+    const set = await first.call('setEngineSettings', {
+      forgetting: { trashRetentionDays: 7, archiveThreshold: 150 },
+      knowledge: { maxFacts: 2 },
+    });
     expect(set.forgetting).toEqual({ enabled: true, archiveThreshold: 150, trashThreshold: 500, trashRetentionDays: 7 });
     // Applied now: the third fact evicts the least valuable one.
-    for (const k of ['a', 'b']) await first.call('upsertKnowledge', { key: `fact:${k}`, value: `fact ${k}`, metadata: { importance: 0.2 } });
+    for (const k of ['a', 'b'])
+      await first.call('upsertKnowledge', { key: `fact:${k}`, value: `fact ${k}`, metadata: { importance: 0.2 } });
     expect((await first.call('upsertKnowledge', { key: 'fact:c', value: 'fact c' })).evicted).toHaveLength(1);
     // A threshold pair that makes no sense is refused and changes nothing.
-    await expect(first.call('setEngineSettings', { forgetting: { trashThreshold: 120, archiveThreshold: 200 } })).rejects.toThrow(/trash threshold must be above the archive threshold/);
+    await expect(first.call('setEngineSettings', { forgetting: { trashThreshold: 120, archiveThreshold: 200 } })).rejects.toThrow(
+      /trash threshold must be above the archive threshold/,
+    );
     expect((await first.call('getEngineSettings', {})).forgetting.archiveThreshold).toBe(150);
     await first.close();
 
     const again = await openEngine({ home, embedder: null });
-    expect(await again.call('getEngineSettings', {})).toMatchObject({ forgetting: { archiveThreshold: 150, trashRetentionDays: 7 }, knowledge: { maxFacts: 2 } });
+    expect(await again.call('getEngineSettings', {})).toMatchObject({
+      forgetting: { archiveThreshold: 150, trashRetentionDays: 7 },
+      knowledge: { maxFacts: 2 },
+    });
     await again.close();
     // Explicit options (a test, a benchmark, a flag) win over what was saved.
     const explicit = await openEngine({ home, embedder: null, config: { forgetting: { trashRetentionDays: 90 } } });

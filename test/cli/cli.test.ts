@@ -39,7 +39,12 @@ describe('the nemori command', { timeout: 240_000 }, () => {
 
     const health = JSON.parse((await nemori(home, '--json', 'health')).stdout);
     expect(health).toMatchObject({ ok: true, database: { status: 'ok' }, embedding: { available: false } });
-    expect(health.owners[0]).toMatchObject({ ownerId: 'default', messages: 8, episodes: 3, sources: [{ source: 'nemori-json', conversations: 2 }] });
+    expect(health.owners[0]).toMatchObject({
+      ownerId: 'default',
+      messages: 8,
+      episodes: 3,
+      sources: [{ source: 'nemori-json', conversations: 2 }],
+    });
   });
 
   it('rejects a malformed file with its name and line, exits non-zero and changes nothing', async () => {
@@ -48,10 +53,13 @@ describe('the nemori command', { timeout: 240_000 }, () => {
     const before = (await nemori(home, '--json', 'stats')).stdout;
 
     const bad = path.join(tempDir(), 'bad.jsonl');
-    fs.writeFileSync(bad, [
-      '{"conversation":"c9","speaker":"Zed","text":"first line is fine","timestamp":"2024-02-01T10:00:00Z"}',
-      '{"conversation":"c9","speaker":"Zed","text":"no time here"}',
-    ].join('\n'));
+    fs.writeFileSync(
+      bad,
+      [
+        '{"conversation":"c9","speaker":"Zed","text":"first line is fine","timestamp":"2024-02-01T10:00:00Z"}',
+        '{"conversation":"c9","speaker":"Zed","text":"no time here"}',
+      ].join('\n'),
+    );
     const r = await nemori(home, 'import', bad);
     expect(r.code).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/bad\.jsonl: line 2: timestamp/);
@@ -61,7 +69,10 @@ describe('the nemori command', { timeout: 240_000 }, () => {
   it('explains a store held by another process', async () => {
     const home = tempDir();
     await nemori(home, 'stats');
-    fs.writeFileSync(path.join(home, 'db', 'nemori.lock'), JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), since: 'now' }));
+    fs.writeFileSync(
+      path.join(home, 'db', 'nemori.lock'),
+      JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), since: 'now' }),
+    );
     const r = await nemori(home, 'stats');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`in use by another Nemori process (pid ${process.pid}`);

@@ -37,7 +37,9 @@ describe('nemori data', { timeout: 240_000 }, () => {
     const restored = await nemori('data', 'restore', backup.file);
     expect(restored.restored).toBe(backup.file);
     expect((await nemori('knowledge', 'list')).facts).toEqual([]);
-    expect((await nemori('data', 'backups')).backups.map((b: { file: string }) => b.file)).toEqual(expect.arrayContaining([backup.file, restored.safetyBackup]));
+    expect((await nemori('data', 'backups')).backups.map((b: { file: string }) => b.file)).toEqual(
+      expect.arrayContaining([backup.file, restored.safetyBackup]),
+    );
 
     // --home pins the folder for the run: the command says so rather than move it.
     const pinned = await runNemori(['--home', to, 'data', 'move', path.join(root, 'third')], env);

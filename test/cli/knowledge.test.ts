@@ -14,8 +14,28 @@ const keysOf = (o: { facts: { key: string }[] }) => o.facts.map((f) => f.key);
 describe.concurrent('nemori knowledge', { timeout: 240_000 }, () => {
   it('keeps every version of a fact, marks a correction, and forgets softly or for good', async () => {
     const home = tempDir();
-    expect(await json(home, 'knowledge', 'upsert', 'person:Alice', 'lives in Lisbon')).toMatchObject({ action: 'created', key: 'person:alice', version: 1 });
-    expect(await json(home, 'knowledge', 'upsert', 'person:alice', 'lives', 'in', 'Porto', '--tag', 'home', '--tag', 'family', '--importance', '0.8')).toMatchObject({
+    expect(await json(home, 'knowledge', 'upsert', 'person:Alice', 'lives in Lisbon')).toMatchObject({
+      action: 'created',
+      key: 'person:alice',
+      version: 1,
+    });
+    expect(
+      await json(
+        home,
+        'knowledge',
+        'upsert',
+        'person:alice',
+        'lives',
+        'in',
+        'Porto',
+        '--tag',
+        'home',
+        '--tag',
+        'family',
+        '--importance',
+        '0.8',
+      ),
+    ).toMatchObject({
       action: 'evolved',
       version: 2,
       previousValue: 'lives in Lisbon',
@@ -31,17 +51,28 @@ describe.concurrent('nemori knowledge', { timeout: 240_000 }, () => {
     expect(shown.stdout).toContain('lives in Porto');
     expect(shown.stdout).toMatch(/Versions \(2\)/);
 
-    expect(await json(home, 'knowledge', 'upsert', 'person:alice', 'lives in Braga', '--correction')).toMatchObject({ action: 'corrected', version: 3 });
-    expect((await json(home, 'knowledge', 'version', 'person:alice', '3')).version).toMatchObject({ value: 'lives in Braga', link: 'corrects' });
+    expect(await json(home, 'knowledge', 'upsert', 'person:alice', 'lives in Braga', '--correction')).toMatchObject({
+      action: 'corrected',
+      version: 3,
+    });
+    expect((await json(home, 'knowledge', 'version', 'person:alice', '3')).version).toMatchObject({
+      value: 'lives in Braga',
+      link: 'corrects',
+    });
 
-    expect((await json(home, 'knowledge', 'forget', 'key:person:alice')).forgotten).toEqual([expect.objectContaining({ key: 'person:alice' })]);
+    expect((await json(home, 'knowledge', 'forget', 'key:person:alice')).forgotten).toEqual([
+      expect.objectContaining({ key: 'person:alice' }),
+    ]);
     expect(keysOf(await json(home, 'knowledge', 'list'))).not.toContain('person:alice');
     const trash = await nemori(home, 'knowledge', 'list', '--trash');
     expect(trash.stdout).toContain('person:alice');
     expect(trash.stdout).toContain('lives in Braga');
     expect(await json(home, 'knowledge', 'undelete', 'person:alice')).toMatchObject({ key: 'person:alice', tier: 'active', version: 3 });
 
-    expect(await json(home, 'knowledge', 'forget', 'key:person:alice', '--hard')).toMatchObject({ mode: 'hard', forgotten: [{ key: 'person:alice' }] });
+    expect(await json(home, 'knowledge', 'forget', 'key:person:alice', '--hard')).toMatchObject({
+      mode: 'hard',
+      forgotten: [{ key: 'person:alice' }],
+    });
     const gone = await nemori(home, 'knowledge', 'show', 'person:alice');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('no fact person:alice');
@@ -81,6 +112,8 @@ describe.concurrent('nemori knowledge', { timeout: 240_000 }, () => {
 
     const badInstruction = await nemori(home, 'knowledge', 'forget', 'everything');
     expect(badInstruction.code).toBe(1);
-    expect(badInstruction.stderr).toMatch(/is not a forget instruction: use key:<entity_type:identifier>, oldest, least important or before:<time>/);
+    expect(badInstruction.stderr).toMatch(
+      /is not a forget instruction: use key:<entity_type:identifier>, oldest, least important or before:<time>/,
+    );
   });
 });

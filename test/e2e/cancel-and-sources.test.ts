@@ -36,8 +36,17 @@ describe('cancelling an import and searching by source in Chromium', { timeout: 
       conversation: {
         id: 'companion-1',
         messages: [
-          { speaker: 'Sam', text: 'The robotics startup in Zurich called back about the interview: the offer comes on Monday.', timestamp: '2024-03-20T18:00:00+01:00' },
-          { speaker: 'Companion', role: 'assistant', text: 'Congratulations on the Zurich interview!', timestamp: '2024-03-20T18:01:00+01:00' },
+          {
+            speaker: 'Sam',
+            text: 'The robotics startup in Zurich called back about the interview: the offer comes on Monday.',
+            timestamp: '2024-03-20T18:00:00+01:00',
+          },
+          {
+            speaker: 'Companion',
+            role: 'assistant',
+            text: 'Congratulations on the Zurich interview!',
+            timestamp: '2024-03-20T18:01:00+01:00',
+          },
         ],
       },
     });
@@ -87,7 +96,10 @@ describe('cancelling an import and searching by source in Chromium', { timeout: 
     await imports.waitUntilDone();
 
     const summary = await imports.summary();
-    const match = /^Import cancelled: (\d+) new messages were stored, in \d+ new episodes\. Importing the same file again continues where it stopped\./.exec(summary);
+    const match =
+      /^Import cancelled: (\d+) new messages were stored, in \d+ new episodes\. Importing the same file again continues where it stopped\./.exec(
+        summary,
+      );
     expect(match, summary).not.toBeNull();
     const stored = Number(match![1]);
     expect(stored).toBeGreaterThan(0);
@@ -97,7 +109,12 @@ describe('cancelling an import and searching by source in Chromium', { timeout: 
     // The bars stay where the engine last said the import was (its last event may still be on the way).
     expect(await imports.status()).toBe('Cancelled');
     const [storedBar] = await imports.stages();
-    expect(storedBar).toMatchObject({ stage: 'import', state: 'current', total: MESSAGES, text: expect.stringMatching(/^\d+ of 1,000 messages$/) });
+    expect(storedBar).toMatchObject({
+      stage: 'import',
+      state: 'current',
+      total: MESSAGES,
+      text: expect.stringMatching(/^\d+ of 1,000 messages$/),
+    });
     expect(storedBar!.done).toBeLessThanOrEqual(stored);
     expect(await imports.reportRows().then((rows) => rows[0]![4])).toBe(String(stored));
     await app.screenshot(screenshotPath('import-cancelled-en'));

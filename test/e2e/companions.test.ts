@@ -79,7 +79,13 @@ describe('companions in Chromium', { timeout: 240_000 }, () => {
     expect(JSON.parse(fs.readFileSync(cursorFile, 'utf8'))).toEqual({ mcpServers: { nemori: desktop.mcpServers.nemori } });
     fs.writeFileSync(cursorFile, '{\n  // mine\n  "mcpServers": { "other": { "command": "x", "args": [] } }\n}\n');
     await companions.add();
-    await expect.poll(() => companions.addNotice()).toMatch(new RegExp(`^Added the nemori entry to ${cursorFile}; the previous file is kept as ${cursorFile}\\.\\d{8}T\\d{6}Z\\.bak\\. Restart Cursor to load it\\.$`));
+    await expect
+      .poll(() => companions.addNotice())
+      .toMatch(
+        new RegExp(
+          `^Added the nemori entry to ${cursorFile}; the previous file is kept as ${cursorFile}\\.\\d{8}T\\d{6}Z\\.bak\\. Restart Cursor to load it\\.$`,
+        ),
+      );
     expect(fs.readFileSync(cursorFile, 'utf8')).toContain('// mine');
 
     expect(await companions.httpUrl()).toBe(`${bridge.server.origin}/mcp`);
@@ -87,7 +93,11 @@ describe('companions in Chromium', { timeout: 240_000 }, () => {
 
   it('lists a companion after its first call over /mcp, and refuses its writing once "May write" is off', async () => {
     mcp = new Client({ name: 'pocket-companion', version: '2.4.1' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${bridge.server.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${bridge.server.token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${bridge.server.origin}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${bridge.server.token}` } },
+      }),
+    );
     expect((await tool('load_context', { query: 'what did we plan?' })).isError).toBeFalsy();
 
     await companions.companion('pocket-companion').waitFor({ timeout: 15_000 });
@@ -102,7 +112,9 @@ describe('companions in Chromium', { timeout: 240_000 }, () => {
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toContain('Settings → Companions');
     // The list is read again every few seconds while Settings is open.
-    await expect.poll(() => companions.lastCall('pocket-companion'), { timeout: 10_000 }).toMatch(/^Last call: add_memory, now \(.+\) · 2 calls$/);
+    await expect
+      .poll(() => companions.lastCall('pocket-companion'), { timeout: 10_000 })
+      .toMatch(/^Last call: add_memory, now \(.+\) · 2 calls$/);
     await companions.screenshot(screenshotPath('companions-en'));
 
     await companions.setMayWrite('pocket-companion', true);
@@ -119,7 +131,9 @@ describe('companions in Chromium', { timeout: 240_000 }, () => {
       expect(await companions.heading()).toBe('陪伴应用');
       await companions.companion('pocket-companion').waitFor();
       expect(await companions.companion('pocket-companion').innerText()).toContain('允许写入');
-      await expect.poll(() => companions.lastCall('pocket-companion'), { timeout: 10_000 }).toMatch(/^最近一次调用：add_memory，.+（.+）· 共 2 次调用$/);
+      await expect
+        .poll(() => companions.lastCall('pocket-companion'), { timeout: 10_000 })
+        .toMatch(/^最近一次调用：add_memory，.+（.+）· 共 2 次调用$/);
       await companions.screenshot(screenshotPath('companions-zh'));
     } finally {
       await settings.language('English');
@@ -157,7 +171,9 @@ describe('companions in Chromium', { timeout: 240_000 }, () => {
     });
     await bridge.engine.idle();
     // The journal reads its newest entries again while one is ongoing: the entry grows in place.
-    await expect.poll(() => page.locator('[data-episode][data-ongoing] .entry-meta').innerText(), { timeout: 20_000 }).toMatch(/^4 messages/);
+    await expect
+      .poll(() => page.locator('[data-episode][data-ongoing] .entry-meta').innerText(), { timeout: 20_000 })
+      .toMatch(/^4 messages/);
     await app.screenshot(screenshotPath('journal-live-en'));
 
     await bridge.engine.call('endConversation', { conversationId });

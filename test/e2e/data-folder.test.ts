@@ -59,7 +59,9 @@ describe('data folder, model and backups from Settings, in Chromium', { timeout:
     expect(await episodes()).toBeGreaterThan(atBackup);
 
     await settings.restoreListed(0);
-    expect(await settings.flash()).toMatch(/^Restored nemori-backup-[\w-]+\.tar\.gz\. What you had before is kept as nemori-backup-[\w-]+\.tar\.gz\.$/);
+    expect(await settings.flash()).toMatch(
+      /^Restored nemori-backup-[\w-]+\.tar\.gz\. What you had before is kept as nemori-backup-[\w-]+\.tar\.gz\.$/,
+    );
     expect(await episodes()).toBe(atBackup);
     // The safety copy is listed too: the restore can be undone the same way.
     await expect.poll(() => settings.backups().count()).toBe(2);

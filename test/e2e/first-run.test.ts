@@ -12,7 +12,15 @@ import { startWeb } from '../../core/http/web.js';
 import { resolveStartup } from '../../core/engine/startup.js';
 import { tempDir } from '../helpers/engine.js';
 import { mirrorEnv, startModelMirror, tinyModelBytes, tinyOnnxBytes } from '../helpers/model-mirror.js';
-import { ensureRendererBuilt, launchChromium, newContext, RENDERER_DIR, screenshotPath, startFixtureBridge, type FixtureBridge } from './harness.js';
+import {
+  ensureRendererBuilt,
+  launchChromium,
+  newContext,
+  RENDERER_DIR,
+  screenshotPath,
+  startFixtureBridge,
+  type FixtureBridge,
+} from './harness.js';
 import { AppShell } from './pages/app.js';
 import { SettingsPage } from './pages/settings.js';
 
@@ -49,7 +57,9 @@ describe('the first start, with nothing remembered yet', { timeout: 180_000 }, (
         await page.locator('main[data-screen="import"] h1').waitFor();
 
         await app.go('search');
-        expect(await page.locator('[data-testid="search-hint"] h2').innerText()).toBe(lang === 'en' ? 'Ask in your own words' : '用你自己的话来问');
+        expect(await page.locator('[data-testid="search-hint"] h2').innerText()).toBe(
+          lang === 'en' ? 'Ask in your own words' : '用你自己的话来问',
+        );
       } finally {
         await context.close();
       }
@@ -58,7 +68,11 @@ describe('the first start, with nothing remembered yet', { timeout: 180_000 }, (
 
   it('ships a renderer with none of the engine in it: no zod, no Node modules', () => {
     const assets = path.join(RENDERER_DIR, 'assets');
-    const code = fs.readdirSync(assets).filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(assets, f), 'utf8')).join('\n');
+    const code = fs
+      .readdirSync(assets)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => fs.readFileSync(path.join(assets, f), 'utf8'))
+      .join('\n');
     expect(code).not.toMatch(/ZodError|from ["']node:|require\(["']node:/);
     expect(code).not.toContain('@electric-sql/pglite');
   });
@@ -91,7 +105,13 @@ describe('the very first start, while the search model downloads', { timeout: 18
     const mirror = await startModelMirror({ holdAt: 300_000 });
     const held = total - (await tinyOnnxBytes()) + 300_000;
     const seen: ModelStatus[] = [];
-    const { server, engine } = await startWeb({ startup: resolveStartup(tempDir('nemori-e2e-first-'), mirrorEnv(mirror)), staticDir: RENDERER_DIR, env: mirrorEnv(mirror), warn: () => {}, onModel: (s) => seen.push(s) });
+    const { server, engine } = await startWeb({
+      startup: resolveStartup(tempDir('nemori-e2e-first-'), mirrorEnv(mirror)),
+      staticDir: RENDERER_DIR,
+      env: mirrorEnv(mirror),
+      warn: () => {},
+      onModel: (s) => seen.push(s),
+    });
     const contexts = await Promise.all([newContext(browser, 'en-US'), newContext(browser, 'zh-CN')]);
     try {
       // The mirror holds the model file part-way: the tabs open in the middle of the download.

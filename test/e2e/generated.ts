@@ -6,7 +6,12 @@ import path from 'node:path';
  * alternating English and Chinese, one per day in April 2024. Deterministic.
  */
 export function writeClubExport(dir: string, conversations = 30, perConversation = 20): { file: string; messages: number } {
-  const en = ['We planted tomatoes by the south fence.', 'The compost needs turning again.', 'Bring the seed catalogue on Sunday.', 'The basil is finally sprouting.'];
+  const en = [
+    'We planted tomatoes by the south fence.',
+    'The compost needs turning again.',
+    'Bring the seed catalogue on Sunday.',
+    'The basil is finally sprouting.',
+  ];
   const zh = ['今天在南边篱笆旁种了番茄。', '堆肥又该翻一翻了。', '周日记得带种子目录。', '罗勒终于发芽了。'];
   const out = {
     conversations: Array.from({ length: conversations }, (_, c) => {

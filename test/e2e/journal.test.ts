@@ -97,7 +97,14 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     await episode.action('important').click();
     await expect.poll(() => episode.action('important').getAttribute('aria-pressed')).toBe('true');
     await episode.back();
-    await expect.poll(() => journal.entry(/Lisbon|Emma|aquarium/i).locator('.entry-star').count()).toBe(1);
+    await expect
+      .poll(() =>
+        journal
+          .entry(/Lisbon|Emma|aquarium/i)
+          .locator('.entry-star')
+          .count(),
+      )
+      .toBe(1);
   });
 
   it('finds an English and a Chinese memory, says why, and opens the result', async () => {
@@ -163,7 +170,11 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     const messages = club.messages + Number(preview[1]![3]);
     const [stored, built, embedded] = stages;
     expect(stored).toMatchObject({ done: messages, total: messages, text: `${messages} of ${messages} messages` });
-    expect(built).toMatchObject({ done: messages, total: messages, text: expect.stringMatching(new RegExp(`^${messages} of ${messages} messages · \\d+ episodes$`)) });
+    expect(built).toMatchObject({
+      done: messages,
+      total: messages,
+      text: expect.stringMatching(new RegExp(`^${messages} of ${messages} messages · \\d+ episodes$`)),
+    });
     expect(embedded!.done).toBe(embedded!.total);
     expect(embedded!.total).toBeGreaterThan(0);
     expect(embedded!.text).toBe(`${embedded!.done} of ${embedded!.total} episodes`);

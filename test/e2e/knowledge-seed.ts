@@ -34,8 +34,24 @@ export async function seedKnowledge(engine: Engine): Promise<void> {
       .on(gapsOf('12:30 Sam: Mia turns thirty'), {
         json: {
           knowledge_gaps: [
-            { key: FACTS.mia.key, value: VALUES.miaWrong, context: 'Sam booked a Korean barbecue dinner for her birthday', gap_type: 'personal_fact', confidence: 0.7, messages: [1], keywords: ['Mia', 'birthday'] },
-            { key: FACTS.allergy.key, value: 'Allergic to peanuts', context: 'Sam booked a Korean barbecue dinner for her birthday', gap_type: 'personal_fact', confidence: 0.9, messages: [2], keywords: ['peanuts'] },
+            {
+              key: FACTS.mia.key,
+              value: VALUES.miaWrong,
+              context: 'Sam booked a Korean barbecue dinner for her birthday',
+              gap_type: 'personal_fact',
+              confidence: 0.7,
+              messages: [1],
+              keywords: ['Mia', 'birthday'],
+            },
+            {
+              key: FACTS.allergy.key,
+              value: 'Allergic to peanuts',
+              context: 'Sam booked a Korean barbecue dinner for her birthday',
+              gap_type: 'personal_fact',
+              confidence: 0.9,
+              messages: [2],
+              keywords: ['peanuts'],
+            },
           ],
           relationships: [],
         },
@@ -43,8 +59,24 @@ export async function seedKnowledge(engine: Engine): Promise<void> {
       .on(gapsOf('09:15 Sam: The robotics startup in Zurich'), {
         json: {
           knowledge_gaps: [
-            { key: FACTS.job.key, value: VALUES.jobFirst, context: 'Lena told Sam to tell the warehouse drone story', gap_type: 'personal_fact', confidence: 0.9, messages: [1], keywords: ['interview', 'Zurich'] },
-            { key: FACTS.cousin.key, value: 'Lives in Oerlikon; Sam stays there for the interview', context: 'Lena told Sam to tell the warehouse drone story', gap_type: 'personal_fact', confidence: 0.8, messages: [3], keywords: ['Oerlikon'] },
+            {
+              key: FACTS.job.key,
+              value: VALUES.jobFirst,
+              context: 'Lena told Sam to tell the warehouse drone story',
+              gap_type: 'personal_fact',
+              confidence: 0.9,
+              messages: [1],
+              keywords: ['interview', 'Zurich'],
+            },
+            {
+              key: FACTS.cousin.key,
+              value: 'Lives in Oerlikon; Sam stays there for the interview',
+              context: 'Lena told Sam to tell the warehouse drone story',
+              gap_type: 'personal_fact',
+              confidence: 0.8,
+              messages: [3],
+              keywords: ['Oerlikon'],
+            },
           ],
           relationships: [{ source: FACTS.job.key, target: FACTS.mia.key, type: 'temporal', description: 'the same week of March 2024' }],
         },
@@ -52,7 +84,15 @@ export async function seedKnowledge(engine: Engine): Promise<void> {
       .on(gapsOf('20:10 小林: 周六我们去杭州西湖'), {
         json: {
           knowledge_gaps: [
-            { key: FACTS.xiaolin.key, value: '约我2024年3月2日早上八点在断桥见，一起去西湖骑自行车', context: '小林订好了两辆自行车', gap_type: 'personal_fact', confidence: 0.9, messages: [1, 3], keywords: ['西湖', '断桥'] },
+            {
+              key: FACTS.xiaolin.key,
+              value: '约我2024年3月2日早上八点在断桥见，一起去西湖骑自行车',
+              context: '小林订好了两辆自行车',
+              gap_type: 'personal_fact',
+              confidence: 0.9,
+              messages: [1, 3],
+              keywords: ['西湖', '断桥'],
+            },
           ],
           relationships: [],
         },
@@ -61,7 +101,8 @@ export async function seedKnowledge(engine: Engine): Promise<void> {
 
     await engine.call('setLlmSettings', { enabled: true, model: server.model, baseUrl: server.url, timeoutMs: 10_000, maxRetries: 0 });
     const run = await engine.call('runDiscovery', {});
-    if (run.failed || run.errors.length || run.facts.created < 5) throw new Error(`discovery for the knowledge tests went wrong: ${JSON.stringify(run)}`);
+    if (run.failed || run.errors.length || run.facts.created < 5)
+      throw new Error(`discovery for the knowledge tests went wrong: ${JSON.stringify(run)}`);
   } finally {
     await engine.call('setLlmSettings', { enabled: false });
     await server.close();

@@ -54,7 +54,7 @@ describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
     await knowledge.filter(/^All/);
   });
 
-  it("opens a fact: its value now, both versions in the timeline, the episode and messages behind it, related facts", async () => {
+  it('opens a fact: its value now, both versions in the timeline, the episode and messages behind it, related facts', async () => {
     await knowledge.open(FACTS.job.label);
     expect(page.url()).toMatch(/#\/knowledge\/[0-9a-f-]{36}$/);
     expect(await knowledge.detailValue()).toBe(VALUES.jobNow);
@@ -193,7 +193,9 @@ describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
         await zhKnowledge.waitForFacts();
         expect(await tab.locator('.segmented[data-name="entity-type"] [role="radio"]').allInnerTexts()).toEqual(['全部（5）', '人物（5）']);
         await zhKnowledge.open(FACTS.xiaolin.label);
-        expect(await zhKnowledge.timeline()).toEqual([{ version: 1, value: expect.stringContaining('断桥'), change: 'first', corrected: false, episode: expect.any(String) }]);
+        expect(await zhKnowledge.timeline()).toEqual([
+          { version: 1, value: expect.stringContaining('断桥'), change: 'first', corrected: false, episode: expect.any(String) },
+        ]);
         expect(await tab.locator('.fact-change[data-change="first"]').innerText()).toBe('首次学到');
         await shell.screenshot(screenshotPath(scheme === 'light' ? 'knowledge-zh' : 'knowledge-zh-dark'));
       } finally {
@@ -207,8 +209,12 @@ describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
     await knowledge.waitForFacts();
     await knowledge.add('place', 'Korean barbecue on Mill Street', 'Booked for eight people on Friday 8 March 2024');
     expect(await knowledge.detailValue()).toBe('Booked for eight people on Friday 8 March 2024');
-    expect(await knowledge.timeline()).toEqual([{ version: 1, value: 'Booked for eight people on Friday 8 March 2024', change: 'first', corrected: false, episode: null }]);
-    await expect.poll(() => page.locator('.segmented[data-name="entity-type"] [role="radio"]').allInnerTexts()).toEqual(['All (6)', 'People (5)', 'Places (1)']);
+    expect(await knowledge.timeline()).toEqual([
+      { version: 1, value: 'Booked for eight people on Friday 8 March 2024', change: 'first', corrected: false, episode: null },
+    ]);
+    await expect
+      .poll(() => page.locator('.segmented[data-name="entity-type"] [role="radio"]').allInnerTexts())
+      .toEqual(['All (6)', 'People (5)', 'Places (1)']);
     await knowledge.filter(/^Places/);
     await expect.poll(() => knowledge.labels()).toEqual(['Korean barbecue on Mill Street']);
     expect((await bridge.engine.call('getKnowledge', { key: 'place:Korean barbecue on Mill Street' })).fact.discoveryMethod).toBe('upsert');
@@ -216,9 +222,14 @@ describe('the knowledge screen in Chromium', { timeout: 240_000 }, () => {
 
   it('pages through a long list as it scrolls', async () => {
     // 60 more facts (the tiny test embedder may merge a near-duplicate or two: the engine's count is the truth).
-    const words = 'apple river candle mountain violin pepper harbour lantern meadow copper falcon orchard velvet glacier saffron'.split(' ');
+    const words = 'apple river candle mountain violin pepper harbour lantern meadow copper falcon orchard velvet glacier saffron'.split(
+      ' ',
+    );
     for (let i = 0; i < 60; i++) {
-      await bridge.engine.call('upsertKnowledge', { key: `fact:note ${i}`, value: `${words[i % 15]} ${words[(i * 7 + 3) % 15]} ${words[(i * 11 + 5) % 15]} number ${i}` });
+      await bridge.engine.call('upsertKnowledge', {
+        key: `fact:note ${i}`,
+        value: `${words[i % 15]} ${words[(i * 7 + 3) % 15]} ${words[(i * 11 + 5) % 15]} number ${i}`,
+      });
     }
     const total = (await bridge.engine.call('listKnowledge', { limit: 1000 })).facts.length;
     expect(total).toBeGreaterThan(60);

@@ -44,7 +44,9 @@ describe('memory care in Chromium', { timeout: 240_000 }, () => {
     expect(moves.map((m) => m.id).sort()).toEqual(expected.moves.map((m) => m.id).sort());
     const planned = moves.find((m) => m.id === zurich.id);
     expect(planned?.to).toBe('trash');
-    expect(planned?.reason).toMatch(/^Decay score [\d,]+ ≥ 500 \(the trash threshold\): [\d,]+ days without being recalled, importance 0\.\d\d, recalled \d+×$/);
+    expect(planned?.reason).toMatch(
+      /^Decay score [\d,]+ ≥ 500 \(the trash threshold\): [\d,]+ days without being recalled, importance 0\.\d\d, recalled \d+×$/,
+    );
     expect(await care.planSummary()).toMatch(/memories checked/);
     // A preview moves nothing.
     expect((await bridge.engine.call('listTrash', {})).items).toEqual([]);
@@ -98,7 +100,9 @@ describe('memory care in Chromium', { timeout: 240_000 }, () => {
       expect(moves.find((m) => m.to === 'purged')?.reason).toMatch(/^已在回收站 [\d,]+ 天（保留期 30 天）$/);
       for (const m of moves) expect(m.reason).not.toMatch(/[A-Za-z]/);
       const trashed = tab.locator('[data-testid="care-trash-list"] .care-item .care-meta').first();
-      expect(await trashed.innerText()).toMatch(/衰减分数 [\d,]+ ≥ 500（移入回收站的阈值）：已 [\d,]+ 天未被回忆，重要度 0\.\d\d，回忆过 \d+ 次/);
+      expect(await trashed.innerText()).toMatch(
+        /衰减分数 [\d,]+ ≥ 500（移入回收站的阈值）：已 [\d,]+ 天未被回忆，重要度 0\.\d\d，回忆过 \d+ 次/,
+      );
       expect(await trashed.innerText()).not.toMatch(/[A-Za-z]/);
       // This screenshot shows the trash with its restore buttons (the English one shows the plan).
       await tab.locator('[data-testid="care-trash-list"] .care-item').first().waitFor();

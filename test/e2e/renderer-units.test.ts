@@ -10,7 +10,15 @@ import { en } from '../../renderer/src/i18n/en';
 import { localeFor } from '../../renderer/src/i18n/locale';
 import { translate } from '../../renderer/src/i18n/translate';
 import { zh } from '../../renderer/src/i18n/zh';
-import { dayKey, formatDay, formatOffset, formatRelative, formatSpan, instantRangeForLocalDays, monthGrid } from '../../renderer/src/lib/dates';
+import {
+  dayKey,
+  formatDay,
+  formatOffset,
+  formatRelative,
+  formatSpan,
+  instantRangeForLocalDays,
+  monthGrid,
+} from '../../renderer/src/lib/dates';
 import { hashOf, parseHash } from '../../renderer/src/lib/routes';
 import { sourceName } from '../../renderer/src/lib/sources';
 import { termPattern } from '../../renderer/src/lib/terms';
@@ -68,7 +76,16 @@ function episode(id: string, start: string, utcOffsetMin: number): EpisodeView {
     start,
     end: start,
     utcOffsetMin,
-    metadata: { entities: [], topics: [], emotions: [], keyPoints: [], timeReferences: [], participants: ['A', 'B'], messageCount: 2, custom: {} },
+    metadata: {
+      entities: [],
+      topics: [],
+      emotions: [],
+      keyPoints: [],
+      timeReferences: [],
+      participants: ['A', 'B'],
+      messageCount: 2,
+      custom: {},
+    },
     structuredData: {},
     keywords: [],
     importance: 0.5,
@@ -100,15 +117,27 @@ describe('days in the journal', () => {
     const page1 = [episode('a', '2024-03-09T08:15:00.000Z', 60), episode('b', '2024-03-05T11:00:00.000Z', 480)].map(toEntry);
     const page2 = [episode('c', '2024-03-05T10:00:00.000Z', 480), episode('d', '2024-03-01T12:10:00.000Z', 480)].map(toEntry);
     const rows = appendRows(appendRows([], page1), page2);
-    expect(rows.map((r) => (r.kind === 'day' ? `${r.day}:${r.count}` : r.key))).toEqual(['2024-03-09:1', 'a', '2024-03-05:2', 'b', 'c', '2024-03-01:1', 'd']);
+    expect(rows.map((r) => (r.kind === 'day' ? `${r.day}:${r.count}` : r.key))).toEqual([
+      '2024-03-09:1',
+      'a',
+      '2024-03-05:2',
+      'b',
+      'c',
+      '2024-03-01:1',
+      'd',
+    ]);
   });
 
   it('keep list entries light: no narrative, a bounded summary', () => {
-    const e: Entry = toEntry({ ...episode('x', '2024-01-01T00:00:00.000Z', 0), content: 'long '.repeat(10_000), summary: 'y'.repeat(5000) });
+    const e: Entry = toEntry({
+      ...episode('x', '2024-01-01T00:00:00.000Z', 0),
+      content: 'long '.repeat(10_000),
+      summary: 'y'.repeat(5000),
+    });
     expect(JSON.stringify(e).length).toBeLessThan(1000);
   });
 
-  it('mark a live conversation\'s open episode as ongoing, and follow it when the newest page is read again', () => {
+  it("mark a live conversation's open episode as ongoing, and follow it when the newest page is read again", () => {
     const open = toEntry({ ...episode('live-1', '2024-03-09T09:00:00.000Z', 60), processingStatus: 'open' });
     expect(open.ongoing).toBe(true);
     expect(toEntry(episode('a', '2024-03-09T08:15:00.000Z', 60)).ongoing).toBe(false);
@@ -125,7 +154,7 @@ describe('days in the journal', () => {
     expect(mergeHead(loaded, [grown, closed], false)?.entries.map((e) => e.id)).toEqual(['live-2', 'closed']);
   });
 
-  it('say how long ago a companion called, in the reader\'s language', () => {
+  it("say how long ago a companion called, in the reader's language", () => {
     const now = Date.parse('2024-04-02T10:00:00Z');
     expect(formatRelative('2024-04-02T09:57:00Z', now, 'en')).toBe('3 minutes ago');
     expect(formatRelative('2024-04-01T09:00:00Z', now, 'en')).toBe('yesterday');
@@ -134,7 +163,10 @@ describe('days in the journal', () => {
   });
 
   it('widen a jump by the time zones that could hold that local day', () => {
-    expect(instantRangeForLocalDays('2024-03-01', '2024-04-01')).toEqual({ since: '2024-02-29T10:00:00.000Z', until: '2024-04-01T12:00:00.000Z' });
+    expect(instantRangeForLocalDays('2024-03-01', '2024-04-01')).toEqual({
+      since: '2024-02-29T10:00:00.000Z',
+      until: '2024-04-01T12:00:00.000Z',
+    });
   });
 
   it('read naturally in both languages, and the month grid starts on Monday', () => {
@@ -196,8 +228,12 @@ describe('the two UI languages', () => {
     expect(translate('zh', 'journal.episodes', { n: 3 })).toBe('3 个片段');
     expect(translate('en', 'journal.episodes', { n: 1 })).toBe('1 episode');
     expect(translate('en', 'journal.episodes', { n: '1,234' })).toBe('1,234 episodes');
-    expect(translate('en', 'import.summary', { messages: 1, files: 1, episodes: 2 })).toBe('Imported 1 new message from 1 file into 2 new episodes.');
-    expect(translate('zh', 'import.summary', { messages: 1, files: 1, episodes: 2 })).toBe('从 1 个文件导入了 1 条新消息，生成 2 个新片段。');
+    expect(translate('en', 'import.summary', { messages: 1, files: 1, episodes: 2 })).toBe(
+      'Imported 1 new message from 1 file into 2 new episodes.',
+    );
+    expect(translate('zh', 'import.summary', { messages: 1, files: 1, episodes: 2 })).toBe(
+      '从 1 个文件导入了 1 条新消息，生成 2 个新片段。',
+    );
   });
 });
 
@@ -207,7 +243,22 @@ describe('where conversations came from', () => {
 
   it('is named as a person reads it for every importer and the API, in both languages', () => {
     // The `source` each importer in core/ingest writes on its conversations, and ingestConversation's default.
-    const known = ['whatsapp', 'wechat', 'qq', 'line', 'telegram', 'messenger', 'discord', 'slack', 'chatgpt', 'claude', 'markdown', 'nemori-json', 'nemori-jsonl', 'api'];
+    const known = [
+      'whatsapp',
+      'wechat',
+      'qq',
+      'line',
+      'telegram',
+      'messenger',
+      'discord',
+      'slack',
+      'chatgpt',
+      'claude',
+      'markdown',
+      'nemori-json',
+      'nemori-jsonl',
+      'api',
+    ];
     for (const source of known) expect(inEnglish(source), source).not.toBe(source);
     expect(inEnglish('whatsapp')).toBe('WhatsApp');
     expect(inEnglish('nemori-json')).toBe('Nemori JSON');
@@ -227,9 +278,18 @@ describe("the search model's first download", () => {
   const MB = 1024 ** 2;
 
   it('turns model events into the bar a window shows: downloading with bytes, loading, then nothing', () => {
-    let s = applyEvent(empty, { type: 'model', state: 'downloading', modelId: 'Xenova/multilingual-e5-small', loaded: 45 * MB, total: 118 * MB, file: 'onnx/model_quantized.onnx' });
+    let s = applyEvent(empty, {
+      type: 'model',
+      state: 'downloading',
+      modelId: 'Xenova/multilingual-e5-small',
+      loaded: 45 * MB,
+      total: 118 * MB,
+      file: 'onnx/model_quantized.onnx',
+    });
     expect(modelNotice(s.model)).toEqual({ kind: 'downloading', loaded: 45 * MB, total: 118 * MB });
-    expect(translate('en', 'model.downloading', formatByteProgress(45 * MB, 118 * MB))).toBe('Downloading the search model: 45 of 118\u00a0MB');
+    expect(translate('en', 'model.downloading', formatByteProgress(45 * MB, 118 * MB))).toBe(
+      'Downloading the search model: 45 of 118\u00a0MB',
+    );
     expect(translate('zh', 'model.downloading', formatByteProgress(45 * MB, 118 * MB))).toBe('正在下载搜索模型：45 / 118\u00a0MB');
     // A call's events leave the model's state alone.
     s = applyEvent(s, { type: 'call', callId: 'c1', operation: 'importFiles', state: 'started' });
@@ -244,11 +304,30 @@ describe("the search model's first download", () => {
   });
 
   it("keeps each phase of a call's progress, and finds the one the others wait on", () => {
-    const progress = (phase: string, done: number, total: number) => ({ type: 'progress' as const, callId: 'c1', operation: 'importFiles' as const, phase, done, total });
+    const progress = (phase: string, done: number, total: number) => ({
+      type: 'progress' as const,
+      callId: 'c1',
+      operation: 'importFiles' as const,
+      phase,
+      done,
+      total,
+    });
     let s = applyEvent(empty, { type: 'call', callId: 'c1', operation: 'importFiles', state: 'started' });
-    for (const e of [progress('import', 0, 10), progress('episodes', 0, 10), progress('embeddings', 0, 0), progress('import', 5, 10), progress('episodes', 5, 10), progress('embeddings', 2, 2)]) s = applyEvent(s, e);
+    for (const e of [
+      progress('import', 0, 10),
+      progress('episodes', 0, 10),
+      progress('embeddings', 0, 0),
+      progress('import', 5, 10),
+      progress('episodes', 5, 10),
+      progress('embeddings', 2, 2),
+    ])
+      s = applyEvent(s, e);
     const { stages } = s.running.c1!;
-    expect(Object.values(stages).map((p) => [p.phase, p.done, p.total])).toEqual([['import', 5, 10], ['episodes', 5, 10], ['embeddings', 2, 2]]);
+    expect(Object.values(stages).map((p) => [p.phase, p.done, p.total])).toEqual([
+      ['import', 5, 10],
+      ['episodes', 5, 10],
+      ['embeddings', 2, 2],
+    ]);
     // The latest event (embeddings, complete) is not where the import stands: messages are still being stored.
     expect(currentStage(stages, Object.keys(stages))).toBe('import');
     s = applyEvent(s, progress('import', 10, 10));
@@ -286,14 +365,20 @@ describe('why a memory was forgotten, and what went wrong, in the reader’s lan
   ];
 
   it('words every forgetting reason in Chinese, numbers as the locale writes them', () => {
-    expect(describeReason(decay, tr('zh'), 'zh')).toBe('衰减分数 1,235 ≥ 500（移入回收站的阈值）：已 120 天未被回忆，重要度 0.20，回忆过 0 次');
+    expect(describeReason(decay, tr('zh'), 'zh')).toBe(
+      '衰减分数 1,235 ≥ 500（移入回收站的阈值）：已 120 天未被回忆，重要度 0.20，回忆过 0 次',
+    );
     expect(describeReason(reasons[1]!, tr('zh'), 'zh')).toMatch(/^衰减分数 42\.3 ≥ 100（归档的阈值）/);
     for (const r of reasons) expect(describeReason(r, tr('zh'), 'zh'), r.kind).not.toMatch(/[A-Za-z]/);
-    expect(describeReason({ kind: 'forgotten', request: { by: 'key', key: 'person:alice' } }, tr('zh'), 'zh')).toBe('你要求遗忘它（person:alice）');
+    expect(describeReason({ kind: 'forgotten', request: { by: 'key', key: 'person:alice' } }, tr('zh'), 'zh')).toBe(
+      '你要求遗忘它（person:alice）',
+    );
   });
 
   it('and in English; a reason stored before reasons were data stays the sentence it was', () => {
-    expect(describeReason(decay, tr('en'), 'en')).toBe('Decay score 1,235 ≥ 500 (the trash threshold): 120 days without being recalled, importance 0.20, recalled 0×');
+    expect(describeReason(decay, tr('en'), 'en')).toBe(
+      'Decay score 1,235 ≥ 500 (the trash threshold): 120 days without being recalled, importance 0.20, recalled 0×',
+    );
     expect(new Set(reasons.map((r) => describeReason(r, tr('en'), 'en'))).size).toBe(reasons.length);
     const old = 'decay score 512 after 300 days without recall ≥ 500 (trash threshold)';
     expect(describeReason({ kind: 'text', text: old }, tr('zh'), 'zh')).toBe(old);
@@ -304,7 +389,9 @@ describe('why a memory was forgotten, and what went wrong, in the reader’s lan
     expect(describeError({ code: 'INVALID_INPUT', message: 'the trash threshold must be above the archive threshold' }, tr('en'))).toBe(
       'Check what you entered: the trash threshold must be above the archive threshold',
     );
-    expect(describeError({ code: 'ENGINE_UNAVAILABLE', message: 'Nemori is closing' }, tr('zh'))).toBe('无法连接到记忆引擎：Nemori is closing');
+    expect(describeError({ code: 'ENGINE_UNAVAILABLE', message: 'Nemori is closing' }, tr('zh'))).toBe(
+      '无法连接到记忆引擎：Nemori is closing',
+    );
     expect(describeError({ code: 'LLM_TIMEOUT', message: 'connection-test: timed out' }, tr('zh'))).toMatch(/^语言模型响应超时：/);
     // A code the window does not know, or an error with none, still says something went wrong.
     expect(describeError({ code: 'SOMETHING_NEW', message: 'x' }, tr('zh'))).toBe('出了点问题：x');

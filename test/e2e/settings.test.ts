@@ -30,7 +30,18 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
       llm = await startLlmServer();
       // One fact from the fixture's birthday lunch; the rest (and the two-session import) as scriptHappy has it.
       llm.on(task('semantic-gaps', 'Mia turns thirty'), {
-        json: { knowledge_gaps: [{ key: 'person:Mia', value: 'Turns thirty on Friday 8 March 2024', context: 'Sam booked the Korean barbecue', confidence: 0.9, messages: [1] }], relationships: [] },
+        json: {
+          knowledge_gaps: [
+            {
+              key: 'person:Mia',
+              value: 'Turns thirty on Friday 8 March 2024',
+              context: 'Sam booked the Korean barbecue',
+              confidence: 0.9,
+              messages: [1],
+            },
+          ],
+          relationships: [],
+        },
       });
       scriptHappy(llm);
       await bridge.engine.call('setLlmSettings', { enabled: true, model: llm.model, baseUrl: llm.url, timeoutMs: 10_000, maxRetries: 0 });
@@ -61,7 +72,9 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     await expect.poll(() => settings.knowledge('items')).toBe('0 of 10,000 facts');
     expect(await settings.knowledge('tokens')).toBe('0 of 1,000,000 tokens');
     expect(await settings.knowledge('queue')).toBe(`${waiting} episodes wait for discovery`);
-    expect(await settings.knowledgeFacts()).toMatch(/at least 70% importance, or marked important, are never removed; those under 30% go first/);
+    expect(await settings.knowledgeFacts()).toMatch(
+      /at least 70% importance, or marked important, are never removed; those under 30% go first/,
+    );
     expect(await settings.field('knowledge', 'Most facts').inputValue()).toBe('10000');
   });
 
@@ -106,7 +119,9 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     ]);
     // The Emma fact is learnt from the first episode (and, as scripted, confirmed again by the later ones).
     expect(await imports.discovery()).toMatch(/^Knowledge discovery:\s*Read 3 episodes: 1 new fact, 0 updated, \d+ confirmed again\.$/);
-    await expect.poll(() => bridge.engine.call('getKnowledge', { key: 'person:Emma' }).then((k) => k.fact.value)).toBe('Emma works at the Lisbon aquarium from 1 June 2023');
+    await expect
+      .poll(() => bridge.engine.call('getKnowledge', { key: 'person:Emma' }).then((k) => k.fact.value))
+      .toBe('Emma works at the Lisbon aquarium from 1 June 2023');
     await app.screenshot(screenshotPath('import-discovery-en'));
     await useLlm(false);
   });
@@ -116,7 +131,12 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     await settings.field('forgetting', 'Archive at decay score').fill('150');
     await settings.field('forgetting', 'Days in the trash').fill('45');
     expect(await settings.save('forgetting')).toEqual({ saved: true, text: 'Saved.' });
-    expect((await bridge.engine.call('getEngineSettings', {})).forgetting).toEqual({ enabled: true, archiveThreshold: 150, trashThreshold: 500, trashRetentionDays: 45 });
+    expect((await bridge.engine.call('getEngineSettings', {})).forgetting).toEqual({
+      enabled: true,
+      archiveThreshold: 150,
+      trashThreshold: 500,
+      trashRetentionDays: 45,
+    });
 
     await page.reload();
     await page.locator('main[data-screen="settings"] h1').waitFor();

@@ -46,7 +46,11 @@ describe('the engine host protocol', () => {
   it('forwards progress to the caller that asked, and the result after it', async () => {
     const { client } = connect(() => openMemoryEngine());
     const progress: ProgressEvent[] = [];
-    const out = (await client.call('importFiles', { paths: [fixture('import', 'two-days.json')] }, { onProgress: (e) => progress.push(e) })) as {
+    const out = (await client.call(
+      'importFiles',
+      { paths: [fixture('import', 'two-days.json')] },
+      { onProgress: (e) => progress.push(e) },
+    )) as {
       files: { messagesAdded: number }[];
     };
     expect(out.files[0]!.messagesAdded).toBe(8);
@@ -81,14 +85,20 @@ describe('the engine host protocol', () => {
       throw new NemoriError('STORE_LOCKED', 'the data folder is in use by another Nemori (pid 4242)');
     });
     await expect(client.ready).rejects.toMatchObject({ code: 'STORE_LOCKED' });
-    await expect(client.call('stats', {})).rejects.toMatchObject({ code: 'STORE_LOCKED', message: 'the data folder is in use by another Nemori (pid 4242)' });
+    await expect(client.call('stats', {})).rejects.toMatchObject({
+      code: 'STORE_LOCKED',
+      message: 'the data folder is in use by another Nemori (pid 4242)',
+    });
   });
 
   it('fails pending calls, and later ones, when the engine process dies', async () => {
     const { client: c } = connect(() => new Promise(() => {})); // never opens: calls stay pending
     const pending = c.call('stats', {});
     c.exited(134);
-    await expect(pending).rejects.toMatchObject({ code: 'ENGINE_UNAVAILABLE', message: expect.stringMatching(/stopped unexpectedly \(exit code 134\)/) });
+    await expect(pending).rejects.toMatchObject({
+      code: 'ENGINE_UNAVAILABLE',
+      message: expect.stringMatching(/stopped unexpectedly \(exit code 134\)/),
+    });
     await expect(c.call('health', {})).rejects.toMatchObject({ code: 'ENGINE_UNAVAILABLE' });
     await c.close(); // resolves at once: there is nothing left to close
     client = null;
@@ -96,7 +106,11 @@ describe('the engine host protocol', () => {
 
   it('closes the database on shutdown, then refuses new calls', async () => {
     let closedDb = false;
-    const { client: c, isClosed, served } = connect(async () => {
+    const {
+      client: c,
+      isClosed,
+      served,
+    } = connect(async () => {
       const engine = await openMemoryEngine();
       return {
         call: engine.call.bind(engine),
@@ -119,12 +133,16 @@ describe('the engine host protocol', () => {
     const { client } = connect(() => openMemoryEngine());
     await client.ready;
     let cancel: Promise<unknown> | null = null;
-    const out = (await client.call('importFiles', { paths: [manyConversationsFile(30)] }, {
-      callId: 'import-1',
-      onProgress: (e) => {
-        if (e.done >= 20 && !cancel) cancel = client.call('cancelCall', { callId: 'import-1' });
+    const out = (await client.call(
+      'importFiles',
+      { paths: [manyConversationsFile(30)] },
+      {
+        callId: 'import-1',
+        onProgress: (e) => {
+          if (e.done >= 20 && !cancel) cancel = client.call('cancelCall', { callId: 'import-1' });
+        },
       },
-    })) as { cancelled: boolean; messages: number; files: { messagesAdded: number }[] };
+    )) as { cancelled: boolean; messages: number; files: { messagesAdded: number }[] };
     expect(await cancel).toEqual({ cancelled: true });
     expect(out.cancelled).toBe(true);
     expect(out.files[0]!.messagesAdded).toBeLessThan(out.messages);

@@ -97,7 +97,9 @@ describe('an engine whose host keeps the key', () => {
     await first.close();
     // The database files themselves never saw it.
     const leaked = (dir: string): boolean =>
-      fs.readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? leaked(path.join(dir, e.name)) : fs.readFileSync(path.join(dir, e.name)).includes(KEY)));
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .some((e) => (e.isDirectory() ? leaked(path.join(dir, e.name)) : fs.readFileSync(path.join(dir, e.name)).includes(KEY)));
     expect(leaked(home)).toBe(false);
 
     const again = await openEngine({ home, embedder: null, llmKeyFromHost: KEY });

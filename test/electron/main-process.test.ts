@@ -96,12 +96,16 @@ describe('IPC from the window', () => {
       },
       emit: (e) => events.push(e),
     });
-    registerBridgeHandlers({ dispatcher, pick: async (kind) => (kind === 'folder' ? ['/home/me/Memory'] : ['/home/me/chat.txt']), version: () => '0.1.0' }, APP);
+    registerBridgeHandlers(
+      { dispatcher, pick: async (kind) => (kind === 'folder' ? ['/home/me/Memory'] : ['/home/me/chat.txt']), version: () => '0.1.0' },
+      APP,
+    );
   });
   afterAll(() => engine.close());
 
   // ipcMain.handle turns a thrown error into a rejected invoke(); so does this.
-  const invoke = (channel: string, event: unknown, ...args: unknown[]) => Promise.resolve().then(() => electron.handlers.get(channel)!(event, ...args));
+  const invoke = (channel: string, event: unknown, ...args: unknown[]) =>
+    Promise.resolve().then(() => electron.handlers.get(channel)!(event, ...args));
 
   it('registers the bridge channels and nothing else', () => {
     expect([...electron.handlers.keys()].sort()).toEqual([BRIDGE_CHANNELS.call, BRIDGE_CHANNELS.pick, BRIDGE_CHANNELS.version].sort());
@@ -120,8 +124,14 @@ describe('IPC from the window', () => {
       ok: false,
       error: { code: 'INVALID_INPUT', message: 'search: query: the search text is empty' },
     });
-    await expect(invoke(BRIDGE_CHANNELS.call, fromApp, 'deleteEverything', {})).resolves.toMatchObject({ ok: false, error: { code: 'UNKNOWN_OPERATION' } });
-    await expect(invoke(BRIDGE_CHANNELS.call, fromApp, '__proto__', {})).resolves.toMatchObject({ ok: false, error: { code: 'UNKNOWN_OPERATION' } });
+    await expect(invoke(BRIDGE_CHANNELS.call, fromApp, 'deleteEverything', {})).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'UNKNOWN_OPERATION' },
+    });
+    await expect(invoke(BRIDGE_CHANNELS.call, fromApp, '__proto__', {})).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'UNKNOWN_OPERATION' },
+    });
     expect(called).toEqual([]);
   });
 

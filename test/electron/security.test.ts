@@ -48,7 +48,7 @@ describe('Content-Security-Policy', () => {
     );
   });
 
-  it("never allows eval and only loads scripts from the app itself", () => {
+  it('never allows eval and only loads scripts from the app itself', () => {
     const csp = parseCsp(CONTENT_SECURITY_POLICY);
     expect(CONTENT_SECURITY_POLICY).not.toContain('unsafe-eval');
     expect(csp.get('script-src')).toEqual(["'self'"]);

@@ -42,9 +42,7 @@ async function flipByte(path: string): Promise<void> {
 describe('finding the model', () => {
   it('fails with MODEL_UNAVAILABLE and an actionable message when NEMORI_MODEL_DIR points nowhere', async () => {
     const missing = join(tmp, 'no-such-folder');
-    const error = await failure(
-      openEmbedder({ modelId: 'nemori-tiny', environment: { NEMORI_MODEL_DIR: missing } }),
-    );
+    const error = await failure(openEmbedder({ modelId: 'nemori-tiny', environment: { NEMORI_MODEL_DIR: missing } }));
     expect(error.code).toBe('MODEL_UNAVAILABLE');
     expect(error.message).toContain('nemori-tiny');
     expect(error.message).toContain(missing);
@@ -93,9 +91,7 @@ describe('finding the model', () => {
   it('rejects options that make no sense with INVALID_OPTIONS', async () => {
     const badMirror = await failure(openEmbedder(tinyModelOptions({ mirror: 'ftp://example.invalid' })));
     expect(badMirror.code).toBe('INVALID_OPTIONS');
-    const badEnvMirror = await failure(
-      resolveModelSource({ modelId: 'nemori-tiny', environment: { NEMORI_HF_MIRROR: 'not a url' } }),
-    );
+    const badEnvMirror = await failure(resolveModelSource({ modelId: 'nemori-tiny', environment: { NEMORI_HF_MIRROR: 'not a url' } }));
     expect(badEnvMirror.code).toBe('INVALID_OPTIONS');
     expect(badEnvMirror.message).toContain('NEMORI_HF_MIRROR');
   });
@@ -130,9 +126,7 @@ describe('checksums', () => {
 
   it('checks pinned checksums when the folder has no manifest', async () => {
     const dir = await copyOfTinyModel('pinned', { withManifest: false });
-    const wrong = await failure(
-      openEmbedder(tinyModelOptions({ modelDir: dir, checksums: { 'onnx/model.onnx': '0'.repeat(64) } })),
-    );
+    const wrong = await failure(openEmbedder(tinyModelOptions({ modelDir: dir, checksums: { 'onnx/model.onnx': '0'.repeat(64) } })));
     expect(wrong.code).toBe('MODEL_CHECKSUM_MISMATCH');
 
     const right = (await readManifest(TINY_MODEL_DIR))?.files['onnx/model.onnx']?.sha256;

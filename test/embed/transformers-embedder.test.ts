@@ -81,26 +81,19 @@ describe('TransformersEmbedder on the tiny model', () => {
     });
   });
 
-  it.each(PARAPHRASE_PAIRS.map((p) => [p.id, p] as const))(
-    'puts paraphrases closer than unrelated text (%s)',
-    async (_id, pair) => {
-      const embedder = await openTiny();
-      const [a, b, unrelated] = await embedder.embed([pair.a, pair.b, pair.unrelated], 'passage');
-      const paraphrase = cosine(a!, b!);
-      expect(paraphrase).toBeGreaterThan(cosine(a!, unrelated!) + 0.2);
-      expect(paraphrase).toBeGreaterThan(cosine(b!, unrelated!) + 0.2);
-    },
-  );
+  it.each(PARAPHRASE_PAIRS.map((p) => [p.id, p] as const))('puts paraphrases closer than unrelated text (%s)', async (_id, pair) => {
+    const embedder = await openTiny();
+    const [a, b, unrelated] = await embedder.embed([pair.a, pair.b, pair.unrelated], 'passage');
+    const paraphrase = cosine(a!, b!);
+    expect(paraphrase).toBeGreaterThan(cosine(a!, unrelated!) + 0.2);
+    expect(paraphrase).toBeGreaterThan(cosine(b!, unrelated!) + 0.2);
+  });
 
   it('has paraphrase pairs that share no content word, so only vectors can match them', () => {
     // Terms as a lexical index sees them: stemmed words, one term per CJK character, stopwords dropped.
     const glue = new Set(STOPWORDS);
     const terms = (text: string): Set<string> =>
-      new Set(
-        (text.toLowerCase().match(/\p{Script=Han}|[\p{L}\p{N}]+/gu) ?? [])
-          .filter((t) => !glue.has(t))
-          .map((t) => stemmer(t)),
-      );
+      new Set((text.toLowerCase().match(/\p{Script=Han}|[\p{L}\p{N}]+/gu) ?? []).filter((t) => !glue.has(t)).map((t) => stemmer(t)));
     for (const pair of PARAPHRASE_PAIRS) {
       const shared = [...terms(pair.a)].filter((t) => terms(pair.b).has(t));
       expect(shared, pair.id).toEqual([]);

@@ -70,8 +70,10 @@ describe('heuristic titles', () => {
     ]);
     expect(e.title).toMatch(/^Sam and Ruth on /);
     expect(e.title).toMatch(/seed catalogue|basil/);
-    for (const noise of ['Bring', 'bring', 'heh', 'lets', 'Guess', 'Wow', 'Haha', 'sure']) expect(e.title.split(/[\s,]+/)).not.toContain(noise);
-    for (const noise of ['Bring', 'heh', 'lets', 'Guess', 'Wow', 'Haha']) expect(e.keywords.map((k) => k.toLowerCase())).not.toContain(noise.toLowerCase());
+    for (const noise of ['Bring', 'bring', 'heh', 'lets', 'Guess', 'Wow', 'Haha', 'sure'])
+      expect(e.title.split(/[\s,]+/)).not.toContain(noise);
+    for (const noise of ['Bring', 'heh', 'lets', 'Guess', 'Wow', 'Haha'])
+      expect(e.keywords.map((k) => k.toLowerCase())).not.toContain(noise.toLowerCase());
   });
 
   it('name the topic in a phrase, without interjections or time words (Chinese)', () => {
@@ -112,15 +114,29 @@ describe('episode boundaries without an LLM', () => {
 
   it('cut where the topic shifts, by shared words when there is no model', () => {
     const t = (i: number) => new Date(Date.UTC(2024, 0, 1, 10, i)).toISOString();
-    const garden = ['tomatoes in the garden are ripe', 'the garden tomatoes need water', 'garden soil for tomatoes', 'tomatoes garden compost', 'more garden tomatoes today'];
-    const taxes = ['the tax return deadline is close', 'tax forms and the return', 'my tax advisor filed the return', 'tax refund from the return', 'tax return done'];
+    const garden = [
+      'tomatoes in the garden are ripe',
+      'the garden tomatoes need water',
+      'garden soil for tomatoes',
+      'tomatoes garden compost',
+      'more garden tomatoes today',
+    ];
+    const taxes = [
+      'the tax return deadline is close',
+      'tax forms and the return',
+      'my tax advisor filed the return',
+      'tax refund from the return',
+      'tax return done',
+    ];
     const ms = [...garden, ...taxes].map((text, i) => msg(i % 2 ? 'B' : 'A', text, t(i)));
     const segments = segmentMessages(ms, { ...c, minMessages: 3 });
     expect(segments.map((s) => s.map((m) => m.text))).toEqual([garden, taxes]);
   });
 
   it('never let an episode grow past the size cap', () => {
-    const ms = Array.from({ length: 30 }, (_, i) => msg('A', `same topic message ${i}`, new Date(Date.UTC(2024, 0, 1, 10, i)).toISOString()));
+    const ms = Array.from({ length: 30 }, (_, i) =>
+      msg('A', `same topic message ${i}`, new Date(Date.UTC(2024, 0, 1, 10, i)).toISOString()),
+    );
     const segments = segmentMessages(ms, c);
     expect(segments.every((s) => s.length <= c.maxMessages)).toBe(true);
     expect(segments.flat()).toHaveLength(30);

@@ -95,7 +95,17 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
   });
 
   it('does not read time words out of other words', () => {
-    for (const text of ['然后天黑了', '登上月球', '聪明天才', '之前天气很好', '马上月底了', '每个周末都去', '2020年前我住在北京', '三月前', '周六']) {
+    for (const text of [
+      '然后天黑了',
+      '登上月球',
+      '聪明天才',
+      '之前天气很好',
+      '马上月底了',
+      '每个周末都去',
+      '2020年前我住在北京',
+      '三月前',
+      '周六',
+    ]) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
   });
@@ -132,7 +142,11 @@ describe('time zones', () => {
     const text = 'Yesterday and last Saturday, next month, two weeks ago; 昨天 上周六 下个月 三天前';
     process.env.TZ = 'UTC';
     const utc = findTimeMentions(text, REF, CST);
-    for (const [tz, offset] of [['America/Los_Angeles', 420], ['Asia/Kolkata', -330], ['Pacific/Kiritimati', -840]] as const) {
+    for (const [tz, offset] of [
+      ['America/Los_Angeles', 420],
+      ['Asia/Kolkata', -330],
+      ['Pacific/Kiritimati', -840],
+    ] as const) {
       process.env.TZ = tz;
       expect(REF.getTimezoneOffset(), 'the zone switch took effect').toBe(offset);
       expect(findTimeMentions(text, REF, CST), tz).toEqual(utc);

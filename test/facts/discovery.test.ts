@@ -28,7 +28,10 @@ beforeEach(async () => {
 });
 
 const gapsFor = (value: string) => ({
-  json: { knowledge_gaps: [{ key: 'person:John的研究方向', value, context: 'John说的', confidence: 0.9, messages: [1] }], relationships: [] },
+  json: {
+    knowledge_gaps: [{ key: 'person:John的研究方向', value, context: 'John说的', confidence: 0.9, messages: [1] }],
+    relationships: [],
+  },
 });
 
 async function ingestFirst(ownerId: string) {
@@ -65,7 +68,9 @@ describe('knowledge discovery', () => {
   it('a reply that is not the promised JSON fails that episode (kept queued with its error); a dead endpoint stops the run and counts nothing against the episode', async () => {
     const ownerId = newOwner();
     await ingestFirst(ownerId);
-    server.on(task('semantic-reconstruct'), { content: 'John: …' }).on(task('semantic-gaps'), { content: 'I found: John researches prompts.' });
+    server
+      .on(task('semantic-reconstruct'), { content: 'John: …' })
+      .on(task('semantic-gaps'), { content: 'I found: John researches prompts.' });
     await engine.call('setLlmSettings', { ...llm, baseUrl: server.url });
     const bad = await engine.call('runDiscovery', { ownerId });
     expect(bad).toMatchObject({ episodes: 0, failed: 1, remaining: 1, stoppedEarly: false });

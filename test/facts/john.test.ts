@@ -42,7 +42,14 @@ describe("knowledge discovery: John's research direction", () => {
     const { facts } = await engine.call('listKnowledge', { ownerId });
     const research = facts.filter((f) => f.label === 'John的研究方向');
     expect(research).toHaveLength(1);
-    expect(research[0]).toMatchObject({ key: 'person:john的研究方向', entityType: 'person', version: 2, value: 'AI Agent行为规划', discoveryEpisodeId: ep1!.id, discoveryMethod: 'diff_analysis' });
+    expect(research[0]).toMatchObject({
+      key: 'person:john的研究方向',
+      entityType: 'person',
+      version: 2,
+      value: 'AI Agent行为规划',
+      discoveryEpisodeId: ep1!.id,
+      discoveryMethod: 'diff_analysis',
+    });
 
     const k = await engine.call('getKnowledge', { ownerId, key: 'person:John的研究方向' });
     expect(k.timeline.map((v) => [v.version, v.value, v.episode?.id, v.link])).toEqual([
@@ -70,7 +77,9 @@ describe("knowledge discovery: John's research direction", () => {
       const linked = await engine.call('episodeKnowledge', { ownerId, id: ep.id });
       expect(linked.facts.map((f) => f.fact.key)).toContain('person:john的研究方向');
     }
-    expect((await engine.call('episodeKnowledge', { ownerId, id: ep2!.id })).facts.find((f) => f.fact.id === k.fact.id)!.roles).toEqual(['evolution']);
+    expect((await engine.call('episodeKnowledge', { ownerId, id: ep2!.id })).facts.find((f) => f.fact.id === k.fact.id)!.roles).toEqual([
+      'evolution',
+    ]);
 
     // Every past value stays reachable by version.
     const v1 = await engine.call('getKnowledgeVersion', { ownerId, key: k.fact.id, version: 1 });
@@ -81,7 +90,11 @@ describe("knowledge discovery: John's research direction", () => {
     expect(related.direct.map((r) => r.fact.key)).toEqual(expect.arrayContaining(['concept:复杂指令理解', 'concept:agent决策机制']));
     expect(related.direct.find((r) => r.fact.key === 'concept:agent决策机制')!.type).toBe('part_of');
     // Learnt together: the episode is the reason, shown in the reader's language.
-    expect(related.direct.find((r) => r.fact.key === 'concept:复杂指令理解')).toMatchObject({ type: 'related', description: '', discoveryEpisode: { id: ep1!.id } });
+    expect(related.direct.find((r) => r.fact.key === 'concept:复杂指令理解')).toMatchObject({
+      type: 'related',
+      description: '',
+      discoveryEpisode: { id: ep1!.id },
+    });
 
     // "What is John researching now?" finds the current value among facts, and the conversations behind it.
     const now = await engine.call('enhancedQuery', { ownerId, query: 'John的研究方向', quality: 'comprehensive' });

@@ -23,12 +23,19 @@ afterAll(async () => {
 });
 
 const keys = async (ownerId: string, query: string) =>
-  (await engine.call('search', { ownerId, query, kind: 'semantic', mode: 'bm25' })).results.map((r) => (r.kind === 'semantic' ? r.key : r.id));
+  (await engine.call('search', { ownerId, query, kind: 'semantic', mode: 'bm25' })).results.map((r) =>
+    r.kind === 'semantic' ? r.key : r.id,
+  );
 
 describe('upsert and versions', () => {
   it('inserts at version 1, updates to version 2 with lineage, and keeps every version reachable', async () => {
     const ownerId = newOwner();
-    const a = await engine.call('upsertKnowledge', { ownerId, key: 'Location:New York', value: 'New York is in the United States', metadata: { tags: ['geo'] } });
+    const a = await engine.call('upsertKnowledge', {
+      ownerId,
+      key: 'Location:New York',
+      value: 'New York is in the United States',
+      metadata: { tags: ['geo'] },
+    });
     expect(a).toMatchObject({ key: 'location:new_york', version: 1, action: 'created', previousValue: null, evicted: [] });
     clock.advanceDays(1);
     const b = await engine.call('upsertKnowledge', { ownerId, key: 'location:new_york', value: 'New York is the largest city in the US' });
@@ -40,7 +47,9 @@ describe('upsert and versions', () => {
     expect(v1.version).toMatchObject({ value: 'New York is in the United States', link: null, method: 'upsert' });
     expect(v2.version).toMatchObject({ value: 'New York is the largest city in the US', link: 'updates' });
     expect(new Date(v2.version.createdAt).getTime() - new Date(v1.version.createdAt).getTime()).toBe(86_400_000);
-    await expect(engine.call('getKnowledgeVersion', { ownerId, key: a.id, version: 3 })).rejects.toThrow(/no version 3: versions 1–2 are kept/);
+    await expect(engine.call('getKnowledgeVersion', { ownerId, key: a.id, version: 3 })).rejects.toThrow(
+      /no version 3: versions 1–2 are kept/,
+    );
 
     // The same value again reinforces instead of adding a version.
     const c = await engine.call('upsertKnowledge', { ownerId, key: 'location:new_york', value: 'New York is the largest city in the US.' });
@@ -63,7 +72,12 @@ describe('upsert and versions', () => {
   it('a contradiction keeps both values in history and the newer as current; a correction lowers the wrong one', async () => {
     const ownerId = newOwner();
     await engine.call('upsertKnowledge', { ownerId, key: 'person:李娜', value: '李娜是我的朋友', metadata: { confidence: 0.9 } });
-    const fixed = await engine.call('upsertKnowledge', { ownerId, key: 'person:李娜', value: '李娜是我的同事，不是朋友', metadata: { correction: true } });
+    const fixed = await engine.call('upsertKnowledge', {
+      ownerId,
+      key: 'person:李娜',
+      value: '李娜是我的同事，不是朋友',
+      metadata: { correction: true },
+    });
     expect(fixed).toMatchObject({ version: 2, action: 'corrected' });
     const k = await engine.call('getKnowledge', { ownerId, key: 'person:李娜' });
     expect(k.fact.value).toBe('李娜是我的同事，不是朋友');
@@ -95,8 +109,18 @@ describe('upsert and versions', () => {
 describe('remember, forget, undelete', () => {
   it('remember finds facts by hybrid search with metadata filters and counts the access', async () => {
     const ownerId = newOwner();
-    await engine.call('upsertKnowledge', { ownerId, key: 'person:emma', value: 'Emma works at the Lisbon aquarium', metadata: { tags: ['family'], source: 'chat' } });
-    await engine.call('upsertKnowledge', { ownerId, key: 'place:lisbon_aquarium', value: 'The Lisbon aquarium has otters', metadata: { tags: ['travel'] } });
+    await engine.call('upsertKnowledge', {
+      ownerId,
+      key: 'person:emma',
+      value: 'Emma works at the Lisbon aquarium',
+      metadata: { tags: ['family'], source: 'chat' },
+    });
+    await engine.call('upsertKnowledge', {
+      ownerId,
+      key: 'place:lisbon_aquarium',
+      value: 'The Lisbon aquarium has otters',
+      metadata: { tags: ['travel'] },
+    });
     const all = await engine.call('remember', { ownerId, prompt: 'Lisbon aquarium' });
     expect(all.items.map((i) => i.key).sort()).toEqual(['person:emma', 'place:lisbon_aquarium']);
     expect(all.items[0]!.reason.matchedBy).toContain('bm25');
@@ -120,12 +144,16 @@ describe('remember, forget, undelete', () => {
     expect((await engine.call('listKnowledge', { ownerId })).facts).toEqual([]);
     expect((await engine.call('listKnowledge', { ownerId, tier: 'trash' })).facts.map((f) => f.key)).toEqual(['person:bob']);
     // The trash says why, as data the app words in the reader's language.
-    expect((await engine.call('listTrash', { ownerId })).items).toMatchObject([{ kind: 'semantic', reason: { kind: 'forgotten', request: { by: 'key', key: 'person:bob' } } }]);
+    expect((await engine.call('listTrash', { ownerId })).items).toMatchObject([
+      { kind: 'semantic', reason: { kind: 'forgotten', request: { by: 'key', key: 'person:bob' } } },
+    ]);
 
     const back = await engine.call('undeleteKnowledge', { ownerId, key: 'person:bob' });
     expect(back).toMatchObject({ tier: 'active', version: 2, value: 'Bob owns a blue bicycle' });
     expect(await keys(ownerId, 'bicycle')).toEqual(['person:bob']);
-    expect((await engine.call('search', { ownerId, query: 'blue bicycle', kind: 'semantic', mode: 'vector' })).results.map((r) => r.id)).toEqual([back.id]);
+    expect(
+      (await engine.call('search', { ownerId, query: 'blue bicycle', kind: 'semantic', mode: 'vector' })).results.map((r) => r.id),
+    ).toEqual([back.id]);
     await expect(engine.call('undeleteKnowledge', { ownerId, key: 'person:bob' })).rejects.toThrow(/not deleted/);
 
     const hard = await engine.call('forgetKnowledge', { ownerId, instruction: 'key:person:bob', mode: 'hard' });
@@ -148,11 +176,19 @@ describe('remember, forget, undelete', () => {
 
     expect((await engine.call('forgetKnowledge', { ownerId, instruction: 'oldest' })).forgotten.map((f) => f.key)).toEqual(['fact:b']);
     await engine.call('undeleteKnowledge', { ownerId, key: 'fact:b' });
-    expect((await engine.call('forgetKnowledge', { ownerId, instruction: 'least important', mode: 'hard' })).forgotten.map((f) => f.key)).toEqual(['fact:b']);
+    expect(
+      (await engine.call('forgetKnowledge', { ownerId, instruction: 'least important', mode: 'hard' })).forgotten.map((f) => f.key),
+    ).toEqual(['fact:b']);
     const before = new Date(t0.getTime() + 36 * 3_600_000).toISOString();
-    expect((await engine.call('forgetKnowledge', { ownerId, instruction: `before:${before}` })).forgotten.map((f) => f.key)).toEqual(['fact:a']);
-    expect((await engine.call('listTrash', { ownerId })).items.map((x) => x.reason)).toEqual([{ kind: 'forgotten', request: { by: 'before', before } }]);
-    await expect(engine.call('forgetKnowledge', { ownerId, instruction: 'everything about cats' })).rejects.toThrow(/not a forget instruction/);
+    expect((await engine.call('forgetKnowledge', { ownerId, instruction: `before:${before}` })).forgotten.map((f) => f.key)).toEqual([
+      'fact:a',
+    ]);
+    expect((await engine.call('listTrash', { ownerId })).items.map((x) => x.reason)).toEqual([
+      { kind: 'forgotten', request: { by: 'before', before } },
+    ]);
+    await expect(engine.call('forgetKnowledge', { ownerId, instruction: 'everything about cats' })).rejects.toThrow(
+      /not a forget instruction/,
+    );
     await expect(engine.call('forgetKnowledge', { ownerId, instruction: 'before:soon' })).rejects.toThrow(/not a time/);
     expect((await engine.call('listKnowledge', { ownerId })).facts.map((f) => f.key)).toEqual(['fact:c']);
   });
@@ -161,14 +197,22 @@ describe('remember, forget, undelete', () => {
 describe('capacity, summarize', () => {
   it('evicts least valuable facts beyond max items, never a protected one, and reports it in the reply', async () => {
     const ownerId = newOwner();
-    const put = (key: string, importance: number) => engine.call('upsertKnowledge', { ownerId, key, value: `value of ${key}`, metadata: { importance } });
+    const put = (key: string, importance: number) =>
+      engine.call('upsertKnowledge', { ownerId, key, value: `value of ${key}`, metadata: { importance } });
     await put('fact:keep1', 0.9);
     await put('fact:keep2', 0.7);
     await put('fact:old', 0.5);
     clock.advanceDays(1 / 24);
     await put('fact:trivia', 0.1);
     const info = await engine.call('knowledgeCapacity', { ownerId });
-    expect(info).toMatchObject({ items: 4, maxItems: 4, protected: 2, lowImportance: 1, over: false, nextEviction: { key: 'fact:trivia' } });
+    expect(info).toMatchObject({
+      items: 4,
+      maxItems: 4,
+      protected: 2,
+      lowImportance: 1,
+      over: false,
+      nextEviction: { key: 'fact:trivia' },
+    });
 
     // Fifth fact: the unimportant one goes first, even though it is the newest.
     const fifth = await put('fact:new1', 0.5);
@@ -189,7 +233,12 @@ describe('capacity, summarize', () => {
 
   it('summarizes facts in scope within the token limit, most important first, with relationships', async () => {
     const ownerId = newOwner();
-    await engine.call('upsertKnowledge', { ownerId, key: 'person:alice', value: 'Alice is a marine biologist', metadata: { importance: 0.9 } });
+    await engine.call('upsertKnowledge', {
+      ownerId,
+      key: 'person:alice',
+      value: 'Alice is a marine biologist',
+      metadata: { importance: 0.9 },
+    });
     await engine.call('upsertKnowledge', { ownerId, key: 'person:bob', value: 'Bob is a cellist', metadata: { importance: 0.4 } });
     await engine.call('upsertKnowledge', { ownerId, key: 'place:lisbon', value: 'Lisbon is where Alice lives' });
     const all = await engine.call('summarizeKnowledge', { ownerId });

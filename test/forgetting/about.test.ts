@@ -71,11 +71,19 @@ describe('forget everything about X', () => {
     expect(rows.tables.episodes).toBe(entries.length - 2);
     expect(rows.tombstones).toBe(2);
     expect(Object.values(rows.orphans).every((n) => n === 0)).toBe(true);
-    expect(await engine().context.store.read.bm25.verify(ownerId)).toEqual({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false });
+    expect(await engine().context.store.read.bm25.verify(ownerId)).toEqual({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      episodesWithoutDoc: 0,
+      statsMismatch: false,
+    });
     // No index term of Tom is left, and the conversation no longer names him.
     const terms = await engine().call('search', { ownerId, query: 'Tom', mode: 'bm25' });
     expect(terms.results).toEqual([]);
-    expect(await engine().context.store.read.conversations.get(ownerId, conversationId)).toMatchObject({ title: null, participants: ['Lin'] });
+    expect(await engine().context.store.read.conversations.get(ownerId, conversationId)).toMatchObject({
+      title: null,
+      participants: ['Lin'],
+    });
     // Re-importing the same export does not bring him back.
     const again = await engine().call('ingestConversation', { ownerId, conversation });
     expect(again).toMatchObject({ messagesAdded: 0, episodesCreated: 0 });
@@ -88,10 +96,15 @@ describe('forget everything about X', () => {
     const thomas = await episodeOf(engine(), ownerId, 'thomas');
     // What the LLM episode builder records: the person, known as Thomas and as Tom.
     await engine().context.store.transaction((r) =>
-      r.graph.setEpisodeGraph(ownerId, thomas, {
-        entities: [{ name: 'Thomas', key: 'thomas', type: 'PERSON', role: 'lender', aliases: [{ alias: 'Tom', key: 'tom' }] }],
-        relationships: [],
-      }, clock.now()),
+      r.graph.setEpisodeGraph(
+        ownerId,
+        thomas,
+        {
+          entities: [{ name: 'Thomas', key: 'thomas', type: 'PERSON', role: 'lender', aliases: [{ alias: 'Tom', key: 'tom' }] }],
+          relationships: [],
+        },
+        clock.now(),
+      ),
     );
     const out = await engine().call('forgetAbout', { ownerId, about: 'Tom' });
     expect(out.memories.map((m) => m.id)).toContain(thomas);

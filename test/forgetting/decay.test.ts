@@ -7,7 +7,17 @@ const t0 = new Date('2025-01-01T00:00:00Z');
 const at = (days: number) => new Date(t0.getTime() + days * DAY);
 
 function record(o: Partial<AccessRecord> = {}): AccessRecord {
-  return { kind: 'episode', baseImportance: 0.5, recallCount: 0, lastAccessed: null, createdAt: t0, tier: 'active', tierChangedAt: null, marked: null, ...o };
+  return {
+    kind: 'episode',
+    baseImportance: 0.5,
+    recallCount: 0,
+    lastAccessed: null,
+    createdAt: t0,
+    tier: 'active',
+    tierChangedAt: null,
+    marked: null,
+    ...o,
+  };
 }
 
 /** Lets one memory age day by day with passes, and tells on which day it reached each tier. */

@@ -52,7 +52,12 @@ export function diary(id: string, entries: readonly { key: string; text: string;
   const t0 = Date.parse('2024-03-01T10:00:00+08:00');
   return {
     id,
-    messages: entries.map((e) => ({ id: `${e.key}`, speaker: 'Lin', text: e.text, timestamp: new Date(t0 + e.day * DAY_MS).toISOString() })),
+    messages: entries.map((e) => ({
+      id: `${e.key}`,
+      speaker: 'Lin',
+      text: e.text,
+      timestamp: new Date(t0 + e.day * DAY_MS).toISOString(),
+    })),
   };
 }
 

@@ -26,9 +26,19 @@ describe('the forgetting job', () => {
     await engine.call('ingestConversation', { ownerId: alice, conversation: diary('a', entries) });
     await engine.call('ingestConversation', { ownerId: bob, conversation: diary('b', entries) });
     // The timer itself is far off; the test drives the checks it would make.
-    const scheduler = startForgettingScheduler({ ...engine.context, config: { ...engine.context.config, forgetting: { ...engine.context.config.forgetting, schedule: { everyHours: 24, firstCheckMinutes: 1e6 } } } });
+    const scheduler = startForgettingScheduler({
+      ...engine.context,
+      config: {
+        ...engine.context.config,
+        forgetting: { ...engine.context.config.forgetting, schedule: { everyHours: 24, firstCheckMinutes: 1e6 } },
+      },
+    });
     try {
-      const owners = (r: { ownerId: string }[]) => r.map((x) => x.ownerId).filter((o) => o === alice || o === bob).sort();
+      const owners = (r: { ownerId: string }[]) =>
+        r
+          .map((x) => x.ownerId)
+          .filter((o) => o === alice || o === bob)
+          .sort();
       expect(owners(await scheduler.runDue())).toEqual([alice, bob].sort());
       expect(owners(await scheduler.runDue())).toEqual([]);
       clock.advanceDays(0.5);
@@ -47,9 +57,18 @@ describe('the forgetting job', () => {
     await first.call('ingestConversation', { ownerId, conversation: diary('s', entries) });
     await first.close();
     // Reopened the way the desktop app opens it: the first check comes right away.
-    const app = await openEngine({ home, embedder: null, clock, scheduleForgetting: true, config: { forgetting: { schedule: { everyHours: 24, firstCheckMinutes: 0 } } } });
+    const app = await openEngine({
+      home,
+      embedder: null,
+      clock,
+      scheduleForgetting: true,
+      config: { forgetting: { schedule: { everyHours: 24, firstCheckMinutes: 0 } } },
+    });
     try {
-      await vi.waitFor(async () => expect(await app.context.store.read.forgetting.lastRun(ownerId)).not.toBeNull(), { timeout: 30_000, interval: 50 });
+      await vi.waitFor(async () => expect(await app.context.store.read.forgetting.lastRun(ownerId)).not.toBeNull(), {
+        timeout: 30_000,
+        interval: 50,
+      });
     } finally {
       await app.close();
     }
@@ -61,15 +80,30 @@ describe('the forgetting job', () => {
     await engine.call('ingestConversation', { ownerId, conversation: diary('e', entries) });
     const id = await episodeOf(engine, ownerId, 'a');
     const x = await engine.call('explainDecay', { ownerId, id });
-    expect(x).toMatchObject({ kind: 'episode', tier: 'active', recallCount: 0, marked: null, exempt: false, thresholds: { archive: 100, trash: 500 } });
+    expect(x).toMatchObject({
+      kind: 'episode',
+      tier: 'active',
+      recallCount: 0,
+      marked: null,
+      exempt: false,
+      thresholds: { archive: 100, trash: 500 },
+    });
     const archiveIn = (Date.parse(x.projected.archive!) - clock.now().getTime()) / DAY_MS;
     const trashIn = (Date.parse(x.projected.trash!) - clock.now().getTime()) / DAY_MS;
     expect(archiveIn).toBeGreaterThan(180);
     expect(trashIn).toBeGreaterThan(archiveIn);
     // A pass run on the projected day archives it (and not the day before).
-    const dayBefore = await engine.call('runForgetting', { ownerId, dryRun: true, now: new Date(Date.parse(x.projected.archive!) - DAY_MS) });
+    const dayBefore = await engine.call('runForgetting', {
+      ownerId,
+      dryRun: true,
+      now: new Date(Date.parse(x.projected.archive!) - DAY_MS),
+    });
     expect(dayBefore.moves.find((m) => m.id === id)).toBeUndefined();
-    const onTheDay = await engine.call('runForgetting', { ownerId, dryRun: true, now: new Date(Date.parse(x.projected.archive!) + 3_600_000) });
+    const onTheDay = await engine.call('runForgetting', {
+      ownerId,
+      dryRun: true,
+      now: new Date(Date.parse(x.projected.archive!) + 3_600_000),
+    });
     expect(onTheDay.moves.find((m) => m.id === id)?.to).toBe('archived');
     const marked = await engine.call('markMemory', { ownerId, id, important: true });
     expect(marked.importance).toBe(1);
@@ -127,7 +161,18 @@ describe('the forgetting job', () => {
       }
       // Five minutes after the last message: without the mark or the move, it would continue that episode.
       const b = base.messages.at(-1)!;
-      const more = { ...base, messages: [...base.messages, { id: 'c1', speaker: 'Lin', text: 'Also need warm gloves for the aurora trip', timestamp: new Date(Date.parse(b.timestamp) + 5 * 60_000).toISOString() }] };
+      const more = {
+        ...base,
+        messages: [
+          ...base.messages,
+          {
+            id: 'c1',
+            speaker: 'Lin',
+            text: 'Also need warm gloves for the aurora trip',
+            timestamp: new Date(Date.parse(b.timestamp) + 5 * 60_000).toISOString(),
+          },
+        ],
+      };
       const out = await engine.call('ingestConversation', { ownerId, conversation: more });
       expect(out).toMatchObject({ messagesAdded: 1, episodesCreated: 1 });
       const x = await engine.call('explainDecay', { ownerId, id: last });
@@ -138,7 +183,11 @@ describe('the forgetting job', () => {
 
   it('pages through the archive', async () => {
     const ownerId = newOwner('pages');
-    const many = Array.from({ length: 5 }, (_, i) => ({ key: `m${i}`, text: `Noted the parking spot number ${i * 7 + 3} at the mall`, day: i }));
+    const many = Array.from({ length: 5 }, (_, i) => ({
+      key: `m${i}`,
+      text: `Noted the parking spot number ${i * 7 + 3} at the mall`,
+      day: i,
+    }));
     await engine.call('ingestConversation', { ownerId, conversation: diary('m', many) });
     await engine.call('runForgetting', { ownerId, now: new Date(clock.now().getTime() + 300 * DAY_MS) });
     const first = await engine.call('listArchive', { ownerId, limit: 2 });

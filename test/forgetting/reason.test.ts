@@ -14,7 +14,17 @@ const t0 = new Date('2025-01-01T00:00:00Z');
 const at = (days: number) => new Date(t0.getTime() + days * DAY);
 
 function record(o: Partial<AccessRecord> = {}): AccessRecord {
-  return { kind: 'episode', baseImportance: 0.1, recallCount: 2, lastAccessed: null, createdAt: t0, tier: 'active', tierChangedAt: null, marked: null, ...o };
+  return {
+    kind: 'episode',
+    baseImportance: 0.1,
+    recallCount: 2,
+    lastAccessed: null,
+    createdAt: t0,
+    tier: 'active',
+    tierChangedAt: null,
+    marked: null,
+    ...o,
+  };
 }
 
 const decide = (r: AccessRecord, day: number) => decideTier(r, decayOf(r, at(day), c), at(day), c);
@@ -52,7 +62,11 @@ describe('a stored reason', () => {
   const decay: ForgettingReason = { kind: 'decay', threshold: 'trash', limit: 500, score: 512.4, days: 300, importance: 0.1, recalls: 0 };
 
   it('round-trips through its JSON text', () => {
-    for (const r of [decay, { kind: 'restored', from: 'archive' }, { kind: 'forgotten', request: { by: 'before', before: '2024-01-31T00:00:00.000Z' } }] as ForgettingReason[]) {
+    for (const r of [
+      decay,
+      { kind: 'restored', from: 'archive' },
+      { kind: 'forgotten', request: { by: 'before', before: '2024-01-31T00:00:00.000Z' } },
+    ] as ForgettingReason[]) {
       expect(parseReason(serializeReason(r))).toEqual(r);
     }
     expect(parseReason(null)).toBeNull();
@@ -61,7 +75,8 @@ describe('a stored reason', () => {
   it('written before reasons were data reads back as its text, whatever it looks like', () => {
     const old = 'decay score 512 after 300 days without recall, importance 0.10, recalled 0× ≥ 500 (trash threshold)';
     expect(parseReason(old)).toEqual({ kind: 'text', text: old });
-    for (const odd of ['42', '{"kind":"decay"}', '{"kind":"nonsense","text":"x"}', '']) expect(parseReason(odd)).toEqual({ kind: 'text', text: odd });
+    for (const odd of ['42', '{"kind":"decay"}', '{"kind":"nonsense","text":"x"}', ''])
+      expect(parseReason(odd)).toEqual({ kind: 'text', text: odd });
   });
 });
 
@@ -70,7 +85,9 @@ describe('reasons in English (the CLI)', () => {
     expect(reasonText({ kind: 'decay', threshold: 'trash', limit: 500, score: 512.4, days: 300, importance: 0.1, recalls: 0 })).toBe(
       'decay score 512 ≥ 500 (trash threshold): 300 days without recall, importance 0.10, recalled 0×',
     );
-    expect(reasonText({ kind: 'recovered', score: 42.25, limit: 100 })).toBe('decay score 42.3 is back under 100 (recalled again, or the settings changed)');
+    expect(reasonText({ kind: 'recovered', score: 42.25, limit: 100 })).toBe(
+      'decay score 42.3 is back under 100 (recalled again, or the settings changed)',
+    );
     expect(reasonText({ kind: 'retention', days: 31, retentionDays: 30 })).toBe('in the trash for 31 days (retention 30)');
     expect(reasonText({ kind: 'restored', from: 'trash' })).toBe('restored by you from the trash');
     expect(reasonText({ kind: 'emptied' })).toBe('trash emptied by you');

@@ -81,7 +81,11 @@ describe('restoring a memory brings back the search hits it had', () => {
     const rows = await engine().context.store.read.forgetting.rowCounts(ownerId);
     expect(rows.orphans).toMatchObject({ trashInIndex: 0, vectorsNotActive: 0, parkedNotTrash: 0 });
     expect(rows.tables.bm25_parked).toBe(0);
-    expect(await engine().context.store.read.bm25.verify(ownerId)).toMatchObject({ dfMismatches: 0, episodesWithoutDoc: 0, statsMismatch: false });
+    expect(await engine().context.store.read.bm25.verify(ownerId)).toMatchObject({
+      dfMismatches: 0,
+      episodesWithoutDoc: 0,
+      statsMismatch: false,
+    });
   });
 
   it('from the trash: the hits after a restore are the hits before the trash', async () => {

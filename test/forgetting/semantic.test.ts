@@ -58,7 +58,9 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
 
     clock.advanceDays(3 * YEAR);
     const run = await engine.call('runForgetting', { ownerId });
-    expect(run.moves).toMatchObject([{ kind: 'semantic', id: alice, title: 'alice', from: 'active', to: 'archived', reason: { kind: 'decay', threshold: 'archive' } }]);
+    expect(run.moves).toMatchObject([
+      { kind: 'semantic', id: alice, title: 'alice', from: 'active', to: 'archived', reason: { kind: 'decay', threshold: 'archive' } },
+    ]);
     expect(run.tiers).toEqual({ active: 1, archived: 1, trash: 0 });
     expect(await found(ownerId, 'Alice lives in Lisbon', 'vector')).not.toContain(alice);
     expect(await found(ownerId, 'Lisbon', 'bm25')).toContain(alice);
@@ -81,11 +83,20 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
 
     clock.advanceDays(12 * YEAR);
     expect(await pass(ownerId)).toEqual([['semantic', alice, 'active', 'trash']]);
-    for (const mode of ['hybrid', 'bm25', 'vector'] as const) expect(await found(ownerId, 'Alice lives in Lisbon', mode)).not.toContain(alice);
+    for (const mode of ['hybrid', 'bm25', 'vector'] as const)
+      expect(await found(ownerId, 'Alice lives in Lisbon', mode)).not.toContain(alice);
     expect((await engine.call('listKnowledge', { ownerId })).facts.map((f) => f.id)).toEqual([carol]);
     const trash = await engine.call('listTrash', { ownerId });
     expect(trash.items).toMatchObject([
-      { kind: 'semantic', id: alice, title: 'alice', summary: 'Alice lives in Lisbon', start: null, tier: 'trash', reason: { kind: 'decay', threshold: 'trash' } },
+      {
+        kind: 'semantic',
+        id: alice,
+        title: 'alice',
+        summary: 'Alice lives in Lisbon',
+        start: null,
+        tier: 'trash',
+        reason: { kind: 'decay', threshold: 'trash' },
+      },
     ]);
     expect(trash.items[0]!.purgeAfter).not.toBeNull();
 
@@ -106,7 +117,12 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
 
     // The second upsert counted as a recall, so Alice's fact takes longer to reach the trash.
     clock.advanceDays(25 * YEAR);
-    expect((await pass(ownerId)).map(([, id, , to]) => [id, to]).sort()).toEqual([[alice, 'trash'], [bob, 'trash']].sort());
+    expect((await pass(ownerId)).map(([, id, , to]) => [id, to]).sort()).toEqual(
+      [
+        [alice, 'trash'],
+        [bob, 'trash'],
+      ].sort(),
+    );
 
     expect(await engine.call('purgeTrash', { ownerId, ids: [alice] })).toEqual({ purged: 1, ids: [alice] });
     await expect(engine.call('getKnowledge', { ownerId, key: 'person:alice' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -123,14 +139,28 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
     const ownerId = newOwner('fact-mark');
     const alice = await fact(ownerId, 'person:alice', 'Alice lives in Lisbon');
     const bob = await fact(ownerId, 'person:bob', 'Bob drinks green tea every morning');
-    expect(await engine.call('markMemory', { ownerId, id: alice, important: true })).toMatchObject({ kind: 'semantic', marked: true, importance: 1, tier: 'active' });
+    expect(await engine.call('markMemory', { ownerId, id: alice, important: true })).toMatchObject({
+      kind: 'semantic',
+      marked: true,
+      importance: 1,
+      tier: 'active',
+    });
 
     clock.advanceDays(12 * YEAR);
     expect(await pass(ownerId)).toEqual([['semantic', bob, 'active', 'trash']]);
-    expect(await engine.call('explainDecay', { ownerId, id: alice })).toMatchObject({ kind: 'semantic', tier: 'active', exempt: true, marked: true });
+    expect(await engine.call('explainDecay', { ownerId, id: alice })).toMatchObject({
+      kind: 'semantic',
+      tier: 'active',
+      exempt: true,
+      marked: true,
+    });
     expect(await found(ownerId, 'Alice lives in Lisbon', 'vector')).toContain(alice);
 
-    expect(await engine.call('markMemory', { ownerId, id: bob, important: true })).toMatchObject({ kind: 'semantic', tier: 'active', restored: true });
+    expect(await engine.call('markMemory', { ownerId, id: bob, important: true })).toMatchObject({
+      kind: 'semantic',
+      tier: 'active',
+      restored: true,
+    });
     expect(await found(ownerId, 'Bob drinks green tea', 'vector')).toContain(bob);
     clock.advanceDays(12 * YEAR);
     expect(await pass(ownerId)).toEqual([]);
@@ -144,9 +174,19 @@ describe('semantic facts fade, and come back, like episodes but ten times slower
     const town = await fact(ownerId, 'location:alicevale', 'Alicevale is a small town in Oregon');
     const bob = await fact(ownerId, 'person:bob', 'Bob drinks green tea every morning');
     // A fact learnt from an episode built from a message about Alice, which does not name her itself.
-    await engine.call('ingestConversation', { ownerId, conversation: diary('d', [{ key: 'lunch', text: 'Had lunch with Alice at Café Luna', day: 0 }]) });
+    await engine.call('ingestConversation', {
+      ownerId,
+      conversation: diary('d', [{ key: 'lunch', text: 'Had lunch with Alice at Café Luna', day: 0 }]),
+    });
     const lunch = await episodeOf(engine, ownerId, 'lunch');
-    const cafe = (await learnFact(engine.context, ownerId, { key: 'place:cafe_luna', value: 'Café Luna serves pastel de nata' }, { method: 'diff_analysis', episodeId: lunch, change: 'update' })).node.id;
+    const cafe = (
+      await learnFact(
+        engine.context,
+        ownerId,
+        { key: 'place:cafe_luna', value: 'Café Luna serves pastel de nata' },
+        { method: 'diff_analysis', episodeId: lunch, change: 'update' },
+      )
+    ).node.id;
 
     const dry = await engine.call('forgetAbout', { ownerId, about: 'Alice', dryRun: true });
     const facts = dry.memories.filter((m) => m.kind === 'semantic');
@@ -176,7 +216,12 @@ describe('without an embedding model', () => {
 
   it('a restored fact comes back found by keyword, and the person is told it has no vector', async () => {
     const ownerId = newOwner('fact-novec');
-    const { id } = await engine.call('upsertKnowledge', { ownerId, key: 'person:alice', value: 'Alice lives in Lisbon', metadata: { importance: 0.2 } });
+    const { id } = await engine.call('upsertKnowledge', {
+      ownerId,
+      key: 'person:alice',
+      value: 'Alice lives in Lisbon',
+      metadata: { importance: 0.2 },
+    });
     clock.advanceDays(4 * YEAR);
     expect((await engine.call('runForgetting', { ownerId })).moves.map((m) => [m.id, m.to])).toEqual([[id, 'archived']]);
 

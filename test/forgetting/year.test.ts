@@ -104,7 +104,12 @@ describe('a year of simulated use', () => {
       expect({ table, n: a.tables[table] }).toEqual({ table, n: b.tables[table] });
     }
     expect(a.bm25StatsDocs).toBe(b.bm25StatsDocs);
-    expect(await engine().context.store.read.bm25.verify(subject)).toEqual({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false });
+    expect(await engine().context.store.read.bm25.verify(subject)).toEqual({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      episodesWithoutDoc: 0,
+      statsMismatch: false,
+    });
     // The trivia's source messages are kept only as import keys, so re-importing brings nothing back.
     expect(a.tables.messages).toBe(entries.length);
     expect(a.tombstones).toBe(2);

@@ -48,7 +48,10 @@ export async function buildCliBundle(dir: string): Promise<string> {
         name: 'own-import-meta-url',
         setup(build) {
           build.onLoad({ filter: /\.[cm]?ts$/ }, async (args) => ({
-            contents: (await fs.promises.readFile(args.path, 'utf8')).replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+            contents: (await fs.promises.readFile(args.path, 'utf8')).replaceAll(
+              'import.meta.url',
+              JSON.stringify(pathToFileURL(args.path).href),
+            ),
             loader: 'ts',
           }));
         },

@@ -28,7 +28,9 @@ export interface CliResult {
 export async function runNemori(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NEMORI_')));
   try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_FLAGS, process.env[CLI_BUNDLE_ENV] || bin, ...args], { env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', ...env } });
+    const { stdout, stderr } = await run(process.execPath, [...NODE_FLAGS, process.env[CLI_BUNDLE_ENV] || bin, ...args], {
+      env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

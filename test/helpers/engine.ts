@@ -27,7 +27,12 @@ export function manyConversationsFile(n: number): string {
   const file = path.join(tempDir(), 'many.json');
   const list = Array.from({ length: n }, (_, c) => ({
     id: `c${c}`,
-    messages: Array.from({ length: 5 }, (_, m) => ({ id: `c${c}-m${m}`, speaker: m % 2 ? 'Ana' : 'Ben', text: `conversation ${c} message ${m} about topic ${c % 7}`, timestamp: new Date(t0 + c * 86_400_000 + m * 60_000).toISOString() })),
+    messages: Array.from({ length: 5 }, (_, m) => ({
+      id: `c${c}-m${m}`,
+      speaker: m % 2 ? 'Ana' : 'Ben',
+      text: `conversation ${c} message ${m} about topic ${c % 7}`,
+      timestamp: new Date(t0 + c * 86_400_000 + m * 60_000).toISOString(),
+    })),
   }));
   fs.writeFileSync(file, JSON.stringify({ conversations: list }));
   return file;

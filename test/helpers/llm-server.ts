@@ -100,7 +100,9 @@ export async function startLlmServer(o: { model?: string } = {}): Promise<LlmSer
           res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: model, object: 'model', owned_by: 'test' }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data: [{ id: model, object: 'model', owned_by: 'test' }] }));
         return;
       }
       if (recorded.method !== 'POST' || recorded.path !== '/v1/chat/completions') {
@@ -110,10 +112,19 @@ export async function startLlmServer(o: { model?: string } = {}): Promise<LlmSer
       const rule = rules.find((r) => r.left > 0 && matches(r.match, recorded));
       if (rule) rule.left--;
       const reply: ScriptReply = rule
-        ? typeof rule.reply === 'function' ? rule.reply(recorded) : rule.reply
-        : { status: 500, raw: JSON.stringify({ error: { message: `no scripted reply for this prompt: ${recorded.prompt.slice(0, 80)}` } }) };
+        ? typeof rule.reply === 'function'
+          ? rule.reply(recorded)
+          : rule.reply
+        : {
+            status: 500,
+            raw: JSON.stringify({ error: { message: `no scripted reply for this prompt: ${recorded.prompt.slice(0, 80)}` } }),
+          };
       if (reply.hang) return; // leave the request open
-      if (reply.after) void reply.after.then(() => answer(res, reply), () => answer(res, reply));
+      if (reply.after)
+        void reply.after.then(
+          () => answer(res, reply),
+          () => answer(res, reply),
+        );
       else answer(res, reply);
     });
   });

@@ -24,76 +24,106 @@ afterEach(async () => {
   for (const e of opened.splice(0).reverse()) await e.close();
 });
 
-async function connect(home: string, transport: HolderTransport = loopback, onClient?: (h: { pid: number }) => void): Promise<ConnectedEngine> {
-  const engine = await connectOrOpenEngine({ home, transport, open: ({ lock }) => openEngine({ home, embedder: null, lock }), ...(onClient ? { onClient } : {}) });
+async function connect(
+  home: string,
+  transport: HolderTransport = loopback,
+  onClient?: (h: { pid: number }) => void,
+): Promise<ConnectedEngine> {
+  const engine = await connectOrOpenEngine({
+    home,
+    transport,
+    open: ({ lock }) => openEngine({ home, embedder: null, lock }),
+    ...(onClient ? { onClient } : {}),
+  });
   opened.push(engine);
   await engine.ready;
   return engine;
 }
 
 describe('one engine per data folder, in one process', () => {
-  it('makes the first engine the holder and the second its client: the same answers, with progress and cancellation', { timeout: 240_000 }, async () => {
-    const home = tempDir('nemori-connect-');
-    const holder = await connect(home);
-    expect(holder.role).toBe('holder');
-    const file = JSON.parse(fs.readFileSync(holderFileOf(home), 'utf8')) as Record<string, unknown>;
-    expect(file).toMatchObject({ pid: process.pid, home, state: 'open', version: engineVersion() });
-    expect(file.token).toMatch(/^[\w-]{43}$/);
-    if (process.platform !== 'win32') expect(fs.statSync(holderFileOf(home)).mode & 0o777).toBe(0o600);
+  it(
+    'makes the first engine the holder and the second its client: the same answers, with progress and cancellation',
+    { timeout: 240_000 },
+    async () => {
+      const home = tempDir('nemori-connect-');
+      const holder = await connect(home);
+      expect(holder.role).toBe('holder');
+      const file = JSON.parse(fs.readFileSync(holderFileOf(home), 'utf8')) as Record<string, unknown>;
+      expect(file).toMatchObject({ pid: process.pid, home, state: 'open', version: engineVersion() });
+      expect(file.token).toMatch(/^[\w-]{43}$/);
+      if (process.platform !== 'win32') expect(fs.statSync(holderFileOf(home)).mode & 0o777).toBe(0o600);
 
-    const told: number[] = [];
-    const client = await connect(home, loopback, (h) => told.push(h.pid));
-    expect(client.role).toBe('client');
-    expect(told).toEqual([process.pid]);
+      const told: number[] = [];
+      const client = await connect(home, loopback, (h) => told.push(h.pid));
+      expect(client.role).toBe('client');
+      expect(told).toEqual([process.pid]);
 
-    // Progress comes back over the wire, and the output is validated on this side too.
-    const progress: ProgressEvent[] = [];
-    const imported = await client.call('importFiles', { ownerId: OWNER, paths: [fixture('import', 'two-days.json')] }, { onProgress: (e) => progress.push(e) });
-    expect(imported).toMatchObject({ messages: 8, cancelled: false, files: [{ messagesAdded: 8 }] });
-    expect(progress.some((e) => e.operation === 'importFiles' && e.total > 0)).toBe(true);
+      // Progress comes back over the wire, and the output is validated on this side too.
+      const progress: ProgressEvent[] = [];
+      const imported = await client.call(
+        'importFiles',
+        { ownerId: OWNER, paths: [fixture('import', 'two-days.json')] },
+        { onProgress: (e) => progress.push(e) },
+      );
+      expect(imported).toMatchObject({ messages: 8, cancelled: false, files: [{ messagesAdded: 8 }] });
+      expect(progress.some((e) => e.operation === 'importFiles' && e.total > 0)).toBe(true);
 
-    // Same operations, same answers, whichever side asks.
-    const episodes = await holder.call('listEpisodes', { ownerId: OWNER });
-    const asked: [OperationName, unknown][] = [
-      ['stats', {}],
-      ['listEpisodes', { ownerId: OWNER }],
-      ['search', { ownerId: OWNER, query: 'Gornergrat boots', mode: 'bm25' }],
-      ['listKnowledge', { ownerId: OWNER }],
-      ['knowledgeCapacity', { ownerId: OWNER }],
-      ['episodeKnowledge', { ownerId: OWNER, id: episodes.episodes[0]!.id }],
-      ['listArchive', { ownerId: OWNER }],
-      ['listTrash', { ownerId: OWNER }],
-      ['getEngineSettings', {}],
-      ['getStartup', {}],
-      ['llmUsage', { ownerId: OWNER }],
-    ];
-    for (const [name, input] of asked) {
-      const mine = await holder.call(name, input as never);
-      const theirs = await client.call(name, input as never);
-      const strip = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'tookMs' ? 0 : x))) as unknown;
-      expect(strip(theirs), name).toEqual(strip(mine));
-    }
-    // Invalid input is refused here, with the engine's own words, before anything travels.
-    await expect(client.call('search', { ownerId: OWNER, query: 'x', limit: -1 } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^search: limit/) });
-    // The holder's errors come back as they were thrown.
-    await expect(client.call('getEpisode', { ownerId: OWNER, id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      // Same operations, same answers, whichever side asks.
+      const episodes = await holder.call('listEpisodes', { ownerId: OWNER });
+      const asked: [OperationName, unknown][] = [
+        ['stats', {}],
+        ['listEpisodes', { ownerId: OWNER }],
+        ['search', { ownerId: OWNER, query: 'Gornergrat boots', mode: 'bm25' }],
+        ['listKnowledge', { ownerId: OWNER }],
+        ['knowledgeCapacity', { ownerId: OWNER }],
+        ['episodeKnowledge', { ownerId: OWNER, id: episodes.episodes[0]!.id }],
+        ['listArchive', { ownerId: OWNER }],
+        ['listTrash', { ownerId: OWNER }],
+        ['getEngineSettings', {}],
+        ['getStartup', {}],
+        ['llmUsage', { ownerId: OWNER }],
+      ];
+      for (const [name, input] of asked) {
+        const mine = await holder.call(name, input as never);
+        const theirs = await client.call(name, input as never);
+        const strip = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'tookMs' ? 0 : x))) as unknown;
+        expect(strip(theirs), name).toEqual(strip(mine));
+      }
+      // Invalid input is refused here, with the engine's own words, before anything travels.
+      await expect(client.call('search', { ownerId: OWNER, query: 'x', limit: -1 } as never)).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/^search: limit/),
+      });
+      // The holder's errors come back as they were thrown.
+      await expect(client.call('getEpisode', { ownerId: OWNER, id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
 
-    // A client's call is cancelled by its id, from the client.
-    const big = manyConversationsFile(60);
-    let cancelling: Promise<{ cancelled: boolean }> | null = null;
-    const out = await client.call('importFiles', { ownerId: 'big', paths: [big] }, {
-      callId: 'import-from-a-client',
-      onProgress: (e) => {
-        if (e.phase === 'import' && e.done >= 25 && !cancelling) cancelling = client.call('cancelCall', { callId: 'import-from-a-client' });
-      },
-    });
-    expect(await cancelling).toEqual({ cancelled: true });
-    expect(out.cancelled).toBe(true);
-    expect(out.files[0]!.messagesAdded).toBeLessThan(300);
+      // A client's call is cancelled by its id, from the client.
+      const big = manyConversationsFile(60);
+      let cancelling: Promise<{ cancelled: boolean }> | null = null;
+      const out = await client.call(
+        'importFiles',
+        { ownerId: 'big', paths: [big] },
+        {
+          callId: 'import-from-a-client',
+          onProgress: (e) => {
+            if (e.phase === 'import' && e.done >= 25 && !cancelling)
+              cancelling = client.call('cancelCall', { callId: 'import-from-a-client' });
+          },
+        },
+      );
+      expect(await cancelling).toEqual({ cancelled: true });
+      expect(out.cancelled).toBe(true);
+      expect(out.files[0]!.messagesAdded).toBeLessThan(300);
 
-    // Changes that close the store are for a host that can make them; this holder is a plain engine.
-    await expect(client.call('setDataFolder', { folder: tempDir(), mode: 'open' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/needs the store closed.*pid \d+/) });
-  });
+      // Changes that close the store are for a host that can make them; this holder is a plain engine.
+      await expect(client.call('setDataFolder', { folder: tempDir(), mode: 'open' })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/needs the store closed.*pid \d+/),
+      });
+    },
+  );
 
   it('answers only with its token, for the folder it holds, on 127.0.0.1', { timeout: 120_000 }, async () => {
     const home = tempDir('nemori-connect-auth-');
@@ -101,8 +131,12 @@ describe('one engine per data folder, in one process', () => {
     const { port, token } = JSON.parse(fs.readFileSync(holderFileOf(home), 'utf8')) as { port: number; token: string };
     expect((await request(port, { path: '/api/ping' })).status).toBe(401);
     expect((await request(port, { path: '/api/ping', headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
-    expect((await request(port, { path: '/api/ping', headers: { Authorization: `Bearer ${token}`, Host: 'evil.example:80' } })).status).toBe(403);
-    expect((await request(port, { path: '/api/ping', headers: { Authorization: `Bearer ${token}`, Origin: 'https://evil.example' } })).status).toBe(401);
+    expect(
+      (await request(port, { path: '/api/ping', headers: { Authorization: `Bearer ${token}`, Host: 'evil.example:80' } })).status,
+    ).toBe(403);
+    expect(
+      (await request(port, { path: '/api/ping', headers: { Authorization: `Bearer ${token}`, Origin: 'https://evil.example' } })).status,
+    ).toBe(401);
     const ping = await request(port, { path: '/api/ping', headers: { Authorization: `Bearer ${token}` } });
     expect(ping.json()).toMatchObject({ pid: process.pid, home, version: engineVersion() });
     // A call meant for another folder is not run.
@@ -176,7 +210,15 @@ function scripted(script: ((name: OperationName) => unknown)[]) {
 /** A folder whose holder file names a live process (this one), so discovery makes a client. */
 function heldFolder(): string {
   const home = tempDir('nemori-connect-script-');
-  writeHolderFile(home, { pid: process.pid, port: 9, token: 'x'.repeat(43), version: engineVersion(), home, startedAt: new Date().toISOString(), state: 'open' });
+  writeHolderFile(home, {
+    pid: process.pid,
+    port: 9,
+    token: 'x'.repeat(43),
+    version: engineVersion(),
+    home,
+    startedAt: new Date().toISOString(),
+    state: 'open',
+  });
   return home;
 }
 
@@ -212,7 +254,10 @@ describe('when the holder goes away', () => {
 
   it('refuses a holder of another version, naming both', async () => {
     const home = heldFolder();
-    const transport: HolderTransport = { ...scripted([]).transport, ping: async () => ({ pid: process.pid, version: { ...engineVersion(), app: '9.9.9' }, home, startedAt: '' }) };
+    const transport: HolderTransport = {
+      ...scripted([]).transport,
+      ping: async () => ({ pid: process.pid, version: { ...engineVersion(), app: '9.9.9' }, home, startedAt: '' }),
+    };
     await expect(connect(home, transport)).rejects.toMatchObject({
       code: 'STORE_LOCKED',
       message: expect.stringContaining(`Nemori 9.9.9 holds this data folder; this is ${engineVersion().app}`),

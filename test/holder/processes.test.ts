@@ -72,7 +72,8 @@ async function holdFolder(home: string, version?: string): Promise<Child & { pid
 }
 
 const note = (home: string, pid: number) => `using the Nemori app that holds ${home} (pid ${pid})`;
-const messagesIn = (stats: { owners: { ownerId: string; messages: number }[] }, owner: string) => stats.owners.find((o) => o.ownerId === owner)?.messages ?? 0;
+const messagesIn = (stats: { owners: { ownerId: string; messages: number }[] }, owner: string) =>
+  stats.owners.find((o) => o.ownerId === owner)?.messages ?? 0;
 
 describe('many processes, one memory', { timeout: 600_000 }, () => {
   it('lets commands search, count and import through the engine that holds the folder', async () => {
@@ -136,7 +137,10 @@ describe('many processes, one memory', { timeout: 600_000 }, () => {
     expect(await Promise.all(feeders.map((f) => f.exited))).toEqual([0, 0, 0]);
     for (const f of feeders) {
       expect(f.lines).toHaveLength(61);
-      expect(f.lines.every((l) => l.endsWith(`client ${holder.pid}`)), f.lines.join('\n')).toBe(true);
+      expect(
+        f.lines.every((l) => l.endsWith(`client ${holder.pid}`)),
+        f.lines.join('\n'),
+      ).toBe(true);
     }
     const stats = await nemoriAt(home, '--json', 'stats', '--owner', 'shared');
     expect(JSON.parse(stats.stdout).owners).toEqual([expect.objectContaining({ ownerId: 'shared', conversations: 180, messages: 900 })]);
@@ -175,7 +179,9 @@ describe('many processes, one memory', { timeout: 600_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`Nemori 0.2.0 holds this data folder; this is ${version} — close that one (pid ${holder.pid})`);
     const json = await nemoriAt(home, '--json', 'stats');
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'STORE_LOCKED', message: expect.stringContaining('Nemori 0.2.0 holds this data folder') } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      error: { code: 'STORE_LOCKED', message: expect.stringContaining('Nemori 0.2.0 holds this data folder') },
+    });
     // Nothing was opened beside it.
     expect(JSON.parse(fs.readFileSync(lockFileOf(home), 'utf8'))).toMatchObject({ pid: holder.pid });
   });

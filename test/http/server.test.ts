@@ -53,7 +53,12 @@ describe('the HTTP bridge', () => {
     const none = await request(port, { method: 'POST', path: '/api/call/health', body: '{}' });
     expect(none.status).toBe(401);
     expect(none.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
-    const wrong = await request(port, { method: 'POST', path: '/api/call/health', headers: { Authorization: `Bearer ${token.slice(1)}x` }, body: '{}' });
+    const wrong = await request(port, {
+      method: 'POST',
+      path: '/api/call/health',
+      headers: { Authorization: `Bearer ${token.slice(1)}x` },
+      body: '{}',
+    });
     expect(wrong.status).toBe(401);
     const events = await request(port, { path: '/api/events' });
     expect(events.status).toBe(401);
@@ -97,7 +102,9 @@ describe('the HTTP bridge', () => {
     expect(ingest.status).toBe(200);
     const list = (await callOp(port, token, 'listEpisodes', { ownerId })).json<{ episodes: { id: string }[] }>();
     expect(list.episodes).toHaveLength(1);
-    const detail = (await callOp(port, token, 'getEpisode', { ownerId, id: list.episodes[0]!.id })).json<{ messages: { text: string }[] }>();
+    const detail = (await callOp(port, token, 'getEpisode', { ownerId, id: list.episodes[0]!.id })).json<{
+      messages: { text: string }[];
+    }>();
     expect(detail.messages.map((m) => m.text)).toEqual(['我们明天去爬香山吧', 'Sure, eight at the east gate.']);
     const found = (await callOp(port, token, 'search', { ownerId, query: '香山' })).json<{ results: { id: string }[] }>();
     expect(found.results[0]?.id).toBe(list.episodes[0]!.id);
@@ -109,7 +116,13 @@ describe('the HTTP bridge', () => {
       const reply = await callOp(port, token, 'importFiles', { ownerId: 'sse-owner', paths: [fixture('import', 'two-days.json')] });
       expect(reply.status).toBe(200);
       await until(() => feed.events.some((e) => (e as { state?: string }).state === 'finished'));
-      const mine = feed.events.filter((e) => (e as { operation: string }).operation === 'importFiles') as { type: string; callId: string; state?: string; done?: number; total?: number }[];
+      const mine = feed.events.filter((e) => (e as { operation: string }).operation === 'importFiles') as {
+        type: string;
+        callId: string;
+        state?: string;
+        done?: number;
+        total?: number;
+      }[];
       const callId = mine[0]!.callId;
       expect(mine.every((e) => e.callId === callId)).toBe(true);
       expect(mine[0]).toMatchObject({ type: 'call', state: 'started' });
@@ -133,12 +146,23 @@ describe('the HTTP bridge', () => {
     });
     expect(upload.status).toBe(200);
     expect(upload.json()).toEqual({ name: '我的 导出.json', bytes: body.length });
-    const broken = await request(port, { method: 'POST', path: `/api/import/upload?batch=${batch}&name=broken.json`, headers: auth(), body: '{"conversations": [' });
+    const broken = await request(port, {
+      method: 'POST',
+      path: `/api/import/upload?batch=${batch}&name=broken.json`,
+      headers: auth(),
+      body: '{"conversations": [',
+    });
     expect(broken.status).toBe(200);
 
-    const reply = await request(port, { method: 'POST', path: '/api/import', headers: { ...auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ batch, ownerId: 'upload-owner' }) });
+    const reply = await request(port, {
+      method: 'POST',
+      path: '/api/import',
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ batch, ownerId: 'upload-owner' }),
+    });
     expect(reply.status).toBe(200);
-    const files = reply.json<{ files: { file: string; format: string; messagesAdded: number; error: { message: string } | null }[] }>().files;
+    const files = reply.json<{ files: { file: string; format: string; messagesAdded: number; error: { message: string } | null }[] }>()
+      .files;
     expect(files[0]).toMatchObject({ file: '我的 导出.json', format: 'json', messagesAdded: 8, error: null });
     expect(files[1]!.file).toBe('broken.json');
     expect(files[1]!.error?.message).toMatch(/^broken\.json/);
@@ -152,9 +176,19 @@ describe('the HTTP bridge', () => {
   it('previews an upload without storing it, keeping the files for the import that follows', async () => {
     const batch = crypto.randomUUID();
     const ownerId = 'preview-owner';
-    await request(port, { method: 'POST', path: `/api/import/upload?batch=${batch}&name=chat.json`, headers: auth(), body: fs.readFileSync(fixture('import', 'two-days.json')) });
+    await request(port, {
+      method: 'POST',
+      path: `/api/import/upload?batch=${batch}&name=chat.json`,
+      headers: auth(),
+      body: fs.readFileSync(fixture('import', 'two-days.json')),
+    });
     const importBatch = (extra: object) =>
-      request(port, { method: 'POST', path: '/api/import', headers: { ...auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ batch, ownerId, ...extra }) });
+      request(port, {
+        method: 'POST',
+        path: '/api/import',
+        headers: { ...auth(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ batch, ownerId, ...extra }),
+      });
 
     const preview = await importBatch({ dryRun: true });
     expect(preview.status).toBe(200);
@@ -164,18 +198,38 @@ describe('the HTTP bridge', () => {
     const stored = await importBatch({ me: 'Alice' });
     expect(stored.json()).toMatchObject({ dryRun: false, files: [{ file: 'chat.json', messagesAdded: 8 }] });
     // Input beyond the batch is still checked by the contract.
-    const bad = await request(port, { method: 'POST', path: '/api/import', headers: auth(), body: JSON.stringify({ batch: crypto.randomUUID() }) });
+    const bad = await request(port, {
+      method: 'POST',
+      path: '/api/import',
+      headers: auth(),
+      body: JSON.stringify({ batch: crypto.randomUUID() }),
+    });
     expect(bad.status).toBe(404);
   });
 
   it('refuses uploads that could escape their folder', async () => {
-    const badBatch = await request(port, { method: 'POST', path: '/api/import/upload?batch=../../etc&name=x.json', headers: auth(), body: 'x' });
+    const badBatch = await request(port, {
+      method: 'POST',
+      path: '/api/import/upload?batch=../../etc&name=x.json',
+      headers: auth(),
+      body: 'x',
+    });
     expect(badBatch.status).toBe(400);
-    const badName = await request(port, { method: 'POST', path: `/api/import/upload?batch=${crypto.randomUUID()}&name=..`, headers: auth(), body: 'x' });
+    const badName = await request(port, {
+      method: 'POST',
+      path: `/api/import/upload?batch=${crypto.randomUUID()}&name=..`,
+      headers: auth(),
+      body: 'x',
+    });
     expect(badName.status).toBe(400);
     // A path in the name keeps only its last segment.
     const batch = crypto.randomUUID();
-    const nested = await request(port, { method: 'POST', path: `/api/import/upload?batch=${batch}&name=${encodeURIComponent('../../x/chat.json')}`, headers: auth(), body: 'x' });
+    const nested = await request(port, {
+      method: 'POST',
+      path: `/api/import/upload?batch=${batch}&name=${encodeURIComponent('../../x/chat.json')}`,
+      headers: auth(),
+      body: 'x',
+    });
     expect(nested.json()).toMatchObject({ name: 'chat.json' });
   });
 
@@ -199,9 +253,19 @@ describe('the HTTP bridge', () => {
   it('only answers requests addressed to 127.0.0.1 (no DNS rebinding) from its own pages', async () => {
     const rebound = await request(port, { path: '/', headers: { Host: `evil.example:${port}` } });
     expect(rebound.status).toBe(403);
-    const crossSite = await request(port, { method: 'POST', path: '/api/call/health', headers: { ...auth(), Origin: 'https://evil.example' }, body: '{}' });
+    const crossSite = await request(port, {
+      method: 'POST',
+      path: '/api/call/health',
+      headers: { ...auth(), Origin: 'https://evil.example' },
+      body: '{}',
+    });
     expect(crossSite.status).toBe(401);
-    const sameSite = await request(port, { method: 'POST', path: '/api/call/health', headers: { ...auth(), Origin: server.origin }, body: '{}' });
+    const sameSite = await request(port, {
+      method: 'POST',
+      path: '/api/call/health',
+      headers: { ...auth(), Origin: server.origin },
+      body: '{}',
+    });
     expect(sameSite.status).toBe(200);
   });
 

@@ -84,7 +84,11 @@ describe('nemori web', { timeout: 180_000 }, () => {
 
       mirror.release();
       await until(() => model().some((e) => e.state === 'ready'));
-      expect(model().slice(-2).map((e) => e.state)).toEqual(['loading', 'ready']);
+      expect(
+        model()
+          .slice(-2)
+          .map((e) => e.state),
+      ).toEqual(['loading', 'ready']);
       expect((await health).json()).toMatchObject({ ok: true, embedding: { available: true, modelId: 'nemori-tiny' } });
       feed.close();
     } finally {

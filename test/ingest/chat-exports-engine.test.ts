@@ -21,7 +21,8 @@ const messengerThread = fixture('ingest', 'messenger', 'your_facebook_activity',
 
 function slackZip(): string {
   const root = fixture('ingest', 'slack', 'export');
-  const entries = fs.readdirSync(root, { recursive: true, withFileTypes: true })
+  const entries = fs
+    .readdirSync(root, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => {
       const full = path.join(e.parentPath, e.name);
@@ -47,7 +48,13 @@ describe('chat exports through the engine', () => {
       const file = c.file();
       expect((await detectFormat(file)).id).toBe(c.format);
       const out = await engine.call('importFiles', { ownerId, paths: [file] });
-      expect(out.files[0]).toMatchObject({ error: null, format: c.format, conversations: c.conversations, messages: c.messages, messagesAdded: c.messages });
+      expect(out.files[0]).toMatchObject({
+        error: null,
+        format: c.format,
+        conversations: c.conversations,
+        messages: c.messages,
+        messagesAdded: c.messages,
+      });
       const stats = (await engine.call('stats', { ownerId })).owners[0]!;
       expect(stats).toMatchObject({ conversations: c.conversations, messages: c.messages });
       const again = await engine.call('importFiles', { ownerId, paths: [file] });
@@ -82,15 +89,31 @@ describe('chat exports through the engine', () => {
     fs.writeFileSync(brokenDiscord, discord.slice(0, discord.lastIndexOf('Gear list')));
     const claude = fs.readFileSync(fixture('ingest', 'claude', 'conversations.json'), 'utf8');
     const brokenClaude = path.join(dir, 'claude-broken.json');
-    fs.writeFileSync(brokenClaude, claude.replace('"sender": "assistant",\n        "created_at": "2024-07-06T01:00:15.000000Z"', '"sender": "assistant",\n        "created_at": 5'));
+    fs.writeFileSync(
+      brokenClaude,
+      claude.replace(
+        '"sender": "assistant",\n        "created_at": "2024-07-06T01:00:15.000000Z"',
+        '"sender": "assistant",\n        "created_at": 5',
+      ),
+    );
     const messenger = fs.readFileSync(path.join(messengerThread, 'message_1.json'), 'utf8');
     const brokenMessenger = path.join(dir, 'message_1.json');
     fs.writeFileSync(brokenMessenger, messenger.slice(0, messenger.lastIndexOf('"title"')));
-    const slackEntries = [{ name: 'users.json', data: '[]' }, { name: 'channels.json', data: '[{"id":"C1","name":"general"}]' }, { name: 'general/2024-01-01.json', data: '[{"type":"message","text":"hi","user":"U1","ts":"1704067200.000100"},{"type":"message","text":"bye","user":"U1","ts":' }];
+    const slackEntries = [
+      { name: 'users.json', data: '[]' },
+      { name: 'channels.json', data: '[{"id":"C1","name":"general"}]' },
+      {
+        name: 'general/2024-01-01.json',
+        data: '[{"type":"message","text":"hi","user":"U1","ts":"1704067200.000100"},{"type":"message","text":"bye","user":"U1","ts":',
+      },
+    ];
     const brokenSlack = writeZip(path.join(dir, 'slack-broken.zip'), slackEntries);
     const good = fixture('ingest', 'discord', 'channel.json');
 
-    const out = await engine.call('importFiles', { ownerId, paths: [brokenChatgpt, brokenTelegram, brokenDiscord, brokenClaude, brokenMessenger, brokenSlack, good] });
+    const out = await engine.call('importFiles', {
+      ownerId,
+      paths: [brokenChatgpt, brokenTelegram, brokenDiscord, brokenClaude, brokenMessenger, brokenSlack, good],
+    });
     const errors = out.files.map((f) => f.error?.message ?? null);
     expect(errors[0]).toMatch(/chatgpt-broken[\\/]conversations\.json: line \d+, column \d+: the file ends in the middle/);
     expect(errors[1]).toMatch(/telegram-broken[\\/]result\.json: line \d+, column \d+ \(byte \d+\): message ten: id: /);

@@ -14,7 +14,12 @@ describe('ChatGPT export', () => {
   it('follows the branch ending at current_node and keeps only what was visibly said', async () => {
     const { conversations, warnings } = await readAll(chatgptImport, file);
     expect(warnings).toEqual([]);
-    expect(conversations.map((c) => c.externalId)).toEqual(['6630f3a0-0000-4000-8000-000000000001', '66a0-cn-0002', 'old-export-3', 'voice-0004']);
+    expect(conversations.map((c) => c.externalId)).toEqual([
+      '6630f3a0-0000-4000-8000-000000000001',
+      '66a0-cn-0002',
+      'old-export-3',
+      'voice-0004',
+    ]);
     const kyoto = conversations[0]!;
     expect(kyoto.source).toBe('chatgpt');
     expect(kyoto.title).toBe('Packing for Kyoto');
@@ -44,7 +49,9 @@ describe('ChatGPT export', () => {
       '2024-06-01T10:02:10.000Z +0 ChatGPT [assistant]: ',
       '2024-06-01T10:02:11.000Z +0 ChatGPT [assistant]: 这是一幅西湖水彩画。',
     ]);
-    expect(lake.messages[0]!.attachments).toEqual([{ kind: 'image', name: '西湖.jpg', mimeType: 'image/jpeg', uri: 'file-service://file-AbC123' }]);
+    expect(lake.messages[0]!.attachments).toEqual([
+      { kind: 'image', name: '西湖.jpg', mimeType: 'image/jpeg', uri: 'file-service://file-AbC123' },
+    ]);
     expect(lake.messages[2]!.metadata).toEqual({ timeEstimated: true });
     expect(lake.messages[3]!.attachments).toEqual([{ kind: 'image', uri: 'sediment://file_0001', caption: 'A watercolor of West Lake' }]);
     expect(lake.messages[3]!.metadata).toEqual({ tool: 'dalle.text2im' });
@@ -89,26 +96,35 @@ describe('ChatGPT export', () => {
     const cut = path.join(dir, 'truncated', 'conversations.json');
     fs.mkdirSync(path.dirname(cut));
     fs.writeFileSync(cut, text.slice(0, 5000));
-    await expect(readAll(chatgptImport, cut)).rejects.toThrow(/truncated[\\/]conversations\.json: line \d+, column \d+: the file ends in the middle of the data/);
+    await expect(readAll(chatgptImport, cut)).rejects.toThrow(
+      /truncated[\\/]conversations\.json: line \d+, column \d+: the file ends in the middle of the data/,
+    );
 
     const bad = path.join(dir, 'bad', 'conversations.json');
     fs.mkdirSync(path.dirname(bad));
     fs.writeFileSync(bad, text.replace('"create_time": 1717236012.75', '"create_time": "yesterday"'));
     const line = text.split('\n').findIndex((l) => l.includes('"create_time": 1717236012.75')) + 1;
     await expect(readAll(chatgptImport, bad)).rejects.toThrow(
-      new RegExp(`bad[\\\\/]conversations\\.json: line ${line}, column 26 \\(byte \\d+\\): conversation 2: mapping\\.a-1\\.message\\.create_time: `),
+      new RegExp(
+        `bad[\\\\/]conversations\\.json: line ${line}, column 26 \\(byte \\d+\\): conversation 2: mapping\\.a-1\\.message\\.create_time: `,
+      ),
     );
   });
 
   it('points into a minified export (one line, as ChatGPT writes it) by column and byte', async () => {
-    const minified = JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))).replace('"create_time":1717236012.75', '"create_time":"昨天"');
+    const minified = JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))).replace(
+      '"create_time":1717236012.75',
+      '"create_time":"昨天"',
+    );
     const bad = path.join(dir, 'minified', 'conversations.json');
     fs.mkdirSync(path.dirname(bad));
     fs.writeFileSync(bad, minified);
     const at = minified.indexOf('"昨天"');
     const byte = Buffer.byteLength(minified.slice(0, at));
     expect(byte).toBeGreaterThan(at); // Chinese titles before it: bytes and columns differ.
-    await expect(readAll(chatgptImport, bad)).rejects.toThrow(`conversations.json: line 1, column ${at + 1} (byte ${byte}): conversation 2: mapping.a-1.message.create_time:`);
+    await expect(readAll(chatgptImport, bad)).rejects.toThrow(
+      `conversations.json: line 1, column ${at + 1} (byte ${byte}): conversation 2: mapping.a-1.message.create_time:`,
+    );
   });
 
   it('detects ChatGPT exports and nothing else', () => {

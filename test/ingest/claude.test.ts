@@ -17,7 +17,10 @@ describe('Claude.ai export', () => {
     const { conversations, warnings } = await readAll(claudeImport, file);
     expect(warnings).toEqual([]);
     // The third conversation was opened and never used: nothing to remember.
-    expect(conversations.map((c) => c.externalId)).toEqual(['c1a2b3c4-0000-4000-8000-000000000001', 'c1a2b3c4-0000-4000-8000-000000000002']);
+    expect(conversations.map((c) => c.externalId)).toEqual([
+      'c1a2b3c4-0000-4000-8000-000000000001',
+      'c1a2b3c4-0000-4000-8000-000000000002',
+    ]);
     const run = conversations[0]!;
     expect(run.source).toBe('claude');
     expect(run.title).toBe('Marathon training plan');
@@ -65,7 +68,9 @@ describe('Claude.ai export', () => {
     fs.writeFileSync(bad, text.replace('"created_at": "2024-07-06T01:00:15.000000Z"', '"created_at": "2024-07-06 01:00:15"'));
     const line = text.split('\n').findIndex((l) => l.includes('"created_at": "2024-07-06T01:00:15.000000Z"')) + 1;
     await expect(readAll(claudeImport, bad)).rejects.toThrow(
-      new RegExp(`bad\\.json: line ${line}, column \\d+ \\(byte \\d+\\): conversation 2: chat_messages\\[1\\]\\.created_at: expected an ISO 8601 time with a UTC offset`),
+      new RegExp(
+        `bad\\.json: line ${line}, column \\d+ \\(byte \\d+\\): conversation 2: chat_messages\\[1\\]\\.created_at: expected an ISO 8601 time with a UTC offset`,
+      ),
     );
   });
 

@@ -17,16 +17,27 @@ const thread = ['messenger', 'your_facebook_activity', 'messages', 'inbox', 'zha
 const own: Record<string, string[][]> = {
   chatgpt: [['chatgpt', 'conversations.json']],
   claude: [['claude', 'conversations.json']],
-  telegram: [['telegram', 'single', 'result.json'], ['telegram', 'account', 'result.json'], ['telegram', 'old', 'result.json']],
+  telegram: [
+    ['telegram', 'single', 'result.json'],
+    ['telegram', 'account', 'result.json'],
+    ['telegram', 'old', 'result.json'],
+  ],
   discord: [['discord', 'channel.json']],
-  messenger: [[...thread, 'message_1.json'], [...thread, 'message_2.json']],
+  messenger: [
+    [...thread, 'message_1.json'],
+    [...thread, 'message_2.json'],
+  ],
   slack: [['slack', 'export', 'channels.json']],
 };
 
 /** Every other file under the fixtures: other importers' exports, Slack's own side files, generic JSON. */
 function allFixtureFiles(): string[] {
   const roots = [fixture('ingest'), fixture('import')];
-  return roots.flatMap((r) => (fs.readdirSync(r, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)));
+  return roots.flatMap((r) =>
+    (fs.readdirSync(r, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name)),
+  );
 }
 
 const head = (p: string) => fs.readFileSync(p).subarray(0, 65536).toString('utf8');

@@ -17,7 +17,10 @@ const mine = { whatsapp: whatsappImport, wechat: wechatImport, qq: qqImport, lin
 type Mine = keyof typeof mine;
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 const ownFixtures: Array<[Mine, string]> = (Object.keys(mine) as Mine[]).flatMap((id) =>

@@ -41,9 +41,13 @@ describe('Discord (DiscordChatExporter JSON)', () => {
       // Downloaded with --media: a path relative to the JSON file.
       { kind: 'image', name: '路线.jpg', uri: path.join(path.dirname(file), 'channel.json_Files', '路线-940000000000000002.jpg') },
     ]);
-    expect(c.messages[3]!.attachments).toEqual([{ kind: 'link', uri: 'https://example.org/news/trail', caption: 'Trail closed for maintenance' }]);
+    expect(c.messages[3]!.attachments).toEqual([
+      { kind: 'link', uri: 'https://example.org/news/trail', caption: 'Trail closed for maintenance' },
+    ]);
     expect(c.messages[3]!.metadata).toMatchObject({ bot: true });
-    expect(c.messages[4]!.attachments).toEqual([{ kind: 'sticker', name: 'thumbs up', uri: 'https://media.discordapp.net/stickers/1.png' }]);
+    expect(c.messages[4]!.attachments).toEqual([
+      { kind: 'sticker', name: 'thumbs up', uri: 'https://media.discordapp.net/stickers/1.png' },
+    ]);
   });
 
   it('names the file and the line of malformed or truncated input', async () => {
@@ -55,7 +59,9 @@ describe('Discord (DiscordChatExporter JSON)', () => {
     const bad = path.join(dir, 'bad.json');
     fs.writeFileSync(bad, text.replace('"2024-03-30T10:00:00+01:00"', '"30/03/2024 10:00"'));
     const line = text.split('\n').findIndex((l) => l.includes('"2024-03-30T10:00:00+01:00"')) + 1;
-    await expect(readAll(discordImport, bad)).rejects.toThrow(new RegExp(`bad\\.json: line ${line}, column 20 \\(byte \\d+\\): message 3: timestamp: expected an ISO 8601 time`));
+    await expect(readAll(discordImport, bad)).rejects.toThrow(
+      new RegExp(`bad\\.json: line ${line}, column 20 \\(byte \\d+\\): message 3: timestamp: expected an ISO 8601 time`),
+    );
   });
 
   it('detects DiscordChatExporter files and nothing else', () => {

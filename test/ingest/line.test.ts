@@ -65,7 +65,10 @@ describe('LINE chat history', () => {
     expect(fromGbk.conversation.messages).toHaveLength(5);
     expect(fromGbk.conversation.externalId).toBe('小林');
 
-    const ja = writeTemp('ja.txt', '[LINE] 健太とのトーク履歴\n保存日時：2024/05/05 10:00\n\n2024/05/04(土)\n午後7:30\t健太\t明日の花火大会、何時に集合？\n午後7:31\t美咲\t6時に駅前で！\n');
+    const ja = writeTemp(
+      'ja.txt',
+      '[LINE] 健太とのトーク履歴\n保存日時：2024/05/05 10:00\n\n2024/05/04(土)\n午後7:30\t健太\t明日の花火大会、何時に集合？\n午後7:31\t美咲\t6時に駅前で！\n',
+    );
     const j = await readOne(lineFormat({ timeZone: 'Asia/Tokyo' }), ja);
     expect(j.conversation.externalId).toBe('健太');
     expect(rows(j.conversation)).toEqual([
@@ -73,7 +76,10 @@ describe('LINE chat history', () => {
       ['2024-05-04T10:31:00.000Z', 540, '美咲', '6時に駅前で！'],
     ]);
 
-    const us = writeTemp('us.txt', '[LINE] Chat history with Dana\nSaved on: 7/5/2024 9:00\n\nThu, 7/4/2024\n9:15 PM\tDana\tFireworks from the roof?\n');
+    const us = writeTemp(
+      'us.txt',
+      '[LINE] Chat history with Dana\nSaved on: 7/5/2024 9:00\n\nThu, 7/4/2024\n9:15 PM\tDana\tFireworks from the roof?\n',
+    );
     const u = await readOne(lineFormat({ timeZone: 'America/New_York' }), us);
     expect(rows(u.conversation)).toEqual([['2024-07-05T01:15:00.000Z', -240, 'Dana', 'Fireworks from the roof?']]);
   });
@@ -94,7 +100,10 @@ describe('malformed LINE exports', () => {
   const line = lineFormat({ timeZone: 'UTC' });
 
   it('a quoted message never closed (truncated file)', async () => {
-    const file = writeTemp('chat.txt', '[LINE] Chat history with Emma\n\n2024/03/30(Sat)\n21:41\tEmma\tHi\n21:42\tAlex\t"Yes! Two nights.\nCheck-in after');
+    const file = writeTemp(
+      'chat.txt',
+      '[LINE] Chat history with Emma\n\n2024/03/30(Sat)\n21:41\tEmma\tHi\n21:42\tAlex\t"Yes! Two nights.\nCheck-in after',
+    );
     await expect(readAll(line, file)).rejects.toThrow(/chat\.txt: line 5: a quoted message that starts on this line is never closed/);
   });
 

@@ -48,16 +48,33 @@ describe('Markdown journals and memory folders', () => {
     expect(day5!.messages.every((m) => m.role === 'user')).toBe(true);
     // Dated headings with times; "## Ideas" keeps the time above it, and its fragment is too short.
     expect(rows(day6!)).toEqual([
-      ['2024-03-06T01:30:00.000Z', 480, 'me', 'Morning standup: the release of version 2.3 slipped to Friday because the payment tests are flaky.'],
-      ['2024-03-06T13:00:00.000Z', 480, 'me', 'Called Dad about the trip to Hangzhou in April; he wants to see the West Lake tea fields.\nBooked the train tickets for April 12.'],
+      [
+        '2024-03-06T01:30:00.000Z',
+        480,
+        'me',
+        'Morning standup: the release of version 2.3 slipped to Friday because the payment tests are flaky.',
+      ],
+      [
+        '2024-03-06T13:00:00.000Z',
+        480,
+        'me',
+        'Called Dad about the trip to Hangzhou in April; he wants to see the West Lake tea fields.\nBooked the train tickets for April 12.',
+      ],
     ]);
     // No date anywhere: the file's modification time.
-    expect(rows(undated!)).toEqual([['2024-04-01T12:00:00.000Z', 480, 'me', 'Remember: the spare key is under the blue flower pot by the back door.']]);
+    expect(rows(undated!)).toEqual([
+      ['2024-04-01T12:00:00.000Z', 480, 'me', 'Remember: the spare key is under the blue flower pot by the back door.'],
+    ]);
     expect(undated!.metadata.timeFrom).toEqual(['mtime']);
     // Front matter: author is the speaker, the date with its offset is taken as written.
     expect(prefs!.participants).toEqual(['Nemori']);
     expect(rows(prefs!)).toEqual([
-      ['2024-02-01T02:00:00.000Z', 480, 'Nemori', '- Prefers oolong tea over coffee in the afternoon.\n- Allergic to peanuts; always check the satay sauce.'],
+      [
+        '2024-02-01T02:00:00.000Z',
+        480,
+        'Nemori',
+        '- Prefers oolong tea over coffee in the afternoon.\n- Allergic to peanuts; always check the satay sauce.',
+      ],
       ['2024-02-01T02:00:00.000Z', 480, 'Nemori', "Likes hiking on weekends, especially the Dragon's Back trail in Hong Kong."],
     ]);
   });
@@ -74,7 +91,10 @@ describe('Markdown journals and memory folders', () => {
   });
 
   it('a GBK-encoded journal and a setext heading', async () => {
-    const file = writeTemp('2024-06-01.md', iconv.encode('六月一日\n========\n\n儿童节，带侄子去了动物园，他最喜欢大熊猫和长颈鹿。\n', 'gbk'));
+    const file = writeTemp(
+      '2024-06-01.md',
+      iconv.encode('六月一日\n========\n\n儿童节，带侄子去了动物园，他最喜欢大熊猫和长颈鹿。\n', 'gbk'),
+    );
     const { conversation: c } = await readOne(md, file);
     expect(c.title).toBe('六月一日');
     expect(rows(c)).toEqual([['2024-05-31T16:00:00.000Z', 480, 'me', '儿童节，带侄子去了动物园，他最喜欢大熊猫和长颈鹿。']]);

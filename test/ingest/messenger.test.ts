@@ -26,7 +26,12 @@ describe('Messenger / Instagram export', () => {
     const { conversations, warnings } = await readAll(messengerImport, part1);
     expect(warnings).toEqual([]);
     const c = conversations[0]!;
-    expect(c).toMatchObject({ source: 'messenger', externalId: 'inbox/zhangwei_10158123', title: '张伟', metadata: { skipped: 2, part: 1 } });
+    expect(c).toMatchObject({
+      source: 'messenger',
+      externalId: 'inbox/zhangwei_10158123',
+      title: '张伟',
+      metadata: { skipped: 2, part: 1 },
+    });
     expect(c.participants).toEqual(['张伟', 'Anna Müller']);
     expect(lines(c)).toEqual([
       '2024-05-20T18:00:00.000Z +0 张伟 [other]: 下周我去慕尼黑出差，见个面吧？',
@@ -36,8 +41,12 @@ describe('Messenger / Instagram export', () => {
       '2024-05-20T18:30:00.250Z +0 Anna Müller [other]: Bis bald! Grüße aus München 🍺',
     ]);
     const media = (name: string) => path.join(exportRoot, 'your_facebook_activity', 'messages', 'inbox', 'zhangwei_10158123', name);
-    expect(c.messages[1]!.attachments).toEqual([{ kind: 'sticker', name: '369239263222822.png', uri: media('stickers_used/369239263222822.png') }]);
-    expect(c.messages[2]!.attachments).toEqual([{ kind: 'link', uri: 'https://www.example.com/biergarten', caption: 'Der schönste Biergarten' }]);
+    expect(c.messages[1]!.attachments).toEqual([
+      { kind: 'sticker', name: '369239263222822.png', uri: media('stickers_used/369239263222822.png') },
+    ]);
+    expect(c.messages[2]!.attachments).toEqual([
+      { kind: 'link', uri: 'https://www.example.com/biergarten', caption: 'Der schönste Biergarten' },
+    ]);
     expect(c.messages[3]!.attachments).toEqual([{ kind: 'image', name: '448812345_1.jpg', uri: media('photos/448812345_1.jpg') }]);
     expect(c.messages[4]!.metadata).toEqual({ reactions: [{ reaction: '❤', actor: '张伟' }] });
   });
@@ -52,19 +61,28 @@ describe('Messenger / Instagram export', () => {
     const text = fs.readFileSync(part1, 'utf8');
     const cut = path.join(dir, 'message_1.json');
     fs.writeFileSync(cut, text.slice(0, Math.floor(text.length / 2)));
-    await expect(readAll(messengerImport, cut)).rejects.toThrow(/message_1\.json: line \d+, column \d+: the file ends in the middle of the data/);
+    await expect(readAll(messengerImport, cut)).rejects.toThrow(
+      /message_1\.json: line \d+, column \d+: the file ends in the middle of the data/,
+    );
 
     const bad = path.join(dir, 'message_9.json');
     const original = '"timestamp_ms": 1716228000000';
     fs.writeFileSync(bad, text.replace(original, '"timestamp_ms": "2024-05-20"'));
     const line = text.split('\n').findIndex((l) => l.includes(original)) + 1;
-    await expect(readAll(messengerImport, bad)).rejects.toThrow(new RegExp(`message_9\\.json: line ${line}, column \\d+ \\(byte \\d+\\): message 7: timestamp_ms: `));
+    await expect(readAll(messengerImport, bad)).rejects.toThrow(
+      new RegExp(`message_9\\.json: line ${line}, column \\d+ \\(byte \\d+\\): message 7: timestamp_ms: `),
+    );
   });
 
   it('detects Messenger files and nothing else', () => {
     expect(messengerImport.detect({ path: part1, head: head(part1) })).toBe(true);
     expect(messengerImport.detect({ path: part2, head: head(part2) })).toBe(true);
-    for (const other of ['chatgpt/conversations.json', 'claude/conversations.json', 'telegram/single/result.json', 'discord/channel.json']) {
+    for (const other of [
+      'chatgpt/conversations.json',
+      'claude/conversations.json',
+      'telegram/single/result.json',
+      'discord/channel.json',
+    ]) {
       const p = fixture('ingest', ...other.split('/'));
       expect(messengerImport.detect({ path: p, head: head(p) }), other).toBe(false);
     }

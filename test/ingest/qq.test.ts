@@ -28,7 +28,13 @@ describe('QQ text export', () => {
     expect(c).toMatchObject({ source: 'qq', externalId: '张三', title: '张三', participants: ['张三', '小明'] });
     expect(c.metadata).toMatchObject({ skipped: 0, group: '我的好友' });
     expect(rows(c)).toEqual(zhangsanRows);
-    expect(c.messages.map((m) => m.attachments)).toEqual([[{ kind: 'sticker' }], [], [], [{ kind: 'image' }], [{ kind: 'image' }, { kind: 'image' }]]);
+    expect(c.messages.map((m) => m.attachments)).toEqual([
+      [{ kind: 'sticker' }],
+      [],
+      [],
+      [{ kind: 'image' }],
+      [{ kind: 'image' }, { kind: 'image' }],
+    ]);
   });
 
   it('an export of all chats: one conversation per 消息对象, system messages skipped, a renamed member stays one speaker', async () => {
@@ -71,7 +77,10 @@ describe('QQ text export', () => {
 describe('malformed QQ exports', () => {
   it('a file cut off right after a message header', async () => {
     const text = fs.readFileSync(zhangsan, 'utf8');
-    const file = writeTemp('chat.txt', text.slice(0, text.indexOf('2019-07-20 12:30:45') + '2019-07-20 12:30:45 小明<xiaoming@example.com>'.length));
+    const file = writeTemp(
+      'chat.txt',
+      text.slice(0, text.indexOf('2019-07-20 12:30:45') + '2019-07-20 12:30:45 小明<xiaoming@example.com>'.length),
+    );
     await expect(readAll(qq, file)).rejects.toThrow(/chat\.txt: line 24: the file ends at a message header/);
   });
 

@@ -11,5 +11,7 @@ export async function readAll(format: ImportFormat, file: string): Promise<{ con
 
 /** What a person would check in the viewer: who, when (exact instant and offset), what. */
 export function lines(c: IncomingConversation): string[] {
-  return c.messages.map((m) => `${m.sentAt.toISOString()} ${m.utcOffsetMin >= 0 ? '+' : ''}${m.utcOffsetMin} ${m.speaker} [${m.role}]: ${m.text}`);
+  return c.messages.map(
+    (m) => `${m.sentAt.toISOString()} ${m.utcOffsetMin >= 0 ? '+' : ''}${m.utcOffsetMin} ${m.speaker} [${m.role}]: ${m.text}`,
+  );
 }

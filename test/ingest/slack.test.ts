@@ -12,9 +12,13 @@ const head = (p: string) => fs.readFileSync(p).subarray(0, 65536).toString('utf8
 
 /** The fixture folder as Slack ships it: a zip, members in any order. */
 function exportEntries(root = exportDir, prefix = ''): ZipInput[] {
-  return fs.readdirSync(root, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? exportEntries(path.join(root, e.name), `${prefix}${e.name}/`) : [{ name: prefix + e.name, data: fs.readFileSync(path.join(root, e.name)) }],
-  );
+  return fs
+    .readdirSync(root, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory()
+        ? exportEntries(path.join(root, e.name), `${prefix}${e.name}/`)
+        : [{ name: prefix + e.name, data: fs.readFileSync(path.join(root, e.name)) }],
+    );
 }
 const zip = writeZip(path.join(dir, 'Acme Slack export Mar 1 2024 - Mar 12 2024.zip'), exportEntries().reverse());
 
@@ -45,7 +49,12 @@ describe('Slack export', () => {
     ]);
     const parentTs = general.messages[1]!.metadata.threadTs;
     expect(general.messages[1]!.metadata).toEqual({ userId: 'U01ALICE', threadTs: parentTs, replyCount: 2 });
-    expect(general.messages[2]!.metadata).toEqual({ userId: 'U02FANG', threadTs: parentTs, threadReply: true, editedAt: '2024-03-10T09:31:00.000Z' });
+    expect(general.messages[2]!.metadata).toEqual({
+      userId: 'U02FANG',
+      threadTs: parentTs,
+      threadReply: true,
+      editedAt: '2024-03-10T09:31:00.000Z',
+    });
     expect(general.messages[4]!.metadata).toMatchObject({ subtype: 'thread_broadcast', threadReply: true });
     expect(general.messages[0]!.metadata).toMatchObject({ reactions: [{ name: 'wave', count: 1 }] });
     expect(general.messages.map((m) => m.externalId)).toEqual([
@@ -60,7 +69,12 @@ describe('Slack export', () => {
       '1710147720.000000',
     ]);
     expect(general.messages[6]!.attachments).toEqual([
-      { kind: 'file', name: 'launch-slides.pdf', mimeType: 'application/pdf', uri: 'https://files.slack.com/files-pri/T01-F01/launch-slides.pdf' },
+      {
+        kind: 'file',
+        name: 'launch-slides.pdf',
+        mimeType: 'application/pdf',
+        uri: 'https://files.slack.com/files-pri/T01-F01/launch-slides.pdf',
+      },
     ]);
     expect(lines(conversations[1]!)).toEqual([
       '2024-03-11T01:00:00.000Z +480 王芳 [other]: 下周一上线，<注意>时区：北京时间早上9点',
@@ -78,12 +92,22 @@ describe('Slack export', () => {
     const entries = exportEntries();
     const day = entries.find((e) => e.name === 'general/2024-03-10.json')!;
     const text = day.data.toString();
-    const cut = writeZip(path.join(dir, 'cut.zip'), entries.map((e) => (e === day ? { ...e, data: text.slice(0, 300) } : e)));
-    await expect(readAll(slackImport, cut)).rejects.toThrow(/cut\.zip \(general\/2024-03-10\.json\): line \d+, column \d+: the file ends in the middle of the data/);
+    const cut = writeZip(
+      path.join(dir, 'cut.zip'),
+      entries.map((e) => (e === day ? { ...e, data: text.slice(0, 300) } : e)),
+    );
+    await expect(readAll(slackImport, cut)).rejects.toThrow(
+      /cut\.zip \(general\/2024-03-10\.json\): line \d+, column \d+: the file ends in the middle of the data/,
+    );
 
-    const bad = writeZip(path.join(dir, 'bad.zip'), entries.map((e) => (e === day ? { ...e, data: text.replace('"ts": "1710063000.000000"', '"ts": 1710063000') } : e)));
+    const bad = writeZip(
+      path.join(dir, 'bad.zip'),
+      entries.map((e) => (e === day ? { ...e, data: text.replace('"ts": "1710063000.000000"', '"ts": 1710063000') } : e)),
+    );
     const line = text.split('\n').findIndex((l) => l.includes('"ts": "1710063000.000000"')) + 1;
-    await expect(readAll(slackImport, bad)).rejects.toThrow(new RegExp(`bad\\.zip \\(general/2024-03-10\\.json\\): line ${line}, column \\d+ \\(byte \\d+\\): message 2: ts: `));
+    await expect(readAll(slackImport, bad)).rejects.toThrow(
+      new RegExp(`bad\\.zip \\(general/2024-03-10\\.json\\): line ${line}, column \\d+ \\(byte \\d+\\): message 2: ts: `),
+    );
 
     const notZip = path.join(dir, 'not-a-zip.zip');
     fs.writeFileSync(notZip, 'PK\u0003\u0004 but then nothing');
@@ -92,7 +116,10 @@ describe('Slack export', () => {
 
   it('detects Slack exports and nothing else', () => {
     expect(slackImport.detect({ path: zip, head: head(zip) })).toBe(true);
-    const chatgptZip = writeZip(path.join(dir, 'chatgpt.zip'), [{ name: 'conversations.json', data: '[]' }, { name: 'chat.html', data: '' }]);
+    const chatgptZip = writeZip(path.join(dir, 'chatgpt.zip'), [
+      { name: 'conversations.json', data: '[]' },
+      { name: 'chat.html', data: '' },
+    ]);
     expect(slackImport.detect({ path: chatgptZip, head: head(chatgptZip) })).toBe(false);
     const users = path.join(exportDir, 'users.json');
     expect(slackImport.detect({ path: users, head: head(users) })).toBe(false);

@@ -17,7 +17,12 @@ describe('Telegram Desktop export', () => {
     expect(warnings).toEqual([]);
     expect(conversations).toHaveLength(1);
     const c = conversations[0]!;
-    expect(c).toMatchObject({ source: 'telegram', externalId: '4455667788', title: '王小明', metadata: { type: 'personal_chat', skipped: 2 } });
+    expect(c).toMatchObject({
+      source: 'telegram',
+      externalId: '4455667788',
+      title: '王小明',
+      metadata: { type: 'personal_chat', skipped: 2 },
+    });
     expect(c.participants).toEqual(['王小明', 'Lin Wei', 'Deleted Account (user999)']);
     // date_unixtime is the instant; `date` is the exporting computer's clock (Shanghai, +08:00).
     expect(lines(c)).toEqual([
@@ -33,13 +38,27 @@ describe('Telegram Desktop export', () => {
     expect(c.messages.map((m) => m.externalId)).toEqual(['101', '102', '104', '105', '106', '107', '108', '110']);
     const dirOf = path.dirname(single);
     expect(c.messages[2]!.attachments).toEqual([
-      { kind: 'image', name: 'photo_1@10-02-2024_09-12-00.jpg', uri: path.join(dirOf, 'photos', 'photo_1@10-02-2024_09-12-00.jpg'), mimeType: 'image/jpeg' },
+      {
+        kind: 'image',
+        name: 'photo_1@10-02-2024_09-12-00.jpg',
+        uri: path.join(dirOf, 'photos', 'photo_1@10-02-2024_09-12-00.jpg'),
+        mimeType: 'image/jpeg',
+      },
     ]);
     expect(c.messages[3]!.attachments).toEqual([
-      { kind: 'audio', name: 'audio_1@10-02-2024_09-13-41.ogg', uri: path.join(dirOf, 'voice_messages', 'audio_1@10-02-2024_09-13-41.ogg'), mimeType: 'audio/ogg' },
+      {
+        kind: 'audio',
+        name: 'audio_1@10-02-2024_09-13-41.ogg',
+        uri: path.join(dirOf, 'voice_messages', 'audio_1@10-02-2024_09-13-41.ogg'),
+        mimeType: 'audio/ogg',
+      },
     ]);
-    expect(c.messages[4]!.attachments).toEqual([{ kind: 'sticker', name: 'sticker.webp', uri: path.join(dirOf, 'stickers', 'sticker.webp'), caption: '😂' }]);
-    expect(c.messages[5]!.attachments).toEqual([{ kind: 'file', name: 'contract.pdf', mimeType: 'application/pdf', caption: 'not included in the export' }]);
+    expect(c.messages[4]!.attachments).toEqual([
+      { kind: 'sticker', name: 'sticker.webp', uri: path.join(dirOf, 'stickers', 'sticker.webp'), caption: '😂' },
+    ]);
+    expect(c.messages[5]!.attachments).toEqual([
+      { kind: 'file', name: 'contract.pdf', mimeType: 'application/pdf', caption: 'not included in the export' },
+    ]);
     expect(c.messages[5]!.metadata).toEqual({ replyTo: '104', editedAt: '2024-02-10T01:21:00.000Z', fromId: 'user111' });
   });
 
@@ -68,7 +87,10 @@ describe('Telegram Desktop export', () => {
   it('keeps old exports that have only local times, saying the zone is unknown', async () => {
     const { conversations } = await readAll(telegramImport, old);
     const c = conversations[0]!;
-    expect(lines(c)).toEqual(['2019-07-16T18:15:05.000Z +0 Old Friend [other]: Still using Telegram 1.x?', '2019-07-16T18:16:00.000Z +0 Lin Wei [other]: Yes still']);
+    expect(lines(c)).toEqual([
+      '2019-07-16T18:15:05.000Z +0 Old Friend [other]: Still using Telegram 1.x?',
+      '2019-07-16T18:16:00.000Z +0 Lin Wei [other]: Yes still',
+    ]);
     expect(c.metadata.timeZone).toMatch(/^unknown/);
   });
 
@@ -77,19 +99,25 @@ describe('Telegram Desktop export', () => {
     const cut = path.join(dir, 'cut', 'result.json');
     fs.mkdirSync(path.dirname(cut));
     fs.writeFileSync(cut, text.slice(0, text.indexOf('收到')));
-    await expect(readAll(telegramImport, cut)).rejects.toThrow(/cut[\\/]result\.json: line \d+, column \d+: the file ends in the middle of the data/);
+    await expect(readAll(telegramImport, cut)).rejects.toThrow(
+      /cut[\\/]result\.json: line \d+, column \d+: the file ends in the middle of the data/,
+    );
 
     const bad = path.join(dir, 'bad', 'result.json');
     fs.mkdirSync(path.dirname(bad));
     fs.writeFileSync(bad, text.replace('"date_unixtime": "1707494405"', '"date_unixtime": 1707494405'));
     const line = text.split('\n').findIndex((l) => l.includes('"date_unixtime": "1707494405"')) + 1;
-    await expect(readAll(telegramImport, bad)).rejects.toThrow(new RegExp(`bad[\\\\/]result\\.json: line ${line}, column 21 \\(byte \\d+\\): message 102: date_unixtime: `));
+    await expect(readAll(telegramImport, bad)).rejects.toThrow(
+      new RegExp(`bad[\\\\/]result\\.json: line ${line}, column 21 \\(byte \\d+\\): message 102: date_unixtime: `),
+    );
 
     const broken = path.join(dir, 'broken', 'result.json');
     fs.mkdirSync(path.dirname(broken));
     fs.writeFileSync(broken, text.replace('"新年快乐！🧧"', '"新年快乐！🧧" oops'));
     // The stray word starts at column 22 of line 13 (columns count UTF-16 units, as editors do).
-    await expect(readAll(telegramImport, broken)).rejects.toThrow(/broken[\\/]result\.json: line 13, column 22: invalid JSON: expected ','/);
+    await expect(readAll(telegramImport, broken)).rejects.toThrow(
+      /broken[\\/]result\.json: line 13, column 22: invalid JSON: expected ','/,
+    );
   });
 
   it('detects Telegram exports and nothing else', () => {

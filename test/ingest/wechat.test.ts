@@ -70,7 +70,8 @@ describe('WeChat CSV (WeChatMsg / MemoTrace)', () => {
   });
 
   it('rows with StrTime only are read in the given zone, DST-aware', async () => {
-    const csv = 'localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime\n1,4,1,0,0,,2,Wir sehen uns am Brandenburger Tor,2024-03-30 20:00:00\n2,4,1,0,1,,2,Bis morgen um zehn!,2024-03-31 10:00:00\n';
+    const csv =
+      'localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime\n1,4,1,0,0,,2,Wir sehen uns am Brandenburger Tor,2024-03-30 20:00:00\n2,4,1,0,1,,2,Bis morgen um zehn!,2024-03-31 10:00:00\n';
     const file = writeTemp('Anna_utf8.csv', csv);
     const { conversation: c } = await readOne(wechatFormat({ timeZone: 'Europe/Berlin' }), file);
     expect(rows(c)).toEqual([
@@ -119,7 +120,15 @@ describe('WeChat JSON (EchoTrace / WeFlow)', () => {
     const doc = {
       weflow: { version: '1.2.0' },
       messages: [
-        { localId: 1, createTime: 1717236000, type: 1, content: 'See you at the Bund at eight', isSend: 0, senderUsername: 'wxid_amy', senderDisplayName: '' },
+        {
+          localId: 1,
+          createTime: 1717236000,
+          type: 1,
+          content: 'See you at the Bund at eight',
+          isSend: 0,
+          senderUsername: 'wxid_amy',
+          senderDisplayName: '',
+        },
         { localId: 2, createTime: 1717236060, type: 3, content: '', isSend: 1, senderUsername: 'wxid_me', senderDisplayName: 'Me' },
         { localId: 3, createTime: 1717236120, type: 10000, content: 'Amy recalled a message', isSend: null, senderUsername: '' },
       ],
@@ -142,12 +151,18 @@ describe('malformed WeChat exports', () => {
   const header = 'localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime\n';
 
   it('CSV cut off inside a quoted message', async () => {
-    const file = writeTemp('chat.csv', `${header}1,3,1,0,0,1682902800,2,Hello,2023-05-01 09:00:00\n2,3,1,0,1,1682903100,2,"This message goes on\nand on`);
+    const file = writeTemp(
+      'chat.csv',
+      `${header}1,3,1,0,0,1682902800,2,Hello,2023-05-01 09:00:00\n2,3,1,0,1,1682903100,2,"This message goes on\nand on`,
+    );
     await expect(readAll(wc, file)).rejects.toThrow(/chat\.csv: line 3: a quoted field that starts on this line is never closed/);
   });
 
   it('CSV with a CreateTime that is not a time', async () => {
-    const file = writeTemp('chat.csv', `${header}1,3,1,0,0,1682902800,2,Hello,2023-05-01 09:00:00\n2,3,1,0,0,yesterday,2,Hi,2023-05-01 09:01:00\n`);
+    const file = writeTemp(
+      'chat.csv',
+      `${header}1,3,1,0,0,1682902800,2,Hello,2023-05-01 09:00:00\n2,3,1,0,0,yesterday,2,Hi,2023-05-01 09:01:00\n`,
+    );
     await expect(readAll(wc, file)).rejects.toThrow(/chat\.csv: line 3: CreateTime "yesterday"/);
   });
 
@@ -163,7 +178,10 @@ describe('malformed WeChat exports', () => {
   });
 
   it('JSON message without a time', async () => {
-    const file = writeTemp('chat.json', JSON.stringify({ session: { wxid: 'x' }, messages: [{ content: 'hi', isSend: 0, senderUsername: 'a' }] }, null, 2));
+    const file = writeTemp(
+      'chat.json',
+      JSON.stringify({ session: { wxid: 'x' }, messages: [{ content: 'hi', isSend: 0, senderUsername: 'a' }] }, null, 2),
+    );
     await expect(readAll(wc, file)).rejects.toThrow(/chat\.json: line 6, column \d+ \(byte \d+\): message: createTime/);
   });
 });

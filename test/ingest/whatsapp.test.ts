@@ -25,7 +25,12 @@ describe('WhatsApp Android export (en-US: month first, 12-hour clock with U+202F
     expect(rows(c)).toEqual([
       ['2024-03-10T04:58:00.000Z', -300, 'Emma', 'Are you still up? The flight to Lisbon got moved to Sunday morning.'],
       ['2024-03-10T04:59:00.000Z', -300, 'Alex', 'Yes! Which terminal?'],
-      ['2024-03-10T05:01:00.000Z', -300, 'Emma', 'Terminal 4.\nGate opens at 6.\nBring the blue suitcase, the zipper on the red one is broken.'],
+      [
+        '2024-03-10T05:01:00.000Z',
+        -300,
+        'Emma',
+        'Terminal 4.\nGate opens at 6.\nBring the blue suitcase, the zipper on the red one is broken.',
+      ],
       // 02:00 EST → 03:00 EDT on 10 March 2024.
       ['2024-03-10T07:15:00.000Z', -240, 'Alex', ''],
       ['2024-03-10T13:30:00.000Z', -240, 'Emma', 'Boarding now!'],
@@ -46,7 +51,9 @@ describe('WhatsApp Android export (en-US: month first, 12-hour clock with U+202F
     fs.copyFileSync(emmaTxt, txt);
     fs.writeFileSync(path.join(dir, 'IMG-20240310-WA0001.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
     const { conversation: c } = await readOne(whatsappFormat({ timeZone: 'UTC' }), txt);
-    expect(c.messages[4]!.attachments).toEqual([{ kind: 'image', name: 'IMG-20240310-WA0001.jpg', mimeType: 'image/jpeg', uri: path.join(dir, 'IMG-20240310-WA0001.jpg') }]);
+    expect(c.messages[4]!.attachments).toEqual([
+      { kind: 'image', name: 'IMG-20240310-WA0001.jpg', mimeType: 'image/jpeg', uri: path.join(dir, 'IMG-20240310-WA0001.jpg') },
+    ]);
   });
 });
 
@@ -150,7 +157,10 @@ describe('WhatsApp in other locales', () => {
   });
 
   it('day/month order: the file decides when it can; otherwise the locale, with a warning', async () => {
-    const file = writeTemp('WhatsApp Chat with Sam.txt', '[03/04/2024, 10:00:00] Sam: The meeting moved to the small room\n[05/04/2024, 11:00:00] Kim: ok\n');
+    const file = writeTemp(
+      'WhatsApp Chat with Sam.txt',
+      '[03/04/2024, 10:00:00] Sam: The meeting moved to the small room\n[05/04/2024, 11:00:00] Kim: ok\n',
+    );
     const gb = await readOne(whatsappFormat({ timeZone: 'UTC', locale: 'en-GB' }), file);
     expect(gb.conversation.messages[0]!.sentAt.toISOString()).toBe('2024-04-03T10:00:00.000Z');
     expect(gb.warnings).toEqual([expect.stringMatching(/day\/month order cannot be told from the file; assumed day\/month/)]);

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listZipEntries, looksLikeZip, openZipReader, readZipEntry, zipEntryNamesSync, zipEntryStream, zipMemberHeadSync } from '../../core/ingest/zip.js';
+import {
+  listZipEntries,
+  looksLikeZip,
+  openZipReader,
+  readZipEntry,
+  zipEntryNamesSync,
+  zipEntryStream,
+  zipMemberHeadSync,
+} from '../../core/ingest/zip.js';
 import { tempDir } from '../helpers/engine.js';
 import { writeZip, zipBuffer } from './zip-writer.js';
 
@@ -60,7 +68,9 @@ describe('zip helper', () => {
     for (let i = 40; i < 60; i++) bad[i] = 0xff;
     const damaged = path.join(dir, 'damaged.zip');
     fs.writeFileSync(damaged, bad);
-    await expect(readZipEntry(damaged, 'conversations.json')).rejects.toThrow(/damaged\.zip \(conversations\.json\): byte 0: cannot decompress/);
+    await expect(readZipEntry(damaged, 'conversations.json')).rejects.toThrow(
+      /damaged\.zip \(conversations\.json\): byte 0: cannot decompress/,
+    );
     await expect(readZipEntry(archive, 'missing.json')).rejects.toThrow(/export\.zip: the archive has no file named "missing\.json"/);
   });
 });

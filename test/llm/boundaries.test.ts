@@ -60,7 +60,13 @@ describe('LLM boundary detection', () => {
 
   it('closes an episode that fills a whole window without a boundary', async () => {
     server.on(() => true, { json: { boundaries: [] } });
-    const spans = await llmSegments(llm(), 'o', conversation(100, () => 1), config, newSession());
+    const spans = await llmSegments(
+      llm(),
+      'o',
+      conversation(100, () => 1),
+      config,
+      newSession(),
+    );
     expect(spans.map((s) => s.messages.length)).toEqual([40, 40, 20]);
   });
 
@@ -77,8 +83,17 @@ describe('LLM boundary detection', () => {
   it('hands a window it could not get boundaries for to the heuristic, and stops asking once the endpoint is down', async () => {
     server.on(() => true, { status: 503 });
     const session = newSession();
-    const spans = await llmSegments(llm(), 'o', conversation(120, (i) => Math.floor(i / 10)), config, session);
-    expect(spans.map((s) => [s.byLlm, s.messages.length])).toEqual([[false, 40], [false, 80]]);
+    const spans = await llmSegments(
+      llm(),
+      'o',
+      conversation(120, (i) => Math.floor(i / 10)),
+      config,
+      session,
+    );
+    expect(spans.map((s) => [s.byLlm, s.messages.length])).toEqual([
+      [false, 40],
+      [false, 80],
+    ]);
     expect(session.down?.code).toBe('LLM_SERVER');
     expect(server.chats()).toHaveLength(2); // one request and its one retry
   });

@@ -17,7 +17,12 @@ afterAll(async () => {
 beforeEach(() => server.reset());
 
 const Answer = z.object({ answer: z.number() });
-const ask = { operation: 'test.ask', ownerId: 'o1', messages: [{ role: 'user' as const, content: 'Task: answer. What is 6 × 7?' }], json: Answer };
+const ask = {
+  operation: 'test.ask',
+  ownerId: 'o1',
+  messages: [{ role: 'user' as const, content: 'Task: answer. What is 6 × 7?' }],
+  json: Answer,
+};
 
 /** A client against the scripted server with short timeouts; sleeps are recorded, not waited. */
 function client(extra: Partial<LlmConfigInput> = {}, deps: ClientDeps = {}) {
@@ -50,7 +55,18 @@ describe('the OpenAI-compatible client', () => {
     const [req] = server.chats();
     expect(req!.body).toMatchObject({ model: 'test-model', temperature: 0.2, response_format: { type: 'json_object' } });
     expect(req!.headers.authorization).toBe('Bearer sk-test-secret-key-123456');
-    expect(usage).toEqual([expect.objectContaining({ ownerId: 'o1', operation: 'test.ask', model: 'test-model', attempt: 1, ok: true, tokensIn: 31, tokensOut: 7, status: 200 })]);
+    expect(usage).toEqual([
+      expect.objectContaining({
+        ownerId: 'o1',
+        operation: 'test.ask',
+        model: 'test-model',
+        attempt: 1,
+        ok: true,
+        tokensIn: 31,
+        tokensOut: 7,
+        status: 200,
+      }),
+    ]);
   });
 
   it('accepts JSON wrapped in code fences or after a thinking block', () => {
@@ -67,7 +83,10 @@ describe('the OpenAI-compatible client', () => {
     const repair = server.chats()[1]!.body!.messages!;
     expect(repair.at(-2)).toEqual({ role: 'assistant', content: 'The answer is forty-two.' });
     expect(repair.at(-1)!.content).toMatch(/Task: repair-json[\s\S]*not valid JSON/);
-    expect(usage.map((u) => [u.ok, u.repair, u.errorCode])).toEqual([[false, false, 'LLM_BAD_REPLY'], [true, true, null]]);
+    expect(usage.map((u) => [u.ok, u.repair, u.errorCode])).toEqual([
+      [false, false, 'LLM_BAD_REPLY'],
+      [true, true, null],
+    ]);
   });
 
   it('gives up with a typed failure when the repair is still wrong', async () => {
@@ -86,7 +105,10 @@ describe('the OpenAI-compatible client', () => {
     const { llm, sleeps, usage } = client();
     expect((await llm.complete(ask)).value.answer).toBe(42);
     expect(sleeps).toEqual([2000]);
-    expect(usage.map((u) => [u.attempt, u.status, u.errorCode])).toEqual([[1, 429, 'LLM_RATE_LIMITED'], [2, 200, null]]);
+    expect(usage.map((u) => [u.attempt, u.status, u.errorCode])).toEqual([
+      [1, 429, 'LLM_RATE_LIMITED'],
+      [2, 200, null],
+    ]);
     expect(retryAfterMs('Wed, 21 Oct 2015 07:28:30 GMT', new Date('2015-10-21T07:28:00Z'))).toBe(30_000);
   });
 
@@ -125,7 +147,10 @@ describe('the OpenAI-compatible client', () => {
 
   it('never puts the API key in an error or the usage log, even when the server echoes it', async () => {
     const key = 'sk-live-abcdefghijklmnop0123';
-    server.on('Task: answer', (req) => ({ status: 401, raw: JSON.stringify({ error: { message: `invalid key ${String(req.headers.authorization)}` } }) }));
+    server.on('Task: answer', (req) => ({
+      status: 401,
+      raw: JSON.stringify({ error: { message: `invalid key ${String(req.headers.authorization)}` } }),
+    }));
     const { llm, usage } = client({ apiKey: key });
     const e = await failure(llm.complete(ask));
     expect(e.code).toBe('LLM_AUTH');
@@ -137,7 +162,10 @@ describe('the OpenAI-compatible client', () => {
 
   it('drops JSON mode for a server that refuses response_format (LM Studio) and asks again', async () => {
     server
-      .on((r) => r.body?.response_format !== undefined, { status: 400, raw: `{"error":"'response_format.type' must be 'json_schema' or 'text'"}` })
+      .on((r) => r.body?.response_format !== undefined, {
+        status: 400,
+        raw: `{"error":"'response_format.type' must be 'json_schema' or 'text'"}`,
+      })
       .on('Task: answer', { json: { answer: 42 } });
     const { llm } = client();
     expect((await llm.complete(ask)).value.answer).toBe(42);
@@ -148,14 +176,17 @@ describe('the OpenAI-compatible client', () => {
   it('keeps at most `concurrency` requests in flight', async () => {
     let inFlight = 0;
     let most = 0;
-    const { llm } = client({ concurrency: 2 }, {
-      fetch: async (url, init) => {
-        most = Math.max(most, ++inFlight);
-        await new Promise((r) => setTimeout(r, 20));
-        inFlight--;
-        return fetch(url, init);
+    const { llm } = client(
+      { concurrency: 2 },
+      {
+        fetch: async (url, init) => {
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, 20));
+          inFlight--;
+          return fetch(url, init);
+        },
       },
-    });
+    );
     server.on('Task: answer', { json: { answer: 1 } });
     await Promise.all(Array.from({ length: 6 }, () => llm.complete(ask)));
     expect(most).toBe(2);
@@ -176,10 +207,17 @@ describe('the OpenAI-compatible client', () => {
 describe('LLM configuration from the environment and flags', () => {
   it('is off unless a model is named, and defaults to a local Ollama', () => {
     expect(llmConfigFromEnv({}).config).toBeUndefined();
-    expect(llmConfigFromEnv({ NEMORI_LLM_BASE_URL: 'http://x/v1' })).toMatchObject({ config: undefined, warning: expect.stringMatching(/NEMORI_LLM_MODEL/) });
+    expect(llmConfigFromEnv({ NEMORI_LLM_BASE_URL: 'http://x/v1' })).toMatchObject({
+      config: undefined,
+      warning: expect.stringMatching(/NEMORI_LLM_MODEL/),
+    });
     expect(llmConfigFromEnv({ NEMORI_LLM_MODEL: 'qwen2.5:7b' }).config).toEqual({ model: 'qwen2.5:7b' });
-    expect(llmConfigFromEnv({ NEMORI_LLM_MODEL: 'a', NEMORI_LLM_API_KEY: 'k', NEMORI_LLM_TIMEOUT_MS: '5000' }, { model: 'b', baseUrl: 'https://api.example.com/v1' }).config)
-      .toEqual({ model: 'b', baseUrl: 'https://api.example.com/v1', apiKey: 'k', timeoutMs: 5000 });
+    expect(
+      llmConfigFromEnv(
+        { NEMORI_LLM_MODEL: 'a', NEMORI_LLM_API_KEY: 'k', NEMORI_LLM_TIMEOUT_MS: '5000' },
+        { model: 'b', baseUrl: 'https://api.example.com/v1' },
+      ).config,
+    ).toEqual({ model: 'b', baseUrl: 'https://api.example.com/v1', apiKey: 'k', timeoutMs: 5000 });
     expect(llmConfigFromEnv({ NEMORI_LLM_MODEL: 'a', NEMORI_LLM: 'off' }).config).toBeNull();
     expect(llmConfigFromEnv({ NEMORI_LLM_MODEL: 'a' }, { off: true }).config).toBeNull();
   });

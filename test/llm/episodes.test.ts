@@ -37,7 +37,8 @@ describe('importing with an LLM', () => {
     expect(otterPrompt).toMatch(/conversation's own language/);
 
     const [lisbon, otters, dentist] = await episodes(ownerId);
-    for (const e of [lisbon!, otters!, dentist!]) expect(e).toMatchObject({ builder: 'llm', processingStatus: 'ready', processingVersion: 'llm-1' });
+    for (const e of [lisbon!, otters!, dentist!])
+      expect(e).toMatchObject({ builder: 'llm', processingStatus: 'ready', processingVersion: 'llm-1' });
     expect(lisbon!.content).toContain('8 May 2023');
     expect(lisbon!.content).toContain('1 June 2023');
     expect(otters!.content).toContain('19 June 2023');
@@ -52,7 +53,10 @@ describe('importing with an LLM', () => {
       keywords: narratives.lisbon.keywords,
       metadata: {
         topics: ['new job', 'moving'],
-        emotions: [{ label: 'proud', valence: 0.8, intensity: 0.8 }, { label: 'excited', valence: 0.8, intensity: 0.8 }],
+        emotions: [
+          { label: 'proud', valence: 0.8, intensity: 0.8 },
+          { label: 'excited', valence: 0.8, intensity: 0.8 },
+        ],
         custom: { eventType: 'LifeEvent', emotionalValence: { sentiment: 'positive', intensity: 0.8 } },
       },
     });
@@ -72,7 +76,9 @@ describe('importing with an LLM', () => {
     const entities = (await engine().call('listEntities', { ownerId })).entities;
     expect(entities.find((e) => e.name === 'Alice')).toMatchObject({ episodes: 3 });
     expect(entities.filter((e) => e.name.toLowerCase() === 'alice')).toHaveLength(1);
-    expect((await engine().call('listEntities', { ownerId, query: 'EM' })).entities).toEqual([expect.objectContaining({ id: emma1.id, episodes: 2 })]);
+    expect((await engine().call('listEntities', { ownerId, query: 'EM' })).entities).toEqual([
+      expect.objectContaining({ id: emma1.id, episodes: 2 }),
+    ]);
 
     // Narratives are searchable; the sources are the session's own messages.
     const hit = (await engine().call('search', { ownerId, query: 'otters', mode: 'bm25' })).results[0]!;
@@ -86,7 +92,13 @@ describe('importing with an LLM', () => {
     await engine().call('importFiles', { ownerId, paths: [twoSessions] });
     const usage = await engine().call('llmUsage', { ownerId, limit: 10 });
     // Two boundary requests, three narratives, then discovery reads each episode twice (reconstruct, gaps).
-    expect(usage.totals).toMatchObject({ requests: server().chats().length, ok: 11, failed: 0, tokensIn: 100 * 8 + 900 + 800 + 700, tokensOut: 20 * 8 + 300 + 250 + 200 });
+    expect(usage.totals).toMatchObject({
+      requests: server().chats().length,
+      ok: 11,
+      failed: 0,
+      tokensIn: 100 * 8 + 900 + 800 + 700,
+      tokensOut: 20 * 8 + 300 + 250 + 200,
+    });
     expect(usage.byOperation.map((o) => [o.operation, o.model, o.requests]).sort()).toEqual([
       ['episode.boundaries', 'scripted-model', 2],
       ['episode.narrative', 'scripted-model', 3],
@@ -114,7 +126,10 @@ type Mode = { name: string; script: (s: LlmServer) => void; settings?: () => Pro
 const always = (reply: ScriptReply) => (s: LlmServer) => void s.on(() => true, reply);
 
 const modes: Mode[] = [
-  { name: 'malformed JSON from boundary detection, also after the repair', script: (s) => void s.on(task('episode-boundaries'), { content: 'Sure! The boundaries are 2 and 5.' }) },
+  {
+    name: 'malformed JSON from boundary detection, also after the repair',
+    script: (s) => void s.on(task('episode-boundaries'), { content: 'Sure! The boundaries are 2 and 5.' }),
+  },
   {
     name: 'malformed narratives',
     script: (s) => {
@@ -129,46 +144,49 @@ const modes: Mode[] = [
 ];
 
 describe('when the LLM fails', () => {
-  it.each(modes)('$name: no partial episode; heuristic episodes marked for rebuild; rebuildEpisodes upgrades them in place', async (mode) => {
-    const ownerId = newOwner();
-    mode.script(server());
-    if (mode.settings) await engine().call('setLlmSettings', { ...llm, baseUrl: server().url, ...(await mode.settings()) });
-    try {
-      const out = await engine().call('importFiles', { ownerId, paths: [twoSessions] });
-      expect(out.files[0]).toMatchObject({ error: null, messagesAdded: MESSAGES });
-    } finally {
-      if (mode.settings) await engine().call('setLlmSettings', { ...llm, baseUrl: server().url });
-    }
-    const before = await episodes(ownerId);
-    expect(before.length).toBeGreaterThan(0);
-    for (const e of before) expect(e).toMatchObject({ builder: 'heuristic', processingStatus: 'needs_rebuild' });
-    await expectEveryMessageOnce(ownerId);
-    expect((await engine().call('listEntities', { ownerId })).entities).toEqual([]);
-    expect(warnings.join('\n')).toMatch(/marked for `nemori rebuild --llm`/);
-    // Every request was logged, failed ones included.
-    const usage = await engine().call('llmUsage', { ownerId });
-    const unreachable = mode.name.startsWith('an endpoint nobody');
-    expect(usage.totals.requests).toBe(unreachable ? llm.maxRetries + 1 : server().chats().length);
-    expect(usage.totals.failed).toBeGreaterThan(0);
+  it.each(modes)(
+    '$name: no partial episode; heuristic episodes marked for rebuild; rebuildEpisodes upgrades them in place',
+    async (mode) => {
+      const ownerId = newOwner();
+      mode.script(server());
+      if (mode.settings) await engine().call('setLlmSettings', { ...llm, baseUrl: server().url, ...(await mode.settings()) });
+      try {
+        const out = await engine().call('importFiles', { ownerId, paths: [twoSessions] });
+        expect(out.files[0]).toMatchObject({ error: null, messagesAdded: MESSAGES });
+      } finally {
+        if (mode.settings) await engine().call('setLlmSettings', { ...llm, baseUrl: server().url });
+      }
+      const before = await episodes(ownerId);
+      expect(before.length).toBeGreaterThan(0);
+      for (const e of before) expect(e).toMatchObject({ builder: 'heuristic', processingStatus: 'needs_rebuild' });
+      await expectEveryMessageOnce(ownerId);
+      expect((await engine().call('listEntities', { ownerId })).entities).toEqual([]);
+      expect(warnings.join('\n')).toMatch(/marked for `nemori rebuild --llm`/);
+      // Every request was logged, failed ones included.
+      const usage = await engine().call('llmUsage', { ownerId });
+      const unreachable = mode.name.startsWith('an endpoint nobody');
+      expect(usage.totals.requests).toBe(unreachable ? llm.maxRetries + 1 : server().chats().length);
+      expect(usage.totals.failed).toBeGreaterThan(0);
 
-    // The LLM is back.
-    server().reset();
-    scriptHappy(server());
-    const beforeIds = new Set(before.map((e) => e.id));
-    const report = await engine().call('rebuildEpisodes', { ownerId });
-    expect(report).toMatchObject({ failed: 0, remaining: 0, stoppedEarly: false, episodesCreated: 3 });
-    const after = await episodes(ownerId);
-    expect(after.map((e) => e.title)).toEqual([narratives.lisbon.title, narratives.otters.title, narratives.dentist.title]);
-    for (const e of after) expect(e).toMatchObject({ builder: 'llm', processingStatus: 'ready' });
-    await expectEveryMessageOnce(ownerId);
-    // In place: the upgraded episodes took over the ids of the ones they replaced.
-    expect(after.filter((e) => beforeIds.has(e.id)).length).toBe(Math.min(3, before.length));
-    // The old BM25 entries are gone ("stuff" was only in the raw messages), the new ones are found.
-    expect((await engine().call('search', { ownerId, query: 'stuff', mode: 'bm25' })).results).toEqual([]);
-    expect((await engine().call('search', { ownerId, query: 'hired', mode: 'bm25' })).results.map((r) => r.id)).toEqual([after[0]!.id]);
-    const entities = (await engine().call('listEntities', { ownerId })).entities;
-    expect(entities.find((e) => e.name === 'Emma')).toMatchObject({ episodes: 2 });
-  });
+      // The LLM is back.
+      server().reset();
+      scriptHappy(server());
+      const beforeIds = new Set(before.map((e) => e.id));
+      const report = await engine().call('rebuildEpisodes', { ownerId });
+      expect(report).toMatchObject({ failed: 0, remaining: 0, stoppedEarly: false, episodesCreated: 3 });
+      const after = await episodes(ownerId);
+      expect(after.map((e) => e.title)).toEqual([narratives.lisbon.title, narratives.otters.title, narratives.dentist.title]);
+      for (const e of after) expect(e).toMatchObject({ builder: 'llm', processingStatus: 'ready' });
+      await expectEveryMessageOnce(ownerId);
+      // In place: the upgraded episodes took over the ids of the ones they replaced.
+      expect(after.filter((e) => beforeIds.has(e.id)).length).toBe(Math.min(3, before.length));
+      // The old BM25 entries are gone ("stuff" was only in the raw messages), the new ones are found.
+      expect((await engine().call('search', { ownerId, query: 'stuff', mode: 'bm25' })).results).toEqual([]);
+      expect((await engine().call('search', { ownerId, query: 'hired', mode: 'bm25' })).results.map((r) => r.id)).toEqual([after[0]!.id]);
+      const entities = (await engine().call('listEntities', { ownerId })).entities;
+      expect(entities.find((e) => e.name === 'Emma')).toMatchObject({ episodes: 2 });
+    },
+  );
 
   it('only the episode whose narrative keeps failing falls back; the next rebuild upgrades just that one', async () => {
     const ownerId = newOwner();
@@ -176,7 +194,11 @@ describe('when the LLM fails', () => {
     scriptHappy(server());
     await engine().call('importFiles', { ownerId, paths: [twoSessions] });
     const before = await episodes(ownerId);
-    expect(before.map((e) => [e.builder, e.processingStatus])).toEqual([['llm', 'ready'], ['llm', 'ready'], ['heuristic', 'needs_rebuild']]);
+    expect(before.map((e) => [e.builder, e.processingStatus])).toEqual([
+      ['llm', 'ready'],
+      ['llm', 'ready'],
+      ['heuristic', 'needs_rebuild'],
+    ]);
     await expectEveryMessageOnce(ownerId);
 
     const report = await engine().call('rebuildEpisodes', { ownerId });
@@ -203,7 +225,15 @@ describe('without an LLM', () => {
     const plain = await openMemoryEngine();
     try {
       const ownerId = newOwner();
-      expect((await plain.call('health', {})).llm).toEqual({ configured: false, reachable: null, model: null, baseUrl: null, modelListed: null, latencyMs: null, error: null });
+      expect((await plain.call('health', {})).llm).toEqual({
+        configured: false,
+        reachable: null,
+        model: null,
+        baseUrl: null,
+        modelListed: null,
+        latencyMs: null,
+        error: null,
+      });
       await plain.call('importFiles', { ownerId, paths: [twoSessions] });
       expect(server().requests).toHaveLength(0);
       const before = (await plain.call('listEpisodes', { ownerId })).episodes;
@@ -220,7 +250,11 @@ describe('without an LLM', () => {
       const after = (await plain.call('listEpisodes', { ownerId })).episodes;
       expect(after.every((e) => e.builder === 'llm')).toBe(true);
       expect(after.flatMap((e) => e.messageIds).sort()).toEqual(before.flatMap((e) => e.messageIds).sort());
-      expect(server().chats().every((r) => r.headers.authorization === 'Bearer sk-settings-key-0000001234')).toBe(true);
+      expect(
+        server()
+          .chats()
+          .every((r) => r.headers.authorization === 'Bearer sk-settings-key-0000001234'),
+      ).toBe(true);
 
       expect(await plain.call('setLlmSettings', { enabled: false })).toMatchObject({ enabled: false, source: 'none' });
       expect((await plain.call('health', {})).llm.configured).toBe(false);
@@ -234,7 +268,14 @@ describe('health and the connection test', () => {
   it('reports whether the LLM answers and which model it is, spending no tokens', async () => {
     const h = await engine().call('health', {});
     expect(h.ok).toBe(true);
-    expect(h.llm).toMatchObject({ configured: true, reachable: true, model: 'scripted-model', baseUrl: server().url, modelListed: true, error: null });
+    expect(h.llm).toMatchObject({
+      configured: true,
+      reachable: true,
+      model: 'scripted-model',
+      baseUrl: server().url,
+      modelListed: true,
+      error: null,
+    });
     expect(server().chats()).toHaveLength(0);
 
     await engine().call('setLlmSettings', { model: 'qwen2.5:7b', baseUrl: await closedPortUrl() });
@@ -250,7 +291,15 @@ describe('health and the connection test', () => {
 
   it('llmTest makes one tiny JSON completion and logs it as a machine-level call', async () => {
     server().on(task('connection-test'), { json: { ok: true }, usage: { prompt_tokens: 40, completion_tokens: 5 } });
-    expect(await engine().call('llmTest', {})).toMatchObject({ configured: true, ok: true, model: 'scripted-model', modelListed: true, tokensIn: 40, tokensOut: 5, error: null });
+    expect(await engine().call('llmTest', {})).toMatchObject({
+      configured: true,
+      ok: true,
+      model: 'scripted-model',
+      modelListed: true,
+      tokensIn: 40,
+      tokensOut: 5,
+      error: null,
+    });
     server().reset();
     server().on(task('connection-test'), { content: 'OK!' });
     expect(await engine().call('llmTest', {})).toMatchObject({ ok: false, error: { code: 'LLM_BAD_REPLY' } });

@@ -5,7 +5,14 @@ import { graphPayload, narrativeReply } from '../../core/episodes/llm-builder.js
 import { defaultPromptsDir, loadPrompt, placeholders, renderPrompt, type PromptName } from '../../core/llm/prompts.js';
 import { redact } from '../../core/llm/secrets.js';
 
-const names: PromptName[] = ['episode-boundaries', 'episode-narrative', 'semantic-reconstruct', 'semantic-gaps', 'repair', 'connection-test'];
+const names: PromptName[] = [
+  'episode-boundaries',
+  'episode-narrative',
+  'semantic-reconstruct',
+  'semantic-gaps',
+  'repair',
+  'connection-test',
+];
 
 describe('prompt files', () => {
   it('are exactly the files in core/llm/prompts, each marked with its task', () => {
@@ -46,7 +53,12 @@ describe('narrative validation', () => {
     expect(ok).toMatchObject({ episodeType: 'social', level: 2, emotion: { sentiment: 'positive', intensity: 0.5 } });
     expect(schema.safeParse({ ...base, content, importance: 8 }).success).toBe(false);
     // A broken entity or triple is dropped, the rest of the episode kept.
-    const partial = schema.parse({ ...base, content, entities: [{ name: '' }, { name: 'Alice', type: 'person' }, 'Bob'], relationships: [['Alice', 'KNOWS'], { subject: 'Alice', predicate: 'knows', object: 'Bob' }] });
+    const partial = schema.parse({
+      ...base,
+      content,
+      entities: [{ name: '' }, { name: 'Alice', type: 'person' }, 'Bob'],
+      relationships: [['Alice', 'KNOWS'], { subject: 'Alice', predicate: 'knows', object: 'Bob' }],
+    });
     expect(partial.entities).toEqual([{ name: 'Alice', type: 'PERSON', aliases: [] }]);
     expect(partial.relationships).toEqual([['Alice', 'knows', 'Bob']]);
     expect(schema.safeParse({ title: 'T', summary: 'S', content }).success).toBe(false);

@@ -24,7 +24,10 @@ export const narratives = {
       { name: 'Bob', type: 'PERSON', role: 'speaker' },
       { name: 'Lisbon aquarium', type: 'ORGANIZATION', role: 'employer' },
     ],
-    relationships: [['Emma', 'SISTER_OF', 'Alice'], ['Emma', 'works at', 'Lisbon aquarium']],
+    relationships: [
+      ['Emma', 'SISTER_OF', 'Alice'],
+      ['Emma', 'works at', 'Lisbon aquarium'],
+    ],
     topics: ['new job', 'moving'],
     keywords: ['Lisbon', 'aquarium', 'job', 'move'],
     keyPoints: ['Emma starts at the Lisbon aquarium on 1 June 2023'],
@@ -33,13 +36,18 @@ export const narratives = {
   },
   otters: {
     title: 'Emma loves her new job',
-    content: 'On Tuesday 20 June 2023 at 19:30, Alice told Bob that Emma had called her on 19 June 2023 and loved her job at the aquarium, where the otters were her favourite animals. Bob sent his greetings.',
+    content:
+      'On Tuesday 20 June 2023 at 19:30, Alice told Bob that Emma had called her on 19 June 2023 and loved her job at the aquarium, where the otters were her favourite animals. Bob sent his greetings.',
     summary: 'Emma is happy in her new job; she loves the otters.',
     level: 1,
     episodeType: 'conversational',
     eventType: 'LifeUpdate',
     // The model calls her "Em" here: linking finds the Emma of 8 May through the alias it reported then.
-    entities: [{ name: 'Em', type: 'PERSON', role: 'subject' }, { name: 'ALICE', type: 'PERSON' }, { name: 'otters', type: 'OTHER' }],
+    entities: [
+      { name: 'Em', type: 'PERSON', role: 'subject' },
+      { name: 'ALICE', type: 'PERSON' },
+      { name: 'otters', type: 'OTHER' },
+    ],
     relationships: [['Em', 'LIKES', 'otters']],
     topics: ['work'],
     keywords: ['otters', 'aquarium'],
@@ -48,12 +56,16 @@ export const narratives = {
   },
   dentist: {
     title: 'Alice books the dentist',
-    content: 'On 20 June 2023 at 19:35, Alice mentioned that she had booked a dentist appointment for Friday 23 June 2023; Bob, who dislikes dentists, wished her luck.',
+    content:
+      'On 20 June 2023 at 19:35, Alice mentioned that she had booked a dentist appointment for Friday 23 June 2023; Bob, who dislikes dentists, wished her luck.',
     summary: 'Alice has a dentist appointment on 23 June 2023.',
     level: 1,
     episodeType: 'behavioral',
     eventType: 'Appointment',
-    entities: [{ name: ' alice ', type: 'PERSON' }, { name: 'Bob', type: 'PERSON' }],
+    entities: [
+      { name: ' alice ', type: 'PERSON' },
+      { name: 'Bob', type: 'PERSON' },
+    ],
     relationships: [],
     topics: ['health'],
     keywords: ['dentist', 'appointment'],
@@ -72,6 +84,19 @@ export function scriptHappy(server: LlmServer): void {
     .on(task('episode-narrative', 'dentist'), { json: narratives.dentist, usage: { prompt_tokens: 700, completion_tokens: 200 } })
     // Knowledge discovery after the import: one private fact from the first episode, none from the others.
     .on(task('semantic-reconstruct'), { content: 'Alice: My sister got a new job.\nBob: Congratulations!' })
-    .on(task('semantic-gaps', 'Lisbon aquarium'), { json: { knowledge_gaps: [{ key: 'person:Emma', value: 'Emma works at the Lisbon aquarium from 1 June 2023', context: 'Alice told Bob about her sister', confidence: 0.9, messages: [1] }], relationships: [] } })
+    .on(task('semantic-gaps', 'Lisbon aquarium'), {
+      json: {
+        knowledge_gaps: [
+          {
+            key: 'person:Emma',
+            value: 'Emma works at the Lisbon aquarium from 1 June 2023',
+            context: 'Alice told Bob about her sister',
+            confidence: 0.9,
+            messages: [1],
+          },
+        ],
+        relationships: [],
+      },
+    })
     .on(task('semantic-gaps'), { json: { knowledge_gaps: [], relationships: [] } });
 }

@@ -19,7 +19,11 @@ export function scriptedLlmEngine(o: { llm: Omit<LlmConfigInput, 'baseUrl'>; clo
   let engine: Engine | undefined;
   beforeAll(async () => {
     server = await startLlmServer();
-    engine = await openMemoryEngine({ ...(o.clock ? { clock: o.clock } : {}), llm: { ...o.llm, baseUrl: server.url }, warn: (m) => o.warnings.push(m) });
+    engine = await openMemoryEngine({
+      ...(o.clock ? { clock: o.clock } : {}),
+      llm: { ...o.llm, baseUrl: server.url },
+      warn: (m) => o.warnings.push(m),
+    });
   });
   afterAll(async () => {
     await engine?.close();

@@ -9,15 +9,32 @@ describe('nemori load', { timeout: 180_000 }, () => {
   it('prints what is remembered as Markdown within --budget, or the operation output with --json', async () => {
     const home = tempDir('nemori-load-');
     const file = path.join(home, 'chat.json');
-    fs.writeFileSync(file, JSON.stringify({
-      conversations: [{
-        id: 'walks',
-        messages: [
-          { id: 'w1', speaker: 'Alice', role: 'user', text: 'Saw three herons by the old mill this morning.', timestamp: '2024-02-10T08:00:00+01:00' },
-          { id: 'w2', speaker: 'Nemo', role: 'assistant', text: 'Herons at the mill again! Did you bring your camera?', timestamp: '2024-02-10T08:01:00+01:00' },
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        conversations: [
+          {
+            id: 'walks',
+            messages: [
+              {
+                id: 'w1',
+                speaker: 'Alice',
+                role: 'user',
+                text: 'Saw three herons by the old mill this morning.',
+                timestamp: '2024-02-10T08:00:00+01:00',
+              },
+              {
+                id: 'w2',
+                speaker: 'Nemo',
+                role: 'assistant',
+                text: 'Herons at the mill again! Did you bring your camera?',
+                timestamp: '2024-02-10T08:01:00+01:00',
+              },
+            ],
+          },
         ],
-      }],
-    }));
+      }),
+    );
     expect((await nemoriAt(home, 'import', file)).code).toBe(0);
 
     const human = await nemoriAt(home, 'load', '--query', 'herons at the mill', '--now', '2024-02-12T09:00:00+01:00', '--budget', '200');

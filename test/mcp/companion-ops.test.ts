@@ -29,7 +29,7 @@ describe('companion operations', () => {
     await engine.close();
   });
 
-  it('addMemory stores the messages, names the day\'s conversation, and stores nothing twice', async () => {
+  it("addMemory stores the messages, names the day's conversation, and stores nothing twice", async () => {
     const ownerId = newOwner('add');
     const messages = [
       { id: 'm1', speaker: 'Alice', role: 'user' as const, text: 'I adopted a beagle puppy called Biscuit.', time: at(1, 9) },
@@ -58,7 +58,10 @@ describe('companion operations', () => {
 
   it('addMemory without a time stamps the messages now, and episodes follow in the background', async () => {
     const ownerId = newOwner('now');
-    const out = await engine.call('addMemory', { ownerId, messages: [{ speaker: 'Alice', role: 'user', text: 'The quokka at the zoo smiled at me today.' }] });
+    const out = await engine.call('addMemory', {
+      ownerId,
+      messages: [{ speaker: 'Alice', role: 'user', text: 'The quokka at the zoo smiled at me today.' }],
+    });
     expect(out.key).toMatch(/^chat-\d{4}-\d{2}-\d{2}$/);
     const found = await eventually(
       () => engine.call('search', { ownerId, query: 'quokka', mode: 'bm25' }),
@@ -71,7 +74,9 @@ describe('companion operations', () => {
   it('closing the engine waits for the episodes being built behind addMemory', async () => {
     const warnings: string[] = [];
     const own = await openMemoryEngine({ warn: (m) => warnings.push(m) });
-    const out = await own.call('addMemory', { messages: [{ speaker: 'Alice', role: 'user', text: 'Closing right after this message.', time: at(1, 9) }] });
+    const out = await own.call('addMemory', {
+      messages: [{ speaker: 'Alice', role: 'user', text: 'Closing right after this message.', time: at(1, 9) }],
+    });
     expect(out.stored).toBe(1);
     await own.close();
     expect(warnings).toEqual([]);
@@ -79,7 +84,9 @@ describe('companion operations', () => {
 
   it('rejects an empty exchange and a time without its UTC offset', async () => {
     await expect(engine.call('addMemory', { messages: [] })).rejects.toThrow(/addMemory: messages: send at least one message/);
-    await expect(engine.call('addMemory', { messages: [{ speaker: 'A', role: 'user', text: 'x', time: '2024-01-01T09:00' }] })).rejects.toThrow(/UTC offset/);
+    await expect(
+      engine.call('addMemory', { messages: [{ speaker: 'A', role: 'user', text: 'x', time: '2024-01-01T09:00' }] }),
+    ).rejects.toThrow(/UTC offset/);
   });
 
   it('loadContext: facts, recent episodes with dates, related episodes with their exact messages, within the budget', async () => {
@@ -90,12 +97,29 @@ describe('companion operations', () => {
       [at(3, 12), 'My sister Clara visits next week, I want to cook her a lasagna.'],
     ] as const;
     for (const [time, text] of days) {
-      await engine.call('addMemory', { ownerId, messages: [{ speaker: 'Alice', role: 'user', text, time }, { speaker: 'Nemo', role: 'assistant', text: 'Tell me more!', time: time.replace(':00:00', ':01:00') }] });
+      await engine.call('addMemory', {
+        ownerId,
+        messages: [
+          { speaker: 'Alice', role: 'user', text, time },
+          { speaker: 'Nemo', role: 'assistant', text: 'Tell me more!', time: time.replace(':00:00', ':01:00') },
+        ],
+      });
     }
-    await engine.call('memorize', { ownerId, key: 'person:clara', value: 'Clara is Alice\'s younger sister', metadata: { importance: 0.9 } });
-    await eventually(() => engine.call('listEpisodes', { ownerId }), (o) => o.episodes.length === 3);
+    await engine.call('memorize', {
+      ownerId,
+      key: 'person:clara',
+      value: "Clara is Alice's younger sister",
+      metadata: { importance: 0.9 },
+    });
+    await eventually(
+      () => engine.call('listEpisodes', { ownerId }),
+      (o) => o.episodes.length === 3,
+    );
     // Said just now and not in an episode yet is still found.
-    await engine.call('addMemory', { ownerId, messages: [{ speaker: 'Alice', role: 'user', text: 'Biscuit ate my running socks this morning.', time: at(4, 8) }] });
+    await engine.call('addMemory', {
+      ownerId,
+      messages: [{ speaker: 'Alice', role: 'user', text: 'Biscuit ate my running socks this morning.', time: at(4, 8) }],
+    });
 
     const out = await engine.call('loadContext', { ownerId, query: 'Biscuit chewed my shoes again', now: at(4, 9), budgetTokens: 400 });
     expect(out.tokens).toBeLessThanOrEqual(400);
@@ -111,8 +135,12 @@ describe('companion operations', () => {
     const episode = out.sections.related.find((r) => r.kind === 'episode');
     expect(episode).toMatchObject({ kind: 'episode', when: 'Monday, 1 January 2024, 09:00–09:01 (UTC+01:00)' });
     // The exact message, quoted: the summary has only its first sentence.
-    expect(episode?.kind === 'episode' && episode.messages.map((m) => m.text)).toEqual(['I adopted a beagle puppy called Biscuit. He chews everything, even my shoes.']);
-    expect(out.markdown).toContain('> Alice, Monday, 1 January 2024, 09:00 (UTC+01:00): “I adopted a beagle puppy called Biscuit. He chews everything, even my shoes.”');
+    expect(episode?.kind === 'episode' && episode.messages.map((m) => m.text)).toEqual([
+      'I adopted a beagle puppy called Biscuit. He chews everything, even my shoes.',
+    ]);
+    expect(out.markdown).toContain(
+      '> Alice, Monday, 1 January 2024, 09:00 (UTC+01:00): “I adopted a beagle puppy called Biscuit. He chews everything, even my shoes.”',
+    );
     // The Biscuit episode is in Related, so Recently does not repeat it.
     expect(out.sections.recent.map((e) => e.id)).not.toContain(episode?.id);
     // Related comes last, after what is known and what happened recently.
@@ -130,9 +158,22 @@ describe('companion operations', () => {
   it('loadContext keeps to a small budget, most useful first, and says what it left out', async () => {
     const ownerId = newOwner('small');
     for (let d = 1; d <= 6; d++) {
-      await engine.call('addMemory', { ownerId, messages: [{ speaker: 'Alice', role: 'user', text: `Day ${d}: walked Biscuit along the river and saw ${d} herons near the old bridge, then had tea.`, time: at(d, 8) }] });
+      await engine.call('addMemory', {
+        ownerId,
+        messages: [
+          {
+            speaker: 'Alice',
+            role: 'user',
+            text: `Day ${d}: walked Biscuit along the river and saw ${d} herons near the old bridge, then had tea.`,
+            time: at(d, 8),
+          },
+        ],
+      });
     }
-    await eventually(() => engine.call('listEpisodes', { ownerId }), (o) => o.episodes.length === 6);
+    await eventually(
+      () => engine.call('listEpisodes', { ownerId }),
+      (o) => o.episodes.length === 6,
+    );
     const out = await engine.call('loadContext', { ownerId, query: 'herons', now: at(8, 9), budgetTokens: 100 });
     expect(out.tokens).toBeLessThanOrEqual(100);
     expect(out.sections.related.length).toBeGreaterThan(0);
@@ -145,8 +186,15 @@ describe('companion operations', () => {
 
   it('loadContext without a query: facts and recent episodes, newest first, none after `now`', async () => {
     const ownerId = newOwner('noq');
-    for (const d of [1, 2, 5]) await engine.call('addMemory', { ownerId, messages: [{ speaker: 'Alice', role: 'user', text: `Note for day ${d} about gardening tomatoes.`, time: at(d, 8) }] });
-    await eventually(() => engine.call('listEpisodes', { ownerId }), (o) => o.episodes.length === 3);
+    for (const d of [1, 2, 5])
+      await engine.call('addMemory', {
+        ownerId,
+        messages: [{ speaker: 'Alice', role: 'user', text: `Note for day ${d} about gardening tomatoes.`, time: at(d, 8) }],
+      });
+    await eventually(
+      () => engine.call('listEpisodes', { ownerId }),
+      (o) => o.episodes.length === 3,
+    );
     const out = await engine.call('loadContext', { ownerId, now: at(3, 0) });
     expect(out.sections.related).toEqual([]);
     expect(out.sections.recent.map((e) => e.when.slice(0, 26))).toEqual(['Tuesday, 2 January 2024, 0', 'Monday, 1 January 2024, 08']);

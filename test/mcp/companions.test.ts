@@ -22,7 +22,8 @@ import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
 import { openMemoryEngine, tempDir } from '../helpers/engine.js';
 
 type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
-const tool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
+const tool = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as ToolResult;
 
 const turn = (text: string, time: string) => ({ messages: [{ speaker: 'Ana', role: 'user', text, time }] });
 
@@ -37,10 +38,26 @@ describe('companions: the list and its access', () => {
 
   it('lists a client when it connects, counts its calls and names the last tool; a new client may write', async () => {
     const first = await engine.call('noteCompanion', { name: 'claude-ai', title: 'Claude', version: '0.9.1', via: 'stdio' });
-    expect(first).toMatchObject({ name: 'claude-ai', title: 'Claude', version: '0.9.1', via: 'stdio', calls: 0, lastTool: null, lastCallAt: null, canWrite: true });
+    expect(first).toMatchObject({
+      name: 'claude-ai',
+      title: 'Claude',
+      version: '0.9.1',
+      via: 'stdio',
+      calls: 0,
+      lastTool: null,
+      lastCallAt: null,
+      canWrite: true,
+    });
     await engine.call('noteCompanion', { name: 'claude-ai', version: '0.9.2', tool: 'load_context' });
     const later = await engine.call('noteCompanion', { name: 'claude-ai', tool: 'add_memory' });
-    expect(later).toMatchObject({ name: 'claude-ai', title: 'Claude', version: '0.9.2', calls: 2, lastTool: 'add_memory', firstSeen: first.firstSeen });
+    expect(later).toMatchObject({
+      name: 'claude-ai',
+      title: 'Claude',
+      version: '0.9.2',
+      calls: 2,
+      lastTool: 'add_memory',
+      firstSeen: first.firstSeen,
+    });
     expect(later.lastCallAt).not.toBeNull();
     await engine.call('noteCompanion', { name: 'cursor-vscode', version: '1.0.0', via: 'http', tool: 'search_memory' });
     const { companions, defaultCanWrite } = await engine.call('listCompanions', {});
@@ -52,7 +69,10 @@ describe('companions: the list and its access', () => {
   });
 
   it('keeps what the person set, and refuses an unknown name', async () => {
-    expect(await engine.call('setCompanionAccess', { name: 'claude-ai', canWrite: false })).toMatchObject({ name: 'claude-ai', canWrite: false });
+    expect(await engine.call('setCompanionAccess', { name: 'claude-ai', canWrite: false })).toMatchObject({
+      name: 'claude-ai',
+      canWrite: false,
+    });
     // Seeing it again changes its counts, never its access.
     expect(await engine.call('noteCompanion', { name: 'claude-ai', tool: 'remember' })).toMatchObject({ canWrite: false, calls: 3 });
     await expect(engine.call('setCompanionAccess', { name: 'nobody', canWrite: false })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -64,7 +84,9 @@ describe('companions: the list and its access', () => {
     await one.call('noteCompanion', { name: 'vscode', version: '1.99', tool: 'load_context' });
     // A call is counted in memory and written a moment later, out of the way of the call it precedes.
     expect(await one.context.store.read.settings.get(COMPANIONS_KEY)).toBeNull();
-    await expect.poll(() => one.context.store.read.settings.get(COMPANIONS_KEY), { timeout: NOTE_FLUSH_MS + 3_000 }).toMatchObject({ companions: [{ name: 'vscode', calls: 1 }] });
+    await expect
+      .poll(() => one.context.store.read.settings.get(COMPANIONS_KEY), { timeout: NOTE_FLUSH_MS + 3_000 })
+      .toMatchObject({ companions: [{ name: 'vscode', calls: 1 }] });
     await one.call('setCompanionAccess', { name: 'vscode', canWrite: false });
     expect(await one.context.store.read.settings.get(COMPANIONS_KEY)).toMatchObject({ companions: [{ name: 'vscode', canWrite: false }] });
     // The last calls not yet written are written as the engine closes.
@@ -72,7 +94,9 @@ describe('companions: the list and its access', () => {
     await one.close();
     const two = await openEngine({ home, embedder: null });
     try {
-      expect((await two.call('listCompanions', {})).companions).toMatchObject([{ name: 'vscode', version: '1.99', calls: 2, lastTool: 'remember', canWrite: false }]);
+      expect((await two.call('listCompanions', {})).companions).toMatchObject([
+        { name: 'vscode', version: '1.99', calls: 2, lastTool: 'remember', canWrite: false },
+      ]);
     } finally {
       await two.close();
       fs.rmSync(home, { recursive: true, force: true });
@@ -80,7 +104,7 @@ describe('companions: the list and its access', () => {
   });
 });
 
-describe('companions: the clients\' entries', () => {
+describe("companions: the clients' entries", () => {
   const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
   afterEach(() => {
     for (const [k, v] of Object.entries(saved)) {
@@ -115,7 +139,10 @@ describe('companions: the clients\' entries', () => {
       const updated = await engine.call('addCompanionConfig', { client: 'cursor' });
       expect(updated.action).toBe('updated');
       expect(fs.readFileSync(updated.backup!, 'utf8')).toContain('"other"');
-      expect(Object.keys((JSON.parse(fs.readFileSync(created.file, 'utf8')) as { mcpServers: object }).mcpServers)).toEqual(['other', 'nemori']);
+      expect(Object.keys((JSON.parse(fs.readFileSync(created.file, 'utf8')) as { mcpServers: object }).mcpServers)).toEqual([
+        'other',
+        'nemori',
+      ]);
     } finally {
       await engine.close();
       fs.rmSync(home, { recursive: true, force: true });
@@ -138,7 +165,11 @@ describe('companions: access enforced over /mcp', () => {
 
   async function connect(name: string, version: string): Promise<Client> {
     const client = new Client({ name, version });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+      }),
+    );
     return client;
   }
 
@@ -146,13 +177,21 @@ describe('companions: access enforced over /mcp', () => {
     const client = await connect('pocket-companion', '2.1.0');
     try {
       // Listed as it connects, before any tool call.
-      await expect.poll(async () => (await engine.call('listCompanions', {})).companions.find((c) => c.name === 'pocket-companion')).toMatchObject({ version: '2.1.0', via: 'http', calls: 0 });
-      const ok = await tool(client, 'add_memory', { conversation_id: 'walks', ...turn('We walked to the lighthouse at dawn.', '2024-04-02T06:30:00+02:00') });
+      await expect
+        .poll(async () => (await engine.call('listCompanions', {})).companions.find((c) => c.name === 'pocket-companion'))
+        .toMatchObject({ version: '2.1.0', via: 'http', calls: 0 });
+      const ok = await tool(client, 'add_memory', {
+        conversation_id: 'walks',
+        ...turn('We walked to the lighthouse at dawn.', '2024-04-02T06:30:00+02:00'),
+      });
       expect(ok.isError).toBeFalsy();
       expect(ok.structuredContent).toMatchObject({ stored: 1 });
 
       await engine.call('setCompanionAccess', { name: 'pocket-companion', canWrite: false });
-      const refused = await tool(client, 'add_memory', { conversation_id: 'walks', ...turn('The lighthouse keeper waved.', '2024-04-02T06:40:00+02:00') });
+      const refused = await tool(client, 'add_memory', {
+        conversation_id: 'walks',
+        ...turn('The lighthouse keeper waved.', '2024-04-02T06:40:00+02:00'),
+      });
       expect(refused.isError).toBe(true);
       expect(refused.content[0]!.text).toContain('Nothing was stored or changed: pocket-companion may only read this memory');
       expect(refused.content[0]!.text).toContain('Settings → Companions');
@@ -164,10 +203,19 @@ describe('companions: access enforced over /mcp', () => {
 
       const found = await tool(client, 'search_memory', { query: 'lighthouse' });
       expect(found.isError).toBeFalsy();
-      await expect.poll(async () => (await engine.call('listCompanions', {})).companions[0]).toMatchObject({ name: 'pocket-companion', calls: 5, lastTool: 'search_memory', canWrite: false });
+      await expect
+        .poll(async () => (await engine.call('listCompanions', {})).companions[0])
+        .toMatchObject({ name: 'pocket-companion', calls: 5, lastTool: 'search_memory', canWrite: false });
 
       await engine.call('setCompanionAccess', { name: 'pocket-companion', canWrite: true });
-      expect((await tool(client, 'add_memory', { conversation_id: 'walks', ...turn('The lighthouse keeper waved.', '2024-04-02T06:40:00+02:00') })).structuredContent).toMatchObject({ stored: 1 });
+      expect(
+        (
+          await tool(client, 'add_memory', {
+            conversation_id: 'walks',
+            ...turn('The lighthouse keeper waved.', '2024-04-02T06:40:00+02:00'),
+          })
+        ).structuredContent,
+      ).toMatchObject({ stored: 1 });
     } finally {
       await client.close();
     }
@@ -180,19 +228,31 @@ describe('companions: one list for every process', { timeout: 300_000 }, () => {
   let other: ConnectedEngine;
   beforeAll(async () => {
     home = tempDir('nemori-companions-stdio-');
-    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined),
+    );
     client = new Client({ name: 'stdio-companion', version: '3.0.0' });
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
         args: [NEMORI_BIN, '--home', home, 'mcp'],
-        env: { ...env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR), NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID, XDG_DATA_HOME: path.join(home, 'xdg') },
+        env: {
+          ...env,
+          NEMORI_ALLOW_DOWNLOAD: '0',
+          NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR),
+          NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID,
+          XDG_DATA_HOME: path.join(home, 'xdg'),
+        },
         stderr: 'pipe',
       }),
     );
     // The first tool call waits for the server's engine: the folder is held from then on.
     await tool(client, 'load_context', {});
-    other = await connectOrOpenEngine({ home, transport: loopback, open: () => Promise.reject(new Error('the MCP server should hold the folder')) });
+    other = await connectOrOpenEngine({
+      home,
+      transport: loopback,
+      open: () => Promise.reject(new Error('the MCP server should hold the folder')),
+    });
   }, 240_000);
   afterAll(async () => {
     await other?.close();
@@ -201,12 +261,16 @@ describe('companions: one list for every process', { timeout: 300_000 }, () => {
   });
 
   it('a client of `nemori mcp` set read-only from another process is refused at once', async () => {
-    await expect.poll(async () => (await other.call('listCompanions', {})).companions).toMatchObject([{ name: 'stdio-companion', version: '3.0.0', via: 'stdio', lastTool: 'load_context' }]);
+    await expect
+      .poll(async () => (await other.call('listCompanions', {})).companions)
+      .toMatchObject([{ name: 'stdio-companion', version: '3.0.0', via: 'stdio', lastTool: 'load_context' }]);
     await other.call('setCompanionAccess', { name: 'stdio-companion', canWrite: false });
     const refused = await tool(client, 'add_memory', turn('A stdio turn.', '2024-04-03T10:00:00+02:00'));
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toContain('Settings → Companions');
     await other.call('setCompanionAccess', { name: 'stdio-companion', canWrite: true });
-    expect((await tool(client, 'add_memory', turn('A stdio turn.', '2024-04-03T10:00:00+02:00'))).structuredContent).toMatchObject({ stored: 1 });
+    expect((await tool(client, 'add_memory', turn('A stdio turn.', '2024-04-03T10:00:00+02:00'))).structuredContent).toMatchObject({
+      stored: 1,
+    });
   });
 });

@@ -23,11 +23,14 @@ const FIXTURE = `{
 `;
 
 describe('MCP client configuration', () => {
-  it('starts `nemori mcp` with this Node and this installation\'s bin, by absolute path', () => {
+  it("starts `nemori mcp` with this Node and this installation's bin, by absolute path", () => {
     expect(path.isAbsolute(NEMORI_BIN)).toBe(true);
     expect(fs.existsSync(NEMORI_BIN)).toBe(true);
     expect(serverEntry('claude-desktop')).toEqual({ command: process.execPath, args: [NEMORI_BIN, 'mcp'] });
-    expect(serverEntry('cursor', { home: '/data/mem', readOnly: true })).toEqual({ command: process.execPath, args: [NEMORI_BIN, '--home', path.resolve('/data/mem'), 'mcp', '--read-only'] });
+    expect(serverEntry('cursor', { home: '/data/mem', readOnly: true })).toEqual({
+      command: process.execPath,
+      args: [NEMORI_BIN, '--home', path.resolve('/data/mem'), 'mcp', '--read-only'],
+    });
     expect(serverEntry('claude-code')).toMatchObject({ type: 'stdio', command: process.execPath });
     expect(serverEntry('vscode')).toMatchObject({ type: 'stdio' });
   });
@@ -59,7 +62,10 @@ describe('MCP client configuration', () => {
     expect(text).toContain('"globalShortcut": "Ctrl+Space"');
     const parsed = JSON.parse(text.replace(/^\s*\/\/.*$/m, '')) as { mcpServers: Record<string, unknown> };
     expect(Object.keys(parsed.mcpServers)).toEqual(['filesystem', 'nemori']);
-    expect(parsed.mcpServers.filesystem).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/alice/Documents'] });
+    expect(parsed.mcpServers.filesystem).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/alice/Documents'],
+    });
     expect(parsed.mcpServers.nemori).toEqual(entry);
 
     const second = writeClientConfig(file, 'claude-desktop', entry, new Date('2024-05-01T10:25:00Z'));
@@ -84,7 +90,11 @@ describe('MCP client configuration', () => {
   it('`nemori mcp config` prints the entry, and --write merges it into --config-file', { timeout: 120_000 }, async () => {
     const printed = await runNemori(['--json', 'mcp', 'config', '--client', 'cursor']);
     expect(printed.code).toBe(0);
-    expect(JSON.parse(printed.stdout)).toMatchObject({ client: 'cursor', key: 'mcpServers', entry: { command: process.execPath, args: [NEMORI_BIN, 'mcp'] } });
+    expect(JSON.parse(printed.stdout)).toMatchObject({
+      client: 'cursor',
+      key: 'mcpServers',
+      entry: { command: process.execPath, args: [NEMORI_BIN, 'mcp'] },
+    });
     const human = await runNemori(['mcp', 'config', '--client', 'claude-code', '--read-only']);
     expect(human.stdout).toContain(`claude mcp add -s user nemori -- ${process.execPath} ${NEMORI_BIN} mcp --read-only`);
 
@@ -95,7 +105,9 @@ describe('MCP client configuration', () => {
     const written = await runNemori(['--home', home, '--json', 'mcp', 'config', '--client', 'cursor', '--write', '--config-file', file]);
     expect(written.code).toBe(0);
     expect(JSON.parse(written.stdout)).toMatchObject({ action: 'updated', file });
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ mcpServers: { other: { command: 'x' }, nemori: { command: process.execPath, args: [NEMORI_BIN, '--home', home, 'mcp'] } } });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      mcpServers: { other: { command: 'x' }, nemori: { command: process.execPath, args: [NEMORI_BIN, '--home', home, 'mcp'] } },
+    });
     const again = await runNemori(['--home', home, 'mcp', 'config', '--client', 'cursor', '--write', '--config-file', file]);
     expect(again.stdout).toContain('already has this nemori server; nothing changed');
     const missing = await runNemori(['mcp', 'config']);

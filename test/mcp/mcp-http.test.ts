@@ -34,7 +34,11 @@ describe('/mcp on the HTTP bridge', () => {
 
   async function connect(): Promise<Client> {
     const client = new Client({ name: 'nemori-http-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+      }),
+    );
     return client;
   }
 
@@ -45,10 +49,16 @@ describe('/mcp on the HTTP bridge', () => {
       expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
       const added = await client.callTool({
         name: 'add_memory',
-        arguments: { conversation_id: 'web-1', messages: [{ speaker: 'Alice', role: 'user', text: 'The kingfisher came back to the pond.', time: '2024-03-05T07:30:00+01:00' }] },
+        arguments: {
+          conversation_id: 'web-1',
+          messages: [{ speaker: 'Alice', role: 'user', text: 'The kingfisher came back to the pond.', time: '2024-03-05T07:30:00+01:00' }],
+        },
       });
       expect(added.structuredContent).toMatchObject({ key: 'web-1', stored: 1 });
-      const context = await client.callTool({ name: 'load_context', arguments: { query: 'kingfisher pond', now: '2024-03-05T08:00:00+01:00' } });
+      const context = await client.callTool({
+        name: 'load_context',
+        arguments: { query: 'kingfisher pond', now: '2024-03-05T08:00:00+01:00' },
+      });
       // Said a moment ago, whether or not its episode is built yet.
       expect((context.content as { text: string }[])[0]!.text).toContain('Tuesday, 5 March 2024, 07:30 (UTC+01:00)');
     } finally {
@@ -60,17 +70,40 @@ describe('/mcp on the HTTP bridge', () => {
     const none = await request(server.port, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: INITIALIZE });
     expect(none.status).toBe(401);
     expect(none.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
-    const wrong = await request(server.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, Authorization: 'Bearer nope' }, body: INITIALIZE });
+    const wrong = await request(server.port, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, Authorization: 'Bearer nope' },
+      body: INITIALIZE,
+    });
     expect(wrong.status).toBe(401);
-    const otherSite = await request(server.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, Authorization: `Bearer ${server.token}`, Origin: 'https://evil.example' }, body: INITIALIZE });
+    const otherSite = await request(server.port, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, Authorization: `Bearer ${server.token}`, Origin: 'https://evil.example' },
+      body: INITIALIZE,
+    });
     expect(otherSite.status).toBe(401);
-    const rebound = await request(server.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, Authorization: `Bearer ${server.token}`, Host: 'evil.example' }, body: INITIALIZE });
+    const rebound = await request(server.port, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, Authorization: `Bearer ${server.token}`, Host: 'evil.example' },
+      body: INITIALIZE,
+    });
     expect(rebound.status).toBe(403);
 
-    const ok = await request(server.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, Authorization: `Bearer ${server.token}` }, body: INITIALIZE });
+    const ok = await request(server.port, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, Authorization: `Bearer ${server.token}` },
+      body: INITIALIZE,
+    });
     expect(ok.status).toBe(200);
     expect(ok.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'nemori' } } });
-    const get = await request(server.port, { path: '/mcp', headers: { Authorization: `Bearer ${server.token}`, Accept: 'text/event-stream' } });
+    const get = await request(server.port, {
+      path: '/mcp',
+      headers: { Authorization: `Bearer ${server.token}`, Accept: 'text/event-stream' },
+    });
     expect(get.status).toBe(405);
   });
 });

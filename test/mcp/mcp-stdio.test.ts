@@ -25,11 +25,19 @@ interface Running {
 
 /** Starts `nemori --home HOME mcp …` the way a desktop client does, offline, with the tiny model. */
 async function startMcp(home: string, ...args: string[]): Promise<Running> {
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined),
+  );
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, '--home', home, 'mcp', ...args],
-    env: { ...env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR), NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID, XDG_DATA_HOME: path.join(home, 'xdg') },
+    env: {
+      ...env,
+      NEMORI_ALLOW_DOWNLOAD: '0',
+      NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR),
+      NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID,
+      XDG_DATA_HOME: path.join(home, 'xdg'),
+    },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -55,7 +63,8 @@ async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean, m
   }
 }
 
-const at = (day: number, hh: number, mm: number) => `2024-01-0${day}T${String(hh).padStart(2, '0')}:${String(mm).padStart(2, '0')}:00+01:00`;
+const at = (day: number, hh: number, mm: number) =>
+  `2024-01-0${day}T${String(hh).padStart(2, '0')}:${String(mm).padStart(2, '0')}:00+01:00`;
 
 /** Three days of Alice talking with her companion Nemo. */
 const DAYS: [string, string][][] = [
@@ -109,7 +118,9 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
       let key: string | undefined;
       // One exchange (the person's message and the reply) per call, as a companion sends them.
       for (let n = 0; n < turns.length; n += 2) {
-        const messages = turns.slice(n, n + 2).map(([speaker, text], k) => ({ speaker, role: speaker === 'Alice' ? 'user' : 'assistant', text, time: at(d + 1, 9, n + k) }));
+        const messages = turns
+          .slice(n, n + 2)
+          .map(([speaker, text], k) => ({ speaker, role: speaker === 'Alice' ? 'user' : 'assistant', text, time: at(d + 1, 9, n + k) }));
         const r = await tool(client, 'add_memory', { ...(conversationId ? { conversation_id: conversationId } : {}), messages });
         expect(r.structuredContent).toMatchObject({ stored: 2 });
         conversationId = r.structuredContent!.conversationId as string;
@@ -121,8 +132,11 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
 
     const opening = 'Biscuit chewed my shoes again, what should I do?';
     const context = await eventually(
-      async () => (await tool(client, 'load_context', { query: opening, budget_tokens: 500, now: '2024-01-04T08:30:00+01:00' })),
-      (r) => (r.structuredContent as LoadContextOutput).sections.related.some((x) => x.kind === 'episode' && x.when.startsWith('Monday, 1 January 2024')),
+      async () => await tool(client, 'load_context', { query: opening, budget_tokens: 500, now: '2024-01-04T08:30:00+01:00' }),
+      (r) =>
+        (r.structuredContent as LoadContextOutput).sections.related.some(
+          (x) => x.kind === 'episode' && x.when.startsWith('Monday, 1 January 2024'),
+        ),
     );
     const out = context.structuredContent as LoadContextOutput;
     const text = context.content[0]!.text;
@@ -143,7 +157,12 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     // Day four: a turn added just now is found by search.
     const added = await tool(client, 'add_memory', {
       messages: [
-        { speaker: 'Alice', role: 'user', text: 'I booked the vet for Biscuit on Friday at five, for his vaccinations.', time: '2024-01-04T08:31:00+01:00' },
+        {
+          speaker: 'Alice',
+          role: 'user',
+          text: 'I booked the vet for Biscuit on Friday at five, for his vaccinations.',
+          time: '2024-01-04T08:31:00+01:00',
+        },
         { speaker: 'Nemo', role: 'assistant', text: 'Good, I will remind you on Friday.', time: '2024-01-04T08:31:30+01:00' },
       ],
     });
@@ -159,16 +178,24 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     expect(said).toContain('Sources: Alice (2024-01-04 08:31 UTC+01:00); Nemo (2024-01-04 08:31 UTC+01:00)');
 
     // The episode opens with its exact messages.
-    const result = said.split(/\n(?=\d+\. )/).slice(1).find((r) => r.includes('vaccinations'))!;
+    const result = said
+      .split(/\n(?=\d+\. )/)
+      .slice(1)
+      .find((r) => r.includes('vaccinations'))!;
     const id = /id `([0-9a-f-]{36})`/.exec(result)![1]!;
     const episode = await tool(client, 'get_episode', { id });
-    expect(episode.content[0]!.text).toContain('- 2024-01-04 08:31 UTC+01:00 **Alice**: I booked the vet for Biscuit on Friday at five, for his vaccinations.');
+    expect(episode.content[0]!.text).toContain(
+      '- 2024-01-04 08:31 UTC+01:00 **Alice**: I booked the vet for Biscuit on Friday at five, for his vaccinations.',
+    );
   });
 
   it('memorizes a fact, recalls it, shows its history, and forgets it to the trash', async () => {
     const { client } = server;
-    await tool(client, 'memorize', { key: 'person:clara', value: 'Clara is Alice\'s sister; she hates mushrooms' });
-    const second = await tool(client, 'memorize', { key: 'person:clara', value: 'Clara is Alice\'s sister; she is vegetarian and hates mushrooms' });
+    await tool(client, 'memorize', { key: 'person:clara', value: "Clara is Alice's sister; she hates mushrooms" });
+    const second = await tool(client, 'memorize', {
+      key: 'person:clara',
+      value: "Clara is Alice's sister; she is vegetarian and hates mushrooms",
+    });
     expect(second.content[0]!.text).toMatch(/^Updated the fact/);
     const recalled = await tool(client, 'remember', { prompt: 'Clara mushrooms' });
     expect(recalled.content[0]!.text).toContain('Fact `person:clara` (version 2');
@@ -189,7 +216,10 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     try {
       const { tools } = await readOnly.client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
-      const refused = await readOnly.client.callTool({ name: 'add_memory', arguments: { messages: [{ speaker: 'A', role: 'user', text: 'x' }] } });
+      const refused = await readOnly.client.callTool({
+        name: 'add_memory',
+        arguments: { messages: [{ speaker: 'A', role: 'user', text: 'x' }] },
+      });
       expect(refused).toMatchObject({ isError: true });
     } finally {
       await readOnly.close();

@@ -85,7 +85,13 @@ describe('search with the tiny embedding model', () => {
     });
     const all = await engine.call('search', { ownerId, query: 'garden tomatoes', mode: 'bm25' });
     expect(all.results).toHaveLength(3);
-    const since = await engine.call('search', { ownerId, query: 'garden tomatoes', mode: 'hybrid', since: '2024-03-02', until: '2024-03-03' });
+    const since = await engine.call('search', {
+      ownerId,
+      query: 'garden tomatoes',
+      mode: 'hybrid',
+      since: '2024-03-02',
+      until: '2024-03-03',
+    });
     expect(since.results.map((r) => r.text.includes('blight'))).toEqual([true]);
     const one = await engine.call('search', { ownerId, query: 'garden tomatoes', mode: 'bm25', limit: 1 });
     expect(one.results).toHaveLength(1);
@@ -117,24 +123,44 @@ describe('search with the tiny embedding model', () => {
     });
     expect((await engine.call('search', { ownerId, query: 'tax report', mode: 'bm25' })).results).toHaveLength(0);
     expect((await engine.call('search', { ownerId, query: 'sailboats harbour', mode: 'bm25' })).results[0]?.id).toBe(tax.id);
-    expect(await store.read.bm25.verify(ownerId)).toEqual({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false });
+    expect(await store.read.bm25.verify(ownerId)).toEqual({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      episodesWithoutDoc: 0,
+      statsMismatch: false,
+    });
 
     await engine.call('deleteEpisode', { ownerId, id: tax.id });
     for (const mode of ['bm25', 'vector', 'hybrid'] as const) {
       const r = await engine.call('search', { ownerId, query: 'sailboats harbour', mode, limit: 50 });
       expect(r.results.map((x) => x.id)).not.toContain(tax.id);
     }
-    expect(await store.read.bm25.verify(ownerId)).toEqual({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false });
+    expect(await store.read.bm25.verify(ownerId)).toEqual({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      episodesWithoutDoc: 0,
+      statsMismatch: false,
+    });
     expect(await store.read.bm25.docCount(ownerId)).toBe(entries.length - 1);
     expect(await store.read.vectors.count(ownerId, 'nemori-tiny')).toBe(entries.length - 1);
 
     // Rebuilding from stored episodes finds the same memories as the incrementally kept indexes (scores
     // may move slightly: a rebuild normalises every document by the final average lengths).
     const before = await engine.call('search', { ownerId, query: 'mountains 上海 basketball', mode: 'hybrid' });
-    expect(await engine.call('rebuildIndexes', { ownerId, reembed: true })).toEqual({ episodes: entries.length - 1, embedded: entries.length - 1, facts: 0, factsEmbedded: 0 });
+    expect(await engine.call('rebuildIndexes', { ownerId, reembed: true })).toEqual({
+      episodes: entries.length - 1,
+      embedded: entries.length - 1,
+      facts: 0,
+      factsEmbedded: 0,
+    });
     const after = await engine.call('search', { ownerId, query: 'mountains 上海 basketball', mode: 'hybrid' });
     expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
-    expect(await store.read.bm25.verify(ownerId)).toEqual({ dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false });
+    expect(await store.read.bm25.verify(ownerId)).toEqual({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      episodesWithoutDoc: 0,
+      statsMismatch: false,
+    });
   });
 
   it('reading an episode through the API counts as recalling it', async () => {

@@ -6,7 +6,10 @@ function expectQueryCovered(query: string, doc: string): void {
   const docTerms = new Set(tokenize(doc));
   const q = tokenize(query);
   expect(q.length).toBeGreaterThan(0);
-  expect(q.filter((t) => !docTerms.has(t)), `${query} ⊄ ${doc}: doc terms ${[...docTerms].join(' ')}`).toEqual([]);
+  expect(
+    q.filter((t) => !docTerms.has(t)),
+    `${query} ⊄ ${doc}: doc terms ${[...docTerms].join(' ')}`,
+  ).toEqual([]);
 }
 
 describe('tokenize: English', () => {

@@ -11,7 +11,11 @@ describe('baseline repository', () => {
     await store().transaction(async (r) => {
       await r.bm25.add(a, [doc(ids[0]!, ['snow']), doc(ids[1]!, ['snow', 'tea'])], bm25Params);
       await r.vectors.ensureIndex(SPACE);
-      await r.vectors.upsert(a, SPACE.modelId, ids.map((episodeId) => ({ episodeId, vector: vec(1, 0, 0) })));
+      await r.vectors.upsert(
+        a,
+        SPACE.modelId,
+        ids.map((episodeId) => ({ episodeId, vector: vec(1, 0, 0) })),
+      );
     });
     const read = store().read.baseline;
     expect(await read.bm25(a, ['snow'], 10)).toBe(2);

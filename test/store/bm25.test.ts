@@ -2,13 +2,22 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../core/store/store.js';
 import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, rolledBack, useStore } from './helpers.js';
 
-const search = (store: Store, ownerId: string, terms: string[]) => store.read.bm25.search(ownerId, terms, { limit: 10, filters: {}, params: bm25Params });
+const search = (store: Store, ownerId: string, terms: string[]) =>
+  store.read.bm25.search(ownerId, terms, { limit: 10, filters: {}, params: bm25Params });
 
 /** An owner with three indexed episodes. */
 async function indexed(store: Store, ownerId: string) {
-  const ids = [await addEpisode(store, ownerId, 'Gornergrat'), await addEpisode(store, ownerId, 'Boots'), await addEpisode(store, ownerId, 'Tea')];
+  const ids = [
+    await addEpisode(store, ownerId, 'Gornergrat'),
+    await addEpisode(store, ownerId, 'Boots'),
+    await addEpisode(store, ownerId, 'Tea'),
+  ];
   await store.transaction((r) =>
-    r.bm25.add(ownerId, [doc(ids[0]!, ['gornergrat', 'train', 'snow']), doc(ids[1]!, ['boots', 'snow', 'snow']), doc(ids[2]!, ['tea', 'kettle'])], bm25Params),
+    r.bm25.add(
+      ownerId,
+      [doc(ids[0]!, ['gornergrat', 'train', 'snow']), doc(ids[1]!, ['boots', 'snow', 'snow']), doc(ids[2]!, ['tea', 'kettle'])],
+      bm25Params,
+    ),
   );
   return ids as [string, string, string];
 }
@@ -87,7 +96,12 @@ describe('BM25 repository', () => {
       await r.bm25.dropParked(b, ids);
       await r.bm25.clear(b);
     });
-    expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false, episodesWithoutDoc: 1 });
+    expect(await store().read.bm25.verify(a)).toMatchObject({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      statsMismatch: false,
+      episodesWithoutDoc: 1,
+    });
     expect(await store().read.bm25.docCount(a)).toBe(3);
     expect(await store().read.bm25.docCount(b)).toBe(0);
     expect(await search(store(), a, ['snow', 'tea'])).toEqual(before);
@@ -113,6 +127,11 @@ describe('BM25 repository', () => {
     await indexed(store(), a);
     await store().transaction((r) => r.bm25.clear(a));
     expect(await store().read.bm25.docCount(a)).toBe(0);
-    expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false, episodesWithoutDoc: 3 });
+    expect(await store().read.bm25.verify(a)).toMatchObject({
+      dfMismatches: 0,
+      docsWithoutEpisode: 0,
+      statsMismatch: false,
+      episodesWithoutDoc: 3,
+    });
   });
 });

@@ -33,7 +33,11 @@ describe('conversations and messages repository', () => {
       await r.conversations.addMessages(a, id, c);
       const pending = await r.conversations.pendingMessages(a, id);
       const episodeId = await r.episodes.insert(a, id, draft('One and two'), NOW);
-      await r.conversations.linkToEpisode(a, pending.map((m) => m.id), episodeId);
+      await r.conversations.linkToEpisode(
+        a,
+        pending.map((m) => m.id),
+        episodeId,
+      );
       await r.conversations.markProcessed(a, id, 'v1');
       return { conversationId: id, episodeId };
     });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { addEpisode, NOW, owners, rolledBack, useStore } from './helpers.js';
 
-const at = (minutes: number) => ({ temporal: { start: new Date(NOW.getTime() + minutes * 60_000), end: new Date(NOW.getTime() + minutes * 60_000), utcOffsetMin: 0 } });
+const at = (minutes: number) => ({
+  temporal: { start: new Date(NOW.getTime() + minutes * 60_000), end: new Date(NOW.getTime() + minutes * 60_000), utcOffsetMin: 0 },
+});
 
 describe('discovery queue repository', () => {
   const store = useStore();

@@ -6,17 +6,32 @@ describe('episodes repository', () => {
 
   it('stores, reads, lists and updates an episode', async () => {
     const [a] = owners();
-    const first = await addEpisode(store(), a, 'Gornergrat', { temporal: { start: new Date('2024-01-01T10:00:00Z'), end: new Date('2024-01-01T11:00:00Z'), utcOffsetMin: 60 } });
-    const second = await addEpisode(store(), a, 'Boots', { temporal: { start: new Date('2024-01-02T10:00:00Z'), end: new Date('2024-01-02T11:00:00Z'), utcOffsetMin: 60 } });
+    const first = await addEpisode(store(), a, 'Gornergrat', {
+      temporal: { start: new Date('2024-01-01T10:00:00Z'), end: new Date('2024-01-01T11:00:00Z'), utcOffsetMin: 60 },
+    });
+    const second = await addEpisode(store(), a, 'Boots', {
+      temporal: { start: new Date('2024-01-02T10:00:00Z'), end: new Date('2024-01-02T11:00:00Z'), utcOffsetMin: 60 },
+    });
     const read = store().read.episodes;
-    expect(await read.get(a, first)).toMatchObject({ ownerId: a, title: 'Gornergrat', temporal: { utcOffsetMin: 60 }, recallCount: 0, messageIds: [], semanticNodeIds: [] });
+    expect(await read.get(a, first)).toMatchObject({
+      ownerId: a,
+      title: 'Gornergrat',
+      temporal: { utcOffsetMin: 60 },
+      recallCount: 0,
+      messageIds: [],
+      semanticNodeIds: [],
+    });
     expect((await read.getMany(a, [second, first])).map((e) => e.title)).toEqual(['Boots', 'Gornergrat']);
     expect((await read.list(a, { limit: 10 })).map((e) => e.id)).toEqual([second, first]);
-    expect((await read.list(a, { limit: 10, before: { start: new Date('2024-01-02T10:00:00Z'), id: second } })).map((e) => e.id)).toEqual([first]);
+    expect((await read.list(a, { limit: 10, before: { start: new Date('2024-01-02T10:00:00Z'), id: second } })).map((e) => e.id)).toEqual([
+      first,
+    ]);
     expect(await read.ids(a)).toEqual([first, second]);
 
     const later = new Date(NOW.getTime() + 60_000);
-    expect(await store().transaction((r) => r.episodes.update(a, first, { title: 'Gornergrat railway', importance: 0.9 }, later))).toBe(true);
+    expect(await store().transaction((r) => r.episodes.update(a, first, { title: 'Gornergrat railway', importance: 0.9 }, later))).toBe(
+      true,
+    );
     expect(await read.get(a, first)).toMatchObject({ title: 'Gornergrat railway', importance: 0.9, updatedAt: later });
     await store().transaction((r) => r.episodes.recordAccess(a, [first], later));
     expect(await read.get(a, first)).toMatchObject({ recallCount: 1, lastAccessed: later });
@@ -28,8 +43,18 @@ describe('episodes repository', () => {
     const id = await addEpisode(store(), a, 'Stand-in', { processingStatus: 'needs_rebuild', builder: 'heuristic' });
     await store().transaction((r) => r.episodes.recordAccess(a, [id], NOW));
     const later = new Date(NOW.getTime() + 60_000);
-    expect(await store().transaction((r) => r.episodes.rewrite(a, id, draft('Written by the model', { builder: 'llm' }), later))).toBe(true);
-    expect(await store().read.episodes.get(a, id)).toMatchObject({ id, title: 'Written by the model', builder: 'llm', processingStatus: 'ready', recallCount: 1, createdAt: NOW, updatedAt: later });
+    expect(await store().transaction((r) => r.episodes.rewrite(a, id, draft('Written by the model', { builder: 'llm' }), later))).toBe(
+      true,
+    );
+    expect(await store().read.episodes.get(a, id)).toMatchObject({
+      id,
+      title: 'Written by the model',
+      builder: 'llm',
+      processingStatus: 'ready',
+      recallCount: 1,
+      createdAt: NOW,
+      updatedAt: later,
+    });
   });
 
   it('never shows or changes one owner’s episodes to another', async () => {
@@ -92,10 +117,21 @@ describe('episodes repository', () => {
 
   it('lists the episodes of conversations with something to rebuild, for their owner only', async () => {
     const [a, b] = owners();
-    const { id: conversationId } = await store().transaction((r) => r.conversations.upsert(a, { source: 'test', externalId: 'c', participants: [], metadata: {}, messages: [] }, NOW));
+    const { id: conversationId } = await store().transaction((r) =>
+      r.conversations.upsert(a, { source: 'test', externalId: 'c', participants: [], metadata: {}, messages: [] }, NOW),
+    );
     const [x, y] = await store().transaction(async (r) => [
       await r.episodes.insert(a, conversationId, draft('Fine', { temporal: { start: NOW, end: NOW, utcOffsetMin: 0 } }), NOW),
-      await r.episodes.insert(a, conversationId, draft('Stand-in', { builder: 'heuristic', processingStatus: 'needs_rebuild', temporal: { start: new Date(NOW.getTime() + 1000), end: new Date(NOW.getTime() + 1000), utcOffsetMin: 0 } }), NOW),
+      await r.episodes.insert(
+        a,
+        conversationId,
+        draft('Stand-in', {
+          builder: 'heuristic',
+          processingStatus: 'needs_rebuild',
+          temporal: { start: new Date(NOW.getTime() + 1000), end: new Date(NOW.getTime() + 1000), utcOffsetMin: 0 },
+        }),
+        NOW,
+      ),
     ]);
     expect(await store().read.episodes.rebuildCandidates(a, 'needs_rebuild')).toEqual([
       { id: x, conversationId, status: 'ready', builder: 'manual', tier: 'active', messageCount: 0 },

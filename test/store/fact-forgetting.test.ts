@@ -8,25 +8,42 @@ describe('fact forgetting repository', () => {
 
   it('reads access records, tier counts and the trash view with the reason of each move', async () => {
     const [a] = owners();
-    const [x, y, z] = [await addFact(store(), a, 'thing:x', '1'), await addFact(store(), a, 'thing:y', '2'), await addFact(store(), a, 'thing:z', '3')];
+    const [x, y, z] = [
+      await addFact(store(), a, 'thing:x', '1'),
+      await addFact(store(), a, 'thing:y', '2'),
+      await addFact(store(), a, 'thing:z', '3'),
+    ];
     await store().transaction(async (r) => {
       await r.facts.setTier(a, [x], 'trash', null, minutes(1));
       await r.facts.setTier(a, [y], 'trash', null, minutes(2));
-      await r.factForgetting.setReasons(a, [{ id: x, reason: { kind: 'important' } }, { id: y, reason: { kind: 'emptied' } }]);
+      await r.factForgetting.setReasons(a, [
+        { id: x, reason: { kind: 'important' } },
+        { id: y, reason: { kind: 'emptied' } },
+      ]);
     });
     const read = store().read.factForgetting;
     expect(await read.tierCounts(a)).toEqual({ active: 1, archived: 0, trash: 2 });
     expect((await read.rows(a)).map((r) => r.id).sort()).toEqual([x, y, z].sort());
-    expect(await read.rows(a, [z])).toEqual([expect.objectContaining({ id: z, tier: 'active', baseImportance: 0.5, recallCount: 0, marked: null })]);
+    expect(await read.rows(a, [z])).toEqual([
+      expect.objectContaining({ id: z, tier: 'active', baseImportance: 0.5, recallCount: 0, marked: null }),
+    ]);
     const trash = await read.inTier(a, 'trash', { limit: 1 });
     expect(trash).toEqual([expect.objectContaining({ id: y, tierChangedAt: minutes(2), tierReason: { kind: 'emptied' } })]);
-    expect(await read.inTier(a, 'trash', { limit: 5, before: { at: minutes(2), id: y } })).toEqual([expect.objectContaining({ id: x, tierReason: { kind: 'important' } })]);
+    expect(await read.inTier(a, 'trash', { limit: 5, before: { at: minutes(2), id: y } })).toEqual([
+      expect.objectContaining({ id: x, tierReason: { kind: 'important' } }),
+    ]);
   });
 
   it('measures capacity and picks what to evict: unprotected, unimportant, least recently used first', async () => {
     const [a] = owners();
-    const ins = (key: string, importance: number, at: number) => store().transaction((r) => r.facts.insert(a, newFact(key, key, { importance }), minutes(at)));
-    const [low, old, recent, high] = [await ins('thing:low', 0.1, 5), await ins('thing:old', 0.5, 0), await ins('thing:recent', 0.5, 9), await ins('thing:high', 0.95, 1)];
+    const ins = (key: string, importance: number, at: number) =>
+      store().transaction((r) => r.facts.insert(a, newFact(key, key, { importance }), minutes(at)));
+    const [low, old, recent, high] = [
+      await ins('thing:low', 0.1, 5),
+      await ins('thing:old', 0.5, 0),
+      await ins('thing:recent', 0.5, 9),
+      await ins('thing:high', 0.95, 1),
+    ];
     const marked = await ins('thing:marked', 0.5, 2);
     await store().transaction(async (r) => {
       await r.facts.mark(a, marked, true, 0.5);
@@ -44,10 +61,42 @@ describe('fact forgetting repository', () => {
   it('finds the facts a "forget about" reaches: by text, old values included, and by the episodes they came from', async () => {
     const [a] = owners();
     const episode = await addEpisode(store(), a, 'Told');
-    const [now, once, derived] = [await addFact(store(), a, 'person:tom', 'plays chess'), await addFact(store(), a, 'person:lin', 'plays go'), await addFact(store(), a, 'thing:board', 'wooden')];
+    const [now, once, derived] = [
+      await addFact(store(), a, 'person:tom', 'plays chess'),
+      await addFact(store(), a, 'person:lin', 'plays go'),
+      await addFact(store(), a, 'thing:board', 'wooden'),
+    ];
     await store().transaction(async (r) => {
-      await r.factVersions.add(a, once, { version: 1, value: 'plays chess with Tom', context: '', confidence: 1, link: null, method: 'upsert', episodeId: null, sourceMessageIds: [] }, NOW);
-      await r.factVersions.add(a, derived, { version: 1, value: 'wooden', context: '', confidence: 1, link: null, method: 'diff_analysis', episodeId: episode, sourceMessageIds: [] }, NOW);
+      await r.factVersions.add(
+        a,
+        once,
+        {
+          version: 1,
+          value: 'plays chess with Tom',
+          context: '',
+          confidence: 1,
+          link: null,
+          method: 'upsert',
+          episodeId: null,
+          sourceMessageIds: [],
+        },
+        NOW,
+      );
+      await r.factVersions.add(
+        a,
+        derived,
+        {
+          version: 1,
+          value: 'wooden',
+          context: '',
+          confidence: 1,
+          link: null,
+          method: 'diff_analysis',
+          episodeId: episode,
+          sourceMessageIds: [],
+        },
+        NOW,
+      );
     });
     const read = store().read.factForgetting;
     expect((await read.mentioning(a, 'TOM')).map((n) => n.id).sort()).toEqual([now, once].sort());
@@ -58,7 +107,23 @@ describe('fact forgetting repository', () => {
     const [a, b] = owners();
     const fact = await addFact(store(), a, 'person:tom', 'plays chess');
     const episode = await addEpisode(store(), a, 'Told');
-    await store().transaction((r) => r.factVersions.add(a, fact, { version: 1, value: 'plays chess', context: '', confidence: 1, link: null, method: 'upsert', episodeId: episode, sourceMessageIds: [] }, NOW));
+    await store().transaction((r) =>
+      r.factVersions.add(
+        a,
+        fact,
+        {
+          version: 1,
+          value: 'plays chess',
+          context: '',
+          confidence: 1,
+          link: null,
+          method: 'upsert',
+          episodeId: episode,
+          sourceMessageIds: [],
+        },
+        NOW,
+      ),
+    );
     const read = store().read.factForgetting;
     expect(await read.rows(b)).toEqual([]);
     expect(await read.rows(b, [fact])).toEqual([]);

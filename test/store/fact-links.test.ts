@@ -15,7 +15,10 @@ describe('fact–episode links repository', () => {
       await r.factLinks.link(a, bern, told, 'discovery', NOW);
     });
     const read = store().read.factLinks;
-    expect((await read.ofFacts(a, [tea])).map((l) => [l.episodeId, l.role])).toEqual([[told, 'discovery'], [repeated, 'linked']]);
+    expect((await read.ofFacts(a, [tea])).map((l) => [l.episodeId, l.role])).toEqual([
+      [told, 'discovery'],
+      [repeated, 'linked'],
+    ]);
     expect((await read.ofEpisodes(a, [told])).map((l) => l.nodeId).sort()).toEqual([tea, bern].sort());
     await store().transaction((r) => r.facts.setTier(a, [bern], 'trash', null, NOW));
     expect((await read.ofEpisodes(a, [told])).map((l) => l.nodeId)).toEqual([tea]);

@@ -52,7 +52,9 @@ describe('fact versions repository', () => {
   it('never shows or changes one owner’s versions to another', async () => {
     const [a, b] = owners();
     const id = await addFact(store(), a, 'person:alice', 'likes tea');
-    await store().transaction((r) => r.factVersions.add(a, id, version(1, 'likes tea', { sourceMessageIds: ['00000000-0000-4000-8000-000000000003'] }), NOW));
+    await store().transaction((r) =>
+      r.factVersions.add(a, id, version(1, 'likes tea', { sourceMessageIds: ['00000000-0000-4000-8000-000000000003'] }), NOW),
+    );
     const read = store().read.factVersions;
     expect(await read.list(b, id)).toEqual([]);
     expect(await read.sourceMessages(b, [id])).toEqual(new Map());

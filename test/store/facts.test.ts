@@ -10,11 +10,30 @@ describe('facts repository', () => {
     const [a] = owners();
     const id = await addFact(store(), a, 'person:alice', 'likes tea', { tags: ['drink'], importance: 0.4 });
     const read = store().read.facts;
-    expect(await read.byKey(a, 'person:alice')).toMatchObject({ id, ownerId: a, value: 'likes tea', version: 1, tags: ['drink'], importance: 0.4, baseImportance: 0.4, tier: 'active', accessCount: 0 });
+    expect(await read.byKey(a, 'person:alice')).toMatchObject({
+      id,
+      ownerId: a,
+      value: 'likes tea',
+      version: 1,
+      tags: ['drink'],
+      importance: 0.4,
+      baseImportance: 0.4,
+      tier: 'active',
+      accessCount: 0,
+    });
     expect((await read.byIds(a, [id])).map((n) => n.key)).toEqual(['person:alice']);
 
-    await store().transaction((r) => r.facts.update(a, id, { value: 'likes coffee', version: 2, keywords: ['coffee'], accessed: later }, later));
-    expect(await read.byKey(a, 'person:alice')).toMatchObject({ value: 'likes coffee', version: 2, keywords: ['coffee'], accessCount: 1, lastAccessed: later, updatedAt: later });
+    await store().transaction((r) =>
+      r.facts.update(a, id, { value: 'likes coffee', version: 2, keywords: ['coffee'], accessed: later }, later),
+    );
+    expect(await read.byKey(a, 'person:alice')).toMatchObject({
+      value: 'likes coffee',
+      version: 2,
+      keywords: ['coffee'],
+      accessCount: 1,
+      lastAccessed: later,
+      updatedAt: later,
+    });
     await store().transaction((r) => r.facts.recordAccess(a, [{ id, relevance: 0.7 }], later));
     expect(await read.byKey(a, 'person:alice')).toMatchObject({ accessCount: 2, relevance: expect.closeTo(0.7, 5) });
     await store().transaction(async (r) => {
@@ -33,10 +52,20 @@ describe('facts repository', () => {
     await store().transaction((r) => r.facts.setTier(a, [ids[0]!], 'trash', { kind: 'forgotten', request: { by: 'oldest' } }, NOW));
     const read = store().read.facts;
     expect((await read.list(a, { tiers: ['active', 'archived'], limit: 10 })).map((n) => n.key)).toEqual(['place:c', 'person:b']);
-    expect((await read.list(a, { tiers: ['active', 'archived', 'trash'], entityType: 'person', limit: 10 })).map((n) => n.key)).toEqual(['person:b', 'person:a']);
+    expect((await read.list(a, { tiers: ['active', 'archived', 'trash'], entityType: 'person', limit: 10 })).map((n) => n.key)).toEqual([
+      'person:b',
+      'person:a',
+    ]);
     const first = await read.list(a, { tiers: ['active', 'archived', 'trash'], limit: 1 });
-    expect((await read.list(a, { tiers: ['active', 'archived', 'trash'], limit: 10, before: { at: first[0]!.updatedAt, id: first[0]!.id } })).map((n) => n.key)).toEqual(['person:b', 'person:a']);
-    expect(await read.entityTypes(a)).toEqual([{ entityType: 'person', count: 1 }, { entityType: 'place', count: 1 }]);
+    expect(
+      (
+        await read.list(a, { tiers: ['active', 'archived', 'trash'], limit: 10, before: { at: first[0]!.updatedAt, id: first[0]!.id } })
+      ).map((n) => n.key),
+    ).toEqual(['person:b', 'person:a']);
+    expect(await read.entityTypes(a)).toEqual([
+      { entityType: 'person', count: 1 },
+      { entityType: 'place', count: 1 },
+    ]);
   });
 
   it('moves facts between tiers with a reason', async () => {
@@ -44,7 +73,11 @@ describe('facts repository', () => {
     const id = await addFact(store(), a, 'person:bob', 'lives in Bern');
     const moved = await store().transaction((r) => r.facts.setTier(a, [id], 'archived', { kind: 'important' }, later));
     expect(moved).toEqual([id]);
-    expect(await store().read.facts.byKey(a, 'person:bob')).toMatchObject({ tier: 'archived', tierChangedAt: later, tierReason: { kind: 'important' } });
+    expect(await store().read.facts.byKey(a, 'person:bob')).toMatchObject({
+      tier: 'archived',
+      tierChangedAt: later,
+      tierReason: { kind: 'important' },
+    });
   });
 
   it('shows a search result with its source messages and episodes', async () => {
@@ -52,11 +85,28 @@ describe('facts repository', () => {
     const episodeId = await addEpisode(store(), a, 'Tea time');
     const id = await addFact(store(), a, 'person:alice', 'likes tea');
     await store().transaction(async (r) => {
-      await r.factVersions.add(a, id, { version: 1, value: 'likes tea', context: '', confidence: 1, link: null, method: 'upsert', episodeId, sourceMessageIds: [] }, NOW);
+      await r.factVersions.add(
+        a,
+        id,
+        { version: 1, value: 'likes tea', context: '', confidence: 1, link: null, method: 'upsert', episodeId, sourceMessageIds: [] },
+        NOW,
+      );
       await r.factLinks.link(a, id, episodeId, 'discovery', NOW);
     });
     expect(await store().read.facts.searchResults(a, [id])).toEqual([
-      { id, key: 'person:alice', entityType: 'person', label: 'alice', value: 'likes tea', context: '', version: 1, confidence: 1, updatedAt: NOW, sources: [], episodeIds: [episodeId] },
+      {
+        id,
+        key: 'person:alice',
+        entityType: 'person',
+        label: 'alice',
+        value: 'likes tea',
+        context: '',
+        version: 1,
+        confidence: 1,
+        updatedAt: NOW,
+        sources: [],
+        episodeIds: [episodeId],
+      },
     ]);
   });
 
@@ -66,9 +116,18 @@ describe('facts repository', () => {
     const id = await addFact(store(), a, 'person:alice', 'likes tea');
     const other = await addFact(store(), a, 'person:bob', 'likes tea too');
     await store().transaction(async (r) => {
-      await r.factVersions.add(a, id, { version: 1, value: 'likes tea', context: '', confidence: 1, link: null, method: 'upsert', episodeId, sourceMessageIds: [] }, NOW);
+      await r.factVersions.add(
+        a,
+        id,
+        { version: 1, value: 'likes tea', context: '', confidence: 1, link: null, method: 'upsert', episodeId, sourceMessageIds: [] },
+        NOW,
+      );
       await r.factLinks.link(a, id, episodeId, 'discovery', NOW);
-      await r.relationships.relate(a, { sourceId: id, targetId: other, type: 'similar_to', strength: 0.9, description: '', discoveryEpisodeId: null }, NOW);
+      await r.relationships.relate(
+        a,
+        { sourceId: id, targetId: other, type: 'similar_to', strength: 0.9, description: '', discoveryEpisodeId: null },
+        NOW,
+      );
       await r.factTerms.set(a, id, new Map([['tea', 1]]), 1, 3);
       await r.factVectors.set(a, id, SPACE.modelId, vec(1, 0, 0));
     });
@@ -102,7 +161,15 @@ describe('facts repository', () => {
       return [await r.facts.setTier(b, [id], 'trash', null, later), await r.facts.mark(b, id, true, 1), await r.facts.delete(b, [id])];
     });
     expect(out).toEqual([[], false, []]);
-    expect(await read.byKey(a, 'person:alice')).toMatchObject({ id, value: 'likes tea', accessCount: 0, importance: 0.5, tier: 'active', markedImportant: null, updatedAt: NOW });
+    expect(await read.byKey(a, 'person:alice')).toMatchObject({
+      id,
+      value: 'likes tea',
+      accessCount: 0,
+      importance: 0.5,
+      tier: 'active',
+      markedImportant: null,
+      updatedAt: NOW,
+    });
   });
 
   it('keeps nothing of a transaction that throws', async () => {

@@ -14,7 +14,11 @@ async function remembered(store: Store, ownerId: string, title = 'Chess with Tom
     await r.conversations.addMessages(ownerId, conversationId, c);
     const messages = await r.conversations.pendingMessages(ownerId, conversationId);
     const episodeId = await r.episodes.insert(ownerId, conversationId, draft(title, { content: 'Tom won at chess, again' }), NOW);
-    await r.conversations.linkToEpisode(ownerId, messages.map((m) => m.id), episodeId);
+    await r.conversations.linkToEpisode(
+      ownerId,
+      messages.map((m) => m.id),
+      episodeId,
+    );
     await r.bm25.add(ownerId, [doc(episodeId, ['tom', 'chess'])], bm25Params);
     await r.vectors.ensureIndex(SPACE);
     await r.vectors.upsert(ownerId, SPACE.modelId, [{ episodeId, vector: vec(1, 0, 0) }]);
@@ -27,7 +31,12 @@ const trash = (store: Store, ownerId: string, ids: string[], at = NOW) =>
   store.transaction(async (r) => {
     await r.bm25.park(ownerId, ids, at);
     await r.vectors.remove(ownerId, ids);
-    await r.forgetting.setEpisodeTier(ownerId, 'trash', ids.map((id) => ({ id, reason: emptied })), at);
+    await r.forgetting.setEpisodeTier(
+      ownerId,
+      'trash',
+      ids.map((id) => ({ id, reason: emptied })),
+      at,
+    );
   });
 
 const noOrphans = {
@@ -52,10 +61,22 @@ describe('episode forgetting repository', () => {
     await trash(store(), a, [second], minutes(2));
     const read = store().read.forgetting;
     expect(await read.tierCounts(a)).toEqual({ active: 0, archived: 0, trash: 2 });
-    expect((await read.listEpisodesInTier(a, 'trash', { limit: 10 })).map((x) => [x.id, x.tierReason])).toEqual([[second, emptied], [first, emptied]]);
-    expect((await read.listEpisodesInTier(a, 'trash', { limit: 10, before: { at: minutes(2), id: second } })).map((x) => x.id)).toEqual([first]);
-    expect(await read.episodeDecayRows(a, [first])).toEqual([expect.objectContaining({ id: first, tier: 'trash', tierChangedAt: minutes(1), updatedAt: minutes(1) })]);
-    expect(await read.episodeTitles(a, [first, second])).toEqual(new Map([[first, 'First'], [second, 'Second']]));
+    expect((await read.listEpisodesInTier(a, 'trash', { limit: 10 })).map((x) => [x.id, x.tierReason])).toEqual([
+      [second, emptied],
+      [first, emptied],
+    ]);
+    expect((await read.listEpisodesInTier(a, 'trash', { limit: 10, before: { at: minutes(2), id: second } })).map((x) => x.id)).toEqual([
+      first,
+    ]);
+    expect(await read.episodeDecayRows(a, [first])).toEqual([
+      expect.objectContaining({ id: first, tier: 'trash', tierChangedAt: minutes(1), updatedAt: minutes(1) }),
+    ]);
+    expect(await read.episodeTitles(a, [first, second])).toEqual(
+      new Map([
+        [first, 'First'],
+        [second, 'Second'],
+      ]),
+    );
     const rows = await read.rowCounts(a);
     expect(rows.orphans).toEqual(noOrphans);
     expect(rows.tables).toMatchObject({ bm25_docs: 0, bm25_postings: 0, bm25_parked: 2, episode_embeddings: 0 });
@@ -66,9 +87,13 @@ describe('episode forgetting repository', () => {
     const [a] = owners();
     const { episodeId } = await remembered(store(), a);
     await store().transaction((r) => r.forgetting.setEpisodeImportance(a, [{ id: episodeId, importance: 0.2 }]));
-    expect(await store().read.forgetting.episodeDecayRows(a, [episodeId])).toEqual([expect.objectContaining({ importance: expect.closeTo(0.2, 5), baseImportance: 0.5, updatedAt: NOW })]);
+    expect(await store().read.forgetting.episodeDecayRows(a, [episodeId])).toEqual([
+      expect.objectContaining({ importance: expect.closeTo(0.2, 5), baseImportance: 0.5, updatedAt: NOW }),
+    ]);
     expect(await store().transaction((r) => r.forgetting.markEpisode(a, episodeId, true, 0.9, minutes(1)))).toBe(true);
-    expect(await store().read.forgetting.episodeDecayRows(a, [episodeId])).toEqual([expect.objectContaining({ marked: true, importance: expect.closeTo(0.9, 5), baseImportance: 0.5, updatedAt: minutes(1) })]);
+    expect(await store().read.forgetting.episodeDecayRows(a, [episodeId])).toEqual([
+      expect.objectContaining({ marked: true, importance: expect.closeTo(0.9, 5), baseImportance: 0.5, updatedAt: minutes(1) }),
+    ]);
   });
 
   it('purges episodes for good, leaving tombstoned messages and no index rows behind', async () => {
@@ -83,8 +108,15 @@ describe('episode forgetting repository', () => {
     expect(purged).toEqual([episodeId]);
     const rows = await store().read.forgetting.rowCounts(a);
     expect(rows.orphans).toEqual(noOrphans);
-    expect(rows).toMatchObject({ tables: { episodes: 0, messages: 2, bm25_parked: 0, bm25_docs: 0, episode_embeddings: 0 }, tombstones: 2, bm25StatsDocs: 0 });
-    expect(await store().read.conversations.messagesByIds(a, messageIds)).toEqual([expect.objectContaining({ text: '', speaker: '', episodeId: null }), expect.objectContaining({ text: '' })]);
+    expect(rows).toMatchObject({
+      tables: { episodes: 0, messages: 2, bm25_parked: 0, bm25_docs: 0, episode_embeddings: 0 },
+      tombstones: 2,
+      bm25StatsDocs: 0,
+    });
+    expect(await store().read.conversations.messagesByIds(a, messageIds)).toEqual([
+      expect.objectContaining({ text: '', speaker: '', episodeId: null }),
+      expect.objectContaining({ text: '' }),
+    ]);
   });
 
   it('finds what mentions X, and redacts it', async () => {
@@ -94,7 +126,9 @@ describe('episode forgetting repository', () => {
     expect((await read.episodesContaining(a, 'tom')).map((e) => e.id)).toEqual([episodeId]);
     expect((await read.messagesContaining(a, 'TOM')).map((m) => m.id)).toEqual([messageIds[0]]);
     expect(await read.messageCountOfEpisodes(a, [episodeId])).toBe(2);
-    expect(await read.conversationsContaining(a, 'tom')).toEqual([{ id: conversationId, title: 'Evenings with Tom', participants: ['Lin', 'Tom'] }]);
+    expect(await read.conversationsContaining(a, 'tom')).toEqual([
+      { id: conversationId, title: 'Evenings with Tom', participants: ['Lin', 'Tom'] },
+    ]);
     expect(await read.episodesContaining(a, '100%')).toEqual([]);
     await store().transaction(async (r) => {
       expect(await r.forgetting.redactMessages(a, { messageIds: [messageIds[0]!] })).toBe(1);
@@ -136,7 +170,9 @@ describe('episode forgetting repository', () => {
       expect(await r.forgetting.purgeEpisodes(b, [episodeId], true)).toEqual([]);
     });
     expect(await store().read.forgetting.rowCounts(a)).toEqual(before);
-    expect(await read.episodeDecayRows(a, [episodeId])).toEqual([expect.objectContaining({ tier: 'active', importance: 0.5, marked: null })]);
+    expect(await read.episodeDecayRows(a, [episodeId])).toEqual([
+      expect.objectContaining({ tier: 'active', importance: 0.5, marked: null }),
+    ]);
     expect((await read.messagesContaining(a, 'tom')).map((m) => m.id)).toEqual([messageIds[0]]);
   });
 

@@ -25,10 +25,20 @@ describe('knowledge graph repository', () => {
       { name: 'Lighthouse novel', aliases: [], role: null },
       { name: 'Thomas', aliases: ['Tom'], role: 'lender' },
     ]);
-    expect(g.relationships).toEqual([{ subject: { id: tom, name: 'Thomas', type: 'PERSON' }, predicate: 'lent', object: expect.objectContaining({ name: 'Lighthouse novel' }) }]);
-    expect(await read.entities(a, { keyPrefix: 'to', limit: 10 })).toEqual([{ id: tom, name: 'Thomas', type: 'PERSON', aliases: ['Tom'], episodes: 1 }]);
+    expect(g.relationships).toEqual([
+      {
+        subject: { id: tom, name: 'Thomas', type: 'PERSON' },
+        predicate: 'lent',
+        object: expect.objectContaining({ name: 'Lighthouse novel' }),
+      },
+    ]);
+    expect(await read.entities(a, { keyPrefix: 'to', limit: 10 })).toEqual([
+      { id: tom, name: 'Thomas', type: 'PERSON', aliases: ['Tom'], episodes: 1 },
+    ]);
     expect(await read.episodesOf(a, [tom])).toEqual([{ entityId: tom, episodeId: id }]);
-    expect(await read.neighbours(a, [tom])).toEqual([{ subjectId: tom, predicate: 'lent', objectId: keys.get('lighthouse novel'), episodeId: id }]);
+    expect(await read.neighbours(a, [tom])).toEqual([
+      { subjectId: tom, predicate: 'lent', objectId: keys.get('lighthouse novel'), episodeId: id },
+    ]);
     expect(await read.episodesOfEntityKey(a, 'tom')).toEqual([id]);
   });
 

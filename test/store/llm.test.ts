@@ -26,12 +26,28 @@ describe('LLM usage and settings repository', () => {
     const [a] = owners();
     await store().transaction(async (r) => {
       await r.llm.logUsage(entry(a));
-      await r.llm.logUsage(entry(a, { operation: 'semantic.gaps', ok: false, status: 500, errorCode: 'LLM_UNAVAILABLE', error: 'boom', tokensIn: null, tokensOut: null, at: new Date(NOW.getTime() + 1000) }));
+      await r.llm.logUsage(
+        entry(a, {
+          operation: 'semantic.gaps',
+          ok: false,
+          status: 500,
+          errorCode: 'LLM_UNAVAILABLE',
+          error: 'boom',
+          tokensIn: null,
+          tokensOut: null,
+          at: new Date(NOW.getTime() + 1000),
+        }),
+      );
     });
     const u = await store().read.llm.usage(a, { limit: 1 });
     expect(u.totals).toEqual({ requests: 2, ok: 1, failed: 1, tokensIn: 100, tokensOut: 20, latencyMs: 600 });
-    expect(u.byOperation.map((x) => [x.operation, x.requests, x.failed])).toEqual([['episode.build', 1, 0], ['semantic.gaps', 1, 1]]);
-    expect(u.recent).toEqual([expect.objectContaining({ ownerId: a, operation: 'semantic.gaps', errorCode: 'LLM_UNAVAILABLE', tokensIn: null })]);
+    expect(u.byOperation.map((x) => [x.operation, x.requests, x.failed])).toEqual([
+      ['episode.build', 1, 0],
+      ['semantic.gaps', 1, 1],
+    ]);
+    expect(u.recent).toEqual([
+      expect.objectContaining({ ownerId: a, operation: 'semantic.gaps', errorCode: 'LLM_UNAVAILABLE', tokensIn: null }),
+    ]);
     expect((await store().read.llm.usage(a, { limit: 10, since: new Date(NOW.getTime() + 500) })).totals.requests).toBe(1);
   });
 

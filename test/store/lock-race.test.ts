@@ -63,7 +63,10 @@ describe('the lock on a data folder', { timeout: 600_000 }, () => {
     for (let round = 0; round < ROUNDS * WORKERS; round += WORKERS) {
       for (let r = 0; r < WORKERS; r++) {
         // A lock left by a process that died (kill -9): same host, a pid that is not running.
-        fs.writeFileSync(file, JSON.stringify({ pid: DEAD_PID, host: os.hostname(), since: new Date(Date.now() - 1000 * (round + r)).toISOString() }));
+        fs.writeFileSync(
+          file,
+          JSON.stringify({ pid: DEAD_PID, host: os.hostname(), since: new Date(Date.now() - 1000 * (round + r)).toISOString() }),
+        );
         const answers = await Promise.all(contenders.map((c) => c.ask(`take ${file}`)));
         rounds++;
         const holders = contenders.filter((_, i) => answers[i] === 'held');

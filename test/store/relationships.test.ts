@@ -27,19 +27,34 @@ describe('fact relationships repository', () => {
     });
     const [one, ...rest] = await store().read.relationships.of(a, [cups]);
     expect(rest).toEqual([]);
-    expect(one).toMatchObject({ sourceId: tea, targetId: cups, type: 'related', description: 'drinks from', discoveryEpisodeId: episode, createdAt: NOW, lastReinforced: later });
+    expect(one).toMatchObject({
+      sourceId: tea,
+      targetId: cups,
+      type: 'related',
+      description: 'drinks from',
+      discoveryEpisodeId: episode,
+      createdAt: NOW,
+      lastReinforced: later,
+    });
     expect(one!.strength).toBeCloseTo(0.7, 5);
   });
 
   it('leaves out relationships with a trashed end, and goes with either fact', async () => {
     const [a] = owners();
-    const [x, y, z] = [await addFact(store(), a, 'thing:x', '1'), await addFact(store(), a, 'thing:y', '2'), await addFact(store(), a, 'thing:z', '3')];
+    const [x, y, z] = [
+      await addFact(store(), a, 'thing:x', '1'),
+      await addFact(store(), a, 'thing:y', '2'),
+      await addFact(store(), a, 'thing:z', '3'),
+    ];
     await store().transaction(async (r) => {
       await r.relationships.relate(a, rel(x, y, { strength: 0.9 }), NOW);
       await r.relationships.relate(a, rel(z, x, { type: 'part_of' }), NOW);
     });
     const read = store().read.relationships;
-    expect((await read.of(a, [x])).map((r) => [r.sourceId, r.targetId])).toEqual([[x, y], [z, x]]);
+    expect((await read.of(a, [x])).map((r) => [r.sourceId, r.targetId])).toEqual([
+      [x, y],
+      [z, x],
+    ]);
     await store().transaction((r) => r.facts.setTier(a, [y], 'trash', null, NOW));
     expect((await read.of(a, [x])).map((r) => r.sourceId)).toEqual([z]);
     await store().transaction((r) => r.facts.delete(a, [z]));

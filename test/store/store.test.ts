@@ -28,7 +28,10 @@ describe('the store on disk', () => {
 
   it('takes over a lock left by a process that died', async () => {
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'nemori.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), since: '2020-01-01' }));
+    fs.writeFileSync(
+      path.join(dir, 'nemori.lock'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), since: '2020-01-01' }),
+    );
     const s = await Store.open({ dir });
     await s.close();
   });
@@ -43,7 +46,9 @@ describe('the store on disk', () => {
     try {
       expect(await b.call('stats', {})).toEqual(stats);
       const health = await b.call('health', {});
-      const migrations = fs.readdirSync(path.join(import.meta.dirname, '..', '..', 'core', 'store', 'migrations')).filter((f) => f.endsWith('.sql'));
+      const migrations = fs
+        .readdirSync(path.join(import.meta.dirname, '..', '..', 'core', 'store', 'migrations'))
+        .filter((f) => f.endsWith('.sql'));
       expect(health.database).toMatchObject({ status: 'ok', schemaVersion: migrations.length });
       expect(health.database.sizeBytes).toBeGreaterThan(0);
       expect((await b.call('search', { ownerId: 'me', query: 'Gornergrat boots', mode: 'bm25' })).results).toHaveLength(1);

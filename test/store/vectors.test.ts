@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../core/store/store.js';
 import { addEpisode, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
-const nearest = (store: Store, ownerId: string, v: Float32Array) => store.read.vectors.search(ownerId, SPACE, v, { limit: 10, filters: {} });
+const nearest = (store: Store, ownerId: string, v: Float32Array) =>
+  store.read.vectors.search(ownerId, SPACE, v, { limit: 10, filters: {} });
 
 describe('episode vectors repository', () => {
   const store = useStore();
@@ -28,7 +29,9 @@ describe('episode vectors repository', () => {
     const hits = await nearest(store(), a, vec(0.1, 1, 0));
     expect(hits.map((h) => h.episodeId)).toEqual([north, east]);
     expect(hits[0]!.similarity).toBeCloseTo(0.995, 2);
-    expect(await read.search(a, SPACE, vec(0, 1, 0), { limit: 10, filters: {}, within: [east] })).toEqual([{ episodeId: east, similarity: expect.closeTo(0, 5) }]);
+    expect(await read.search(a, SPACE, vec(0, 1, 0), { limit: 10, filters: {}, within: [east] })).toEqual([
+      { episodeId: east, similarity: expect.closeTo(0, 5) },
+    ]);
     // The archived one is not stale: only active episodes are (re-)embedded.
     expect(await read.stale(a, SPACE.modelId, 10)).toEqual([]);
     expect((await read.stale(a, 'another-model', 10)).sort()).toEqual([north, east].sort());
@@ -63,7 +66,10 @@ describe('episode vectors repository', () => {
     expect(await read.count(b, SPACE.modelId)).toBe(0);
     expect(await read.stale(b, SPACE.modelId, 10)).toEqual([]);
     await store().transaction(async (r) => {
-      await r.vectors.upsert(b, SPACE.modelId, [{ episodeId: id, vector: vec(0, 0, 1) }, { episodeId: unembedded, vector: vec(0, 0, 1) }]);
+      await r.vectors.upsert(b, SPACE.modelId, [
+        { episodeId: id, vector: vec(0, 0, 1) },
+        { episodeId: unembedded, vector: vec(0, 0, 1) },
+      ]);
       await r.vectors.remove(b, [id]);
     });
     expect(await nearest(store(), a, vec(1, 0, 0))).toEqual([{ episodeId: id, similarity: expect.closeTo(1, 5) }]);

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { claudeCodeAddCommand, clientConfigFile, configSnippet, MCP_CLIENTS, serverEntry, serversKey, writeClientConfig, type McpClient } from '../../companions/mcp-config.js';
+import {
+  claudeCodeAddCommand,
+  clientConfigFile,
+  configSnippet,
+  MCP_CLIENTS,
+  serverEntry,
+  serversKey,
+  writeClientConfig,
+  type McpClient,
+} from '../../companions/mcp-config.js';
 import type { EngineContext } from '../../context/engine-context.js';
 import { NemoriError } from '../../domain/errors.js';
 import { CompanionView, DEFAULT_CAN_WRITE } from '../companion-access-contract.js';
@@ -44,7 +53,8 @@ export interface CompanionAccess {
  */
 export function companionAccess({ ctx, companionHome, mcpAddress }: HandlerEnv): CompanionAccess {
   const { store } = ctx;
-  const entryFor = (client: McpClient, readOnly: boolean | undefined) => serverEntry(client, { home: companionHome ?? undefined, readOnly });
+  const entryFor = (client: McpClient, readOnly: boolean | undefined) =>
+    serverEntry(client, { home: companionHome ?? undefined, readOnly });
   let list: CompanionView[] | null = null;
   let dirty = false;
   let timer: NodeJS.Timeout | null = null;

@@ -5,7 +5,9 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { episodeView, messageView } from '../views.js';
 
-export function episodeHandlers({ ctx }: HandlerEnv): Handlers<'getEpisode' | 'listEpisodes' | 'createEpisode' | 'updateEpisode' | 'deleteEpisode' | 'rebuildIndexes'> {
+export function episodeHandlers({
+  ctx,
+}: HandlerEnv): Handlers<'getEpisode' | 'listEpisodes' | 'createEpisode' | 'updateEpisode' | 'deleteEpisode' | 'rebuildIndexes'> {
   const { store } = ctx;
   return {
     async getEpisode(i) {
@@ -60,6 +62,5 @@ export function episodeHandlers({ ctx }: HandlerEnv): Handlers<'getEpisode' | 'l
       const facts = await reindexFacts(ctx, i.ownerId, { reembed: i.reembed });
       return { ...episodes, facts: facts.facts, factsEmbedded: facts.embedded };
     },
-
   };
 }

@@ -33,8 +33,18 @@ async function page(ctx: EngineContext, ownerId: string, tier: 'archived' | 'tra
   };
 }
 
-export function forgettingHandlers({ ctx }: HandlerEnv): Handlers<
-  'runForgetting' | 'listArchive' | 'restoreFromArchive' | 'listTrash' | 'restoreFromTrash' | 'purgeTrash' | 'markMemory' | 'explainDecay' | 'forgetAbout'
+export function forgettingHandlers({
+  ctx,
+}: HandlerEnv): Handlers<
+  | 'runForgetting'
+  | 'listArchive'
+  | 'restoreFromArchive'
+  | 'listTrash'
+  | 'restoreFromTrash'
+  | 'purgeTrash'
+  | 'markMemory'
+  | 'explainDecay'
+  | 'forgetAbout'
 > {
   return {
     async runForgetting(i) {

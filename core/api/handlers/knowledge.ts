@@ -33,7 +33,9 @@ async function keyed<T>(f: () => Promise<T>): Promise<T> {
 
 async function episodeRefs(ctx: EngineContext, ownerId: string, ids: readonly string[]): Promise<Map<string, EpisodeRef>> {
   const episodes = await ctx.store.read.episodes.searchResults(ownerId, [...new Set(ids)]);
-  return new Map(episodes.map((e) => [e.id, { id: e.id, title: e.title, start: e.temporal.start.toISOString(), utcOffsetMin: e.temporal.utcOffsetMin }]));
+  return new Map(
+    episodes.map((e) => [e.id, { id: e.id, title: e.title, start: e.temporal.start.toISOString(), utcOffsetMin: e.temporal.utcOffsetMin }]),
+  );
 }
 
 function byRole(links: readonly FactLink[], refs: Map<string, EpisodeRef>, roles: readonly FactLink['role'][]): EpisodeRef[] {
@@ -42,12 +44,24 @@ function byRole(links: readonly FactLink[], refs: Map<string, EpisodeRef>, roles
 }
 
 function written(o: WriteOutcome) {
-  return { id: o.node.id, key: o.node.key, version: o.node.version, action: o.action, previousValue: o.previousValue, evicted: o.evicted, fact: factView(o.node) };
+  return {
+    id: o.node.id,
+    key: o.node.key,
+    version: o.node.version,
+    action: o.action,
+    previousValue: o.previousValue,
+    evicted: o.evicted,
+    fact: factView(o.node),
+  };
 }
 
 async function related(ctx: EngineContext, ownerId: string, node: Fact, depth: 1 | 2) {
   const r = await relatedKnowledge(ctx, ownerId, node.id, depth);
-  const refs = await episodeRefs(ctx, ownerId, [...r.direct, ...r.indirect].flatMap((x) => (x.relationship.discoveryEpisodeId ? [x.relationship.discoveryEpisodeId] : [])));
+  const refs = await episodeRefs(
+    ctx,
+    ownerId,
+    [...r.direct, ...r.indirect].flatMap((x) => (x.relationship.discoveryEpisodeId ? [x.relationship.discoveryEpisodeId] : [])),
+  );
   const view = (x: RelatedFact) => ({
     fact: factView(x.node),
     type: x.relationship.type,
@@ -86,7 +100,10 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
         read().factLinks.ofFacts(i.ownerId, [node.id]),
         read().factVersions.sourceMessages(i.ownerId, [node.id]),
       ]);
-      const refs = await episodeRefs(ctx, i.ownerId, [...links.map((l) => l.episodeId), ...versions.flatMap((v) => (v.episodeId ? [v.episodeId] : []))]);
+      const refs = await episodeRefs(ctx, i.ownerId, [
+        ...links.map((l) => l.episodeId),
+        ...versions.flatMap((v) => (v.episodeId ? [v.episodeId] : [])),
+      ]);
       // Opening a fact is recalling it (access tracking feeds LRU eviction).
       await ctx.store.transaction((r) => r.facts.recordAccess(i.ownerId, [{ id: node.id, relevance: node.relevance }], ctx.clock.now()));
       const messages = await read().conversations.messagesByIds(i.ownerId, sources.get(node.id) ?? []);
@@ -131,8 +148,22 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
     },
 
     async remember(i) {
-      const facts = { entityTypes: i.entityTypes, tags: i.tags, source: i.source, minConfidence: i.minConfidence, minImportance: i.minImportance };
-      const out = await searchItems(ctx, { ownerId: i.ownerId, text: i.prompt, mode: i.mode, limit: i.limit, episodes: null, facts, markAccessed: true });
+      const facts = {
+        entityTypes: i.entityTypes,
+        tags: i.tags,
+        source: i.source,
+        minConfidence: i.minConfidence,
+        minImportance: i.minImportance,
+      };
+      const out = await searchItems(ctx, {
+        ownerId: i.ownerId,
+        text: i.prompt,
+        mode: i.mode,
+        limit: i.limit,
+        episodes: null,
+        facts,
+        markAccessed: true,
+      });
       return { items: out.items.flatMap((x) => (x.kind === 'semantic' ? [x] : [])), mode: out.modeUsed, warnings: out.warnings };
     },
 
@@ -161,7 +192,12 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
         thresholds: c.thresholds,
         policy: `LRU + importance: facts at or above ${c.thresholds.high} (or marked important) are never evicted; below ${c.thresholds.low} go first, then the least recently used`,
         over: c.usage.items > c.limits.maxItems || c.usage.tokens > c.limits.maxTokens,
-        nextEviction: next && { id: next.id, key: next.key, importance: next.importance, lastUsed: (next.lastAccessed ?? next.updatedAt).toISOString() },
+        nextEviction: next && {
+          id: next.id,
+          key: next.key,
+          importance: next.importance,
+          lastUsed: (next.lastAccessed ?? next.updatedAt).toISOString(),
+        },
         discoveryQueue: await read().discoveryQueue.size(i.ownerId),
       };
     },
@@ -178,7 +214,11 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
       else primary = await searchItems(ctx, { ...base, episodes: {}, facts: {} });
       const factIds = primary.items.flatMap((x) => (x.kind === 'semantic' ? [x.id] : []));
       const links = i.quality === 'comprehensive' || i.quality === 'balanced' ? await read().factLinks.ofFacts(i.ownerId, factIds) : [];
-      const refs = await episodeRefs(ctx, i.ownerId, links.map((l) => l.episodeId));
+      const refs = await episodeRefs(
+        ctx,
+        i.ownerId,
+        links.map((l) => l.episodeId),
+      );
       return {
         quality: i.quality,
         primary: primary.items,
@@ -186,7 +226,11 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
         support: links.length
           ? factIds.map((id) => {
               const own = links.filter((l) => l.nodeId === id);
-              return { factId: id, linkedEpisodes: byRole(own, refs, ['discovery', 'linked']), evolutionEpisodes: byRole(own, refs, ['evolution']) };
+              return {
+                factId: id,
+                linkedEpisodes: byRole(own, refs, ['discovery', 'linked']),
+                evolutionEpisodes: byRole(own, refs, ['evolution']),
+              };
             })
           : [],
         warnings: [...new Set([...primary.warnings, ...(secondary?.warnings ?? [])])],
@@ -194,7 +238,11 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
     },
 
     async runDiscovery(i, o) {
-      return discovery.run(i.ownerId, { limit: i.limit, signal: o.signal, onProgress: (done, total) => o.onProgress?.({ operation: 'runDiscovery', phase: 'discovery', done, total }) });
+      return discovery.run(i.ownerId, {
+        limit: i.limit,
+        signal: o.signal,
+        onProgress: (done, total) => o.onProgress?.({ operation: 'runDiscovery', phase: 'discovery', done, total }),
+      });
     },
   };
 }

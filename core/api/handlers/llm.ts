@@ -61,7 +61,9 @@ export async function attachLlm(ctx: EngineContext, option: LlmOption, hostKey?:
   const hosted = hostKeys.get(ctx);
   const parsed = LlmConfig.safeParse(hosted ? { ...stored, apiKey: hosted.value ?? undefined } : stored);
   if (!parsed.success) {
-    ctx.warn(`the saved LLM settings are not usable (${parsed.error.issues[0]?.message ?? 'invalid'}); the LLM is off until they are saved again`);
+    ctx.warn(
+      `the saved LLM settings are not usable (${parsed.error.issues[0]?.message ?? 'invalid'}); the LLM is off until they are saved again`,
+    );
     return;
   }
   ctx.llm = makeLlm(ctx, parsed.data);
@@ -73,14 +75,45 @@ export async function llmHealth(ctx: EngineContext): Promise<LlmHealth> {
   if (!ctx.llm) return { configured: false, reachable: null, model: null, baseUrl: null, modelListed: null, latencyMs: null, error: null };
   const d = ctx.llm.describe();
   const s = await ctx.llm.testConnection();
-  return { configured: true, reachable: s.reachable, model: d.model, baseUrl: d.baseUrl, modelListed: s.modelListed, latencyMs: s.latencyMs, error: s.error };
+  return {
+    configured: true,
+    reachable: s.reachable,
+    model: d.model,
+    baseUrl: d.baseUrl,
+    modelListed: s.modelListed,
+    latencyMs: s.latencyMs,
+    error: s.error,
+  };
 }
 
 function settingsView(ctx: EngineContext): LlmSettingsView {
   const source = sources.get(ctx) ?? 'none';
-  if (!ctx.llm) return { enabled: false, source: 'none', baseUrl: null, model: null, temperature: null, timeoutMs: null, concurrency: null, maxRetries: null, apiKeySet: false, apiKeyHint: null };
+  if (!ctx.llm)
+    return {
+      enabled: false,
+      source: 'none',
+      baseUrl: null,
+      model: null,
+      temperature: null,
+      timeoutMs: null,
+      concurrency: null,
+      maxRetries: null,
+      apiKeySet: false,
+      apiKeyHint: null,
+    };
   const d = ctx.llm.describe();
-  return { enabled: true, source, baseUrl: d.baseUrl, model: d.model, temperature: d.temperature, timeoutMs: d.timeoutMs, concurrency: d.concurrency, maxRetries: d.maxRetries, apiKeySet: d.apiKeySet, apiKeyHint: d.apiKeyHint };
+  return {
+    enabled: true,
+    source,
+    baseUrl: d.baseUrl,
+    model: d.model,
+    temperature: d.temperature,
+    timeoutMs: d.timeoutMs,
+    concurrency: d.concurrency,
+    maxRetries: d.maxRetries,
+    apiKeySet: d.apiKeySet,
+    apiKeyHint: d.apiKeyHint,
+  };
 }
 
 /** LIKE treats % and _ as wildcards; an entity key may contain either. */
@@ -88,7 +121,9 @@ function likePrefix(key: string): string {
   return key.replace(/[\\%_]/g, '\\$&');
 }
 
-export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getLlmSettings' | 'setLlmSettings' | 'llmTest' | 'llmUsage' | 'episodeGraph' | 'listEntities'> {
+export function llmHandlers(
+  env: HandlerEnv,
+): Handlers<'rebuildEpisodes' | 'getLlmSettings' | 'setLlmSettings' | 'llmTest' | 'llmUsage' | 'episodeGraph' | 'listEntities'> {
   const { ctx } = env;
   const { store } = ctx;
   return {
@@ -133,11 +168,23 @@ export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getL
     },
 
     async llmTest() {
-      if (!ctx.llm) return { configured: false, ok: false, model: null, baseUrl: null, modelListed: null, latencyMs: null, tokensIn: null, tokensOut: null, error: null };
+      if (!ctx.llm)
+        return {
+          configured: false,
+          ok: false,
+          model: null,
+          baseUrl: null,
+          modelListed: null,
+          latencyMs: null,
+          tokensIn: null,
+          tokensOut: null,
+          error: null,
+        };
       const d = ctx.llm.describe();
       const base = { configured: true, model: d.model, baseUrl: d.baseUrl };
       const conn = await ctx.llm.testConnection();
-      if (!conn.reachable) return { ...base, ok: false, modelListed: null, latencyMs: null, tokensIn: null, tokensOut: null, error: conn.error };
+      if (!conn.reachable)
+        return { ...base, ok: false, modelListed: null, latencyMs: null, tokensIn: null, tokensOut: null, error: conn.error };
       // A real (tiny) completion: proves the model loads and answers JSON, which a model list cannot.
       const started = performance.now();
       try {
@@ -147,10 +194,26 @@ export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getL
           json: z.object({ ok: z.literal(true) }),
           temperature: 0,
         });
-        return { ...base, ok: true, modelListed: conn.modelListed, latencyMs: Math.round(performance.now() - started), tokensIn: r.usage.tokensIn, tokensOut: r.usage.tokensOut, error: null };
+        return {
+          ...base,
+          ok: true,
+          modelListed: conn.modelListed,
+          latencyMs: Math.round(performance.now() - started),
+          tokensIn: r.usage.tokensIn,
+          tokensOut: r.usage.tokensOut,
+          error: null,
+        };
       } catch (e) {
         if (!isLlmError(e)) throw e;
-        return { ...base, ok: false, modelListed: conn.modelListed, latencyMs: null, tokensIn: null, tokensOut: null, error: { code: e.code, message: e.message } };
+        return {
+          ...base,
+          ok: false,
+          modelListed: conn.modelListed,
+          latencyMs: null,
+          tokensIn: null,
+          tokensOut: null,
+          error: { code: e.code, message: e.message },
+        };
       }
     },
 
@@ -161,8 +224,18 @@ export function llmHandlers(env: HandlerEnv): Handlers<'rebuildEpisodes' | 'getL
         totals: u.totals,
         byOperation: u.byOperation,
         recent: u.recent.map((r) => ({
-          at: r.at.toISOString(), operation: r.operation, model: r.model, attempt: r.attempt, repair: r.repair, tokensIn: r.tokensIn, tokensOut: r.tokensOut,
-          latencyMs: r.latencyMs, ok: r.ok, status: r.status, errorCode: r.errorCode, error: r.error,
+          at: r.at.toISOString(),
+          operation: r.operation,
+          model: r.model,
+          attempt: r.attempt,
+          repair: r.repair,
+          tokensIn: r.tokensIn,
+          tokensOut: r.tokensOut,
+          latencyMs: r.latencyMs,
+          ok: r.ok,
+          status: r.status,
+          errorCode: r.errorCode,
+          error: r.error,
         })),
       };
     },

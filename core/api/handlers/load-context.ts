@@ -35,12 +35,21 @@ const shorten = (s: string, max: number) => {
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 };
 const at = (iso: string, offset: number) => describeSpan(new Date(iso), new Date(iso), offset);
-const spanOf = (e: { start: string; end: string; utcOffsetMin: number }) => describeSpan(new Date(e.start), new Date(e.end), e.utcOffsetMin);
+const spanOf = (e: { start: string; end: string; utcOffsetMin: number }) =>
+  describeSpan(new Date(e.start), new Date(e.end), e.utcOffsetMin);
 
 /** A message as loadContext quotes it. */
 function quoted(m: StoredMessage) {
   const sentAt = m.sentAt.toISOString();
-  return { id: m.id, conversationId: m.conversationId, speaker: m.speaker, text: m.text, sentAt, utcOffsetMin: m.utcOffsetMin, when: at(sentAt, m.utcOffsetMin) };
+  return {
+    id: m.id,
+    conversationId: m.conversationId,
+    speaker: m.speaker,
+    text: m.text,
+    sentAt,
+    utcOffsetMin: m.utcOffsetMin,
+    when: at(sentAt, m.utcOffsetMin),
+  };
 }
 const quoteLine = (m: ReturnType<typeof quoted>, indent = '  ') => `${indent}> ${m.speaker}, ${m.when}: “${shorten(m.text, 400)}”`;
 
@@ -128,7 +137,10 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   if (query) {
     const matches = matcher(query);
     const episodeHits = (found?.results ?? []).flatMap((r) => (r.kind === 'episode' ? [r] : []));
-    const sources = await ctx.store.read.conversations.messagesByIds(i.ownerId, episodeHits.flatMap((r) => r.sources.map((s) => s.id)));
+    const sources = await ctx.store.read.conversations.messagesByIds(
+      i.ownerId,
+      episodeHits.flatMap((r) => r.sources.map((s) => s.id)),
+    );
     const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
     // The messages that say what the query asks, unless the summary already quotes them.
     const byEpisode = (ids: Set<string>, summary: string) =>
@@ -143,13 +155,34 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     for (const r of found?.results ?? []) {
       if (r.kind === 'episode') {
         const item: RelatedItem = {
-          kind: 'episode', id: r.id, title: r.title, summary: r.summary, start: r.start, end: r.end, utcOffsetMin: r.utcOffsetMin,
-          when: spanOf(r), score: r.score, messages: byEpisode(new Set(r.sources.map((s) => s.id)), r.summary),
+          kind: 'episode',
+          id: r.id,
+          title: r.title,
+          summary: r.summary,
+          start: r.start,
+          end: r.end,
+          utcOffsetMin: r.utcOffsetMin,
+          when: spanOf(r),
+          score: r.score,
+          messages: byEpisode(new Set(r.sources.map((s) => s.id)), r.summary),
         };
-        relatedBlocks.push(block([`- ${item.when} — **${r.title}**: ${shorten(r.summary, SUMMARY_CHARS)}`, ...item.messages.map((m) => quoteLine(m))], item));
+        relatedBlocks.push(
+          block([`- ${item.when} — **${r.title}**: ${shorten(r.summary, SUMMARY_CHARS)}`, ...item.messages.map((m) => quoteLine(m))], item),
+        );
       } else {
-        const item: RelatedItem = { kind: 'fact', id: r.id, key: r.key, title: r.title, value: r.summary, version: r.version, updatedAt: r.updatedAt, score: r.score };
-        relatedBlocks.push(block([`- Fact \`${r.key}\` (v${r.version}, as of ${at(r.updatedAt, offset)}): ${shorten(r.text, SUMMARY_CHARS)}`], item));
+        const item: RelatedItem = {
+          kind: 'fact',
+          id: r.id,
+          key: r.key,
+          title: r.title,
+          value: r.summary,
+          version: r.version,
+          updatedAt: r.updatedAt,
+          score: r.score,
+        };
+        relatedBlocks.push(
+          block([`- Fact \`${r.key}\` (v${r.version}, as of ${at(r.updatedAt, offset)}): ${shorten(r.text, SUMMARY_CHARS)}`], item),
+        );
       }
     }
     // The conversation going on now: its messages reach episodes only after they are built.
@@ -169,12 +202,30 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
 
   // A fact or an episode is shown once: where it was taken first.
   const relatedSection: Section<RelatedItem> = {
-    header: `### Related to “${shorten(query ?? '', 80)}”`, blocks: relatedBlocks, chosen: new Set(), used: 0,
-    skip: (x) => (x.kind === 'fact' && picked(aboutSection).some((b) => b.item.key === x.key)) || (x.kind === 'episode' && picked(recentSection).some((b) => b.item.id === x.id)),
+    header: `### Related to “${shorten(query ?? '', 80)}”`,
+    blocks: relatedBlocks,
+    chosen: new Set(),
+    used: 0,
+    skip: (x) =>
+      (x.kind === 'fact' && picked(aboutSection).some((b) => b.item.key === x.key)) ||
+      (x.kind === 'episode' && picked(recentSection).some((b) => b.item.id === x.id)),
   };
-  const inRelated = (kind: 'fact' | 'episode', id: string) => picked(relatedSection).some((b) => b.item.kind === kind && (b.item.kind === 'fact' ? b.item.key : b.item.id) === id);
-  const aboutSection: Section<AboutItem> = { header: '### What I know about you', blocks: aboutBlocks, chosen: new Set(), used: 0, skip: (x) => x.key !== null && inRelated('fact', x.key) };
-  const recentSection: Section<EpisodeView> = { header: '### Recently', blocks: recentBlocks, chosen: new Set(), used: 0, skip: (e) => inRelated('episode', e.id) };
+  const inRelated = (kind: 'fact' | 'episode', id: string) =>
+    picked(relatedSection).some((b) => b.item.kind === kind && (b.item.kind === 'fact' ? b.item.key : b.item.id) === id);
+  const aboutSection: Section<AboutItem> = {
+    header: '### What I know about you',
+    blocks: aboutBlocks,
+    chosen: new Set(),
+    used: 0,
+    skip: (x) => x.key !== null && inRelated('fact', x.key),
+  };
+  const recentSection: Section<EpisodeView> = {
+    header: '### Recently',
+    blocks: recentBlocks,
+    chosen: new Set(),
+    used: 0,
+    skip: (e) => inRelated('episode', e.id),
+  };
 
   const title = `## What I remember — now is ${at(now.toISOString(), offset)}`;
   const available = Math.max(0, i.budgetTokens - estimateTokens(title));
@@ -200,8 +251,21 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     now: now.toISOString(),
     query,
     sections: {
-      about: { text: picked(aboutSection).flatMap((b) => b.lines).join('\n'), keys: picked(aboutSection).flatMap((b) => (b.item.key ? [b.item.key] : [])) },
-      recent: picked(recentSection).map(({ item: e }) => ({ id: e.id, title: e.title, summary: e.summary, start: e.start, end: e.end, utcOffsetMin: e.utcOffsetMin, when: spanOf(e) })),
+      about: {
+        text: picked(aboutSection)
+          .flatMap((b) => b.lines)
+          .join('\n'),
+        keys: picked(aboutSection).flatMap((b) => (b.item.key ? [b.item.key] : [])),
+      },
+      recent: picked(recentSection).map(({ item: e }) => ({
+        id: e.id,
+        title: e.title,
+        summary: e.summary,
+        start: e.start,
+        end: e.end,
+        utcOffsetMin: e.utcOffsetMin,
+        when: spanOf(e),
+      })),
       related: picked(relatedSection).map((b) => b.item),
     },
     left: { about: left(aboutSection), recent: left(recentSection), related: left(relatedSection) },

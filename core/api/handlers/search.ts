@@ -15,8 +15,12 @@ export function queryOf(i: z.infer<typeof SearchInput>): MemoryQuery {
     text: i.query,
     mode: i.mode,
     limit: i.limit,
-    episodes: wantEpisodes ? { since: i.since, until: i.until, episodeTypes: i.episodeTypes, minImportance: i.minImportance, importSources: i.importSources } : null,
-    facts: wantFacts ? { entityTypes: i.entityTypes, tags: i.tags, source: i.source, minConfidence: i.minConfidence, minImportance: i.minImportance } : null,
+    episodes: wantEpisodes
+      ? { since: i.since, until: i.until, episodeTypes: i.episodeTypes, minImportance: i.minImportance, importSources: i.importSources }
+      : null,
+    facts: wantFacts
+      ? { entityTypes: i.entityTypes, tags: i.tags, source: i.source, minConfidence: i.minConfidence, minImportance: i.minImportance }
+      : null,
     markAccessed: i.markAccessed,
   };
 }

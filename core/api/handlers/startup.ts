@@ -38,14 +38,25 @@ function modelChoices(current: string): StartupView['modelChoices'] {
  * The reads of core/api/startup-contract.ts. The changes need a host that can close this store and
  * open another (core/api/app-engine.ts answers them there); an engine opened on a fixed folder refuses.
  */
-export function startupHandlers({ ctx, embeddingStatus }: HandlerEnv): Handlers<'getStartup' | 'inspectFolder' | 'listBackups' | 'setDataFolder' | 'setEmbeddingModel' | 'restoreBackup'> {
+export function startupHandlers({
+  ctx,
+  embeddingStatus,
+}: HandlerEnv): Handlers<'getStartup' | 'inspectFolder' | 'listBackups' | 'setDataFolder' | 'setEmbeddingModel' | 'restoreBackup'> {
   const refuse = (what: string) => async (): Promise<never> => {
     throw new NemoriError('INVALID_INPUT', `${what} needs the desktop app or \`nemori web\`: this engine was opened on a fixed folder`);
   };
   return {
     async getStartup() {
       const model = embeddingStatus.modelId === 'none' ? DEFAULT_MODEL_ID : embeddingStatus.modelId;
-      return { dataDir: homeOf(ctx), defaultDataDir: null, dataDirPinnedBy: null, embeddingModel: model, modelPinnedBy: null, modelChoices: modelChoices(model), canChange: false };
+      return {
+        dataDir: homeOf(ctx),
+        defaultDataDir: null,
+        dataDirPinnedBy: null,
+        embeddingModel: model,
+        modelPinnedBy: null,
+        modelChoices: modelChoices(model),
+        canChange: false,
+      };
     },
 
     async inspectFolder(i) {

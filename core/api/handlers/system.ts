@@ -9,19 +9,36 @@ import { backupFolderOf, homeOf } from './startup.js';
 function settingsView(ctx: EngineContext) {
   const f = ctx.config.forgetting;
   return {
-    forgetting: { enabled: f.enabled, archiveThreshold: f.thresholds.archive, trashThreshold: f.thresholds.trash, trashRetentionDays: f.trashRetentionDays },
+    forgetting: {
+      enabled: f.enabled,
+      archiveThreshold: f.thresholds.archive,
+      trashThreshold: f.thresholds.trash,
+      trashRetentionDays: f.trashRetentionDays,
+    },
     knowledge: { maxFacts: ctx.config.semantic.capacity.maxItems, maxTokens: ctx.config.semantic.capacity.maxTokens },
     dataDir: homeOf(ctx),
   };
 }
 
-export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: HandlerEnv): Handlers<'stats' | 'health' | 'getEngineSettings' | 'setEngineSettings' | 'backup'> {
+export function systemHandlers({
+  ctx,
+  embeddingStatus,
+  explicitConfig,
+}: HandlerEnv): Handlers<'stats' | 'health' | 'getEngineSettings' | 'setEngineSettings' | 'backup'> {
   const { store } = ctx;
   const ownerStats = async (ownerId: string) => {
     const c = await store.read.episodes.counts(ownerId);
     const embedded = ctx.embedder ? await store.read.vectors.count(ownerId, ctx.embedder.modelId) : 0;
     const sources = await store.read.episodes.sources(ownerId);
-    return { ownerId, conversations: c.conversations, messages: c.messages, episodes: c.episodes, embedded, lastWrite: c.lastWrite?.toISOString() ?? null, sources };
+    return {
+      ownerId,
+      conversations: c.conversations,
+      messages: c.messages,
+      episodes: c.episodes,
+      embedded,
+      lastWrite: c.lastWrite?.toISOString() ?? null,
+      sources,
+    };
   };
 
   return {
@@ -36,9 +53,17 @@ export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: Handler
         forgetting: {
           ...(f.enabled !== undefined && { enabled: f.enabled }),
           ...(f.trashRetentionDays !== undefined && { trashRetentionDays: f.trashRetentionDays }),
-          thresholds: { ...(f.archiveThreshold !== undefined && { archive: f.archiveThreshold }), ...(f.trashThreshold !== undefined && { trash: f.trashThreshold }) },
+          thresholds: {
+            ...(f.archiveThreshold !== undefined && { archive: f.archiveThreshold }),
+            ...(f.trashThreshold !== undefined && { trash: f.trashThreshold }),
+          },
         },
-        semantic: { capacity: { ...(k.maxFacts !== undefined && { maxItems: k.maxFacts }), ...(k.maxTokens !== undefined && { maxTokens: k.maxTokens }) } },
+        semantic: {
+          capacity: {
+            ...(k.maxFacts !== undefined && { maxItems: k.maxFacts }),
+            ...(k.maxTokens !== undefined && { maxTokens: k.maxTokens }),
+          },
+        },
       };
       const saved = layerConfig((await store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {}, change);
       const parsed = EngineConfig.safeParse(layerConfig(saved, explicitConfig));
@@ -69,16 +94,24 @@ export function systemHandlers({ ctx, embeddingStatus, explicitConfig }: Handler
     async health() {
       const warnings: string[] = [];
       const owners = await Promise.all((await store.read.episodes.owners()).map(ownerStats));
-      if (!embeddingStatus.available) warnings.push(`embedding model unavailable (${embeddingStatus.reason ?? 'unknown reason'}): search is keyword-only`);
+      if (!embeddingStatus.available)
+        warnings.push(`embedding model unavailable (${embeddingStatus.reason ?? 'unknown reason'}): search is keyword-only`);
       // An LLM that does not answer is a warning, not ill health: episodes are then built without it.
       const llm = await llmHealth(ctx);
       if (llm.configured && (!llm.reachable || llm.error)) {
-        warnings.push(`LLM ${llm.model} at ${llm.baseUrl}: ${llm.error?.message ?? 'not reachable'}; new episodes are built without it and marked for \`nemori rebuild --llm\``);
+        warnings.push(
+          `LLM ${llm.model} at ${llm.baseUrl}: ${llm.error?.message ?? 'not reachable'}; new episodes are built without it and marked for \`nemori rebuild --llm\``,
+        );
       }
       return {
         ok: true,
         home: store.dir,
-        database: { status: 'ok' as const, schemaVersion: await store.schemaVersion(), openMs: store.openMs, sizeBytes: await store.sizeOnDisk() },
+        database: {
+          status: 'ok' as const,
+          schemaVersion: await store.schemaVersion(),
+          openMs: store.openMs,
+          sizeBytes: await store.sizeOnDisk(),
+        },
         embedding: embeddingStatus,
         llm,
         owners,

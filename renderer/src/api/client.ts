@@ -22,10 +22,7 @@ export class ApiError extends Error {
 /** The owner a window's calls stand for when they name none (the contract's default; the compiler keeps the two equal). */
 export const DEFAULT_OWNER: typeof ContractDefaultOwner = 'default';
 
-type Connection =
-  | { kind: 'desktop'; bridge: NemoriBridge }
-  | { kind: 'web'; http: HttpTransport }
-  | { kind: 'none' };
+type Connection = { kind: 'desktop'; bridge: NemoriBridge } | { kind: 'web'; http: HttpTransport } | { kind: 'none' };
 
 let connection: Connection | null = null;
 

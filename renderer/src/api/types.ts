@@ -5,7 +5,18 @@
 import type { OperationName, OpInput, OpOutput } from '../../../core/api/contract';
 import type { CallResult, EngineEvent, ImportStage, ModelStatus, ProgressFacts, WireError, WireErrorCode } from '../../../core/api/wire';
 
-export type { CallResult, EngineEvent, ImportStage, ModelStatus, OperationName, OpInput, OpOutput, ProgressFacts, WireError, WireErrorCode };
+export type {
+  CallResult,
+  EngineEvent,
+  ImportStage,
+  ModelStatus,
+  OperationName,
+  OpInput,
+  OpOutput,
+  ProgressFacts,
+  WireError,
+  WireErrorCode,
+};
 
 /** One progress event of a call, as whoever follows the call hears it. */
 export interface CallProgress {

@@ -9,7 +9,12 @@ function runSentences(run: DiscoveryRun, cancelled: boolean, t: Translate): stri
   const lines = [
     run.episodes === 0 && run.failed === 0
       ? t('discovery.nothing')
-      : t('discovery.result', { episodes: run.episodes, created: f.created, updated: f.evolved + f.corrected, confirmed: f.reinforced + f.merged }),
+      : t('discovery.result', {
+          episodes: run.episodes,
+          created: f.created,
+          updated: f.evolved + f.corrected,
+          confirmed: f.reinforced + f.merged,
+        }),
   ];
   if (run.relationships > 0) lines.push(t('discovery.relationships', { n: run.relationships }));
   if (run.evicted.length > 0) lines.push(t('discovery.evicted', { n: run.evicted.length }));
@@ -24,7 +29,14 @@ function runSentences(run: DiscoveryRun, cancelled: boolean, t: Translate): stri
  * `lead` comes before the text (what ran), `children` after it (e.g. the way to set up a language model);
  * `cancelled`: the person stopped the run (so it did not stop for the language model).
  */
-export function DiscoverySummary(props: { run: DiscoveryRun; t: Translate; testId: string; lead?: string; cancelled?: boolean; children?: ReactNode }) {
+export function DiscoverySummary(props: {
+  run: DiscoveryRun;
+  t: Translate;
+  testId: string;
+  lead?: string;
+  cancelled?: boolean;
+  children?: ReactNode;
+}) {
   const { run, t, testId, lead, cancelled = false, children } = props;
   return (
     <div className="discovery-summary" data-testid={testId} data-skipped={run.skipped ? true : undefined}>

@@ -44,7 +44,19 @@ type FactGist = Pick<FactView, 'id' | 'label' | 'value' | 'version' | 'confidenc
  * A fact as one link: its label, version and confidence, then its current value; `note` says how it
  * is connected. `autoFocus`: where the focus lands when the screen opens (see App's focus rule).
  */
-export function FactCard({ fact, t, note, current, autoFocus }: { fact: FactGist; t: Translate; note?: ReactNode; current?: boolean; autoFocus?: boolean }) {
+export function FactCard({
+  fact,
+  t,
+  note,
+  current,
+  autoFocus,
+}: {
+  fact: FactGist;
+  t: Translate;
+  note?: ReactNode;
+  current?: boolean;
+  autoFocus?: boolean;
+}) {
   return (
     <RouteLink
       to={{ name: 'knowledge', id: fact.id }}

@@ -6,7 +6,19 @@ import { formatDateTime, formatTime } from '../lib/dates';
  * Source messages, folded away until asked for: who said what and when, in the sender's own time.
  * `withDate`: messages from several days (a fact's sources) show their date, not just the time.
  */
-export function MessageList({ messages, summary, locale, testId, withDate = false }: { messages: readonly MessageView[]; summary: string; locale: Locale; testId?: string; withDate?: boolean }) {
+export function MessageList({
+  messages,
+  summary,
+  locale,
+  testId,
+  withDate = false,
+}: {
+  messages: readonly MessageView[];
+  summary: string;
+  locale: Locale;
+  testId?: string;
+  withDate?: boolean;
+}) {
   return (
     <details className="messages" data-testid={testId}>
       <summary>{summary}</summary>

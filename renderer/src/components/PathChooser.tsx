@@ -36,7 +36,14 @@ export function PathChooser(props: {
     <form className="settings-form" onSubmit={submit} data-testid={props.testId}>
       <label>
         {props.label}
-        <input type="text" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder={props.placeholder} spellCheck={false} autoComplete="off" />
+        <input
+          type="text"
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          placeholder={props.placeholder}
+          spellCheck={false}
+          autoComplete="off"
+        />
       </label>
       <div className="actions">
         <button type="submit" disabled={props.disabled || !typed.trim()}>

@@ -6,7 +6,11 @@ import { navigate } from '../store/route';
  * A link to a place in the app: a real `href` (middle-click, copy link, screen readers call it a
  * link), followed through `navigate` so the in-app Back knows the way home.
  */
-export function RouteLink({ to, children, ...rest }: { to: Route; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'onClick'>) {
+export function RouteLink({
+  to,
+  children,
+  ...rest
+}: { to: Route; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'onClick'>) {
   return (
     <a
       {...rest}

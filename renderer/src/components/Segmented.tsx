@@ -1,7 +1,14 @@
 import { useRef, type KeyboardEvent } from 'react';
 
 /** A radio group drawn as joined buttons; arrow keys move the choice, as in any radio group. */
-export function Segmented<T extends string>(props: { label: string; value: T; options: readonly { value: T; label: string }[]; onChange: (v: T) => void; name?: string; className?: string }) {
+export function Segmented<T extends string>(props: {
+  label: string;
+  value: T;
+  options: readonly { value: T; label: string }[];
+  onChange: (v: T) => void;
+  name?: string;
+  className?: string;
+}) {
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   const index = props.options.findIndex((o) => o.value === props.value);
   const onKeyDown = (e: KeyboardEvent) => {
@@ -13,7 +20,13 @@ export function Segmented<T extends string>(props: { label: string; value: T; op
     refs.current[next]?.focus();
   };
   return (
-    <div className={props.className ? `segmented ${props.className}` : 'segmented'} role="radiogroup" aria-label={props.label} onKeyDown={onKeyDown} data-name={props.name}>
+    <div
+      className={props.className ? `segmented ${props.className}` : 'segmented'}
+      role="radiogroup"
+      aria-label={props.label}
+      onKeyDown={onKeyDown}
+      data-name={props.name}
+    >
       {props.options.map((o, i) => (
         <button
           key={o.value}

@@ -29,7 +29,9 @@ function StatusLine() {
   const modelBusy = useEventsStore((s) => modelNotice(s.model) !== null);
   const [version, setVersion] = useState<string | null>(null);
   useEffect(() => {
-    void appVersion().then(setVersion).catch(() => setVersion(null));
+    void appVersion()
+      .then(setVersion)
+      .catch(() => setVersion(null));
   }, []);
   // While the engine opens nothing else can run: the model's download (first run) or load comes first.
   if (modelBusy) {

@@ -1,4 +1,14 @@
-import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type HTMLAttributes, type ReactNode, type Ref } from 'react';
+import {
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type HTMLAttributes,
+  type ReactNode,
+  type Ref,
+} from 'react';
 import { prefixOffsets, scrollToReveal, visibleRange } from './windowing';
 
 export interface VirtualListHandle {
@@ -108,4 +118,3 @@ export function VirtualList<T>({
     </div>
   );
 }
-

@@ -28,7 +28,8 @@ export const en = {
   'op.other': 'Work',
 
   'connect.title': 'Open Nemori from its link',
-  'connect.body': 'This tab does not have the key to your memory. Start `nemori web` in a terminal and open the link it prints (it ends with #token=…); the key is valid until Nemori stops.',
+  'connect.body':
+    'This tab does not have the key to your memory. Start `nemori web` in a terminal and open the link it prints (it ends with #token=…); the key is valid until Nemori stops.',
 
   'common.loading': 'Opening…',
   'common.retry': 'Try again',
@@ -51,7 +52,8 @@ export const en = {
   'journal.ongoing': 'ongoing',
   'journal.ongoingHint': 'A conversation going on now: this entry grows as it continues',
   'journal.empty.title': 'Your journal is empty',
-  'journal.empty.body': 'Import a chat export (WhatsApp, WeChat, QQ, Telegram, LINE, ChatGPT, Claude, Discord, Slack…) or connect a companion through the API. Each conversation becomes diary entries — episodes with their exact time — that you can browse and search here, offline.',
+  'journal.empty.body':
+    'Import a chat export (WhatsApp, WeChat, QQ, Telegram, LINE, ChatGPT, Claude, Discord, Slack…) or connect a companion through the API. Each conversation becomes diary entries — episodes with their exact time — that you can browse and search here, offline.',
   'journal.empty.action': 'Import conversations',
 
   'calendar.label': 'Calendar',
@@ -68,7 +70,8 @@ export const en = {
   'mark.importantOn': 'Important ✓',
   'mark.fade': 'Let it fade',
   'mark.fadeOn': 'Fading ✓',
-  'mark.fadeHint': 'Marks it not important: the next forgetting passes archive it and then move it to the trash, where it can still be restored.',
+  'mark.fadeHint':
+    'Marks it not important: the next forgetting passes archive it and then move it to the trash, where it can still be restored.',
   'mark.faded': 'Marked not important: it will fade into the archive and then the trash.',
 
   'episode.back': 'Back',
@@ -106,7 +109,8 @@ export const en = {
   'episode.edit.content': 'What happened',
   'episode.edit.saved': 'Saved.',
   'episode.delete.title': 'Delete this memory?',
-  'episode.delete.body': '“{title}” will be removed from your journal and from search. The source messages stay stored, so importing them again can bring it back.',
+  'episode.delete.body':
+    '“{title}” will be removed from your journal and from search. The source messages stay stored, so importing them again can bring it back.',
   'episode.delete.confirm': 'Delete',
   'episode.notFound': 'This memory no longer exists.',
   'episode.valence.positive': 'positive',
@@ -147,7 +151,8 @@ export const en = {
   'search.result': '1 memory',
   'search.none': 'Nothing matched “{query}”. Try other words, another language, or “Meaning only”.',
   'search.hint.title': 'Ask in your own words',
-  'search.hint.body': 'Search finds episodes and the facts learnt from them by their words (in Chinese and English alike) and by what they mean. Each result says why it matched; open one to read the whole memory, or a fact\'s history.',
+  'search.hint.body':
+    "Search finds episodes and the facts learnt from them by their words (in Chinese and English alike) and by what they mean. Each result says why it matched; open one to read the whole memory, or a fact's history.",
   'search.match.words': 'matched by the words {terms} (BM25 {score})',
   'search.match.wordsPlain': 'matched by its words (BM25 {score})',
   'search.match.term': '“{w}”',
@@ -161,7 +166,8 @@ export const en = {
   'search.score': 'score {score}',
 
   'import.title': 'Import',
-  'import.intro': 'Bring in chat exports: WhatsApp, WeChat, QQ, Telegram, LINE, Messenger, Discord, Slack, ChatGPT, Claude, Markdown notes or Nemori JSON. Files are read on this computer; importing the same file twice adds nothing.',
+  'import.intro':
+    'Bring in chat exports: WhatsApp, WeChat, QQ, Telegram, LINE, Messenger, Discord, Slack, ChatGPT, Claude, Markdown notes or Nemori JSON. Files are read on this computer; importing the same file twice adds nothing.',
   'import.choose': 'Choose files…',
   'import.drop': 'or drop them here',
   'import.selected': 'Ready to import',
@@ -171,7 +177,8 @@ export const en = {
   'import.check': 'Check first',
   'import.checking': 'Reading the files…',
   'import.preview': 'What these files hold',
-  'import.previewSummary': '{conversations:conversation|conversations}, {messages:message|messages}, {people:person|people}. Nothing is stored until you import.',
+  'import.previewSummary':
+    '{conversations:conversation|conversations}, {messages:message|messages}, {people:person|people}. Nothing is stored until you import.',
   'import.me': 'Which one is you?',
   'import.meNone': 'none of them',
   'import.another': 'Import more',
@@ -212,8 +219,10 @@ export const en = {
   'import.cancelling': 'Stopping after the current conversation…',
   'import.cancellingShort': 'Cancelling…',
   'import.stopped': 'Cancelled',
-  'import.cancelled': 'Import cancelled: {messages} new messages were stored, in {episodes} new episodes. Importing the same file again continues where it stopped.',
-  'import.cancelledInDiscovery': 'Import cancelled during knowledge discovery: all {messages} new messages were stored, in {episodes} new episodes; the episodes not read yet wait for the next discovery.',
+  'import.cancelled':
+    'Import cancelled: {messages} new messages were stored, in {episodes} new episodes. Importing the same file again continues where it stopped.',
+  'import.cancelledInDiscovery':
+    'Import cancelled during knowledge discovery: all {messages} new messages were stored, in {episodes} new episodes; the episodes not read yet wait for the next discovery.',
   'import.continue': 'Import the rest',
 
   'settings.title': 'Settings',
@@ -239,7 +248,8 @@ export const en = {
   'settings.modelMissing': 'not available — search uses words only',
   'settings.modelReason': 'Why',
   'settings.llm': 'Language model',
-  'settings.llmIntro': 'An OpenAI-compatible language model (local, such as Ollama or LM Studio, or a service) writes better episodes and learns facts. Nemori works without one.',
+  'settings.llmIntro':
+    'An OpenAI-compatible language model (local, such as Ollama or LM Studio, or a service) writes better episodes and learns facts. Nemori works without one.',
   'settings.llmStatus': 'Status',
   'settings.llmOff': 'off',
   'settings.llmOn': 'on ({source})',
@@ -264,7 +274,8 @@ export const en = {
   'settings.llmTestUnconfigured': 'No language model is set up yet.',
   'settings.llmStartupNote': 'These settings come from how Nemori was started (environment or flags) and win over what is saved here.',
   'settings.forgetting': 'Forgetting',
-  'settings.forgettingBody': 'Memories nobody recalls build up a decay score. Past the archive score they leave meaning search (words still find them), past the trash score they move to the trash, and after their days there they are deleted for good. Anything you mark important is never forgotten. The archive, the trash and the next pass are in Memory care.',
+  'settings.forgettingBody':
+    'Memories nobody recalls build up a decay score. Past the archive score they leave meaning search (words still find them), past the trash score they move to the trash, and after their days there they are deleted for good. Anything you mark important is never forgotten. The archive, the trash and the next pass are in Memory care.',
   'settings.forgettingOpen': 'Open memory care',
   'settings.saved': 'Saved.',
   'settings.backups': 'Backups',
@@ -282,7 +293,8 @@ export const en = {
   'settings.folder.move': 'Move my memory here',
   'settings.folder.openMemory': 'Open this memory',
   'settings.folder.startNew': 'Start a new, empty memory here',
-  'settings.folder.moveExplain': 'Moving copies everything to the new folder, opens it there, then removes it from {current}. A new memory leaves {current} as it is, to open again here later.',
+  'settings.folder.moveExplain':
+    'Moving copies everything to the new folder, opens it there, then removes it from {current}. A new memory leaves {current} as it is, to open again here later.',
   'settings.folder.openExplain': 'Your current memory stays in {current}; you can open it again here.',
   'settings.folder.moved': 'Your memory now lives in {folder}.',
   'settings.folder.opened': 'Opened the memory in {folder}.',
@@ -303,9 +315,11 @@ export const en = {
   'settings.modelPick.otherLabel': 'Model id',
   'settings.modelPick.use': 'Use this model',
   'settings.modelPick.working': 'Loading the model…',
-  'settings.modelPick.explain': 'The model is downloaded once into the data folder and runs on this computer only. If it cannot be loaded, Nemori keeps the one it has.',
+  'settings.modelPick.explain':
+    'The model is downloaded once into the data folder and runs on this computer only. If it cannot be loaded, Nemori keeps the one it has.',
   'settings.modelPick.done': 'Now searching with {model}.',
-  'settings.modelPick.unembedded': '{n:episode|episodes} have no vectors from this model yet; until they do, they are found by their words only.',
+  'settings.modelPick.unembedded':
+    '{n:episode|episodes} have no vectors from this model yet; until they do, they are found by their words only.',
   'settings.modelPick.embedNow': 'Embed them now',
   'settings.modelPick.embedded': 'Embedded {n:episode|episodes}.',
   'settings.restore.list': 'Backups in the data folder',
@@ -314,11 +328,13 @@ export const en = {
   'settings.restore.fromFile': 'Restore from a backup file',
   'settings.restore.placeholder': '/home/you/nemori-backup-….tar.gz',
   'settings.restore.confirmTitle': 'Restore this backup?',
-  'settings.restore.confirmBody': 'Your memory goes back to how it was in {name}. What you have now is saved as a backup first, so you can return to it the same way.',
+  'settings.restore.confirmBody':
+    'Your memory goes back to how it was in {name}. What you have now is saved as a backup first, so you can return to it the same way.',
   'settings.restore.confirm': 'Restore',
   'settings.restore.done': 'Restored {name}. What you had before is kept as {safety}.',
   'settings.knowledge': 'Knowledge',
-  'settings.knowledgeIntro': 'The facts learnt from your conversations. Past either limit, the least valuable facts are removed with their history at the next change, so the store keeps what matters.',
+  'settings.knowledgeIntro':
+    'The facts learnt from your conversations. Past either limit, the least valuable facts are removed with their history at the next change, so the store keeps what matters.',
   'settings.knowledgeFacts': 'Facts',
   'settings.knowledgeFactsValue': '{items} of {max:fact|facts}',
   'settings.knowledgeTokens': 'Size',
@@ -327,7 +343,8 @@ export const en = {
   'settings.knowledgeKept': 'Kept',
   'settings.knowledgeKeptValue': '{protected} never removed, {low} of low importance, {versions:version|versions}, {trashed} in the trash',
   'settings.knowledgePolicy': 'What goes first',
-  'settings.knowledgePolicyValue': 'Facts of at least {high}% importance, or marked important, are never removed; those under {low}% go first, then the ones used least recently.',
+  'settings.knowledgePolicyValue':
+    'Facts of at least {high}% importance, or marked important, are never removed; those under {low}% go first, then the ones used least recently.',
   'settings.knowledgeNext': 'Next to go',
   'settings.knowledgeQueue': 'Discovery',
   'settings.knowledgeQueueValue': '{n:episode|episodes} wait for discovery',
@@ -344,7 +361,8 @@ export const en = {
   'settings.connection': 'Connection',
 
   'companions.title': 'Companions',
-  'companions.intro': 'An assistant you talk with — Claude Desktop, Claude Code, Cursor, VS Code, any MCP client — can use this memory as its long-term memory: it loads what it remembers about you when a conversation starts, and adds each exchange as it happens.',
+  'companions.intro':
+    'An assistant you talk with — Claude Desktop, Claude Code, Cursor, VS Code, any MCP client — can use this memory as its long-term memory: it loads what it remembers about you when a conversation starts, and adds each exchange as it happens.',
   'companions.connected': 'Connected companions',
   'companions.none': 'No companion has connected yet. Add Nemori to one below and restart it: it shows here once it connects.',
   'companions.version': 'v{version}',
@@ -356,7 +374,8 @@ export const en = {
   'companions.mayWriteHint': 'add memories, learn facts and forget them; reading is always allowed',
   'companions.nowWrites': '{name} may write again.',
   'companions.nowReads': '{name} may only read now: it is told so when it tries to write.',
-  'companions.accessNote': 'A companion that connects for the first time may write. Turn “May write” off for one that should only read; an entry added as read-only (nemori mcp --read-only) offers no writing tools at all.',
+  'companions.accessNote':
+    'A companion that connects for the first time may write. Turn “May write” off for one that should only read; an entry added as read-only (nemori mcp --read-only) offers no writing tools at all.',
   'companions.setup': 'Add Nemori to a companion',
   'companions.client': 'Companion app',
   'companions.readOnlyEntry': 'Read-only entry (only the tools that read)',
@@ -393,17 +412,20 @@ export const en = {
   'discovery.stopped': 'The language model stopped answering: {n:episode|episodes} wait for the next run.',
   'discovery.cancelled': 'Stopped when you cancelled: {n:episode|episodes} wait for the next run.',
   'discovery.remaining': '{n:episode|episodes} still wait.',
-  'discovery.skipped': 'No language model is set up, so nothing was read: {n:episode|episodes} wait for knowledge discovery and will be read once one is.',
+  'discovery.skipped':
+    'No language model is set up, so nothing was read: {n:episode|episodes} wait for knowledge discovery and will be read once one is.',
   'discovery.errors': 'Problems ({n})',
   'discovery.setUpLlm': 'Set up a language model',
 
   'care.title': 'Memory care',
-  'care.intro': 'Memories nobody recalls slowly fade: first out of meaning search (the archive), then into the trash, and after their time in the trash (shown below) they are gone for good. Anything you mark important is never touched. Restore whatever you want to keep.',
+  'care.intro':
+    'Memories nobody recalls slowly fade: first out of meaning search (the archive), then into the trash, and after their time in the trash (shown below) they are gone for good. Anything you mark important is never touched. Restore whatever you want to keep.',
   'care.plan': 'The next forgetting pass',
   'care.planAsOf': 'As of',
   'care.planToday': 'today',
   'care.planPreview': 'Preview',
-  'care.planSummary': '{evaluated} memories checked: {archived} would be archived, {trashed} moved to the trash, {purged} deleted for good, {restored} brought back.',
+  'care.planSummary':
+    '{evaluated} memories checked: {archived} would be archived, {trashed} moved to the trash, {purged} deleted for good, {restored} brought back.',
   'care.planNone': 'Nothing would move: every memory is still fresh enough.',
   'care.tiers': 'Afterwards: {active} active, {archived} archived, {trash} in the trash.',
   'care.move.archived': 'to the archive',
@@ -412,7 +434,8 @@ export const en = {
   'care.move.active': 'back to active',
   'care.score': 'decay {score} · importance {importance}%',
   'care.archive': 'Archive',
-  'care.archiveEmpty': 'The archive is empty. Memories land here when they have not been recalled for a long time; they stay in the journal and word search, but leave meaning search.',
+  'care.archiveEmpty':
+    'The archive is empty. Memories land here when they have not been recalled for a long time; they stay in the journal and word search, but leave meaning search.',
   'care.trash': 'Trash',
   'care.trashEmpty': 'The trash is empty.',
   'care.restore': 'Restore',
@@ -421,8 +444,10 @@ export const en = {
   'care.purgeAfter': 'deleted for good after {date}',
   'care.more': 'and more…',
 
-  'reason.decay.archive': 'Decay score {score} ≥ {limit} (the archive threshold): {days:day|days} without being recalled, importance {importance}, recalled {recalls}×',
-  'reason.decay.trash': 'Decay score {score} ≥ {limit} (the trash threshold): {days:day|days} without being recalled, importance {importance}, recalled {recalls}×',
+  'reason.decay.archive':
+    'Decay score {score} ≥ {limit} (the archive threshold): {days:day|days} without being recalled, importance {importance}, recalled {recalls}×',
+  'reason.decay.trash':
+    'Decay score {score} ≥ {limit} (the trash threshold): {days:day|days} without being recalled, importance {importance}, recalled {recalls}×',
   'reason.recovered': 'Decay score {score} is back under {limit} (the archive threshold): recalled again, or the settings changed',
   'reason.retention': 'In the trash for {days:day|days} (kept there {retention:day|days})',
   'reason.important': 'You marked it important: it is never forgotten',
@@ -457,7 +482,8 @@ export const en = {
   'error.LLM_ABORTED': 'Cancelled',
   'knowledge.title': 'Knowledge',
   'knowledge.empty.title': 'Nothing learnt yet',
-  'knowledge.empty.body': 'Here Nemori keeps what it knows about the people, places and projects in your life — each fact with its history and the episodes it came from. Facts are learnt from your conversations in the background once a language model is set up in Settings; you, or a companion app through the API, can also add them yourself.',
+  'knowledge.empty.body':
+    'Here Nemori keeps what it knows about the people, places and projects in your life — each fact with its history and the episodes it came from. Facts are learnt from your conversations in the background once a language model is set up in Settings; you, or a companion app through the API, can also add them yourself.',
   'knowledge.empty.settings': 'Set up a language model',
   'knowledge.add': 'Add a fact',
   'knowledge.added': 'Added “{label}”.',
@@ -468,7 +494,8 @@ export const en = {
   'knowledge.more': 'Show more',
   'knowledge.loadingMore': 'Turning the pages…',
   'knowledge.noneOfType': 'No facts of this kind.',
-  'knowledge.pick': 'Choose a fact to see how it changed, where it was learnt and what it relates to. ↑↓ move through the list, Enter opens a fact, Esc closes it.',
+  'knowledge.pick':
+    'Choose a fact to see how it changed, where it was learnt and what it relates to. ↑↓ move through the list, Enter opens a fact, Esc closes it.',
   'knowledge.types.person': 'People',
   'knowledge.types.project': 'Projects',
   'knowledge.types.place': 'Places',
@@ -533,7 +560,7 @@ export const en = {
   'knowledge.edit.correctHint': 'Write the right value. The wrong one stays in the history, marked as corrected, and counts for less.',
   'knowledge.edit.kind': 'Kind',
   'knowledge.edit.name': 'About',
-  'knowledge.edit.namePlaceholder': 'e.g. Alice\'s sister',
+  'knowledge.edit.namePlaceholder': "e.g. Alice's sister",
   'knowledge.edit.value': 'Value',
   'knowledge.edit.valuePlaceholder': 'e.g. Emma lives in Lisbon since June 2023',
   'knowledge.edit.saveCorrection': 'Save the correction',

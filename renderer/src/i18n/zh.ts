@@ -30,7 +30,8 @@ export const zh: Record<MessageKey, string> = {
   'op.other': '处理',
 
   'connect.title': '请从 Nemori 的链接打开',
-  'connect.body': '这个标签页没有打开你记忆的钥匙。在终端运行 `nemori web`，再打开它显示的链接（以 #token=… 结尾）；钥匙在 Nemori 停止前有效。',
+  'connect.body':
+    '这个标签页没有打开你记忆的钥匙。在终端运行 `nemori web`，再打开它显示的链接（以 #token=… 结尾）；钥匙在 Nemori 停止前有效。',
 
   'common.loading': '正在打开…',
   'common.retry': '重试',
@@ -53,7 +54,8 @@ export const zh: Record<MessageKey, string> = {
   'journal.ongoing': '进行中',
   'journal.ongoingHint': '正在进行的对话：这条记录会随着对话继续而增长',
   'journal.empty.title': '日记还是空的',
-  'journal.empty.body': '导入聊天记录（微信、QQ、WhatsApp、Telegram、LINE、ChatGPT、Claude、Discord、Slack…），或通过 API 连接你的陪伴应用。每段对话都会变成带确切时间的日记片段，可以在这里离线浏览和搜索。',
+  'journal.empty.body':
+    '导入聊天记录（微信、QQ、WhatsApp、Telegram、LINE、ChatGPT、Claude、Discord、Slack…），或通过 API 连接你的陪伴应用。每段对话都会变成带确切时间的日记片段，可以在这里离线浏览和搜索。',
   'journal.empty.action': '导入聊天记录',
 
   'calendar.label': '日历',
@@ -149,7 +151,8 @@ export const zh: Record<MessageKey, string> = {
   'search.result': '1 段记忆',
   'search.none': '没有找到与“{query}”相关的记忆。换个说法、换种语言，或试试“只看含义”。',
   'search.hint.title': '用你自己的话来问',
-  'search.hint.body': '搜索会按字词（中英文都行）和含义查找日记片段以及从中学到的事实，每条结果都会说明匹配的原因；打开它可以读到完整的记忆，或一条事实的变化历史。',
+  'search.hint.body':
+    '搜索会按字词（中英文都行）和含义查找日记片段以及从中学到的事实，每条结果都会说明匹配的原因；打开它可以读到完整的记忆，或一条事实的变化历史。',
   'search.match.words': '命中字词 {terms}（BM25 {score}）',
   'search.match.wordsPlain': '按字词命中（BM25 {score}）',
   'search.match.term': '“{w}”',
@@ -163,7 +166,8 @@ export const zh: Record<MessageKey, string> = {
   'search.score': '得分 {score}',
 
   'import.title': '导入',
-  'import.intro': '导入聊天记录：微信、QQ、WhatsApp、Telegram、LINE、Messenger、Discord、Slack、ChatGPT、Claude、Markdown 笔记或 Nemori JSON。文件只在本机读取；同一个文件导入两次不会重复。',
+  'import.intro':
+    '导入聊天记录：微信、QQ、WhatsApp、Telegram、LINE、Messenger、Discord、Slack、ChatGPT、Claude、Markdown 笔记或 Nemori JSON。文件只在本机读取；同一个文件导入两次不会重复。',
   'import.choose': '选择文件…',
   'import.drop': '或把文件拖到这里',
   'import.selected': '待导入',
@@ -215,7 +219,8 @@ export const zh: Record<MessageKey, string> = {
   'import.cancellingShort': '正在取消…',
   'import.stopped': '已取消',
   'import.cancelled': '导入已取消：已存入 {messages} 条新消息，生成 {episodes} 个新片段。再次导入同一文件会从停下的地方继续。',
-  'import.cancelledInDiscovery': '导入在知识发现阶段被取消：{messages} 条新消息已全部存入，生成 {episodes} 个新片段；还没读取的片段等待下一次知识发现。',
+  'import.cancelledInDiscovery':
+    '导入在知识发现阶段被取消：{messages} 条新消息已全部存入，生成 {episodes} 个新片段；还没读取的片段等待下一次知识发现。',
   'import.continue': '导入剩下的部分',
 
   'settings.title': '设置',
@@ -266,7 +271,8 @@ export const zh: Record<MessageKey, string> = {
   'settings.llmTestUnconfigured': '还没有设置语言模型。',
   'settings.llmStartupNote': '这些设置来自 Nemori 的启动方式（环境变量或参数），优先于这里保存的设置。',
   'settings.forgetting': '遗忘',
-  'settings.forgettingBody': '没有被想起的记忆会累积衰减分数。超过归档分数后，它们离开语义搜索（按字词仍能找到）；超过回收站分数后，移入回收站；在回收站里期满后被彻底删除。你标为重要的记忆永远不会被遗忘。归档、回收站和下一次遗忘的计划都在“记忆养护”里。',
+  'settings.forgettingBody':
+    '没有被想起的记忆会累积衰减分数。超过归档分数后，它们离开语义搜索（按字词仍能找到）；超过回收站分数后，移入回收站；在回收站里期满后被彻底删除。你标为重要的记忆永远不会被遗忘。归档、回收站和下一次遗忘的计划都在“记忆养护”里。',
   'settings.forgettingOpen': '打开记忆养护',
   'settings.saved': '已保存。',
   'settings.backups': '备份',
@@ -284,7 +290,8 @@ export const zh: Record<MessageKey, string> = {
   'settings.folder.move': '把我的记忆搬到这里',
   'settings.folder.openMemory': '打开这份记忆',
   'settings.folder.startNew': '在这里开始一份新的空记忆',
-  'settings.folder.moveExplain': '搬移会把全部内容复制到新文件夹、在那里打开，然后从 {current} 删除。开始新记忆则保留 {current} 原样，之后可以在这里再打开它。',
+  'settings.folder.moveExplain':
+    '搬移会把全部内容复制到新文件夹、在那里打开，然后从 {current} 删除。开始新记忆则保留 {current} 原样，之后可以在这里再打开它。',
   'settings.folder.openExplain': '当前的记忆仍留在 {current}，之后可以在这里再打开它。',
   'settings.folder.moved': '你的记忆现在保存在 {folder}。',
   'settings.folder.opened': '已打开 {folder} 中的记忆。',
@@ -346,7 +353,8 @@ export const zh: Record<MessageKey, string> = {
   'settings.connection': '连接',
 
   'companions.title': '陪伴应用',
-  'companions.intro': '与你对话的助手——Claude Desktop、Claude Code、Cursor、VS Code 或任何 MCP 客户端——可以把这份记忆当作它的长期记忆：每次对话开始时读取它记得的关于你的事，并在对话进行中记下每一轮交流。',
+  'companions.intro':
+    '与你对话的助手——Claude Desktop、Claude Code、Cursor、VS Code 或任何 MCP 客户端——可以把这份记忆当作它的长期记忆：每次对话开始时读取它记得的关于你的事，并在对话进行中记下每一轮交流。',
   'companions.connected': '已连接的陪伴应用',
   'companions.none': '还没有陪伴应用连接过。在下面把 Nemori 添加到其中一个并重启它，它连接后就会出现在这里。',
   'companions.version': 'v{version}',
@@ -358,7 +366,8 @@ export const zh: Record<MessageKey, string> = {
   'companions.mayWriteHint': '添加记忆、记住和遗忘事实；读取始终允许',
   'companions.nowWrites': '{name} 现在可以写入了。',
   'companions.nowReads': '{name} 现在只能读取：它尝试写入时会被告知。',
-  'companions.accessNote': '首次连接的陪伴应用默认可以写入。对只应读取的应用关闭“允许写入”；以只读方式添加的条目（nemori mcp --read-only）根本不提供写入工具。',
+  'companions.accessNote':
+    '首次连接的陪伴应用默认可以写入。对只应读取的应用关闭“允许写入”；以只读方式添加的条目（nemori mcp --read-only）根本不提供写入工具。',
   'companions.setup': '把 Nemori 添加到陪伴应用',
   'companions.client': '陪伴应用',
   'companions.readOnlyEntry': '只读条目（只提供读取工具）',
@@ -400,12 +409,14 @@ export const zh: Record<MessageKey, string> = {
   'discovery.setUpLlm': '设置语言模型',
 
   'care.title': '记忆养护',
-  'care.intro': '没有被想起的记忆会慢慢淡去：先离开语义搜索（归档），再进入回收站，在回收站里到期后（见下方）被彻底删除。你标为重要的记忆永远不会被动。想保留的，随时可以恢复。',
+  'care.intro':
+    '没有被想起的记忆会慢慢淡去：先离开语义搜索（归档），再进入回收站，在回收站里到期后（见下方）被彻底删除。你标为重要的记忆永远不会被动。想保留的，随时可以恢复。',
   'care.plan': '下一次遗忘会做什么',
   'care.planAsOf': '按日期',
   'care.planToday': '今天',
   'care.planPreview': '预览',
-  'care.planSummary': '检查了 {evaluated} 段记忆：{archived} 段将被归档，{trashed} 段移入回收站，{purged} 段被彻底删除，{restored} 段被找回。',
+  'care.planSummary':
+    '检查了 {evaluated} 段记忆：{archived} 段将被归档，{trashed} 段移入回收站，{purged} 段被彻底删除，{restored} 段被找回。',
   'care.planNone': '什么都不会变：所有记忆都还足够新鲜。',
   'care.tiers': '之后：{active} 段活跃，{archived} 段已归档，{trash} 段在回收站。',
   'care.move.archived': '归档',
@@ -459,7 +470,8 @@ export const zh: Record<MessageKey, string> = {
   'error.LLM_ABORTED': '已取消',
   'knowledge.title': '知识',
   'knowledge.empty.title': '还没有学到什么',
-  'knowledge.empty.body': '这里保存着 Nemori 对你生活中的人、地方和项目的了解——每条事实都带着它的变化历史和来源片段。在“设置”里配置好语言模型后，Nemori 会在后台从你的对话中学习事实；你自己，或通过 API 接入的陪伴应用，也可以直接添加。',
+  'knowledge.empty.body':
+    '这里保存着 Nemori 对你生活中的人、地方和项目的了解——每条事实都带着它的变化历史和来源片段。在“设置”里配置好语言模型后，Nemori 会在后台从你的对话中学习事实；你自己，或通过 API 接入的陪伴应用，也可以直接添加。',
   'knowledge.empty.settings': '设置语言模型',
   'knowledge.add': '添加事实',
   'knowledge.added': '已添加“{label}”。',

@@ -27,7 +27,8 @@ export function parseDayKey(key: string): { year: number; month: number; day: nu
   return { year: y ?? 1970, month: (m ?? 1) - 1, day: d ?? 1 };
 }
 
-const fmt = (locale: Locale, options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(intlTag(locale), { timeZone: 'UTC', ...options });
+const fmt = (locale: Locale, options: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat(intlTag(locale), { timeZone: 'UTC', ...options });
 
 /** "Monday, 8 May 2023" / "2023年5月8日星期一" */
 export function formatDay(key: string, locale: Locale): string {

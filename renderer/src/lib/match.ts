@@ -11,7 +11,11 @@ export function describeMatch(r: Pick<SearchResult, 'reason' | 'scores'>, t: Tra
   const { bm25, vector } = r.scores;
   if (r.reason.matchedBy.includes('bm25') && bm25 !== null) {
     const score = bm25.toFixed(2);
-    parts.push(r.reason.terms.length ? t('search.match.words', { terms: r.reason.terms.map((w) => t('search.match.term', { w })).join(t('search.match.list')), score }) : t('search.match.wordsPlain', { score }));
+    parts.push(
+      r.reason.terms.length
+        ? t('search.match.words', { terms: r.reason.terms.map((w) => t('search.match.term', { w })).join(t('search.match.list')), score })
+        : t('search.match.wordsPlain', { score }),
+    );
   }
   if (r.reason.matchedBy.includes('vector') && vector !== null) parts.push(t('search.match.meaning', { similarity: vector.toFixed(2) }));
   if (parts.length === 0) return t('search.match.weak');

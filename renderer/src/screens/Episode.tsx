@@ -29,7 +29,17 @@ function Chips({ label, items, testId }: { label: string; items: readonly string
   );
 }
 
-function Editor({ episode, onSaved, onCancel, t }: { episode: EpisodeView; onSaved: (e: EpisodeView) => void; onCancel: () => void; t: Translate }) {
+function Editor({
+  episode,
+  onSaved,
+  onCancel,
+  t,
+}: {
+  episode: EpisodeView;
+  onSaved: (e: EpisodeView) => void;
+  onCancel: () => void;
+  t: Translate;
+}) {
   const [title, setTitle] = useState(episode.title);
   const [summary, setSummary] = useState(episode.summary);
   const [content, setContent] = useState(episode.content);
@@ -224,7 +234,12 @@ export function EpisodeScreen({ id }: { id: string }) {
                   ))}
                 </div>
               </section>
-              <MessageList messages={detail.messages} summary={t('episode.messages', { n: detail.messages.length })} locale={locale} testId="episode-messages" />
+              <MessageList
+                messages={detail.messages}
+                summary={t('episode.messages', { n: detail.messages.length })}
+                locale={locale}
+                testId="episode-messages"
+              />
               <EpisodeFacts episodeId={e.id} linked={e.semanticNodeIds.length > 0} t={t} />
             </div>
             <aside className="episode-side">
@@ -238,7 +253,9 @@ export function EpisodeScreen({ id }: { id: string }) {
                   {Math.round(e.importance * 100)}%
                 </dd>
                 <dt>{t('episode.recalls')}</dt>
-                <dd data-testid="recall-count">{e.recallCount === 1 ? t('episode.recallsOnce') : t('episode.recallsValue', { n: e.recallCount })}</dd>
+                <dd data-testid="recall-count">
+                  {e.recallCount === 1 ? t('episode.recallsOnce') : t('episode.recallsValue', { n: e.recallCount })}
+                </dd>
                 <dt>{t('episode.lastAccessed')}</dt>
                 <dd>{e.lastAccessed ? formatDateTime(e.lastAccessed, e.utcOffsetMin, locale) : t('episode.never')}</dd>
                 <dt>{t('episode.builder')}</dt>

@@ -87,7 +87,8 @@ function ImportDiscovery({ discovery, cancelled, t }: { discovery: ImportOutput[
       () => setLlmOff(false),
     );
   }, [discovery]);
-  if (discovery) return <DiscoverySummary run={discovery} cancelled={cancelled} t={t} testId="import-discovery" lead={t('import.discoveryLead')} />;
+  if (discovery)
+    return <DiscoverySummary run={discovery} cancelled={cancelled} t={t} testId="import-discovery" lead={t('import.discoveryLead')} />;
   if (!llmOff) return null;
   return (
     <div className="discovery-summary" data-testid="import-discovery" data-waiting>
@@ -114,7 +115,8 @@ function summaryText(result: ImportOutput, totals: Totals, t: Translate): string
 /** Pick chat exports, preview them, say which participant is you, import with progress, read what came in. */
 export function ImportScreen() {
   const t = useT();
-  const { chosen, phase, upload, preview, me, stages, cancelling, result, error, add, remove, check, setMe, start, cancel, reset } = useImportStore();
+  const { chosen, phase, upload, preview, me, stages, cancelling, result, error, add, remove, check, setMe, start, cancel, reset } =
+    useImportStore();
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const desktop = connectionKind() === 'desktop';
@@ -155,7 +157,13 @@ export function ImportScreen() {
         onDragLeave={() => setDragging(false)}
         onDrop={onDrop}
       >
-        <button type="button" className={chosen.length ? undefined : 'primary'} onClick={() => void choose()} disabled={busy} data-autofocus>
+        <button
+          type="button"
+          className={chosen.length ? undefined : 'primary'}
+          onClick={() => void choose()}
+          disabled={busy}
+          data-autofocus
+        >
           {t('import.choose')}
         </button>
         {!desktop && <span className="drop-hint">{t('import.drop')}</span>}
@@ -182,7 +190,13 @@ export function ImportScreen() {
               <li key={`${c.name}-${i}`}>
                 <span className="file-name">{c.name}</span>
                 {c.size !== null && <span className="file-size">{formatBytes(c.size)}</span>}
-                <button type="button" className="icon" aria-label={t('import.remove', { name: c.name })} onClick={() => remove(i)} disabled={busy}>
+                <button
+                  type="button"
+                  className="icon"
+                  aria-label={t('import.remove', { name: c.name })}
+                  onClick={() => remove(i)}
+                  disabled={busy}
+                >
                   ×
                 </button>
               </li>
@@ -203,7 +217,12 @@ export function ImportScreen() {
 
       {phase === 'uploading' && upload && (
         <section className="import-progress" data-testid="import-progress" data-phase={phase}>
-          <ProgressBar label={t('import.progressLabel')} done={upload.done} total={upload.total} text={t('import.uploading', { done: upload.done, total: upload.total })} />
+          <ProgressBar
+            label={t('import.progressLabel')}
+            done={upload.done}
+            total={upload.total}
+            text={t('import.uploading', { done: upload.done, total: upload.total })}
+          />
         </section>
       )}
       {phase === 'checking' && <p className="muted">{t('import.checking')}</p>}
@@ -239,7 +258,14 @@ export function ImportScreen() {
       )}
 
       {(phase === 'importing' || phase === 'done') && (
-        <ImportProgress phase={phase} stages={stages} cancelled={result?.cancelled === true} cancelling={cancelling} onCancel={cancel} t={t} />
+        <ImportProgress
+          phase={phase}
+          stages={stages}
+          cancelled={result?.cancelled === true}
+          cancelling={cancelling}
+          onCancel={cancel}
+          t={t}
+        />
       )}
 
       {phase === 'failed' && error && (

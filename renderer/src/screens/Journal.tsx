@@ -26,7 +26,19 @@ function DayHeading({ row, locale, t }: { row: Row & { kind: 'day' }; locale: Lo
   );
 }
 
-function EntryRow({ row, active, locale, t, onOpen }: { row: Row & { kind: 'episode' }; active: boolean; locale: Locale; t: Translate; onOpen: () => void }) {
+function EntryRow({
+  row,
+  active,
+  locale,
+  t,
+  onOpen,
+}: {
+  row: Row & { kind: 'episode' };
+  active: boolean;
+  locale: Locale;
+  t: Translate;
+  onOpen: () => void;
+}) {
   const e = row.entry;
   const span = formatSpan(e.start, e.end, e.utcOffsetMin, locale);
   return (
@@ -84,7 +96,15 @@ export function JournalScreen() {
   const t = useT();
   const locale = useLocale();
   const { rows, loading, done, error, anchorDay, activeIndex, generation } = useJournalStore(
-    useShallow((s) => ({ rows: s.rows, loading: s.loading, done: s.done, error: s.error, anchorDay: s.anchorDay, activeIndex: s.activeIndex, generation: s.generation })),
+    useShallow((s) => ({
+      rows: s.rows,
+      loading: s.loading,
+      done: s.done,
+      error: s.error,
+      anchorDay: s.anchorDay,
+      activeIndex: s.activeIndex,
+      generation: s.generation,
+    })),
   );
   const { loadMore, jumpTo, setPosition } = useJournalStore.getState();
   const list = useRef<VirtualListHandle>(null);
@@ -223,7 +243,11 @@ export function JournalScreen() {
             onNearEnd={onNearEnd}
             footer={footer}
             renderItem={(row, i) =>
-              row.kind === 'day' ? <DayHeading row={row} locale={locale} t={t} /> : <EntryRow row={row} active={i === active} locale={locale} t={t} onOpen={() => open(i)} />
+              row.kind === 'day' ? (
+                <DayHeading row={row} locale={locale} t={t} />
+              ) : (
+                <EntryRow row={row} active={i === active} locale={locale} t={t} onOpen={() => open(i)} />
+              )
             }
           />
         )}

@@ -28,10 +28,14 @@ function moveAmongLinks(e: KeyboardEvent<HTMLElement>, onPastEnd: () => void): v
 function TypeFilter({ t }: { t: Translate }) {
   const { entityType, entityTypes } = useKnowledgeStore(useShallow((s) => ({ entityType: s.entityType, entityTypes: s.entityTypes })));
   const total = entityTypes.reduce((n, x) => n + x.count, 0);
-  const types = entityTypes.some((x) => x.entityType === entityType) || entityType === null ? entityTypes : [...entityTypes, { entityType, count: 0 }];
+  const types =
+    entityTypes.some((x) => x.entityType === entityType) || entityType === null ? entityTypes : [...entityTypes, { entityType, count: 0 }];
   const options = [
     { value: '', label: t('knowledge.filter.all', { n: total }) },
-    ...types.map((x) => ({ value: x.entityType, label: t('knowledge.filter.type', { type: entityTypeName(x.entityType, t, true), n: x.count }) })),
+    ...types.map((x) => ({
+      value: x.entityType,
+      label: t('knowledge.filter.type', { type: entityTypeName(x.entityType, t, true), n: x.count }),
+    })),
   ];
   return (
     <Segmented
@@ -47,14 +51,26 @@ function TypeFilter({ t }: { t: Translate }) {
 
 /** The facts, most recently changed first, paged as the list scrolls. */
 function FactList({ selected, focusId, t }: { selected: string | null; focusId: string | null; t: Translate }) {
-  const { facts, done, loading, error } = useKnowledgeStore(useShallow((s) => ({ facts: s.facts, done: s.done, loading: s.loading, error: s.error })));
+  const { facts, done, loading, error } = useKnowledgeStore(
+    useShallow((s) => ({ facts: s.facts, done: s.done, loading: s.loading, error: s.error })),
+  );
   const loadMore = useCallback(() => void useKnowledgeStore.getState().loadMore(), []);
   return (
     <div className="fact-list-pane">
-      <ul className="fact-cards fact-list" aria-label={t('knowledge.listLabel')} onKeyDown={(e) => moveAmongLinks(e, loadMore)} data-testid="fact-list">
+      <ul
+        className="fact-cards fact-list"
+        aria-label={t('knowledge.listLabel')}
+        onKeyDown={(e) => moveAmongLinks(e, loadMore)}
+        data-testid="fact-list"
+      >
         {facts.map((f, i) => (
           <li key={f.id}>
-            <FactCard fact={f} t={t} current={f.id === selected || f.key === selected} autoFocus={selected === null && (focusId ? f.id === focusId : i === 0)} />
+            <FactCard
+              fact={f}
+              t={t}
+              current={f.id === selected || f.key === selected}
+              autoFocus={selected === null && (focusId ? f.id === focusId : i === 0)}
+            />
           </li>
         ))}
       </ul>
@@ -67,7 +83,9 @@ function FactList({ selected, focusId, t }: { selected: string | null; focusId: 
             </button>
           </p>
         )}
-        {!done && !error && <ShowMore label={loading ? t('knowledge.loadingMore') : t('knowledge.more')} onMore={loadMore} busy={loading} />}
+        {!done && !error && (
+          <ShowMore label={loading ? t('knowledge.loadingMore') : t('knowledge.more')} onMore={loadMore} busy={loading} />
+        )}
         {done && facts.length === 0 && <p className="muted">{t('knowledge.noneOfType')}</p>}
       </div>
     </div>
@@ -102,7 +120,8 @@ export function KnowledgeScreen({ id }: { id?: string }) {
   useEffect(() => {
     if (!id) return;
     const onKey = (e: globalThis.KeyboardEvent) => {
-      if (e.key === 'Escape' && !(e.target as HTMLElement | null)?.closest('input, textarea, select, dialog')) navigate({ name: 'knowledge' });
+      if (e.key === 'Escape' && !(e.target as HTMLElement | null)?.closest('input, textarea, select, dialog'))
+        navigate({ name: 'knowledge' });
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

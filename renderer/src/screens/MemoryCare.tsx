@@ -159,7 +159,13 @@ export function MemoryCareScreen() {
         >
           <label>
             {t('care.planAsOf')}{' '}
-            <input type="date" value={asOf} onChange={(e) => setAsOf(e.target.value)} data-testid="care-asof" aria-describedby="c-asof-hint" />
+            <input
+              type="date"
+              value={asOf}
+              onChange={(e) => setAsOf(e.target.value)}
+              data-testid="care-asof"
+              aria-describedby="c-asof-hint"
+            />
           </label>
           <span id="c-asof-hint" className="muted">
             {asOf ? '' : t('care.planToday')}
@@ -191,7 +197,12 @@ export function MemoryCareScreen() {
         <h2 id="c-trash">
           {t('care.trash')} {trash && trash.length > 0 && <span className="muted">({trash.length})</span>}
         </h2>
-        {trash && (trash.length ? <TierList items={trash} tier="trash" busy={busy} onRestore={(x) => void restore(x)} t={t} locale={locale} /> : <p className="muted">{t('care.trashEmpty')}</p>)}
+        {trash &&
+          (trash.length ? (
+            <TierList items={trash} tier="trash" busy={busy} onRestore={(x) => void restore(x)} t={t} locale={locale} />
+          ) : (
+            <p className="muted">{t('care.trashEmpty')}</p>
+          ))}
       </section>
 
       <section className="settings-section" aria-labelledby="c-archive" aria-busy={!archive}>

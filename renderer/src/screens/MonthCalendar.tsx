@@ -76,7 +76,12 @@ export function MonthCalendar() {
         <button type="button" className="icon" aria-label={t('calendar.prev')} onClick={() => go(-1)}>
           ‹
         </button>
-        <button type="button" className="cal-title" aria-label={t('calendar.jumpMonth', { month: monthName })} onClick={() => jumpTo(lastDay)}>
+        <button
+          type="button"
+          className="cal-title"
+          aria-label={t('calendar.jumpMonth', { month: monthName })}
+          onClick={() => jumpTo(lastDay)}
+        >
           {monthName}
         </button>
         <button type="button" className="icon" aria-label={t('calendar.next')} onClick={() => go(1)}>
@@ -100,7 +105,9 @@ export function MonthCalendar() {
                 if (day === null) return <td key={i} />;
                 const key = dayKeyOf(year, month, day);
                 const count = counts[key] ?? 0;
-                const label = count ? t('calendar.day', { date: formatDay(key, locale), n: count }) : t('calendar.dayNone', { date: formatDay(key, locale) });
+                const label = count
+                  ? t('calendar.day', { date: formatDay(key, locale), n: count })
+                  : t('calendar.dayNone', { date: formatDay(key, locale) });
                 return (
                   <td key={i} role="gridcell" aria-selected={anchorDay === key}>
                     <button

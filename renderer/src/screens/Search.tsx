@@ -31,7 +31,8 @@ function Why({ r, t }: { r: SearchResult; t: Translate }) {
           {t(`search.matchedBy.${m}`)}
         </span>
       ))}{' '}
-      <span className="explanation">{describeMatch(r, t)}</span> <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
+      <span className="explanation">{describeMatch(r, t)}</span>{' '}
+      <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
     </p>
   );
 }
@@ -60,10 +61,12 @@ function FactHit({ r, locale, t }: { r: FactResult; locale: Locale; t: Translate
     <li className="result result-fact" data-kind="semantic" data-fact={r.id}>
       <RouteLink to={{ name: 'knowledge', id: r.id }} className="result-link">
         <span className="result-title">
-          <span className="badge fact-badge">{t('search.fact')}</span> <span className="result-type">{entityTypeName(r.entityType, t)}</span> {highlight(r.title, pattern)}
+          <span className="badge fact-badge">{t('search.fact')}</span>{' '}
+          <span className="result-type">{entityTypeName(r.entityType, t)}</span> {highlight(r.title, pattern)}
         </span>
         <span className="result-time">
-          <FactBadges version={r.version} confidence={r.confidence} t={t} /> · <time dateTime={r.updatedAt}>{t('knowledge.changed', { date: formatHere(r.updatedAt, locale) })}</time>
+          <FactBadges version={r.version} confidence={r.confidence} t={t} /> ·{' '}
+          <time dateTime={r.updatedAt}>{t('knowledge.changed', { date: formatHere(r.updatedAt, locale) })}</time>
         </span>
       </RouteLink>
       <p className="result-snippet">{highlight(r.summary, pattern)}</p>
@@ -76,7 +79,16 @@ export function SearchScreen({ q }: { q: string }) {
   const t = useT();
   const locale = useLocale();
   const { text, mode, kind, filters, sources, output, loading, error } = useSearchStore(
-    useShallow((s) => ({ text: s.text, mode: s.mode, kind: s.kind, filters: s.filters, sources: s.sources, output: s.output, loading: s.loading, error: s.error })),
+    useShallow((s) => ({
+      text: s.text,
+      mode: s.mode,
+      kind: s.kind,
+      filters: s.filters,
+      sources: s.sources,
+      output: s.output,
+      loading: s.loading,
+      error: s.error,
+    })),
   );
   const { setText, setMode, setKind, setFilters, loadSources, run } = useSearchStore.getState();
 
@@ -151,13 +163,29 @@ export function SearchScreen({ q }: { q: string }) {
             <legend className="visually-hidden">{t('search.filters')}</legend>
             <label title={episodeFiltersOff ? t('search.datesOff') : undefined}>
               {t('search.since')}
-              <input type="date" value={filters.since} disabled={episodeFiltersOff} onChange={(e) => setFilters({ since: e.target.value })} />
+              <input
+                type="date"
+                value={filters.since}
+                disabled={episodeFiltersOff}
+                onChange={(e) => setFilters({ since: e.target.value })}
+              />
             </label>
             <label title={episodeFiltersOff ? t('search.datesOff') : undefined}>
               {t('search.until')}
-              <input type="date" value={filters.until} disabled={episodeFiltersOff} onChange={(e) => setFilters({ until: e.target.value })} />
+              <input
+                type="date"
+                value={filters.until}
+                disabled={episodeFiltersOff}
+                onChange={(e) => setFilters({ until: e.target.value })}
+              />
             </label>
-            <SourceFilter value={filters.source} sources={sources} disabled={episodeFiltersOff} onChange={(source) => setFilters({ source })} t={t} />
+            <SourceFilter
+              value={filters.source}
+              sources={sources}
+              disabled={episodeFiltersOff}
+              onChange={(source) => setFilters({ source })}
+              t={t}
+            />
             <label>
               {t('search.minImportance')}
               <select value={filters.minImportance} onChange={(e) => setFilters({ minImportance: Number(e.target.value) })}>
@@ -193,7 +221,11 @@ export function SearchScreen({ q }: { q: string }) {
             </p>
             <ol className="result-list">
               {output.results.map((r) =>
-                r.kind === 'semantic' ? <FactHit key={r.id} r={r} locale={locale} t={t} /> : <EpisodeHit key={r.id} r={r} locale={locale} t={t} />,
+                r.kind === 'semantic' ? (
+                  <FactHit key={r.id} r={r} locale={locale} t={t} />
+                ) : (
+                  <EpisodeHit key={r.id} r={r} locale={locale} t={t} />
+                ),
               )}
             </ol>
           </>

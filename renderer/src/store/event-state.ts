@@ -20,7 +20,17 @@ export interface EventsState {
 }
 
 /** Calls the person would not think of as "work in progress" (reading, searching) stay out of the status line. */
-const QUIET: ReadonlySet<string> = new Set(['listEpisodes', 'getEpisode', 'search', 'stats', 'health', 'getLlmSettings', 'getEngineSettings', 'knowledgeCapacity', 'cancelCall']);
+const QUIET: ReadonlySet<string> = new Set([
+  'listEpisodes',
+  'getEpisode',
+  'search',
+  'stats',
+  'health',
+  'getLlmSettings',
+  'getEngineSettings',
+  'knowledgeCapacity',
+  'cancelCall',
+]);
 
 /** One event applied to the state. */
 export function applyEvent(s: EventsState, e: EngineEvent): EventsState {

@@ -52,7 +52,18 @@ export function pathChoice(path: string): Choice {
   return { kind: 'path', path, name: baseName(path), size: null };
 }
 
-const idle = { phase: 'idle' as ImportPhase, upload: null, batch: null, preview: null, me: '', stages: {}, callId: null, cancelling: false, result: null, error: null };
+const idle = {
+  phase: 'idle' as ImportPhase,
+  upload: null,
+  batch: null,
+  preview: null,
+  me: '',
+  stages: {},
+  callId: null,
+  cancelling: false,
+  result: null,
+  error: null,
+};
 
 /** Whether `start` may run now: files chosen, nothing running, and no finished import — unless it was cancelled (then it continues). */
 function canStart(s: ImportState): boolean {
@@ -71,7 +82,12 @@ function finalStages(result: ImportOutput, last: Stages): Stages {
 }
 
 /** Runs importFiles for the chosen files, whichever way they reach the engine. */
-async function runImport(s: ImportState, options: ImportOptions, set: (p: Partial<ImportState>) => void, afterUpload: ImportPhase): Promise<ImportOutput> {
+async function runImport(
+  s: ImportState,
+  options: ImportOptions,
+  set: (p: Partial<ImportState>) => void,
+  afterUpload: ImportPhase,
+): Promise<ImportOutput> {
   if (connectionKind() === 'desktop') {
     const paths = s.chosen.flatMap((c) => (c.kind === 'path' ? [c.path] : []));
     return call('importFiles', { ...options, paths });
@@ -147,7 +163,13 @@ export const useImportStore = create<ImportState>()((set, get) => {
         set({ phase: 'importing', stages: {}, callId: null, cancelling: false, result: null, error: null });
         const result = await runImport(get(), { ...(s.me ? { me: s.me } : {}) }, set, 'importing');
         // A cancelled import keeps its files chosen: importing them again adds only the rest.
-        set({ phase: 'done', result, chosen: result.cancelled ? get().chosen : [], batch: null, stages: finalStages(result, get().stages) });
+        set({
+          phase: 'done',
+          result,
+          chosen: result.cancelled ? get().chosen : [],
+          batch: null,
+          stages: finalStages(result, get().stages),
+        });
       } catch (e) {
         set({ phase: 'failed', error: errorInfo(e), batch: null });
       } finally {

@@ -42,7 +42,11 @@ export const useKnowledgeStore = create<KnowledgeState>()((set, get) => ({
     if (loading || done) return;
     set({ loading: true, error: null });
     try {
-      const page = await call('listKnowledge', { limit: KNOWLEDGE_PAGE_SIZE, ...(entityType ? { entityType } : {}), ...(cursor ? { cursor } : {}) });
+      const page = await call('listKnowledge', {
+        limit: KNOWLEDGE_PAGE_SIZE,
+        ...(entityType ? { entityType } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
       if (get().generation !== generation) return;
       set((s) => {
         // Never the same fact twice (pages are cut at a time and id, but the list must stay keyed uniquely).
@@ -79,7 +83,9 @@ export const useKnowledgeStore = create<KnowledgeState>()((set, get) => ({
     const gone = get().facts.find((f) => f.id === id);
     set((s) => ({
       facts: s.facts.filter((f) => f.id !== id),
-      entityTypes: gone ? s.entityTypes.map((x) => (x.entityType === gone.entityType ? { ...x, count: x.count - 1 } : x)).filter((x) => x.count > 0) : s.entityTypes,
+      entityTypes: gone
+        ? s.entityTypes.map((x) => (x.entityType === gone.entityType ? { ...x, count: x.count - 1 } : x)).filter((x) => x.count > 0)
+        : s.entityTypes,
     }));
   },
 }));

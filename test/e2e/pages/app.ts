@@ -18,7 +18,10 @@ export class AppShell {
   }
 
   navLabels(): Promise<string[]> {
-    return this.page.locator('nav a[data-nav]').allInnerTexts().then((xs) => xs.map((x) => x.replace(/^\S+\s*/, '').trim()));
+    return this.page
+      .locator('nav a[data-nav]')
+      .allInnerTexts()
+      .then((xs) => xs.map((x) => x.replace(/^\S+\s*/, '').trim()));
   }
 
   heading(): Promise<string> {

@@ -28,7 +28,9 @@ export class MemoryCarePage {
   }
 
   trashItem(title: string | RegExp): Locator {
-    return this.page.locator('[data-testid="care-trash-list"] .care-item').filter({ has: this.page.locator('.care-item-title', { hasText: title }) });
+    return this.page
+      .locator('[data-testid="care-trash-list"] .care-item')
+      .filter({ has: this.page.locator('.care-item-title', { hasText: title }) });
   }
 
   trashTitles(): Promise<string[]> {

@@ -17,7 +17,13 @@ export interface ImportStageView {
 /** The stages in the order the engine works through them (core/api/handlers/import-progress.ts). */
 export const IMPORT_STAGES = ['import', 'episodes', 'embeddings', 'discovery'];
 
-const TRACE = { key: '__importTrace', section: '[data-testid="import-progress"]', stateAttr: 'data-phase', running: 'importing', stepAttr: 'data-step' };
+const TRACE = {
+  key: '__importTrace',
+  section: '[data-testid="import-progress"]',
+  stateAttr: 'data-phase',
+  running: 'importing',
+  stepAttr: 'data-step',
+};
 
 /** Choosing files, the import's progress, and its report. */
 export class ImportPage {
@@ -72,7 +78,9 @@ export class ImportPage {
   /** Until the engine has stored some messages (after the upload and the files' validation). */
   async waitUntilStoring(): Promise<void> {
     await this.page
-      .locator('[data-testid="import-progress"][data-phase="importing"][data-step="import"] [data-stage="import"][data-done]:not([data-done="0"])')
+      .locator(
+        '[data-testid="import-progress"][data-phase="importing"][data-step="import"] [data-stage="import"][data-done]:not([data-done="0"])',
+      )
       .waitFor({ timeout: 120_000 });
   }
 
@@ -130,8 +138,10 @@ export class ImportPage {
   }
 
   private rows(testId: string): Promise<string[][]> {
-    return this.page.locator(`[data-testid="${testId}"] tbody tr`).evaluateAll((rows) =>
-      rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => (c.firstChild?.textContent ?? c.textContent ?? '').trim())),
-    );
+    return this.page
+      .locator(`[data-testid="${testId}"] tbody tr`)
+      .evaluateAll((rows) =>
+        rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => (c.firstChild?.textContent ?? c.textContent ?? '').trim())),
+      );
   }
 }

@@ -36,7 +36,10 @@ export class KnowledgePage {
 
   /** Whether the fact's line shows the star of an important fact. */
   starred(label: string): Promise<boolean> {
-    return this.card(label).locator('.entry-star').count().then((n) => n > 0);
+    return this.card(label)
+      .locator('.entry-star')
+      .count()
+      .then((n) => n > 0);
   }
 
   card(label: string): Locator {

@@ -1,7 +1,12 @@
 import type { Locator, Page } from 'playwright-core';
 import { readProgressTrace, startProgressTrace, type ProgressTrace } from './progress.js';
 
-const DISCOVERY_TRACE = { key: '__discoveryTrace', section: '[data-testid="discovery-progress"]', stateAttr: 'data-state', running: 'running' };
+const DISCOVERY_TRACE = {
+  key: '__discoveryTrace',
+  section: '[data-testid="discovery-progress"]',
+  stateAttr: 'data-state',
+  running: 'running',
+};
 
 /**
  * Appearance (language, theme), the data (where it lives, backup, the embedding model), the
@@ -130,7 +135,10 @@ export class SettingsPage {
   async restoreListed(index: number): Promise<void> {
     await this.backups().nth(index).getByRole('button').click();
     const reloaded = this.page.waitForEvent('load', { timeout: 60_000 });
-    await this.page.locator('dialog[open]').getByRole('button', { name: /^(Restore|恢复)$/ }).click();
+    await this.page
+      .locator('dialog[open]')
+      .getByRole('button', { name: /^(Restore|恢复)$/ })
+      .click();
     await reloaded;
   }
 

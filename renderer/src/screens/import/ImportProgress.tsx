@@ -66,7 +66,15 @@ function CancelButton({ cancelling, onCancel, t }: Pick<Props, 'cancelling' | 'o
   }, [onCancel]);
   return (
     // Focus comes here when the import starts: the button that started it is gone.
-    <button type="button" onClick={onCancel} disabled={cancelling} aria-keyshortcuts="Escape" title={t('import.cancelTitle')} data-testid="import-cancel" autoFocus>
+    <button
+      type="button"
+      onClick={onCancel}
+      disabled={cancelling}
+      aria-keyshortcuts="Escape"
+      title={t('import.cancelTitle')}
+      data-testid="import-cancel"
+      autoFocus
+    >
       {cancelling ? t('import.cancellingShort') : t('import.cancel')}
     </button>
   );
@@ -87,7 +95,13 @@ export function ImportProgress(props: Props) {
   const current = finished ? null : currentStage(stages, shown);
   const at = current === null ? shown.length : shown.indexOf(current);
   return (
-    <section className="import-progress" data-testid="import-progress" data-phase={phase} data-step={current ?? undefined} data-cancelled={cancelled || undefined}>
+    <section
+      className="import-progress"
+      data-testid="import-progress"
+      data-phase={phase}
+      data-step={current ?? undefined}
+      data-cancelled={cancelled || undefined}
+    >
       <p className="import-status" role="status" data-testid="import-status">
         {statusText(props, current)}
       </p>
@@ -98,9 +112,18 @@ export function ImportProgress(props: Props) {
           const label = t(LABELS[stage]);
           const text = stageText(stage, p, state, t, n);
           // A stage with nothing to do is full once done, empty before; the first one is unknown until the engine says.
-          const [done, total] = state === 'done' ? [1, 1] : p && p.total > 0 ? [p.done, p.total] : state === 'current' && !p ? [null, null] : [0, 1];
+          const [done, total] =
+            state === 'done' ? [1, 1] : p && p.total > 0 ? [p.done, p.total] : state === 'current' && !p ? [null, null] : [0, 1];
           return (
-            <li key={stage} className="import-stage" data-stage={stage} data-state={state} data-done={p?.done} data-total={p?.total} aria-current={state === 'current' ? 'step' : undefined}>
+            <li
+              key={stage}
+              className="import-stage"
+              data-stage={stage}
+              data-state={state}
+              data-done={p?.done}
+              data-total={p?.total}
+              aria-current={state === 'current' ? 'step' : undefined}
+            >
               <span className="import-stage-name">{label}</span>
               <ProgressBar label={label} done={done} total={total} text={text} />
             </li>

@@ -124,7 +124,8 @@ export function FactDetail({ id, locale, t, onChanged, onForgotten }: { id: stri
           {f.value}
         </p>
         <p className="fact-detail-meta">
-          <FactBadges version={f.version} confidence={f.confidence} t={t} /> · <span className="muted">{t('knowledge.changed', { date: formatHere(f.updatedAt, locale) })}</span>
+          <FactBadges version={f.version} confidence={f.confidence} t={t} /> ·{' '}
+          <span className="muted">{t('knowledge.changed', { date: formatHere(f.updatedAt, locale) })}</span>
         </p>
         {f.tier === 'archived' && <p className="muted">{t('knowledge.archived')}</p>}
       </header>
@@ -143,7 +144,14 @@ export function FactDetail({ id, locale, t, onChanged, onForgotten }: { id: stri
             <button type="button" onClick={() => setEditing(true)} data-action="correct">
               {t('knowledge.correct')}
             </button>
-            <button type="button" className="danger" disabled={busy} title={t('knowledge.forgetHint')} onClick={() => void forget()} data-action="forget">
+            <button
+              type="button"
+              className="danger"
+              disabled={busy}
+              title={t('knowledge.forgetHint')}
+              onClick={() => void forget()}
+              data-action="forget"
+            >
               {t('knowledge.forget')}
             </button>
             <MarkButton which="fade" marked={f.marked} onMark={(m) => void mark(m)} t={t} />
@@ -187,7 +195,13 @@ export function FactDetail({ id, locale, t, onChanged, onForgotten }: { id: stri
           </>
         )}
         {detail.sources.length > 0 && (
-          <MessageList messages={detail.sources} summary={t('knowledge.sources', { n: detail.sources.length })} locale={locale} testId="fact-sources" withDate />
+          <MessageList
+            messages={detail.sources}
+            summary={t('knowledge.sources', { n: detail.sources.length })}
+            locale={locale}
+            testId="fact-sources"
+            withDate
+          />
         )}
       </Section>
 

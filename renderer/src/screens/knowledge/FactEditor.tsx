@@ -10,7 +10,19 @@ type Written = OpOutput<'upsertKnowledge'>;
  * A small form for one fact. Given a fact: its right value, stored as a correction (the wrong value
  * stays in the history, marked corrected). Without one: a new fact, by kind, subject and value.
  */
-export function FactEditor({ fact, kinds, onSaved, onCancel, t }: { fact?: FactView; kinds?: readonly string[]; onSaved: (w: Written) => void; onCancel: () => void; t: Translate }) {
+export function FactEditor({
+  fact,
+  kinds,
+  onSaved,
+  onCancel,
+  t,
+}: {
+  fact?: FactView;
+  kinds?: readonly string[];
+  onSaved: (w: Written) => void;
+  onCancel: () => void;
+  t: Translate;
+}) {
   const [kind, setKind] = useState('person');
   const [name, setName] = useState('');
   const [value, setValue] = useState(fact?.value ?? '');
@@ -46,7 +58,13 @@ export function FactEditor({ fact, kinds, onSaved, onCancel, t }: { fact?: FactV
           </label>
           <label>
             {t('knowledge.edit.name')}
-            <input value={name} onChange={(e) => setName(e.target.value)} placeholder={t('knowledge.edit.namePlaceholder')} required data-field="name" />
+            <input
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              placeholder={t('knowledge.edit.namePlaceholder')}
+              required
+              data-field="name"
+            />
           </label>
         </div>
       )}

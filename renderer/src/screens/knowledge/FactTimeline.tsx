@@ -16,18 +16,43 @@ function changeOf(v: FactVersion): MessageKey {
 }
 
 /** Every kept version, oldest first: its value (struck through when later found wrong), when, how, and the episode behind it. */
-export function FactTimeline({ versions, current, locale, t }: { versions: readonly FactVersion[]; current: number; locale: Locale; t: Translate }) {
+export function FactTimeline({
+  versions,
+  current,
+  locale,
+  t,
+}: {
+  versions: readonly FactVersion[];
+  current: number;
+  locale: Locale;
+  t: Translate;
+}) {
   return (
     <ol className="fact-timeline" data-testid="fact-timeline">
       {versions.map((v) => (
-        <li key={v.version} className="fact-version-row" data-version={v.version} data-link={v.link ?? 'first'} data-corrected={v.corrected || undefined} aria-current={v.version === current ? 'true' : undefined}>
+        <li
+          key={v.version}
+          className="fact-version-row"
+          data-version={v.version}
+          data-link={v.link ?? 'first'}
+          data-corrected={v.corrected || undefined}
+          aria-current={v.version === current ? 'true' : undefined}
+        >
           <div className="fact-version-head">
             <span className="badge fact-version">v{v.version}</span>
             <span className="fact-change" data-change={v.link ?? 'first'}>
               {t(changeOf(v))}
             </span>
-            {v.corrected && <span className="fact-change" data-change="corrected">{t('knowledge.change.correctedLater')}</span>}
-            {v.version === current && <span className="fact-change" data-change="current">{t('knowledge.change.current')}</span>}
+            {v.corrected && (
+              <span className="fact-change" data-change="corrected">
+                {t('knowledge.change.correctedLater')}
+              </span>
+            )}
+            {v.version === current && (
+              <span className="fact-change" data-change="current">
+                {t('knowledge.change.current')}
+              </span>
+            )}
             <time dateTime={v.createdAt}>{formatHere(v.createdAt, locale)}</time>
           </div>
           {v.corrected ? (

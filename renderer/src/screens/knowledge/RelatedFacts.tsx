@@ -11,7 +11,19 @@ const RELATIONS: Record<RelatedFact['type'], MessageKey> = {
   temporal: 'knowledge.relation.temporal',
 };
 
-function RelatedList({ items, label, via, testId, t }: { items: readonly RelatedFact[]; label: string; via: Map<string, string>; testId: string; t: Translate }) {
+function RelatedList({
+  items,
+  label,
+  via,
+  testId,
+  t,
+}: {
+  items: readonly RelatedFact[];
+  label: string;
+  via: Map<string, string>;
+  testId: string;
+  t: Translate;
+}) {
   if (!items.length) return null;
   return (
     <>
@@ -24,7 +36,13 @@ function RelatedList({ items, label, via, testId, t }: { items: readonly Related
               <FactCard
                 fact={r.fact}
                 t={t}
-                note={[t(RELATIONS[r.type]), r.description || (r.discoveryEpisode && t('knowledge.learntTogether', { title: r.discoveryEpisode.title })), through && t('knowledge.via', { label: through })].filter(Boolean).join(' · ')}
+                note={[
+                  t(RELATIONS[r.type]),
+                  r.description || (r.discoveryEpisode && t('knowledge.learntTogether', { title: r.discoveryEpisode.title })),
+                  through && t('knowledge.via', { label: through }),
+                ]
+                  .filter(Boolean)
+                  .join(' · ')}
               />
             </li>
           );

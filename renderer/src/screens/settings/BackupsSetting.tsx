@@ -59,7 +59,12 @@ export function BackupsSetting({ startup }: { startup: StartupView }) {
                 {localTime(b.at)} · {formatBytes(b.bytes)}
               </span>
               {startup.canChange && (
-                <button type="button" onClick={() => setRestoring(b.file)} disabled={action.busy} aria-label={t('settings.restore.oneLabel', { when: localTime(b.at) })}>
+                <button
+                  type="button"
+                  onClick={() => setRestoring(b.file)}
+                  disabled={action.busy}
+                  aria-label={t('settings.restore.oneLabel', { when: localTime(b.at) })}
+                >
                   {t('settings.restore.one')}
                 </button>
               )}

@@ -43,10 +43,26 @@ function CopyButton({ text, label, testId }: { text: string; label: string; test
   );
 }
 
-function CompanionRow({ c, now, busy, onAccess, t }: { c: Companion; now: number; busy: boolean; onAccess: (canWrite: boolean) => void; t: Translate }) {
+function CompanionRow({
+  c,
+  now,
+  busy,
+  onAccess,
+  t,
+}: {
+  c: Companion;
+  now: number;
+  busy: boolean;
+  onAccess: (canWrite: boolean) => void;
+  t: Translate;
+}) {
   const locale = useLocale();
   const shown = c.title && c.title !== c.name ? c.title : c.name;
-  const about = [c.title && c.title !== c.name ? c.name : null, c.version ? t('companions.version', { version: c.version }) : null, c.via ? t(`companions.via.${c.via}`) : null].filter(Boolean);
+  const about = [
+    c.title && c.title !== c.name ? c.name : null,
+    c.version ? t('companions.version', { version: c.version }) : null,
+    c.via ? t(`companions.via.${c.via}`) : null,
+  ].filter(Boolean);
   return (
     <li className="companion" data-companion={c.name} data-can-write={c.canWrite}>
       <div className="companion-head">
@@ -56,14 +72,28 @@ function CompanionRow({ c, now, busy, onAccess, t }: { c: Companion; now: number
       <p className="companion-meta" data-testid="companion-last">
         {c.lastCallAt && c.lastTool ? (
           <time dateTime={c.lastCallAt}>
-            {t('companions.lastCall', { tool: c.lastTool, when: formatRelative(c.lastCallAt, now, locale), at: formatHere(c.lastCallAt, locale), calls: formatNumber(c.calls, locale) })}
+            {t('companions.lastCall', {
+              tool: c.lastTool,
+              when: formatRelative(c.lastCallAt, now, locale),
+              at: formatHere(c.lastCallAt, locale),
+              calls: formatNumber(c.calls, locale),
+            })}
           </time>
         ) : (
-          <time dateTime={c.lastSeen}>{t('companions.connectedOnly', { when: formatRelative(c.lastSeen, now, locale), at: formatHere(c.lastSeen, locale) })}</time>
+          <time dateTime={c.lastSeen}>
+            {t('companions.connectedOnly', { when: formatRelative(c.lastSeen, now, locale), at: formatHere(c.lastSeen, locale) })}
+          </time>
         )}
       </p>
       <label className="check companion-access">
-        <input type="checkbox" role="switch" checked={c.canWrite} disabled={busy} onChange={(e) => onAccess(e.target.checked)} aria-describedby={`access-${c.name}`} />
+        <input
+          type="checkbox"
+          role="switch"
+          checked={c.canWrite}
+          disabled={busy}
+          onChange={(e) => onAccess(e.target.checked)}
+          aria-describedby={`access-${c.name}`}
+        />
         {t('companions.mayWrite')}
       </label>
       <span id={`access-${c.name}`} className="visually-hidden">
@@ -184,7 +214,8 @@ function HttpAddress({ http, t }: { http: { url: string; token: string } | null;
         </dd>
         <dt>{t('companions.httpHeader')}</dt>
         <dd>
-          <code>Authorization: Bearer {masked}</code> <CopyButton text={`Bearer ${http.token}`} label={t('companions.copyHeader')} testId="companions-copy-header" />
+          <code>Authorization: Bearer {masked}</code>{' '}
+          <CopyButton text={`Bearer ${http.token}`} label={t('companions.copyHeader')} testId="companions-copy-header" />
         </dd>
       </dl>
       <div className="actions">

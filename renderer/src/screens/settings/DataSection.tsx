@@ -49,7 +49,11 @@ export function DataSection({ health, settings, startup, error, onChanged }: Pro
   const locale = useLocale();
   const owners = health?.owners ?? [];
   const sum = (k: 'episodes' | 'messages' | 'conversations') => owners.reduce((n, o) => n + o[k], 0);
-  const lastWrite = owners.map((o) => o.lastWrite).filter((x): x is string => Boolean(x)).sort().at(-1);
+  const lastWrite = owners
+    .map((o) => o.lastWrite)
+    .filter((x): x is string => Boolean(x))
+    .sort()
+    .at(-1);
 
   return (
     <section className="settings-section" aria-labelledby="s-data" aria-busy={!(health && settings && startup) && !error}>
@@ -61,9 +65,17 @@ export function DataSection({ health, settings, startup, error, onChanged }: Pro
         <>
           <dl className="facts wide" data-testid="settings-data">
             <dt>{t('settings.database')}</dt>
-            <dd>{t('settings.databaseValue', { status: health.database.status, version: health.database.schemaVersion, size: formatBytes(health.database.sizeBytes) })}</dd>
+            <dd>
+              {t('settings.databaseValue', {
+                status: health.database.status,
+                version: health.database.schemaVersion,
+                size: formatBytes(health.database.sizeBytes),
+              })}
+            </dd>
             <dt>{t('settings.counts')}</dt>
-            <dd>{t('settings.countsValue', { episodes: sum('episodes'), messages: sum('messages'), conversations: sum('conversations') })}</dd>
+            <dd>
+              {t('settings.countsValue', { episodes: sum('episodes'), messages: sum('messages'), conversations: sum('conversations') })}
+            </dd>
             {lastWrite && (
               <>
                 <dt>{t('settings.lastWrite')}</dt>

@@ -38,7 +38,14 @@ export function ForgettingSection({ settings, onSaved }: { settings: EngineSetti
     <section className="settings-section" aria-labelledby="s-forgetting" aria-busy={!settings}>
       <h2 id="s-forgetting">{t('settings.forgetting')}</h2>
       <p className="muted">{t('settings.forgettingBody')}</p>
-      {settings && <ForgettingForm key={JSON.stringify(settings.forgetting)} saved={settings.forgetting} busy={action.busy} onSave={(forgetting) => save({ forgetting })} />}
+      {settings && (
+        <ForgettingForm
+          key={JSON.stringify(settings.forgetting)}
+          saved={settings.forgetting}
+          busy={action.busy}
+          onSave={(forgetting) => save({ forgetting })}
+        />
+      )}
       <ActionStatus action={action} testId="forgetting" />
       <p>
         <button type="button" onClick={() => navigate({ name: 'care' })}>

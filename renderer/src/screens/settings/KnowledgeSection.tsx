@@ -23,7 +23,14 @@ function CapacityFacts({ c, t, locale }: { c: KnowledgeCapacity; t: Translate; l
         <dt>{t('settings.knowledgeTokens')}</dt>
         <dd data-testid="knowledge-tokens">{t('settings.knowledgeTokensValue', { tokens: n(c.tokens), max: n(c.maxTokens) })}</dd>
         <dt>{t('settings.knowledgeKept')}</dt>
-        <dd>{t('settings.knowledgeKeptValue', { protected: n(c.protected), low: n(c.lowImportance), versions: n(c.versions), trashed: n(c.trashed) })}</dd>
+        <dd>
+          {t('settings.knowledgeKeptValue', {
+            protected: n(c.protected),
+            low: n(c.lowImportance),
+            versions: n(c.versions),
+            trashed: n(c.trashed),
+          })}
+        </dd>
         <dt>{t('settings.knowledgePolicy')}</dt>
         <dd>{t('settings.knowledgePolicyValue', { high: percent(c.thresholds.high), low: percent(c.thresholds.low) })}</dd>
         {c.nextEviction && (
@@ -36,7 +43,9 @@ function CapacityFacts({ c, t, locale }: { c: KnowledgeCapacity; t: Translate; l
         )}
         <dt>{t('settings.knowledgeQueue')}</dt>
         <dd data-testid="knowledge-queue">
-          {queue.waiting + queue.failed === 0 ? t('settings.knowledgeQueueEmpty') : t('settings.knowledgeQueueValue', { n: n(queue.waiting) })}
+          {queue.waiting + queue.failed === 0
+            ? t('settings.knowledgeQueueEmpty')
+            : t('settings.knowledgeQueueValue', { n: n(queue.waiting) })}
           {queue.failed > 0 && <> · {t('settings.knowledgeQueueFailed', { n: n(queue.failed) })}</>}
         </dd>
       </dl>
@@ -90,7 +99,14 @@ export function KnowledgeSection({
           <ReadNow waiting={capacity.discoveryQueue.waiting + capacity.discoveryQueue.failed} onDone={load} onSetUpLlm={onSetUpLlm} />
         </>
       )}
-      {settings && <LimitsForm key={JSON.stringify(settings.knowledge)} saved={settings.knowledge} busy={action.busy} onSave={(knowledge) => save({ knowledge })} />}
+      {settings && (
+        <LimitsForm
+          key={JSON.stringify(settings.knowledge)}
+          saved={settings.knowledge}
+          busy={action.busy}
+          onSave={(knowledge) => save({ knowledge })}
+        />
+      )}
       <ActionStatus action={action} testId="knowledge" />
     </section>
   );

@@ -13,7 +13,12 @@ function keyLabel(s: LlmSettings, t: Translate): string {
 }
 
 function TestResult({ result, t }: { result: LlmTest; t: Translate }) {
-  if (!result.configured) return <p className="llm-test muted" data-testid="llm-test-result">{t('settings.llmTestUnconfigured')}</p>;
+  if (!result.configured)
+    return (
+      <p className="llm-test muted" data-testid="llm-test-result">
+        {t('settings.llmTestUnconfigured')}
+      </p>
+    );
   if (!result.ok) {
     return (
       <p className="llm-test" data-ok="false" role="alert" data-testid="llm-test-result">
@@ -118,7 +123,14 @@ export function LlmSection() {
           >
             <label>
               {t('settings.llmBaseUrl')}
-              <input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://127.0.0.1:11434/v1" required name="baseUrl" />
+              <input
+                type="url"
+                value={baseUrl}
+                onChange={(e) => setBaseUrl(e.target.value)}
+                placeholder="http://127.0.0.1:11434/v1"
+                required
+                name="baseUrl"
+              />
             </label>
             <label>
               {t('settings.llmModel')}

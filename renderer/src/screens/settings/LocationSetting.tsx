@@ -49,7 +49,9 @@ export function LocationSetting({ startup }: { startup: StartupView }) {
             onChosen={inspect}
             testId="settings-folder-choose"
           />
-          {check && <FolderChoice check={check} current={startup.dataDir} busy={action.busy} onApply={apply} onCancel={() => setCheck(null)} />}
+          {check && (
+            <FolderChoice check={check} current={startup.dataDir} busy={action.busy} onApply={apply} onCancel={() => setCheck(null)} />
+          )}
         </>
       ) : null}
       <ActionStatus action={action} testId="settings-folder" />
@@ -58,18 +60,30 @@ export function LocationSetting({ startup }: { startup: StartupView }) {
 }
 
 /** What can be done with the chosen folder, and why not when nothing can. */
-function FolderChoice(props: { check: FolderCheck; current: string | null; busy: boolean; onApply: (mode: 'move' | 'open') => void; onCancel: () => void }) {
+function FolderChoice(props: {
+  check: FolderCheck;
+  current: string | null;
+  busy: boolean;
+  onApply: (mode: 'move' | 'open') => void;
+  onCancel: () => void;
+}) {
   const t = useT();
   const { check } = props;
   const canMove = check.cannotMove === null;
   const canOpen = check.cannotOpen === null;
-  const says = check.holdsMemory ? 'settings.folder.holdsMemory' : check.exists && !check.empty ? 'settings.folder.notEmpty' : 'settings.folder.empty';
+  const says = check.holdsMemory
+    ? 'settings.folder.holdsMemory'
+    : check.exists && !check.empty
+      ? 'settings.folder.notEmpty'
+      : 'settings.folder.empty';
   return (
     <div className="folder-choice" role="group" aria-label={check.folder} data-testid="settings-folder-choice">
       <p>
         <code>{check.folder}</code> — {t(says)}
       </p>
-      {!canMove && !canOpen && <p className="error">{t(`settings.folder.problem.${check.cannotOpen ?? check.cannotMove ?? 'is-current'}`)}</p>}
+      {!canMove && !canOpen && (
+        <p className="error">{t(`settings.folder.problem.${check.cannotOpen ?? check.cannotMove ?? 'is-current'}`)}</p>
+      )}
       <div className="actions">
         {canMove && (
           <button type="button" onClick={() => props.onApply('move')} disabled={props.busy} data-testid="settings-folder-move">
@@ -85,7 +99,11 @@ function FolderChoice(props: { check: FolderCheck; current: string | null; busy:
           {t('common.cancel')}
         </button>
       </div>
-      {(canMove || canOpen) && <p className="muted">{t(canMove ? 'settings.folder.moveExplain' : 'settings.folder.openExplain', { current: props.current ?? '' })}</p>}
+      {(canMove || canOpen) && (
+        <p className="muted">
+          {t(canMove ? 'settings.folder.moveExplain' : 'settings.folder.openExplain', { current: props.current ?? '' })}
+        </p>
+      )}
     </div>
   );
 }

@@ -19,7 +19,9 @@ export function ModelSetting({ startup, health, onChanged }: { startup: StartupV
   const [typed, setTyped] = useState(offered ? '' : startup.embeddingModel);
   const owners = health.owners;
   // Without a working model nothing can be embedded; the count is only an offer when there is one.
-  const [unembedded, setUnembedded] = useState(() => (health.embedding.available ? owners.reduce((n, o) => n + o.episodes - o.embedded, 0) : 0));
+  const [unembedded, setUnembedded] = useState(() =>
+    health.embedding.available ? owners.reduce((n, o) => n + o.episodes - o.embedded, 0) : 0,
+  );
   const modelId = (choice === OTHER ? typed : choice).trim();
 
   if (startup.modelPinnedBy) return <p className="muted">{t('settings.modelPick.pinned', { by: startup.modelPinnedBy })}</p>;
@@ -51,7 +53,12 @@ export function ModelSetting({ startup, health, onChanged }: { startup: StartupV
           <select value={choice} onChange={(e) => setChoice(e.target.value)} disabled={action.busy} data-testid="settings-model-select">
             {startup.modelChoices.map((c) => (
               <option key={c.id} value={c.id}>
-                {[c.id, c.dimensions && t('settings.modelPick.dims', { n: c.dimensions }), c.downloadMb && t('settings.modelPick.size', { mb: c.downloadMb }), c.recommended && t('settings.modelPick.recommended')]
+                {[
+                  c.id,
+                  c.dimensions && t('settings.modelPick.dims', { n: c.dimensions }),
+                  c.downloadMb && t('settings.modelPick.size', { mb: c.downloadMb }),
+                  c.recommended && t('settings.modelPick.recommended'),
+                ]
                   .filter(Boolean)
                   .join(' · ')}
               </option>
@@ -62,7 +69,15 @@ export function ModelSetting({ startup, health, onChanged }: { startup: StartupV
         {choice === OTHER && (
           <label>
             {t('settings.modelPick.otherLabel')}
-            <input type="text" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="Xenova/bge-m3" spellCheck={false} autoComplete="off" data-testid="settings-model-id" />
+            <input
+              type="text"
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              placeholder="Xenova/bge-m3"
+              spellCheck={false}
+              autoComplete="off"
+              data-testid="settings-model-id"
+            />
           </label>
         )}
         <div className="actions">
