@@ -6,7 +6,7 @@ import type { LocomoSample } from './locomo-data.js';
 import { round, words } from './stats.js';
 
 /**
- * The LoCoMo evidence-recall metric (BRIEF §6), shared by bench/locomo.ts and bench/locomo-loo.ts:
+ * The LoCoMo evidence-recall metric, shared by bench/locomo.ts and bench/locomo-loo.ts:
  * take what retrieval returns, item by item, until its text exceeds B words (the first item always
  * counts); the question is a hit when the messages whose text was taken cover all its evidence.
  */

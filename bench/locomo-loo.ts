@@ -1,5 +1,5 @@
 /**
- * Leave-one-conversation-out selection of the packer's parameters (BRIEF §6): every conversation is
+ * Leave-one-conversation-out selection of the packer's parameters: every conversation is
  * ingested once, the first stage (episode search) is run once per question, and then every candidate
  * configuration of a grid packs evidence for every question. For each conversation, the configuration
  * with the best mean recall (over the budgets) on the *other* conversations is chosen and measured on
