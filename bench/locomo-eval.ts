@@ -48,7 +48,8 @@ export function covered(r: Retrieved, budget: number): Set<string> {
   return out;
 }
 
-export type Through = 'search' | 'pack';
+/** What is measured: search's ranked items, the evidence packer's blocks, or the block loadContext hands a companion. */
+export type Through = 'search' | 'pack' | 'load-context';
 
 export interface RetrieveOptions {
   through: Through;
@@ -79,6 +80,19 @@ export async function retrieve(
   }
   const warnings = new Set<string>();
   let modeUsed = '';
+  if (o.through === 'load-context') {
+    for (const b of budgets) {
+      // loadContext counts tokens (about 1.3 an English word); its whole Markdown block is what a companion gets.
+      const out = await engine.call('loadContext', { ownerId, query, budgetTokens: Math.max(100, Math.round(b * 1.3)) });
+      for (const w of out.warnings) warnings.add(w);
+      const quoted = out.sections.related.flatMap((x) =>
+        x.kind === 'episode' ? x.messages.map((m) => m.id) : x.kind === 'message' ? [x.id] : [],
+      );
+      const stored = await ctx.store.read.conversations.messagesByIds(ownerId, quoted);
+      byBudget.set(b, { items: [{ text: out.markdown, covers: stored.map((m) => m.externalId) }] });
+    }
+    return { byBudget, ms: (performance.now() - t) / budgets.length, warnings: [...warnings], modeUsed: 'load-context', kinds: [] };
+  }
   for (const b of budgets) {
     const p = await packEvidence(ctx, { ownerId, query, budgetWords: b, mode: o.mode });
     for (const w of p.warnings) warnings.add(w);

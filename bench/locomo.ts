@@ -40,7 +40,7 @@ const budgets = (argValue(argv, 'budgets') ?? '500,1000,2000').split(',').map(Nu
 const mode = (argValue(argv, 'mode') ?? 'hybrid') as SearchMode;
 const retrieveLimit = Number(argValue(argv, 'limit') ?? 60);
 const through = (argValue(argv, 'through') ?? 'search') as Through;
-if (through !== 'search' && through !== 'pack') throw new Error(`--through knows search and pack, got ${through}`);
+if (!['search', 'pack', 'load-context'].includes(through)) throw new Error(`--through knows search, pack and load-context, got ${through}`);
 const kind = (argValue(argv, 'kind') ?? 'all') as 'all' | 'episodic' | 'semantic';
 const factsFrom = argValue(argv, 'facts');
 if (factsFrom !== undefined && factsFrom !== 'observations') throw new Error(`--facts knows only "observations", got ${factsFrom}`);
