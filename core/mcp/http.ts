@@ -20,15 +20,9 @@ export function mcpOverHttp(o: McpServerOptions): McpHttpHandler {
   return async (req, res) => {
     if (req.method !== 'POST') {
       // No server-initiated stream without sessions: clients then only POST (the specification allows 405).
-      res
-        .writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to /mcp' },
-            id: null,
-          }),
-        );
+      const refusal = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to /mcp' }, id: null };
+      res.writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' });
+      res.end(JSON.stringify(refusal));
       return;
     }
     const server = createMcpServer({ ...o, via: 'http', client: () => last });
