@@ -66,7 +66,7 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
   });
 
   it('opens an episode with its exact time and its source messages', async () => {
-    await new JournalPage(page).openEntry(/cousin|Zurich|interview/i);
+    await new JournalPage(page).openEntry(/cousin|Zurich|interview|robotics/i);
     const episode = new EpisodePage(page);
     expect(await episode.span()).toContain('09:15 – 09:21 · UTC+01:00');
     await episode.expandMessages();

@@ -28,8 +28,9 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
   const useLlm = async (on: boolean) => {
     if (on) {
       llm = await startLlmServer();
-      // One fact from the fixture's birthday lunch; the rest (and the two-session import) as scriptHappy has it.
-      llm.on(task('semantic-gaps', 'Mia turns thirty'), {
+      // One fact from the fixture's birthday lunch (its own transcript line, not another episode's related memories);
+      // the rest (and the two-session import) as scriptHappy has it.
+      llm.on(task('semantic-gaps', '12:30 Sam: Mia turns thirty'), {
         json: {
           knowledge_gaps: [
             {

@@ -30,7 +30,9 @@ const turn = (text: string, time: string) => ({ messages: [{ speaker: 'Ana', rol
 describe('companions: the list and its access', () => {
   let engine: Engine;
   beforeAll(async () => {
-    engine = await openMemoryEngine();
+    // A clock that moves a second a reading, so "newest first" never rests on two calls in one millisecond.
+    let t = Date.parse('2025-06-01T09:00:00Z');
+    engine = await openMemoryEngine({ clock: { now: () => new Date((t += 1000)) } });
   });
   afterAll(async () => {
     await engine.close();

@@ -133,10 +133,11 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     const opening = 'Biscuit chewed my shoes again, what should I do?';
     const context = await eventually(
       async () => await tool(client, 'load_context', { query: opening, budget_tokens: 500, now: '2024-01-04T08:30:00+01:00' }),
+      // Episodes are built behind add_memory: wait until every day's is there.
       (r) =>
         (r.structuredContent as LoadContextOutput).sections.related.some(
           (x) => x.kind === 'episode' && x.when.startsWith('Monday, 1 January 2024'),
-        ),
+        ) && ['Tuesday, 2 January 2024', 'Wednesday, 3 January 2024'].every((day) => r.content[0]!.text.includes(day)),
     );
     const out = context.structuredContent as LoadContextOutput;
     const text = context.content[0]!.text;
