@@ -36,6 +36,8 @@ const NOT_TOPICS_EN = new Set([
   'anything', 'everybody', 'people', 'guy', 'guys', 'man', 'dude', 'friend', 'friends', 'idea', 'part', 'place', 'life', 'world', 'far',
   'sure', 'hopefully', 'together', 'totally', 'truly', 'super', 'incredible', 'inspiring', 'excited', 'exciting', 'proud', 'tough',
   'absolutely', 'completely', 'seriously', 'literally', 'basically', 'anymore', 'ever', 'lately', 'recently', 'soon', 'yet', 'perfect',
+  'others', 'other', 'first', 'second', 'plus', 'may', 'might', 'fave', 'fav', 'loads', 'since', 'else', 'stands', 'continue', 'chance',
+  'worth', 'mix', 'ones', 'change', 'difference', 'self', 'alive', 'ate', 'key', 'hang', 'natural',
   // times are when, not what
   'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'march', 'april', 'june',
   'july', 'august', 'september', 'october', 'november', 'december', 'month', 'months', 'hour', 'hours', 'minute', 'minutes', 'ago',
