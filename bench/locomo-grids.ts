@@ -56,5 +56,8 @@ export const GRIDS: Record<string, Over[]> = {
     'borrow.next2': [0.3],
   }),
   s2: product({ speakerBoost: [0.3, 1, 2, 4, 10], asking: [0.7, 0.4], 'borrow.previous': [0.6, 0.9] }),
+  s3: product({ lengthPenalty: [0, 0.2, 0.4, 0.6], neighbours: ['replies', 'none'] }),
+  s4: product({ neighbours: ['replies', 'none', 'answers', 'referents'], 'borrow.previous': [0.6, 0.8], 'borrow.next': [0.4, 0.6] }),
+  s5: product({ 'several.dayDecay': [1, 0.8, 0.6, 0.4], 'several.episodeDecay': [0.9, 0.6] }),
   depth: product({ depth: [20, 40, 80, 500] }),
 };

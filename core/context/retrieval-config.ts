@@ -64,8 +64,12 @@ export const PackConfig = z.object({
   dayDecay: z.number().min(0).max(1).default(1),
   /** A block's header: its date and title, its date and the title without the people's names, or its date. */
   header: z.enum(['full', 'short', 'date']).default('short'),
-  /** Neighbouring turns: none, the reply to a question / the turn a short answer refers to, or the turn a message borrows from. */
-  neighbours: z.enum(['none', 'replies', 'borrowed']).default('replies'),
+  /**
+   * Neighbouring turns packed with a message: none; the answer after a question (`answers`); the turn a
+   * short or pointing-back answer refers to (`referents`); both (`replies`); or the turn it borrows its
+   * match from (`borrowed`).
+   */
+  neighbours: z.enum(['none', 'answers', 'referents', 'replies', 'borrowed']).default('answers'),
 });
 export type PackConfig = z.infer<typeof PackConfig>;
 

@@ -320,6 +320,7 @@ interface OpenBlock {
 
 /** Packs ranked messages into blocks within the budget (greedy, diversity-discounted). */
 export function packRanked(ranked: readonly RankedMessage[], budgetWords: number, cfg: PackConfig, now?: Date): EvidenceBlock[] {
+  const { episodeDecay, dayDecay } = cfg;
   // Neighbours by conversation and position.
   const position = new Map<string, { list: MessageDoc[]; i: number }>();
   const byConversation = new Map<string, MessageDoc[]>();
@@ -375,7 +376,7 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
         left--;
         continue;
       }
-      const s = r.score * cfg.episodeDecay ** (perEpisode.get(r.doc.episode!.id) ?? 0) * cfg.dayDecay ** (perDay.get(day(r.doc)) ?? 0);
+      const s = r.score * episodeDecay ** (perEpisode.get(r.doc.episode!.id) ?? 0) * dayDecay ** (perDay.get(day(r.doc)) ?? 0);
       if (s > bestScore) {
         bestScore = s;
         bestI = i;
@@ -390,9 +391,9 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
     if (cfg.neighbours === 'borrowed') {
       const n = r.leansOn ? adjacent(r.doc, r.leansOn) : null;
       if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
-    } else if (cfg.neighbours === 'replies') {
-      const prev = needsPrevious(r.doc) || r.leansOn === -1 ? adjacent(r.doc, -1) : null;
-      const next = asksQuestion(r.doc) || r.leansOn === 1 ? adjacent(r.doc, 1) : null;
+    } else if (cfg.neighbours !== 'none') {
+      const prev = cfg.neighbours !== 'answers' && (needsPrevious(r.doc) || r.leansOn === -1) ? adjacent(r.doc, -1) : null;
+      const next = cfg.neighbours !== 'referents' && (asksQuestion(r.doc) || r.leansOn === 1) ? adjacent(r.doc, 1) : null;
       for (const n of [prev, next]) if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
     }
     let block = blocks.get(episode.id);
