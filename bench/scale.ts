@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { relevanceFloor } from '../core/retrieval/relevance-floor.js';
 import { openEngine } from '../core/engine/open-engine.js';
 import type { Embedder } from '../core/embed/embedder.js';
 import { tokenize } from '../core/text/tokenize.js';
@@ -46,7 +47,9 @@ for (const q of queries) {
 const embedder = cachedQueries(base, cache);
 
 // Ingest through the API, conversation by conversation, as an import would.
-let engine = await openEngine({ home, embedder, embeddingStatus: status });
+// Engine settings as JSON, e.g. --config '{"retrieval":{"rerankDepth":0}}'
+const config = JSON.parse(argValue(argv, 'config') ?? '{}') as object;
+let engine = await openEngine({ home, embedder, embeddingStatus: status, config });
 const existing = (await engine.call('stats', { ownerId })).owners[0]?.episodes ?? 0;
 const ingestStarted = performance.now();
 let messages = 0;
@@ -59,6 +62,9 @@ for (let i = Math.floor(existing / sessionsPerConversation); built < target; i++
   if (i % 50 === 0) log(`${built}/${target} episodes, ${round((performance.now() - ingestStarted) / 1000, 1)} s`);
 }
 const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+// The model's relevance floor is measured on first use with passage embeddings, which the query cache
+// below cannot serve once the model is disposed: measure it now (remembered per embedder).
+await relevanceFloor(embedder);
 await engine.close();
 
 // DB open time on an existing store: what a person waits for at app start.
@@ -69,7 +75,7 @@ for (let i = 0; i < 3; i++) {
   await s.close();
 }
 
-engine = await openEngine({ home, embedder, embeddingStatus: status });
+engine = await openEngine({ home, embedder, embeddingStatus: status, config });
 const store = engine.context.store;
 const time = async (fn: (q: string) => Promise<unknown>) => {
   for (const q of queries.slice(0, 5)) await fn(q); // warm caches and plans

@@ -101,7 +101,7 @@ export const RetrievalConfig = z.object({
    */
   vectorFloor: z.union([z.literal('measured'), z.literal('off'), z.number().min(-1).max(1)]).default('measured'),
   pack: PackConfig.default(PackConfig.parse({})),
-  /** Search re-sorts this many of its first episode hits by their best message (0: off). */
+  /** Search re-sorts at most this many of the episode hits it returns by their best message (0: off). */
   rerankDepth: z.number().int().min(0).default(40),
 });
 export type RetrievalConfig = z.infer<typeof RetrievalConfig>;

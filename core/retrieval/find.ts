@@ -52,12 +52,14 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
   const sources: SearchSource[] = [];
   if (q.episodes) sources.push(episodeSource(store, q.ownerId, q.episodes, ctx.config.retrieval));
   if (q.facts) sources.push(factSource(store, q.ownerId, q.facts, ctx.config.retrieval));
-  const depth = q.episodes ? ctx.config.retrieval.rerankDepth : 0;
-  const outcome = await searchMemories({ embedder: ctx.embedder, config: ctx.config.retrieval }, { text: q.text, mode: q.mode, limit: Math.max(q.limit, depth), sources });
+  // Only hits that are returned anyway are re-sorted: their rows are read in any case, so re-sorting
+  // costs their messages and the scoring, never more rows.
+  const depth = q.episodes ? Math.min(q.limit, ctx.config.retrieval.rerankDepth) : 0;
+  const outcome = await searchMemories({ embedder: ctx.embedder, config: ctx.config.retrieval }, { text: q.text, mode: q.mode, limit: q.limit, sources });
   let known: SearchResultRow[] = [];
   if (depth > 0) {
     const r = await rerankEpisodes(ctx, q.ownerId, q.text, outcome.hits, depth);
-    outcome.hits = r.hits.slice(0, q.limit);
+    outcome.hits = r.hits;
     known = r.rows;
   }
   const ids = (kind: Hit['kind']) => outcome.hits.filter((h) => h.kind === kind).map((h) => h.id);
