@@ -59,5 +59,15 @@ export const GRIDS: Record<string, Over[]> = {
   s3: product({ lengthPenalty: [0, 0.2, 0.4, 0.6], neighbours: ['replies', 'none'] }),
   s4: product({ neighbours: ['replies', 'none', 'answers', 'referents'], 'borrow.previous': [0.6, 0.8], 'borrow.next': [0.4, 0.6] }),
   s5: product({ 'several.dayDecay': [1, 0.8, 0.6, 0.4], 'several.episodeDecay': [0.9, 0.6] }),
+  /** The final selection: every combination of the settings that mattered in the sweeps above. */
+  final: product({
+    neighbours: ['answers', 'none'],
+    speakerBoost: [0.3, 1],
+    'borrow.previous': [0.6, 0.8],
+    'borrow.next': [0.4, 0.6],
+    episodeDecay: [0.9, 1],
+    timeBoost: [0.5, 1],
+    'fields.near': [0, 0.4],
+  }),
   depth: product({ depth: [20, 40, 80, 500] }),
 };
