@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { relevanceFloor } from '../core/retrieval/relevance-floor.js';
 import { openEngine } from '../core/engine/open-engine.js';
 import { tokenize } from '../core/text/tokenize.js';
 import { Store } from '../core/store/store.js';
@@ -28,10 +29,15 @@ const queries = syntheticQueries(queryCount);
 const { embedder, cache, embedMs: embedTimes } = await cachedQueries(base, queries);
 
 // Ingest through the API, conversation by conversation, as an import would.
-let engine = await openEngine({ home, embedder, embeddingStatus: status });
+// Engine settings as JSON, e.g. --config '{"retrieval":{"rerankDepth":0}}'
+const config = JSON.parse(argValue(argv, 'config') ?? '{}') as object;
+let engine = await openEngine({ home, embedder, embeddingStatus: status, config });
 const filled = await fillStore(engine, ownerId, target, log);
 const { episodes: built, messages } = filled;
 const ingestSeconds = filled.seconds;
+// The model's relevance floor is measured on first use with passage embeddings, which the query cache
+// below cannot serve once the model is disposed: measure it now (remembered per embedder).
+await relevanceFloor(embedder);
 await engine.close();
 
 // DB open time on an existing store: what a person waits for at app start.
@@ -42,7 +48,7 @@ for (let i = 0; i < 3; i++) {
   await s.close();
 }
 
-engine = await openEngine({ home, embedder, embeddingStatus: status });
+engine = await openEngine({ home, embedder, embeddingStatus: status, config });
 const store = engine.context.store;
 const time = (fn: (q: string) => Promise<unknown>) => timeQueries(queries, fn);
 

@@ -1,52 +1,52 @@
 import { z } from 'zod';
 
 /**
- * Retrieval tuning; every number here is a setting, with the defaults the benchmarks were run with.
- * k1, b and the field weights shape the stored BM25 impacts: after changing them, rebuild the indexes.
- */
-/**
  * Packing evidence (core/retrieval/pack.ts): the found episodes' messages are scored one by one and
- * the best are packed, with their episode's header, within a word budget.
+ * the best are packed, with their episode's header, within a word budget. The defaults were chosen
+ * leave-one-conversation-out on the LoCoMo development conversations (bench/locomo-loo.ts).
  */
 export const PackConfig = z.object({
   /** Episodes the first stage (the episode search) hands on; their messages are the candidates. */
-  depth: z.number().int().positive().default(40),
+  depth: z.number().int().positive().default(60),
   k1: z.number().positive().default(1.2),
   b: z.number().min(0).max(1).default(0.75),
-  /** BM25F field weights of a message: its text, its speaker, its episode's title/topics/people. */
+  /**
+   * BM25F field weights of a message: its text, its speaker, its episode's title/topics/people, the
+   * turns just before and after it.
+   */
   fields: z
     .object({
       text: z.number().min(0).default(1),
       speaker: z.number().min(0).default(0.5),
       context: z.number().min(0).default(0.3),
-      near: z.number().min(0).default(0),
+      near: z.number().min(0).default(0.4),
     })
-    .default({ text: 1, speaker: 0.5, context: 0.3, near: 0 }),
+    .default({ text: 1, speaker: 0.5, context: 0.3, near: 0.4 }),
   /** A message that only asks (ends with a question) is worth this share of its score: the answer is the evidence. */
-  asking: z.number().min(0).max(1).default(1),
+  asking: z.number().min(0).max(1).default(0.7),
   /**
    * Part of a neighbouring turn's match a message borrows: an answer rarely repeats the question's
    * words ("Anything you're excited about in the adoption?" — "Making a family for kids who need one").
    */
   borrow: z
     .object({
-      previous: z.number().min(0).max(1).default(0.5),
-      next: z.number().min(0).max(1).default(0.3),
+      previous: z.number().min(0).max(1).default(0.6),
+      next: z.number().min(0).max(1).default(0.6),
       /** Two turns away. */
-      previous2: z.number().min(0).max(1).default(0),
+      previous2: z.number().min(0).max(1).default(0.3),
       next2: z.number().min(0).max(1).default(0),
     })
-    .default({ previous: 0.5, next: 0.3, previous2: 0, next2: 0 }),
+    .default({ previous: 0.6, next: 0.6, previous2: 0.3, next2: 0 }),
   /** Weight of query terms that are a speaker's name (the speaker boost stands for them instead). */
-  speakerTerms: z.number().min(0).max(1).default(1),
+  speakerTerms: z.number().min(0).max(1).default(0.3),
   /** Where messages have vectors: the share of a message's own match that is similarity in meaning. */
   vectorWeight: z.number().min(0).max(1).default(0),
   /** Share of a message's score that comes from its episode's rank in the first stage (0–1). */
   episodeWeight: z.number().min(0).max(1).default(0.3),
   /** A question naming a date: messages from then weigh up to this much more (core/retrieval/query-time.ts). */
-  timeBoost: z.number().min(0).default(0.5),
+  timeBoost: z.number().min(0).default(1),
   /** A question naming a speaker: that speaker's messages weigh this much more. */
-  speakerBoost: z.number().min(0).default(0.3),
+  speakerBoost: z.number().min(0).default(1),
   /** Pseudo-relevance feedback: terms shared by the best messages, added to the query at a lower weight. */
   feedback: z
     .object({
@@ -56,14 +56,27 @@ export const PackConfig = z.object({
       weight: z.number().min(0).default(0.3),
     })
     .default({ terms: 0, docs: 8, minDocs: 2, weight: 0.3 }),
-  /** Diversity: each message already taken from the same episode (day) multiplies a candidate's score by this. */
-  episodeDecay: z.number().min(0).max(1).default(0.7),
-  dayDecay: z.number().min(0).max(1).default(0.9),
-  /** Neighbouring turns: none, or the reply to a question / the turn a short answer refers to. */
-  neighbours: z.enum(['none', 'replies', 'borrowed']).default('replies'),
+  /**
+   * Diversity: each message already taken from the same episode (day) multiplies a candidate's score by
+   * this. Measured, context beats spread: a mild episode decay and none per day.
+   */
+  episodeDecay: z.number().min(0).max(1).default(0.9),
+  dayDecay: z.number().min(0).max(1).default(1),
+  /** A block's header: its date and title, its date and the title without the people's names, or its date. */
+  header: z.enum(['full', 'short', 'date']).default('short'),
+  /**
+   * Neighbouring turns packed with a message: none; the answer after a question (`answers`); the turn a
+   * short or pointing-back answer refers to (`referents`); both (`replies`); or the turn it borrows its
+   * match from (`borrowed`).
+   */
+  neighbours: z.enum(['none', 'answers', 'referents', 'replies', 'borrowed']).default('answers'),
 });
 export type PackConfig = z.infer<typeof PackConfig>;
 
+/**
+ * Retrieval tuning; every number here is a setting, with the defaults the benchmarks were run with.
+ * k1, b and the field weights shape the stored BM25 impacts: after changing them, rebuild the indexes.
+ */
 export const RetrievalConfig = z.object({
   bm25: z
     .object({
@@ -88,6 +101,8 @@ export const RetrievalConfig = z.object({
    */
   vectorFloor: z.union([z.literal('measured'), z.literal('off'), z.number().min(-1).max(1)]).default('measured'),
   pack: PackConfig.default(PackConfig.parse({})),
+  /** Search re-sorts at most this many of the episode hits it returns by their best message (0: off). */
+  rerankDepth: z.number().int().min(0).default(40),
 });
 export type RetrievalConfig = z.infer<typeof RetrievalConfig>;
 export const defaultRetrievalConfig: RetrievalConfig = RetrievalConfig.parse({});

@@ -57,9 +57,11 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
   const body = texts.join('\n');
 
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
-  const kw = keywords(body, 8, { exclude: speakerTerms, idf: o.idf });
+  // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
+  const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
+  const kw = keywords(said, 8, { exclude: speakerTerms, idf: o.idf });
   const cjk = isMostlyCjk(body);
-  const phrases = topicPhrases(body, cjk ? 3 : 2, { exclude: speakerTerms, idf: o.idf });
+  const phrases = topicPhrases(said, cjk ? 3 : 2, { exclude: speakerTerms, idf: o.idf });
   const entities = [...new Set([...speakers, ...properNouns(body, 8)])];
 
   const lines = messages.map((m, i) => `${m.speaker}: ${annotateRelativeTimes(texts[i]!, m.sentAt, m.utcOffsetMin)}`);

@@ -2,6 +2,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { SearchMode } from '../domain/search.js';
 import type { EpisodeFilters, SearchResultRow } from '../store/episodes.js';
 import type { FactFilters, FactResultRow } from '../store/facts.js';
+import { episodeEvidenceScores } from './pack.js';
 import { episodeSource, factSource, searchMemories, type Hit, type SearchSource } from './search.js';
 
 /**
@@ -29,24 +30,69 @@ export interface FoundMemories {
   warnings: string[];
 }
 
+/**
+ * The first `depth` episode hits re-sorted by their message-level evidence (core/retrieval/pack.ts);
+ * they keep the places episodes had among the hits, so facts stay where fusion put them. Their rows
+ * are read here, with their messages, in the one query that reads them for the results anyway.
+ */
+async function rerankEpisodes(
+  ctx: EngineContext,
+  ownerId: string,
+  text: string,
+  hits: Hit[],
+  depth: number,
+): Promise<{ hits: Hit[]; rows: SearchResultRow[] }> {
+  const slots = hits.flatMap((h, i) => (h.kind === 'episode' ? [i] : [])).slice(0, depth);
+  if (slots.length < 2) return { hits, rows: [] };
+  const rows = await ctx.store.read.episodes.searchResultsWithMessages(
+    ownerId,
+    slots.map((i) => hits[i]!.id),
+  );
+  const scores = await episodeEvidenceScores(
+    ctx,
+    ownerId,
+    text,
+    slots.map((i) => hits[i]!),
+    rows,
+  );
+  const reordered = slots.map((i) => hits[i]!).sort((a, b) => (scores.get(b.id) ?? 0) - (scores.get(a.id) ?? 0) || b.score - a.score);
+  const out = [...hits];
+  slots.forEach((slot, j) => (out[slot] = reordered[j]!));
+  return { hits: out, rows: rows.map(({ header: _, messages: __, ...row }) => row) };
+}
+
 /** Runs a search over episodes and/or facts and reads the records of the hits (in rank order). */
 export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<FoundMemories> {
   const { store } = ctx;
   const sources: SearchSource[] = [];
   if (q.episodes) sources.push(episodeSource(store, q.ownerId, q.episodes, ctx.config.retrieval));
   if (q.facts) sources.push(factSource(store, q.ownerId, q.facts, ctx.config.retrieval));
+  // Only hits that are returned anyway are re-sorted: their rows are read in any case, so re-sorting
+  // costs their messages and the scoring, never more rows.
+  const depth = q.episodes ? Math.min(q.limit, ctx.config.retrieval.rerankDepth) : 0;
   const outcome = await searchMemories(
     { embedder: ctx.embedder, config: ctx.config.retrieval },
     { text: q.text, mode: q.mode, limit: q.limit, sources },
   );
+  let known: SearchResultRow[] = [];
+  if (depth > 0) {
+    const r = await rerankEpisodes(ctx, q.ownerId, q.text, outcome.hits, depth);
+    outcome.hits = r.hits;
+    known = r.rows;
+  }
   const ids = (kind: Hit['kind']) => outcome.hits.filter((h) => h.kind === kind).map((h) => h.id);
   const read = store.read;
   const episodeIds = ids('episode');
   const factIds = ids('semantic');
-  const [episodes, facts] = await Promise.all([
-    read.episodes.searchResults(q.ownerId, episodeIds),
+  const have = new Set(known.map((e) => e.id));
+  const [more, facts] = await Promise.all([
+    read.episodes.searchResults(
+      q.ownerId,
+      episodeIds.filter((id) => !have.has(id)),
+    ),
     read.facts.searchResults(q.ownerId, factIds),
   ]);
+  const episodes = [...known, ...more];
   if (q.markAccessed) {
     const now = ctx.clock.now();
     await store.transaction(async (r) => {

@@ -44,8 +44,8 @@ export interface MessageDoc {
   message: StoredMessage;
   episode: EpisodeHeader | null;
   text: string;
-  /** text, speaker, episode context, neighbouring turns */
-  fields: [Map<string, number>, Map<string, number>, Map<string, number>, Map<string, number>];
+  /** text, speaker, episode context, neighbouring turns (shared, read-only) */
+  fields: [ReadonlyMap<string, number>, ReadonlyMap<string, number>, ReadonlyMap<string, number>, ReadonlyMap<string, number>];
   lengths: [number, number, number, number];
   /** Whether it asks rather than tells (ends with a question). */
   asks: boolean;
@@ -62,40 +62,72 @@ export function episodeContextText(e: EpisodeHeader): string {
   return [e.title, ...e.keywords, ...e.entities].join(' \n ');
 }
 
+/**
+ * Term counts of recently scored texts: a person searches the same memories again and again, and
+ * tokenising is most of the cost of scoring messages. Bounded; a full clear is crude but O(1)
+ * amortised, as in the tokeniser's own cache.
+ */
+const TERMS_CACHE_MAX = 50_000;
+interface Bag {
+  counts: ReadonlyMap<string, number>;
+  length: number;
+}
+const bags = new Map<string, Bag>();
+function bag(key: string, text: () => string): Bag {
+  let b = bags.get(key);
+  if (!b) {
+    const tokens = tokenize(text());
+    if (bags.size >= TERMS_CACHE_MAX) bags.clear();
+    bags.set(key, (b = { counts: counts(tokens), length: tokens.length }));
+  }
+  return b;
+}
+
+function merge(a: Bag | null, b: Bag | null): Bag {
+  if (!a || !b) return a ?? b ?? { counts: new Map(), length: 0 };
+  const m = new Map(a.counts);
+  for (const [t, n] of b.counts) m.set(t, (m.get(t) ?? 0) + n);
+  return { counts: m, length: a.length + b.length };
+}
+
+/**
+ * Messages as scoring documents. The neighbouring-turns field takes the turns before and after a
+ * message within its episode (so a message scores the same whichever other episodes were loaded).
+ */
 export function messageDocs(messages: readonly StoredMessage[], episodes: ReadonlyMap<string, EpisodeHeader>): MessageDoc[] {
-  const contextTokens = new Map<string, string[]>();
-  const textTokens = new Map<string, string[]>();
-  const docs = messages.map((m): MessageDoc => {
+  const texts = new Map(messages.map((m) => [m.id, messageText(m)]));
+  // A message's text never changes; an episode's title and topics can be edited, so they are keyed by text.
+  const textBag = (m: StoredMessage) => bag(`m:${m.id}:${texts.get(m.id)!.length}`, () => texts.get(m.id)!);
+  const at = new Map(messages.map((m) => [`${m.conversationId}:${m.seq}`, m]));
+  return messages.map((m): MessageDoc => {
     const episode = m.episodeId ? (episodes.get(m.episodeId) ?? null) : null;
-    let ctxTokens: string[] = [];
-    if (episode) {
-      ctxTokens = contextTokens.get(episode.id) ?? tokenize(episodeContextText(episode));
-      contextTokens.set(episode.id, ctxTokens);
+    const ctxText = episode ? episodeContextText(episode) : '';
+    const context = bag(`e:${ctxText}`, () => ctxText);
+    const text = texts.get(m.id)!;
+    const own = textBag(m);
+    const speaker = bag(`s:${m.speaker}`, () => m.speaker);
+    const neighbour = (step: number) => {
+      const n = at.get(`${m.conversationId}:${m.seq + step}`);
+      return n && n.episodeId === m.episodeId ? n : null;
+    };
+    const before = neighbour(-1);
+    const after = neighbour(1);
+    const nearKey = `n:${before?.id ?? ''}:${after?.id ?? ''}`;
+    let near = bags.get(nearKey);
+    if (!near) {
+      near = merge(before ? textBag(before) : null, after ? textBag(after) : null);
+      if (bags.size >= TERMS_CACHE_MAX) bags.clear();
+      bags.set(nearKey, near);
     }
-    const text = messageText(m);
-    const tokens = tokenize(text);
-    textTokens.set(m.id, tokens);
-    const speakerTokens = tokenize(m.speaker);
     return {
       message: m,
       episode,
       text,
-      fields: [counts(tokens), counts(speakerTokens), counts(ctxTokens), new Map()],
-      lengths: [tokens.length, speakerTokens.length, ctxTokens.length, 0],
+      fields: [own.counts, speaker.counts, context.counts, near.counts],
+      lengths: [own.length, speaker.length, context.length, near.length],
       asks: /[?？]\s*(?:\[[^\]]*\])?\s*$/u.test(text.trim()),
     };
   });
-  // The neighbouring turns' words, where the neighbour was loaded too.
-  const at = new Map(docs.map((d) => [`${d.message.conversationId}:${d.message.seq}`, d]));
-  for (const d of docs) {
-    const near = [-1, 1].flatMap((step) => {
-      const n = at.get(`${d.message.conversationId}:${d.message.seq + step}`);
-      return n ? textTokens.get(n.message.id)! : [];
-    });
-    d.fields[3] = counts(near);
-    d.lengths[3] = near.length;
-  }
-  return docs;
 }
 
 export interface ScoredDoc {

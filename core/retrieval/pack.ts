@@ -84,6 +84,24 @@ export function countWords(text: string): number {
   return n + cjk;
 }
 
+/** The first `n` words of a text (CJK characters one each), with an ellipsis when it was cut. */
+export function cutToWords(text: string, n: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (countWords(t) <= n) return t;
+  const pieces = [
+    ...t.matchAll(
+      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu,
+    ),
+  ];
+  // After a CJK character the ellipsis stands alone and counts as a word itself.
+  for (let k = Math.min(n, pieces.length); k > 0; k--) {
+    const last = pieces[k - 1]!;
+    const cut = `${t.slice(0, last.index + last[0].length).trimEnd()}…`;
+    if (countWords(cut) <= n) return cut;
+  }
+  return '…';
+}
+
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -104,6 +122,14 @@ export function blockHeader(e: Pick<EpisodeHeader, 'title' | 'temporal'>, now?: 
   const date = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
   const when = now ? ago(e.temporal.start, now) : '';
   return `[${date}${when ? `, ${when}` : ''}] ${e.title.replace(/\s+/g, ' ').trim()}`;
+}
+
+/** A title without the names of the people who talked ("Caroline and Melanie on adoption" → "adoption"): the lines name them. */
+export function shortTitle(e: Pick<EpisodeHeader, 'title' | 'participants'>): string {
+  const names = e.participants.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  if (!names) return e.title;
+  const m = new RegExp(`^(?:(?:${names})(?:, | and |、|和)?)+(?: on |聊到|说到)`, 'u').exec(e.title);
+  return m ? e.title.slice(m[0].length) : e.title;
 }
 
 function line(m: StoredMessage, text: string): string {
@@ -296,19 +322,26 @@ export function combine(
 }
 
 /**
- * Search results stay episodes, ordered with message-level evidence: each of the first `depth` episode
- * hits is scored by its best message (own match, borrowed match, its episode's first-stage score, the
- * named speaker and date) and they are re-sorted by it. Returns the new score per episode id.
+ * Search results stay episodes, ordered with message-level evidence: each episode hit is scored by its
+ * best message (own match, borrowed match, its episode's first-stage score, the named speaker and
+ * date). Returns that score per episode id.
  */
 export async function episodeEvidenceScores(
   ctx: EngineContext,
   ownerId: string,
   query: string,
   hits: readonly { id: string; score: number }[],
+  episodes: readonly { header: EpisodeHeader; messages: StoredMessage[] }[],
 ): Promise<Map<string, number>> {
   const cfg = ctx.config.retrieval.pack;
   const first: FirstStage = { hits: [...hits], anchors: queryTimeAnchors(query), modeUsed: 'hybrid', warnings: [] };
-  const stage = await stageOf(ctx, ownerId, first);
+  const stage = stageFrom(
+    first,
+    messageDocs(
+      episodes.flatMap((e) => e.messages),
+      new Map(episodes.map((e) => [e.header.id, e.header])),
+    ),
+  );
   const ranked = await rankMessages(stage, query, (terms) => ctx.store.read.bm25.termStats(ownerId, terms), cfg);
   const best = new Map<string, number>();
   for (const r of ranked) {
@@ -328,6 +361,7 @@ interface OpenBlock {
 
 /** Packs ranked messages into blocks within the budget (greedy, diversity-discounted). */
 export function packRanked(ranked: readonly RankedMessage[], budgetWords: number, cfg: PackConfig, now?: Date): EvidenceBlock[] {
+  const { episodeDecay, dayDecay } = cfg;
   // Neighbours by conversation and position.
   const position = new Map<string, { list: MessageDoc[]; i: number }>();
   const byConversation = new Map<string, MessageDoc[]>();
@@ -383,7 +417,7 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
         left--;
         continue;
       }
-      const s = r.score * cfg.episodeDecay ** (perEpisode.get(r.doc.episode!.id) ?? 0) * cfg.dayDecay ** (perDay.get(day(r.doc)) ?? 0);
+      const s = r.score * episodeDecay ** (perEpisode.get(r.doc.episode!.id) ?? 0) * dayDecay ** (perDay.get(day(r.doc)) ?? 0);
       if (s > bestScore) {
         bestScore = s;
         bestI = i;
@@ -398,32 +432,37 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
     if (cfg.neighbours === 'borrowed') {
       const n = r.leansOn ? adjacent(r.doc, r.leansOn) : null;
       if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
-    } else if (cfg.neighbours === 'replies') {
-      const prev = needsPrevious(r.doc) || r.leansOn === -1 ? adjacent(r.doc, -1) : null;
-      const next = asksQuestion(r.doc) || r.leansOn === 1 ? adjacent(r.doc, 1) : null;
+    } else if (cfg.neighbours !== 'none') {
+      const prev = cfg.neighbours !== 'answers' && (needsPrevious(r.doc) || r.leansOn === -1) ? adjacent(r.doc, -1) : null;
+      const next = cfg.neighbours !== 'referents' && (asksQuestion(r.doc) || r.leansOn === 1) ? adjacent(r.doc, 1) : null;
       for (const n of [prev, next]) if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
     }
     let block = blocks.get(episode.id);
-    const header = block?.header ?? blockHeader(episode, now);
+    const header =
+      block?.header ??
+      blockHeader(
+        cfg.header === 'date' ? { ...episode, title: '' } : cfg.header === 'short' ? { ...episode, title: shortTitle(episode) } : episode,
+        now,
+      ).trimEnd();
     let cost = (block ? 0 : countWords(header)) + add.reduce((n, a) => n + wordsOf(a.doc), 0);
     // A neighbour that does not fit is left out before the message itself is.
     while (used + cost > budgetWords && add.length > 1) cost -= wordsOf(add.pop()!.doc);
     if (used + cost > budgetWords) {
       skipped++;
       if (blocks.size === 0 && taken.size === 0) {
-        // Nothing fits whole: the first message is cut to the budget so the answer is never empty.
-        const words = Math.max(0, budgetWords - countWords(header));
-        const cut = r.doc.text
-          .split(/\s+/)
-          .slice(0, Math.max(1, words - 1))
-          .join(' ');
+        // Nothing fits whole: the first message is cut to the budget so the answer is never empty (under
+        // a header without its title if even the header is too long).
+        const full = countWords(header) + countWords(`${r.doc.message.speaker}:`) + 1 <= budgetWords;
+        const head = full ? header : blockHeader({ title: '', temporal: episode.temporal }, now).trimEnd();
+        const room = budgetWords - countWords(head) - countWords(`${r.doc.message.speaker}:`);
+        const cut = cutToWords(r.doc.text, Math.max(1, room));
         return [
           finishBlock({
             episode,
-            header,
+            header: head,
             score: r.score,
             order: 0,
-            picked: new Map([[r.doc.message.id, { doc: { ...r.doc, text: `${cut}…` }, matched: true }]]),
+            picked: new Map([[r.doc.message.id, { doc: { ...r.doc, text: cut }, matched: true }]]),
           }),
         ];
       }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { StoredMessage } from '../domain/conversation.js';
 import type { Episode, EpisodeDraft, EpisodeMetadata, EpisodePatch } from '../domain/episode.js';
 import { Params, type Sql } from './sql.js';
 
@@ -126,7 +127,93 @@ export interface ListOptions extends EpisodeFilters {
   tiers?: readonly ('active' | 'archived' | 'trash')[] | undefined;
 }
 
+interface SourceJson {
+  id: string;
+  externalId: string | null;
+  speaker: string;
+  sentAt: string;
+  seq?: number;
+  text?: string;
+  role?: StoredMessage['role'];
+  utcOffsetMin?: number;
+  attachments?: StoredMessage['attachments'];
+  conversationId?: string;
+}
+
+function resultsReader(q: Sql) {
+  return async (ownerId: string, ids: readonly string[], full: boolean) => {
+    if (ids.length === 0) return [];
+    const more = full
+      ? `, 'seq', m.seq, 'text', m.content, 'role', m.role, 'utcOffsetMin', m.utc_offset_min,
+         'attachments', CASE WHEN m.attachments = '[]'::jsonb THEN NULL ELSE m.attachments END, 'conversationId', m.conversation_id`
+      : '';
+    const header = full
+      ? `, e.conversation_id, e.keywords, ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'entities', '[]'))) AS entities,
+         ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'participants', '[]'))) AS participants`
+      : '';
+    const r = await q.query<{
+      id: string;
+      title: string;
+      summary: string;
+      content: string;
+      start_at: Date;
+      end_at: Date;
+      utc_offset_min: number;
+      sources: SourceJson[];
+      conversation_id?: string | null;
+      keywords?: string[];
+      entities?: string[] | null;
+      participants?: string[] | null;
+    }>(
+      `SELECT e.id, e.title, e.summary, e.content, e.start_at, e.end_at, e.utc_offset_min${header},
+              COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at${more})
+                                        ORDER BY m.sent_at, m.seq)
+                        FROM messages m WHERE m.episode_id = e.id), '[]'::json) AS sources
+       FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
+      [ownerId, ids],
+    );
+    return r.rows.map((x) => {
+      const temporal = { start: x.start_at, end: x.end_at, utcOffsetMin: x.utc_offset_min };
+      return {
+        id: x.id,
+        title: x.title,
+        summary: x.summary,
+        content: x.content,
+        temporal,
+        sources: x.sources.map((m) => ({ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: new Date(m.sentAt) })),
+        header: full
+          ? {
+              id: x.id,
+              conversationId: x.conversation_id ?? null,
+              title: x.title,
+              temporal,
+              keywords: x.keywords ?? [],
+              entities: x.entities ?? [],
+              participants: x.participants ?? [],
+            }
+          : null,
+        messages: full
+          ? x.sources.map((m): StoredMessage => ({
+              id: m.id,
+              conversationId: m.conversationId!,
+              externalId: m.externalId,
+              seq: m.seq!,
+              speaker: m.speaker,
+              role: m.role!,
+              text: m.text!,
+              sentAt: new Date(m.sentAt),
+              utcOffsetMin: m.utcOffsetMin!,
+              attachments: m.attachments ?? [],
+              episodeId: x.id,
+            }))
+          : null,
+      };
+    });
+  };
+}
+
 export function episodeReads(q: Sql) {
+  const readResults = resultsReader(q);
   return {
     async get(ownerId: string, id: string): Promise<Episode | null> {
       const r = await q.query<EpisodeRow>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = $2`, [ownerId, id]);
@@ -146,32 +233,19 @@ export function episodeReads(q: Sql) {
      * and results need neither vectors nor full metadata.
      */
     async searchResults(ownerId: string, ids: readonly string[]): Promise<SearchResultRow[]> {
-      if (ids.length === 0) return [];
-      const r = await q.query<{
-        id: string;
-        title: string;
-        summary: string;
-        content: string;
-        start_at: Date;
-        end_at: Date;
-        utc_offset_min: number;
-        sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[];
-      }>(
-        `SELECT e.id, e.title, e.summary, e.content, e.start_at, e.end_at, e.utc_offset_min,
-                COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at)
-                                          ORDER BY m.sent_at, m.seq)
-                          FROM messages m WHERE m.episode_id = e.id), '[]'::json) AS sources
-         FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
-        [ownerId, ids],
-      );
-      return r.rows.map((x) => ({
-        id: x.id,
-        title: x.title,
-        summary: x.summary,
-        content: x.content,
-        temporal: { start: x.start_at, end: x.end_at, utcOffsetMin: x.utc_offset_min },
-        sources: x.sources.map((m) => ({ ...m, sentAt: new Date(m.sentAt) })),
-      }));
+      return (await readResults(ownerId, ids, false)).map(({ header: _, messages: __, ...row }) => row);
+    },
+
+    /**
+     * Search results with what scoring their messages needs, in the same one query: each episode's
+     * header (topics, people) and its messages in full. Re-ranking results by their messages then costs
+     * no extra round trip.
+     */
+    async searchResultsWithMessages(
+      ownerId: string,
+      ids: readonly string[],
+    ): Promise<(SearchResultRow & { header: EpisodeHeader; messages: StoredMessage[] })[]> {
+      return (await readResults(ownerId, ids, true)).map((x) => ({ ...x, header: x.header!, messages: x.messages! }));
     },
 
     /** What a packed block of evidence names about its episode (no content, no vectors): title, time, people, topics. */

@@ -3,7 +3,8 @@ import type { Engine } from '../../core/engine/open-engine.js';
 import type { OpInput } from '../../core/api/contract.js';
 import { openEmbedder } from '../../core/embed/index.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
-import { paraphrasePair, tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { cosine, paraphrasePair, PARAPHRASE_PAIRS, tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { floorFrom, relevanceFloor } from '../../core/retrieval/relevance-floor.js';
 
 type Conversation = OpInput<'ingestConversation'>['conversation'];
 
@@ -60,6 +61,39 @@ describe('search with the tiny embedding model', () => {
     const hybrid = await engine.call('search', { ownerId, query: paraphrase, mode: 'hybrid', limit: 1 });
     expect(hybrid.results[0]?.text).toContain('hiking');
     expect(hybrid.results[0]?.reason.matchedBy).toContain('vector');
+  });
+
+  it('drops results found only by meaning when they are under the model’s relevance floor', async () => {
+    const ownerId = newOwner();
+    await engine.call('ingestConversation', {
+      ownerId,
+      conversation: diary('d', [...entries, '周六我们去杭州西湖骑自行车，顺便去龙井村买明前龙井。']),
+    });
+    const floor = await relevanceFloor(engine.context.embedder!);
+    // A Chinese query about tea and bicycles: the West Lake entry matches its words; the English
+    // entries are unrelated and must not be listed as "close in meaning".
+    const r = await engine.call('search', { ownerId, query: '龙井 自行车', mode: 'hybrid', limit: 20 });
+    expect(r.results[0]?.text).toContain('龙井');
+    for (const x of r.results) expect(x.reason.matchedBy.includes('bm25') || (x.scores.vector ?? -1) >= floor).toBe(true);
+    expect(r.results.some((x) => x.text.includes('tax report'))).toBe(false);
+    // Searching by meaning alone keeps only what clears the floor; with the floor off, everything comes back.
+    const v = await engine.call('search', { ownerId, query: '龙井 自行车', mode: 'vector', limit: 20 });
+    expect(v.results.every((x) => (x.scores.vector ?? -1) >= floor)).toBe(true);
+    expect(v.results.length).toBeLessThan(entries.length + 1);
+  });
+
+  it('measures the floor from unrelated pairs: above what unrelated texts reach, below what paraphrases reach', async () => {
+    const embedder = engine.context.embedder!;
+    const floor = await relevanceFloor(embedder);
+    expect(await relevanceFloor(embedder)).toBe(floor);
+    for (const p of PARAPHRASE_PAIRS.filter((x) => x.lang === 'en')) {
+      const [a, b, u] = await embedder.embed([p.a, p.b, p.unrelated], 'passage');
+      expect(cosine(a!, b!)).toBeGreaterThan(floor);
+      expect(cosine(a!, u!)).toBeLessThan(floor + 0.05);
+    }
+    // The quantile of the unrelated pairs, whatever the model's scale.
+    const unit = (x: number, y: number) => Float32Array.from([x, y].map((v) => v / Math.hypot(x, y)));
+    expect(floorFrom([unit(1, 0), unit(0, 1)], [unit(1, 0), unit(0, 1)])).toBeCloseTo(0);
   });
 
   it('keeps owners apart in every mode', async () => {
