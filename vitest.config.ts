@@ -4,7 +4,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * The files that take longest (CPU seconds, most of it in the `nemori` processes they start or in one
  * big import), started first so that the run does not end with one worker on a long file and the
- * other idle. A clean clone has no duration cache to order by; with one, this still wins.
+ * other idle. A clean clone has no duration cache to order by; with one, this still wins. The files
+ * that need a process of their own go last: between two files of the shared project they would end
+ * its workers, and new ones would pay the start-up again.
  */
 const LONGEST_FIRST = [
   'test/cli/knowledge.test.ts',
@@ -23,7 +25,7 @@ class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification) => {
       const i = LONGEST_FIRST.findIndex((f) => spec.moduleId.endsWith(f));
-      return i < 0 ? LONGEST_FIRST.length : i;
+      return i >= 0 ? i : spec.project.config.isolate ? LONGEST_FIRST.length + 1 : LONGEST_FIRST.length;
     };
     const sorted = await super.sort(files);
     return sorted
