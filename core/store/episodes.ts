@@ -382,6 +382,25 @@ export function episodeReads(q: Sql) {
   };
 }
 
+/** A draft's columns in the order insert and rewrite name them (episode_type … processing_version). */
+const draftValues = (d: EpisodeDraft) => [
+  d.episodeType,
+  d.level,
+  d.title,
+  d.content,
+  d.summary,
+  d.temporal.start,
+  d.temporal.end,
+  d.temporal.utcOffsetMin,
+  JSON.stringify(d.metadata),
+  JSON.stringify(d.structuredData),
+  d.keywords,
+  d.importance,
+  d.builder,
+  d.processingStatus,
+  d.processingVersion,
+];
+
 export function episodeWrites(q: Sql) {
   return {
     async insert(ownerId: string, conversationId: string | null, d: EpisodeDraft, now: Date): Promise<string> {
@@ -391,27 +410,7 @@ export function episodeWrites(q: Sql) {
            utc_offset_min, metadata, structured_data, keywords, importance, builder, processing_status, processing_version,
            created_at, updated_at)
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19)`,
-        [
-          id,
-          ownerId,
-          conversationId,
-          d.episodeType,
-          d.level,
-          d.title,
-          d.content,
-          d.summary,
-          d.temporal.start,
-          d.temporal.end,
-          d.temporal.utcOffsetMin,
-          JSON.stringify(d.metadata),
-          JSON.stringify(d.structuredData),
-          d.keywords,
-          d.importance,
-          d.builder,
-          d.processingStatus,
-          d.processingVersion,
-          now,
-        ],
+        [id, ownerId, conversationId, ...draftValues(d), now],
       );
       return id;
     },
@@ -453,26 +452,7 @@ export function episodeWrites(q: Sql) {
            utc_offset_min = $10, metadata = $11, structured_data = $12, keywords = $13, importance = $14, builder = $15,
            processing_status = $16, processing_version = $17, updated_at = $18, base_importance = $14
          WHERE owner_id = $1 AND id = $2`,
-        [
-          ownerId,
-          id,
-          d.episodeType,
-          d.level,
-          d.title,
-          d.content,
-          d.summary,
-          d.temporal.start,
-          d.temporal.end,
-          d.temporal.utcOffsetMin,
-          JSON.stringify(d.metadata),
-          JSON.stringify(d.structuredData),
-          d.keywords,
-          d.importance,
-          d.builder,
-          d.processingStatus,
-          d.processingVersion,
-          now,
-        ],
+        [ownerId, id, ...draftValues(d), now],
       );
       return (r.affectedRows ?? 0) > 0;
     },
