@@ -4,19 +4,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { NemoriError } from '../domain/errors.js';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { acquireLock, type DirLock } from './lock.js';
+import { readBackupArchive } from './backup-archive.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
 
 export type { ReadRepos, Repos } from './repos.js';
-
-async function readBackup(file: string): Promise<Blob> {
-  try {
-    return new Blob([await fs.promises.readFile(file)]);
-  } catch (e) {
-    throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
 
 export interface OpenStoreOptions {
   /** Directory holding the database; omitted → an in-memory store (tests, dry runs). */
@@ -147,7 +140,7 @@ export class Store {
   static async unpackBackup(dir: string, file: string): Promise<{ schemaVersion: number }> {
     const pg = path.join(dir, 'pg');
     if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
-    const data = await readBackup(file);
+    const data = await readBackupArchive(file);
     fs.mkdirSync(dir, { recursive: true });
     try {
       let db: PGlite;
