@@ -75,7 +75,10 @@ export async function recallEpisode(ctx: EngineContext, ownerId: string, id: str
 
 /**
  * Rebuilds every index of an owner from the stored episodes: BM25 always, vectors for episodes whose
- * vector is missing or from another model (all of them with `reembed`). Batched so memory stays flat.
+ * vector is missing or from another model (all of them with `reembed`). Read in batches so memory
+ * stays flat. The keyword index is replaced in one transaction — cleared and refilled inside it — so a
+ * crash or kill -9 part way leaves the old index whole, never an empty or partial one; vectors are
+ * written batch by batch after it (each an upsert: an interrupted run leaves every old vector in place).
  */
 export async function rebuildIndexes(
   ctx: EngineContext,
@@ -83,7 +86,6 @@ export async function rebuildIndexes(
   o: { reembed?: boolean; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<{ episodes: number; embedded: number }> {
   const ids = await ctx.store.read.episodes.ids(ownerId);
-  await ctx.store.transaction((r) => r.bm25.clear(ownerId));
   const batch = 256;
   // Impacts normalise by average field lengths: measure the whole corpus first, so every document is
   // normalised against the same, final averages (an incremental index drifts slightly; this resets it).
@@ -94,26 +96,38 @@ export async function rebuildIndexes(
       bm25Doc(e).lengths.forEach((l, f) => (corpus.lengths[f] = corpus.lengths[f]! + l));
     }
   }
-  let embedded = 0;
   const stale = new Set(
     ctx.embedder && !o.reembed ? await ctx.store.read.vectors.stale(ownerId, ctx.embedder.modelId, ids.length || 1) : ids,
   );
-  for (let i = 0; i < ids.length; i += batch) {
-    const episodes = await ctx.store.read.episodes.getMany(ownerId, ids.slice(i, i + batch));
-    const toEmbed = ctx.embedder ? episodes.filter((e) => stale.has(e.id)) : [];
-    const vectors = ctx.embedder && toEmbed.length ? await ctx.embedder.embed(toEmbed.map(embeddingText), 'passage') : [];
-    await ctx.store.transaction(async (r) => {
-      if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
-      await indexEpisodes(
-        r,
-        ownerId,
-        episodes,
-        ctx.embedder ? { modelId: ctx.embedder.modelId, rows: toEmbed.map((e, j) => ({ episodeId: e.id, vector: vectors[j]! })) } : null,
-        { ...ctx.config.retrieval.bm25, corpus },
-      );
-    });
-    embedded += toEmbed.length;
-    o.onProgress?.(Math.min(i + batch, ids.length), ids.length);
+  const total = ids.length + (ctx.embedder ? stale.size : 0);
+  await ctx.store.transaction(async (r) => {
+    await r.bm25.clear(ownerId);
+    for (let i = 0; i < ids.length; i += batch) {
+      await indexEpisodes(r, ownerId, await r.episodes.getMany(ownerId, ids.slice(i, i + batch)), null, {
+        ...ctx.config.retrieval.bm25,
+        corpus,
+      });
+      o.onProgress?.(Math.min(i + batch, ids.length), total);
+    }
+  });
+  let embedded = 0;
+  if (ctx.embedder) {
+    const embedder = ctx.embedder;
+    const toEmbed = ids.filter((id) => stale.has(id));
+    for (let i = 0; i < toEmbed.length; i += batch) {
+      const episodes = await ctx.store.read.episodes.getMany(ownerId, toEmbed.slice(i, i + batch));
+      const vectors = await embedder.embed(episodes.map(embeddingText), 'passage');
+      await ctx.store.transaction(async (r) => {
+        await r.vectors.ensureIndex({ modelId: embedder.modelId, dimensions: embedder.dimensions });
+        await r.vectors.upsert(
+          ownerId,
+          embedder.modelId,
+          episodes.map((e, j) => ({ episodeId: e.id, vector: vectors[j]! })),
+        );
+      });
+      embedded += episodes.length;
+      o.onProgress?.(ids.length + embedded, total);
+    }
   }
   await ctx.store.maintain(true);
   return { episodes: ids.length, embedded };
