@@ -50,10 +50,11 @@ export async function readBackupArchive(file: string): Promise<Blob> {
     if (e instanceof NemoriError) throw e;
     throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  let tar: Uint8Array = bytes;
+  // readFile and gunzip hand out Buffers over plain ArrayBuffers (never shared memory).
+  let tar = bytes as Uint8Array<ArrayBuffer>;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
-      tar = await gunzip(bytes);
+      tar = (await gunzip(bytes)) as Uint8Array<ArrayBuffer>;
     } catch {
       throw notABackup(file, 'its compressed data is damaged');
     }
