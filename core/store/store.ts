@@ -3,20 +3,16 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { NemoriError } from '../domain/errors.js';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { acquireLock, type DirLock } from './lock.js';
+import { readBackupArchive } from './backup-archive.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
 
 export type { ReadRepos, Repos } from './repos.js';
 
-async function readBackup(file: string): Promise<Blob> {
-  try {
-    return new Blob([await fs.promises.readFile(file)]);
-  } catch (e) {
-    throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export interface OpenStoreOptions {
   /** Directory holding the database; omitted → an in-memory store (tests, dry runs). */
@@ -77,7 +73,8 @@ export class Store {
     try {
       const db = await PGlite.create({
         dataDir: o.dir ? path.join(o.dir, 'pg') : undefined,
-        extensions: { vector },
+        // amcheck only for `health --deep` (its B-tree check); loaded with the store, created on first use.
+        extensions: { vector, amcheck },
       });
       try {
         await migrate(db, o.migrationsDir ?? defaultMigrationsDir);
@@ -147,7 +144,7 @@ export class Store {
   static async unpackBackup(dir: string, file: string): Promise<{ schemaVersion: number }> {
     const pg = path.join(dir, 'pg');
     if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
-    const data = await readBackup(file);
+    const data = await readBackupArchive(file);
     fs.mkdirSync(dir, { recursive: true });
     try {
       let db: PGlite;
@@ -167,6 +164,34 @@ export class Store {
       fs.rmSync(dir, { recursive: true, force: true });
       throw e;
     }
+  }
+
+  /**
+   * PostgreSQL's own B-tree check (amcheck's bt_index_check, with heap verification) over every B-tree
+   * index of ours: a damaged index answers queries wrongly without any error. Returns the damaged ones.
+   */
+  async checkIndexes(): Promise<{ index: string; error: string }[]> {
+    this.assertOpen();
+    await this.db.exec('CREATE EXTENSION IF NOT EXISTS amcheck');
+    const r = await this.db.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+       WHERE a.amname = 'btree' AND c.relnamespace = 'public'::regnamespace AND c.relpersistence = 'p' ORDER BY 1`,
+    );
+    const damaged: { index: string; error: string }[] = [];
+    for (const { name } of r.rows) {
+      try {
+        await this.db.query(`SELECT bt_index_check($1::regclass, true)`, [name]);
+      } catch (e) {
+        damaged.push({ index: name, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    return damaged;
+  }
+
+  /** Rebuilds damaged indexes from their tables (what `checkIndexes` found). */
+  async reindex(names: readonly string[]): Promise<void> {
+    this.assertOpen();
+    for (const name of names) await this.db.exec(`REINDEX INDEX ${quoteIdent(name)}`);
   }
 
   async sizeOnDisk(): Promise<number | null> {
