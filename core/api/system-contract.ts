@@ -35,6 +35,8 @@ export const HealthOutput = z.object({
     schemaVersion: z.number().int(),
     openMs: z.number(),
     sizeBytes: z.number().nullable(),
+    /** The write-ahead log's share of it (bounded: checkpoints recycle it). */
+    walBytes: z.number(),
   }),
   embedding: z.object({
     available: z.boolean(),

@@ -66,7 +66,7 @@ export function renderStats(o: OpOutput<'stats'>): string {
 }
 
 export function renderHealth(o: OpOutput<'health'>): string {
-  const mb = o.database.sizeBytes === null ? 'in memory' : `${(o.database.sizeBytes / 1e6).toFixed(1)} MB`;
+  const mb = `${o.database.sizeBytes === null ? 'in memory' : `${(o.database.sizeBytes / 1e6).toFixed(1)} MB`}, WAL ${(o.database.walBytes / 1e6).toFixed(1)} MB`;
   const lines = [
     `home: ${o.home ?? '(in memory)'}`,
     `database: ${o.database.status}, schema v${o.database.schemaVersion}, opened in ${o.database.openMs.toFixed(0)} ms, ${mb}`,

@@ -175,8 +175,26 @@ export function conversationReads(q: Sql) {
   };
 }
 
+/** Links each episode's messages to it in one statement per 5 000 messages, however many episodes. */
+async function linkMessages(
+  q: Sql,
+  ownerId: string,
+  links: readonly { messageIds: readonly string[]; episodeId: string }[],
+): Promise<void> {
+  const pairs = links.flatMap((l) => l.messageIds.map((m) => [m, l.episodeId] as const));
+  for (const batch of chunks(pairs, 5000)) {
+    await q.query(
+      `UPDATE messages m SET episode_id = u.episode_id, processed = true
+         FROM unnest($2::uuid[], $3::uuid[]) AS u(id, episode_id) WHERE m.owner_id = $1 AND m.id = u.id`,
+      [ownerId, batch.map((x) => x[0]), batch.map((x) => x[1])],
+    );
+  }
+}
+
 export function conversationWrites(q: Sql) {
   return {
+    linkToEpisodes: (ownerId: string, links: readonly { messageIds: readonly string[]; episodeId: string }[]) =>
+      linkMessages(q, ownerId, links),
     /**
      * Creates the conversation or returns the existing one with the same source and external id. `id` is
      * the new conversation's id (live memory makes one id serve as both), a fresh one by default.
@@ -273,11 +291,7 @@ export function conversationWrites(q: Sql) {
     },
 
     async linkToEpisode(ownerId: string, messageIds: readonly string[], episodeId: string): Promise<void> {
-      await q.query(`UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [
-        ownerId,
-        messageIds,
-        episodeId,
-      ]);
+      await linkMessages(q, ownerId, [{ messageIds, episodeId }]);
     },
 
     async markProcessed(ownerId: string, conversationId: string, version: string): Promise<void> {

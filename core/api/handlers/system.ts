@@ -159,6 +159,7 @@ export function systemHandlers({
           schemaVersion: await store.schemaVersion(),
           openMs: store.openMs,
           sizeBytes: await store.sizeOnDisk(),
+          walBytes: await store.walBytes(),
         },
         embedding: embeddingStatus,
         llm,
