@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat } from './import-format.js';
+import type { ImportFormat, ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
+import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 
 /**
  * Facebook Messenger and Instagram DMs from "Download your information" in JSON: one folder per thread
@@ -36,7 +37,7 @@ const Media = z.array(z.looseObject({ uri: z.string().min(1) }));
 
 const Message = z.looseObject({
   sender_name: z.string().nullish(),
-  timestamp_ms: z.number().int(),
+  timestamp_ms: timeField('ms'),
   content: z.string().nullish(),
   type: z.string().nullish(),
   photos: Media.nullish(),
@@ -83,7 +84,12 @@ function attachmentsOf(m: Message, file: string): Attachment[] {
   return out;
 }
 
-async function* readMessenger(file: string): AsyncGenerator<IncomingConversation> {
+async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
+  const timeZone = importTimeZone(ctx);
+  const sentAt = (v: string | number) => {
+    const { at, utcOffsetMin } = instantOf(v, { timeZone, unit: 'ms' }).instant;
+    return { sentAt: at, utcOffsetMin };
+  };
   const src = fileSource(file);
   const meta: Record<string, unknown> = {};
   const messages: IncomingMessage[] = [];
@@ -117,8 +123,7 @@ async function* readMessenger(file: string): AsyncGenerator<IncomingConversation
       speaker: fix(m.sender_name) || 'Facebook user',
       role: 'other',
       text,
-      sentAt: new Date(m.timestamp_ms),
-      utcOffsetMin: 0,
+      ...sentAt(m.timestamp_ms),
       attachments,
       metadata,
     });

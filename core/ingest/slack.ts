@@ -6,6 +6,7 @@ import type { ImportFormat, ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson, zipMemberSource, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
+import { readTime } from './time-shapes.js';
 import { looksLikeZip, openZipReader, zipEntryNamesSync, zipError } from './zip.js';
 
 /**
@@ -40,7 +41,10 @@ const User = z.looseObject({
   tz_offset: z.number().nullish(),
 });
 
-const Ts = z.string().regex(/^\d+(\.\d+)?$/, 'expected a Slack timestamp like "1712345678.123456"');
+const Ts = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'expected a Slack timestamp like "1712345678.123456"')
+  .refine((ts) => readTime(ts, { timeZone: 'UTC', unit: 's' }).ok, 'a Slack timestamp between 1900 and 2199');
 
 const Message = z.looseObject({
   type: z.string().nullish(),

@@ -4,9 +4,8 @@ import { IncomingConversation, type Attachment, type IncomingMessage } from '../
 import type { ImportFormat, ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
-import { checkTimeZone, machineTimeZone } from './local-time.js';
 import { partIsFull } from './parts.js';
-import { instantOf, timeField } from './time-shapes.js';
+import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 
 /**
  * Telegram Desktop → Export chat history (one chat) or Settings → Advanced → Export Telegram data (the
@@ -220,7 +219,7 @@ function toConversation(chat: Chat, owner: { name: string | null }, timeZone: st
 
 async function* readTelegram(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
   const src = fileSource(file);
-  const timeZone = checkTimeZone(ctx.timeZone ?? machineTimeZone());
+  const timeZone = importTimeZone(ctx);
   const chats = new Map<string, Chat>();
   const owner: { id: string | null; name: string | null } = { id: null, name: null };
   let sawChat = false;

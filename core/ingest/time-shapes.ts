@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isValidWallTime, wallTimeToInstant } from './local-time.js';
+import type { ReadContext } from './import-format.js';
+import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
 
 /**
  * Every shape a time takes in the JSON exports people bring: what the app itself writes, and what tools
@@ -21,10 +22,13 @@ export type TimeReading = { ok: true; instant: Instant; exact: boolean } | { ok:
 /** `s` and `ms` name what a field holds by its definition; `auto` reads numbers above 10^11 as milliseconds. */
 export type UnixUnit = 's' | 'ms' | 'auto';
 
-// 1900–2199: wider than any chat history, narrow enough that a zero, a mistyped year or a unix time in
-// the wrong unit is refused instead of stored as an instant no one can find.
+// 1900–2199: wider than any history a person writes down, narrow enough that a year 0 or a mistyped
+// year is refused instead of stored as an instant no one can find.
 export const EARLIEST_MESSAGE_MS = Date.UTC(1900, 0, 1);
 export const LATEST_MESSAGE_MS = Date.UTC(2200, 0, 1);
+// No digital message is older than 1980; a unix time before it is a placeholder (0, 5) or a value in the
+// wrong unit (seconds in a milliseconds field land in January 1970).
+const EARLIEST_UNIX_MS = Date.UTC(1980, 0, 1);
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const DIGITS = /^-?\d+(?:\.\d+)?$/;
@@ -39,7 +43,7 @@ const outOfRange = (what: string) => `${what} is not a time between 1900 and 219
 
 function readUnix(n: number, raw: string, unit: UnixUnit): TimeReading {
   const ms = unit === 'ms' || (unit === 'auto' && Math.abs(n) >= SECONDS_BELOW) ? n : n * 1000;
-  if (!inRange(ms)) return { ok: false, problem: outOfRange(`"${raw}"`) };
+  if (!inRange(ms) || ms < EARLIEST_UNIX_MS) return { ok: false, problem: `"${raw}" is not a unix time between 1980 and 2199` };
   return { ok: true, instant: { at: new Date(Math.round(ms)), utcOffsetMin: 0 }, exact: true };
 }
 
@@ -96,4 +100,9 @@ export function instantOf(value: string | number, o: { timeZone: string; unit?: 
   const r = readTime(value, o);
   if (!r.ok) throw new Error(`instantOf: unchecked time ${JSON.stringify(value)}: ${r.problem}`);
   return r;
+}
+
+/** The zone local times of this import are read in: the one given (`--tz`), else this machine's. */
+export function importTimeZone(ctx: ReadContext): string {
+  return checkTimeZone(ctx.timeZone ?? machineTimeZone());
 }
