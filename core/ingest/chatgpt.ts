@@ -5,6 +5,7 @@ import { conversationSources, detectConversationsJson, readConversationArray } f
 import { valueError, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { importTimeZone, instantOf, timeField, type Instant } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * ChatGPT data export (Settings → Data controls → Export data): `conversations.json`, an array of
@@ -185,7 +186,7 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
     if (m.metadata?.model_slug) metadata.model = m.metadata.model_slug;
     if (toolImage) metadata.tool = m.author.name ?? 'tool';
     if (m.create_time == null) metadata.timeEstimated = true;
-    messages.push({
+    const message: IncomingMessage = {
       externalId: m.id,
       speaker: SPEAKER[role as 'user' | 'assistant'],
       role: role as 'user' | 'assistant',
@@ -194,7 +195,9 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
       utcOffsetMin: timeOf(time).utcOffsetMin,
       attachments,
       metadata,
-    });
+    };
+    await checkJsonMessage(src, [index, 'mapping', id, 'message'], `${label}: message ${id}`, message);
+    messages.push(message);
   }
   const onBranch = new Set(ids);
   const metadata: Record<string, unknown> = {

@@ -4,6 +4,8 @@ import type { ImportFormat } from './import-format.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
 import { attachment, mediaKind } from './media.js';
+import { checkJsonMessage } from './message-checks.js';
+import type { JsonSource } from './json-stream.js';
 
 /**
  * Claude.ai export (Settings → Privacy → Export data): a zip with `conversations.json` (plus users.json
@@ -70,13 +72,15 @@ function message(m: ChatMessage, timeZone: string): IncomingMessage | null {
   return { externalId: m.uuid, speaker: who.speaker, role: who.role, text, sentAt: at, utcOffsetMin, attachments, metadata: {} };
 }
 
-function toConversation(c: Conversation, timeZone: string): IncomingConversation {
+async function toConversation(src: JsonSource, index: number, c: Conversation, timeZone: string): Promise<IncomingConversation> {
   const messages: IncomingMessage[] = [];
   let skipped = 0;
-  for (const m of c.chat_messages) {
+  for (const [i, m] of c.chat_messages.entries()) {
     const out = message(m, timeZone);
-    if (out) messages.push(out);
-    else skipped++;
+    if (out) {
+      await checkJsonMessage(src, [index, 'chat_messages', i], `conversation ${index + 1}: message ${m.uuid}`, out);
+      messages.push(out);
+    } else skipped++;
   }
   const metadata: Record<string, unknown> = { skipped, timeZone: 'UTC (times in the export carry their offset, which is Z)' };
   if (c.summary) metadata.summary = c.summary;
@@ -98,7 +102,7 @@ export const claudeImport: ImportFormat = {
   async *read(file, ctx) {
     const timeZone = importTimeZone(ctx);
     for await (const src of conversationSources(file)) {
-      yield* readConversationArray(src, Conversation, 'conversation', async (_i, c) => toConversation(c, timeZone));
+      yield* readConversationArray(src, Conversation, 'conversation', (i, c) => toConversation(src, i, c, timeZone));
     }
   },
 };

@@ -6,6 +6,7 @@ import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * DiscordChatExporter (Tyrrrz) JSON: one file per channel or DM, `{guild, channel, messages}`. Discord
@@ -129,6 +130,7 @@ async function* readDiscord(file: string, ctx: ReadContext): AsyncGenerator<Inco
         attachments,
         metadata,
       };
+      await checkJsonMessage(src, ev.path, `message ${index + 1}`, message);
       // The exporter writes guild and channel before the messages, so a long channel can go in parts.
       if (channel && partIsFull(messages, message)) {
         yield conversation(guild, channel, messages, skipped, parts++ > 0);

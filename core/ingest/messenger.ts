@@ -5,6 +5,7 @@ import type { ImportFormat, ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Facebook Messenger and Instagram DMs from "Download your information" in JSON: one folder per thread
@@ -118,7 +119,7 @@ async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<In
     }
     const metadata: Record<string, unknown> = {};
     if (m.reactions?.length) metadata.reactions = m.reactions.map((r) => ({ reaction: fix(r.reaction), actor: fix(r.actor) }));
-    messages.push({
+    const message: IncomingMessage = {
       // Meta gives messages no id: re-imports match them by speaker, time and text instead.
       speaker: fix(m.sender_name) || 'Facebook user',
       role: 'other',
@@ -126,7 +127,9 @@ async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<In
       ...sentAt(m.timestamp_ms),
       attachments,
       metadata,
-    });
+    };
+    await checkJsonMessage(src, ev.path, `message ${index + 1}`, message);
+    messages.push(message);
   }
   if (!sawMessages) throw await valueError(src, [], 'no "messages" array here; is this a Messenger or Instagram message_N.json?');
   // Newest first in the file; a stable sort keeps same-millisecond messages in the order they were sent.

@@ -6,6 +6,7 @@ import { fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonS
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Telegram Desktop → Export chat history (one chat) or Settings → Advanced → Export Telegram data (the
@@ -181,7 +182,7 @@ async function toMessage(
   if (m.via_bot) metadata.viaBot = m.via_bot;
   if (m.from_id) metadata.fromId = m.from_id;
   const isOwner = owner.id !== null && m.from_id === owner.id;
-  return {
+  const message: IncomingMessage = {
     externalId: String(m.id),
     speaker: m.from || (isOwner ? owner.name : null) || (m.from_id ? `Deleted Account (${m.from_id})` : 'Deleted Account'),
     role: isOwner ? 'user' : 'other',
@@ -191,6 +192,8 @@ async function toMessage(
     attachments,
     metadata,
   };
+  await checkJsonMessage(src, at, `message ${m.id}`, message);
+  return message;
 }
 
 function toConversation(chat: Chat, owner: { name: string | null }, timeZone: string): IncomingConversation {

@@ -10,6 +10,7 @@ import { fileSource, jsonError, shapeError, valueError, walkJson, type JsonSourc
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant } from './local-time.js';
 import { asciiView, openText } from './text-lines.js';
 import { readTime, type Instant } from './time-shapes.js';
+import { checkJsonMessage, checkLineMessage } from './message-checks.js';
 
 /**
  * WeChat has no export of its own; people use desktop tools that read the PC client's database:
@@ -427,7 +428,9 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
       const { text, attachments } = body(kind, col(record, n.content!) ?? '');
       b.participants.add(speaker);
       if (!isMe) b.otherNames.add(speaker);
-      b.messages.push(makeMessage({ speaker, role, text, sentAt: time.at, utcOffsetMin: time.utcOffsetMin, attachments }));
+      const msg = makeMessage({ speaker, role, text, sentAt: time.at, utcOffsetMin: time.utcOffsetMin, attachments });
+      checkLineMessage(file, line, msg);
+      b.messages.push(msg);
     }
     for (const t of pass) {
       const b = building.get(t.id)!;
@@ -540,6 +543,7 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
       utcOffsetMin: time.utcOffsetMin,
       attachments,
     });
+    await checkJsonMessage(src, ev.path, 'message', msg);
     if (!name && !isMe) unnamed.push({ msg, sender: sender.trim() });
     messages.push(msg);
   }

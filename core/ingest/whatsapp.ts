@@ -5,7 +5,7 @@ import type { Attachment, IncomingConversation, IncomingMessage } from '../domai
 import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
 import { fileAttachment, makeConversation, makeMessage, normalizeSpaces, stripDirectionMarks } from './chat-text.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
-import { readLines, splitLines, type TextLine } from './text-lines.js';
+import { readLines, refuseNul, splitLines, type TextLine } from './text-lines.js';
 import { listZipEntries, looksLikeZip, zipEntryNamesSync, zipEntryStream } from './zip.js';
 
 /**
@@ -448,7 +448,7 @@ async function* entryLines(file: string, entry: string): AsyncGenerator<TextLine
   const stream = await zipEntryStream(file, entry);
   try {
     // WhatsApp writes UTF-8 (iOS adds a BOM, which splitLines drops).
-    yield* splitLines(decodeUtf8(stream));
+    yield* refuseNul(`${file} (${entry})`, splitLines(decodeUtf8(stream)));
   } finally {
     stream.destroy();
   }
