@@ -4,6 +4,7 @@ import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError } f
 import { z } from 'zod';
 import { Attachment, IncomingConversation, MessageRole } from '../domain/conversation.js';
 import { importError, lineAndColumn, type ImportFormat, type ReadContext } from './import-format.js';
+import { nulFree } from './message-checks.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 
 /**
@@ -12,9 +13,9 @@ import { importTimeZone, instantOf, timeField } from './time-shapes.js';
  */
 const GenericMessage = z.object({
   id: z.union([z.string().min(1), z.number()]).optional(),
-  speaker: z.string().min(1),
+  speaker: nulFree.min(1),
   role: MessageRole.optional(),
-  text: z.string(),
+  text: nulFree,
   timestamp: timeField(),
   attachments: z.array(Attachment).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { importError } from './import-format.js';
 import { valueError, type JsonPath, type JsonSource } from './json-stream.js';
@@ -17,6 +18,9 @@ const hasNul = (s: string | undefined | null): boolean => typeof s === 'string' 
 const nulInJson = (v: unknown): boolean => JSON.stringify(v ?? null).includes('\\u0000');
 
 const NUL = 'contains a NUL character (U+0000), which no chat app writes: the file is damaged or not text';
+
+/** A string field of an export's schema that refuses a NUL where zod can report its place. */
+export const nulFree = z.string().refine((s) => !s.includes('\u0000'), NUL);
 
 /** Why `m` cannot be stored, or null. */
 export function messageProblem(m: IncomingMessage): string | null {
@@ -48,5 +52,5 @@ export async function checkJsonMessage(src: JsonSource, at: JsonPath, label: str
 /** Throws, with the line the message starts on, when `m` cannot be stored. */
 export function checkLineMessage(file: string, line: number, m: IncomingMessage): void {
   const problem = messageProblem(m);
-  if (problem) throw importError(file, { line }, `the message ${problem}`);
+  if (problem) throw importError(file, { line }, `message: ${problem}`);
 }

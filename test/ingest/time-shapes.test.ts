@@ -9,6 +9,7 @@ import { messengerImport } from '../../core/ingest/messenger.js';
 import { readTime } from '../../core/ingest/time-shapes.js';
 import { wechatImport } from '../../core/ingest/wechat.js';
 import { writeTemp } from './chat-helpers.js';
+import { chatgptExport, claudeExport, discordExport, nemoriJsonExport, nemoriJsonlExport, wechatJsonExport } from './export-builders.js';
 import { readAll } from './read-all.js';
 
 /**
@@ -30,103 +31,14 @@ const SHAPES: Array<[string | number, string, number]> = [
 ];
 const TEXTS = SHAPES.map((_, i) => (i % 2 ? `message ${i + 1}` : `第${i + 1}条消息`));
 
+const said = (shapes: Array<string | number>) => shapes.map((time, i) => ({ time, text: TEXTS[i]! }));
 const formats: Array<{ format: ImportFormat; name: string; file: (shapes: Array<string | number>) => string }> = [
-  {
-    format: claudeImport,
-    name: 'claude',
-    file: (shapes) =>
-      writeTemp(
-        'conversations.json',
-        JSON.stringify([
-          {
-            uuid: 'c1',
-            name: '时间',
-            chat_messages: shapes.map((t, i) => ({ uuid: `m${i}`, sender: i % 2 ? 'assistant' : 'human', text: TEXTS[i], created_at: t })),
-          },
-        ]),
-      ),
-  },
-  {
-    format: chatgptImport,
-    name: 'chatgpt',
-    file: (shapes) => {
-      const mapping: Record<string, unknown> = { root: { message: null, parent: null, children: ['m0'] } };
-      shapes.forEach((t, i) => {
-        mapping[`m${i}`] = {
-          message: {
-            id: `m${i}`,
-            author: { role: i % 2 ? 'assistant' : 'user' },
-            create_time: t,
-            content: { content_type: 'text', parts: [TEXTS[i]] },
-          },
-          parent: i === 0 ? 'root' : `m${i - 1}`,
-          children: i + 1 < shapes.length ? [`m${i + 1}`] : [],
-        };
-      });
-      return writeTemp('conversations.json', JSON.stringify([{ id: 'c1', title: '时间', mapping, current_node: `m${shapes.length - 1}` }]));
-    },
-  },
-  {
-    format: discordImport,
-    name: 'discord',
-    file: (shapes) =>
-      writeTemp(
-        'channel.json',
-        JSON.stringify({
-          guild: { id: 'g', name: 'G' },
-          channel: { id: 'c', name: 'general' },
-          messages: shapes.map((t, i) => ({
-            id: `m${i}`,
-            type: 'Default',
-            timestamp: t,
-            content: TEXTS[i],
-            author: { id: `a${i % 2}`, name: i % 2 ? 'Lin Wei' : '王小明' },
-          })),
-        }),
-      ),
-  },
-  {
-    format: genericJson,
-    name: 'json',
-    file: (shapes) =>
-      writeTemp(
-        'chat.json',
-        JSON.stringify({
-          id: 'c1',
-          messages: shapes.map((t, i) => ({ id: i, speaker: i % 2 ? 'Lin Wei' : '王小明', text: TEXTS[i], timestamp: t })),
-        }),
-      ),
-  },
-  {
-    format: genericJsonl,
-    name: 'jsonl',
-    file: (shapes) =>
-      writeTemp(
-        'chat.jsonl',
-        shapes
-          .map((t, i) => JSON.stringify({ conversation: 'c1', id: i, speaker: i % 2 ? 'Lin Wei' : '王小明', text: TEXTS[i], timestamp: t }))
-          .join('\n'),
-      ),
-  },
-  {
-    format: wechatImport,
-    name: 'wechat (WeChatMsg / echo JSON)',
-    file: (shapes) =>
-      writeTemp(
-        'chat.json',
-        JSON.stringify({
-          session: { wxid: 'wxid_a', displayName: '王小明' },
-          messages: shapes.map((t, i) => ({
-            createTime: t,
-            type: 1,
-            content: TEXTS[i],
-            isSend: i % 2,
-            senderUsername: i % 2 ? 'me' : 'wxid_a',
-            senderDisplayName: i % 2 ? 'Lin Wei' : '王小明',
-          })),
-        }),
-      ),
-  },
+  { format: claudeImport, name: 'claude', file: (s) => writeTemp('conversations.json', claudeExport(said(s))) },
+  { format: chatgptImport, name: 'chatgpt', file: (s) => writeTemp('conversations.json', chatgptExport(said(s))) },
+  { format: discordImport, name: 'discord', file: (s) => writeTemp('channel.json', discordExport(said(s))) },
+  { format: genericJson, name: 'json', file: (s) => writeTemp('chat.json', nemoriJsonExport(said(s))) },
+  { format: genericJsonl, name: 'jsonl', file: (s) => writeTemp('chat.jsonl', nemoriJsonlExport(said(s))) },
+  { format: wechatImport, name: 'wechat (WeChatMsg / echo JSON)', file: (s) => writeTemp('chat.json', wechatJsonExport(said(s))) },
 ];
 
 const instants = (c: IncomingConversation) => c.messages.map((m) => [m.sentAt.toISOString(), m.utcOffsetMin, m.text]);
