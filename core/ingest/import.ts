@@ -114,7 +114,7 @@ async function measure(
     const participants = new Set<string>();
     let from = Infinity;
     let to = -Infinity;
-    for await (const c of format.read(file, { warn: (m) => report.warnings.push(m), timeZone: i.timeZone })) {
+    for await (const c of format.read(file, { warn: (m) => report.warnings.push(m), timeZone: i.timeZone, dateOrder: i.dateOrder })) {
       if (report.conversations % 50 === 0) await yieldToEventLoop();
       refuseUnstorable(file, c, report.conversations + (c.metadata.continued ? 0 : 1));
       if (!c.metadata.continued) report.conversations++;
@@ -223,7 +223,7 @@ export async function importFiles(
     try {
       const me = i.me;
       if (me) await ctx.store.transaction((r) => r.importPreferences.rememberMe(i.ownerId, format.id, me, ctx.clock.now()));
-      for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone })) {
+      for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone, dateOrder: i.dateOrder })) {
         if (cancelled()) break;
         const conversation = progress?.conversation(c.messages.length, file);
         const r = await ingestConversation(ctx, i.ownerId, withMe(c, report.me), conversation ?? {});
