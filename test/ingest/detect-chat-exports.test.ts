@@ -26,6 +26,7 @@ const own: Record<string, string[][]> = {
   messenger: [
     [...thread, 'message_1.json'],
     [...thread, 'message_2.json'],
+    ['messenger', 'e2ee', 'linwei_7281.json'],
   ],
   slack: [['slack', 'export', 'channels.json']],
 };

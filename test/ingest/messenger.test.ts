@@ -22,6 +22,26 @@ describe('Messenger / Instagram export', () => {
     expect(repairMojibake('plain')).toBe('plain');
   });
 
+  it('reads the end-to-end encrypted layout: camelCase, plain participant names, a flat media list', async () => {
+    const file = fixture('ingest', 'messenger', 'e2ee', 'linwei_7281.json');
+    expect(messengerImport.detect({ path: file, head: head(file) })).toBe(true);
+    const { conversations, warnings } = await readAll(messengerImport, file);
+    expect(warnings).toEqual([]);
+    expect(conversations).toHaveLength(1);
+    const c = conversations[0]!;
+    expect(c).toMatchObject({ source: 'messenger', externalId: 'e2ee/linwei_7281', title: '张伟', participants: ['Lin Wei', '张伟'] });
+    expect(c.metadata).toMatchObject({ skipped: 1 });
+    expect(lines(c)).toEqual([
+      '2024-06-01T07:00:00.000Z +0 张伟 [other]: 周六去西湖骑车吗？',
+      '2024-06-01T07:01:02.500Z +0 Lin Wei [other]: Sure — meet at Duanqiao at 9?',
+      '2024-06-01T07:01:40.000Z +0 张伟 [other]: 路线图',
+    ]);
+    expect(c.messages[0]!.metadata).toEqual({ reactions: [{ reaction: '❤', actor: 'Lin Wei' }] });
+    expect(c.messages[2]!.attachments).toEqual([
+      { kind: 'image', name: 'route_map.jpg', uri: path.join(path.dirname(file), 'media', 'route_map.jpg') },
+    ]);
+  });
+
   it('reads a thread file (BOM, newest first) oldest first, repaired, with media and reactions', async () => {
     const { conversations, warnings } = await readAll(messengerImport, part1);
     expect(warnings).toEqual([]);
