@@ -107,6 +107,15 @@ function attachmentsOf(m: Message, file: string): Attachment[] {
   return out;
 }
 
+/**
+ * Instagram's DMs come from the same Accounts Center download in the same shape, under
+ * `your_instagram_activity/messages/inbox/…` (older downloads: a media URI starting with it).
+ */
+function isInstagram(file: string, messages: IncomingMessage[]): boolean {
+  if (path.resolve(file).split(path.sep).includes('your_instagram_activity')) return true;
+  return messages.some((m) => m.attachments.some((a) => a.uri?.includes(`your_instagram_activity${path.sep}`)));
+}
+
 async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
   const timeZone = importTimeZone(ctx);
   const sentAt = (v: string | number) => {
@@ -173,7 +182,7 @@ async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<In
   if (typeof meta.thread_type === 'string') metadata.threadType = meta.thread_type;
   if (typeof meta.is_still_participant === 'boolean') metadata.isStillParticipant = meta.is_still_participant;
   yield IncomingConversation.parse({
-    source: 'messenger',
+    source: isInstagram(file, messages) ? 'instagram' : 'messenger',
     externalId,
     title,
     participants: names.length > 0 ? names : [...new Set(messages.map((m) => m.speaker))],

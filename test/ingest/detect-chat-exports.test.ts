@@ -27,6 +27,7 @@ const own: Record<string, string[][]> = {
     [...thread, 'message_1.json'],
     [...thread, 'message_2.json'],
     ['messenger', 'e2ee', 'linwei_7281.json'],
+    ['instagram', 'your_instagram_activity', 'messages', 'inbox', 'chenchen_1784', 'message_1.json'],
   ],
   slack: [['slack', 'export', 'channels.json']],
 };
