@@ -5,6 +5,7 @@ import { chatgptImport } from './chatgpt.js';
 import { claudeImport } from './claude.js';
 import { discordImport } from './discord.js';
 import { genericJson, genericJsonl } from './generic.js';
+import { googleChatImport } from './google-chat.js';
 import { messengerImport } from './messenger.js';
 import { slackImport } from './slack.js';
 import { telegramImport } from './telegram.js';
@@ -25,6 +26,7 @@ export const importFormats: readonly ImportFormat[] = [
   telegramImport,
   discordImport,
   messengerImport,
+  googleChatImport,
   slackImport,
   markdownImport,
   genericJsonl,
