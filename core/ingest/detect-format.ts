@@ -7,6 +7,7 @@ import { discordImport } from './discord.js';
 import { genericJson, genericJsonl } from './generic.js';
 import { googleChatImport } from './google-chat.js';
 import { messengerImport } from './messenger.js';
+import { skypeImport } from './skype.js';
 import { slackImport } from './slack.js';
 import { telegramImport } from './telegram.js';
 import { lineImport } from './line.js';
@@ -27,6 +28,7 @@ export const importFormats: readonly ImportFormat[] = [
   discordImport,
   messengerImport,
   googleChatImport,
+  skypeImport,
   slackImport,
   markdownImport,
   genericJsonl,
