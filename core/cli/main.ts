@@ -179,18 +179,37 @@ export function buildCli(): Command {
     .option('--me <name>', 'which participant is you (remembered per format)')
     .option('--dry-run', 'show what would be imported (format, counts, participants, dates) and store nothing')
     .option('--tz <zone>', 'time zone of the phone or PC that made the export (IANA name, e.g. Asia/Shanghai); default: this machine')
-    .action(async (files: string[], o: { owner: string; format?: string; me?: string; dryRun?: boolean; tz?: string }) => {
-      const progress = progressReporter(!g().json);
-      const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
-        e.call(
-          'importFiles',
-          { ownerId: o.owner, paths: files, format: o.format, me: o.me, dryRun: Boolean(o.dryRun), timeZone: o.tz },
-          { onProgress: progress.onProgress },
-        ),
-      ).finally(progress.stop);
-      print(g(), out, renderImport);
-      if (out.errors.length > 0) process.exitCode = 1;
-    });
+    .addOption(
+      new Option(
+        '--date-order <order>',
+        'day or month first in numeric dates (WhatsApp) when the file does not settle it; default: this machine',
+      ).choices(['dmy', 'mdy']),
+    )
+    .action(
+      async (
+        files: string[],
+        o: { owner: string; format?: string; me?: string; dryRun?: boolean; tz?: string; dateOrder?: 'dmy' | 'mdy' },
+      ) => {
+        const progress = progressReporter(!g().json);
+        const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
+          e.call(
+            'importFiles',
+            {
+              ownerId: o.owner,
+              paths: files,
+              format: o.format,
+              me: o.me,
+              dryRun: Boolean(o.dryRun),
+              timeZone: o.tz,
+              dateOrder: o.dateOrder,
+            },
+            { onProgress: progress.onProgress },
+          ),
+        ).finally(progress.stop);
+        print(g(), out, renderImport);
+        if (out.errors.length > 0) process.exitCode = 1;
+      },
+    );
 
   type SearchFlags = Parameters<typeof factFilters>[0] & {
     owner: string;
