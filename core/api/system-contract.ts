@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PrivacyConfig } from '../context/privacy-config.js';
 
 /** The store as a whole: counts, health, the app's own settings, backups, and cancelling a call. */
 
@@ -50,6 +51,8 @@ export const HealthOutput = z.object({
 export const EngineSettingsView = z.object({
   forgetting: z.object({ enabled: z.boolean(), archiveThreshold: z.number(), trashThreshold: z.number(), trashRetentionDays: z.number() }),
   knowledge: z.object({ maxFacts: z.number().int(), maxTokens: z.number().int() }),
+  /** The privacy filter: on or off, each kind of secret, the person's own patterns (core/privacy). */
+  privacy: PrivacyConfig,
   /** Where everything is kept (null: an in-memory engine). Changed with setDataFolder (startup-contract.ts). */
   dataDir: z.string().nullable(),
 });
@@ -63,6 +66,14 @@ export const SetEngineSettingsInput = z.object({
     })
     .optional(),
   knowledge: z.object({ maxFacts: z.number().int().min(1).optional(), maxTokens: z.number().int().min(100).optional() }).optional(),
+  /** Kinds given are switched as given, the others stay; `patterns` replaces the list. */
+  privacy: z
+    .object({
+      enabled: z.boolean().optional(),
+      kinds: PrivacyConfig.shape.kinds.removeDefault().partial().optional(),
+      patterns: PrivacyConfig.shape.patterns.removeDefault().optional(),
+    })
+    .optional(),
 });
 export const BackupInput = z.object({
   /** A folder to write the backup into; default `<data folder>/backups`. */

@@ -16,6 +16,7 @@ function settingsView(ctx: EngineContext) {
       trashRetentionDays: f.trashRetentionDays,
     },
     knowledge: { maxFacts: ctx.config.semantic.capacity.maxItems, maxTokens: ctx.config.semantic.capacity.maxTokens },
+    privacy: ctx.config.privacy,
     dataDir: homeOf(ctx),
   };
 }
@@ -64,6 +65,7 @@ export function systemHandlers({
             ...(k.maxTokens !== undefined && { maxTokens: k.maxTokens }),
           },
         },
+        ...(i.privacy && { privacy: i.privacy }),
       };
       const saved = layerConfig((await store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {}, change);
       const parsed = EngineConfig.safeParse(layerConfig(saved, explicitConfig));
