@@ -75,11 +75,17 @@ export const SetEngineSettingsInput = z.object({
     })
     .optional(),
 });
-export const BackupInput = z.object({
-  /** A folder to write the backup into; default `<data folder>/backups`. */
-  folder: z.string().min(1).optional(),
-});
-export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int(), at: z.string() });
+/** A passphrase that seals a backup or an export: it never reaches a log, the store or an error message. */
+export const Passphrase = z.string().min(8, 'a passphrase has at least 8 characters');
+export const BackupInput = z
+  .object({
+    /** A folder to write the backup into; default `<data folder>/backups`. */
+    folder: z.string().min(1).optional(),
+    /** Encrypt it with this passphrase (AES-256-GCM, key by scrypt): `.tar.gz.enc`. Without one: plain `.tar.gz`. */
+    passphrase: Passphrase.optional(),
+  })
+  .strict();
+export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int(), at: z.string(), encrypted: z.boolean() });
 
 export const systemOperations = {
   stats: { input: z.object({ ownerId: z.string().optional() }), output: StatsOutput },

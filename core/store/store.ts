@@ -7,15 +7,18 @@ import { acquireLock, type DirLock } from './lock.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
+import { openSealedBackup, sealBackup } from './backup-crypto.js';
 
 export type { ReadRepos, Repos } from './repos.js';
 
-async function readBackup(file: string): Promise<Blob> {
+async function readBackup(file: string, passphrase: string | undefined): Promise<Blob> {
+  let bytes: Buffer;
   try {
-    return new Blob([await fs.promises.readFile(file)]);
+    bytes = await fs.promises.readFile(file);
   } catch (e) {
     throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  return new Blob([new Uint8Array(await openSealedBackup(bytes, passphrase, path.basename(file)))]);
 }
 
 export interface OpenStoreOptions {
@@ -132,22 +135,23 @@ export class Store {
     return true;
   }
 
-  /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir). */
-  async backup(file: string): Promise<void> {
+  /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir), sealed when a passphrase is given. */
+  async backup(file: string, passphrase?: string): Promise<void> {
     this.assertOpen();
     const blob = await this.db.dumpDataDir('gzip');
-    fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
+    fs.writeFileSync(file, await sealBackup(Buffer.from(await blob.arrayBuffer()), passphrase));
   }
 
   /**
-   * Unpacks a backup as a new database in `dir` (which must not hold one), checking it is one of ours
+   * Unpacks a backup as a new database in `dir` (which must not hold one), opening it first when it is
+   * sealed (a wrong passphrase or a changed file is refused before anything is written), checking it is one of ours
    * (a PGlite data folder with our migrations table); a file that is not leaves nothing behind. The
    * caller then swaps `dir` in as the store, whose `open` migrates it if it is older (and refuses a newer one).
    */
-  static async unpackBackup(dir: string, file: string): Promise<{ schemaVersion: number }> {
+  static async unpackBackup(dir: string, file: string, passphrase?: string): Promise<{ schemaVersion: number }> {
     const pg = path.join(dir, 'pg');
     if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
-    const data = await readBackup(file);
+    const data = await readBackup(file, passphrase);
     fs.mkdirSync(dir, { recursive: true });
     try {
       let db: PGlite;

@@ -83,9 +83,10 @@ export function systemHandlers({
       if (!folder) throw new NemoriError('INVALID_INPUT', 'this engine keeps nothing on disk: name a folder to write the backup into');
       const at = ctx.clock.now();
       fs.mkdirSync(folder, { recursive: true });
-      const file = path.join(folder, `nemori-backup-${at.toISOString().replace(/[:.]/g, '-')}.tar.gz`);
-      await store.backup(file);
-      return { file, bytes: fs.statSync(file).size, at: at.toISOString() };
+      const encrypted = i.passphrase !== undefined;
+      const file = path.join(folder, `nemori-backup-${at.toISOString().replace(/[:.]/g, '-')}.tar.gz${encrypted ? '.enc' : ''}`);
+      await store.backup(file, i.passphrase);
+      return { file, bytes: fs.statSync(file).size, at: at.toISOString(), encrypted };
     },
 
     async stats(i) {
