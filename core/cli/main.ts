@@ -10,6 +10,7 @@ import { WireCallError } from '../api/dispatch.js';
 import { resolveStartup } from '../engine/startup.js';
 import { addCompanionCommands } from './companion.js';
 import { addDataCommands } from './data.js';
+import { addExportCommand, importExport, nemoriExports } from './export.js';
 import { addForgettingCommands } from './forgetting.js';
 import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowledge.js';
 import { addLlmCommands, addLlmOptions, llmOverrides, renderLlmHealth, renderRebuildEpisodes, type LlmFlags } from './llm.js';
@@ -179,18 +180,29 @@ export function buildCli(): Command {
     .option('--me <name>', 'which participant is you (remembered per format)')
     .option('--dry-run', 'show what would be imported (format, counts, participants, dates) and store nothing')
     .option('--tz <zone>', 'time zone of the phone or PC that made the export (IANA name, e.g. Asia/Shanghai); default: this machine')
-    .action(async (files: string[], o: { owner: string; format?: string; me?: string; dryRun?: boolean; tz?: string }) => {
-      const progress = progressReporter(!g().json);
-      const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
-        e.call(
-          'importFiles',
-          { ownerId: o.owner, paths: files, format: o.format, me: o.me, dryRun: Boolean(o.dryRun), timeZone: o.tz },
-          { onProgress: progress.onProgress },
-        ),
-      ).finally(progress.stop);
-      print(g(), out, renderImport);
-      if (out.errors.length > 0) process.exitCode = 1;
-    });
+    .option('--passphrase-stdin', "an encrypted Nemori export's passphrase from the first line of standard input")
+    .action(
+      async (
+        given: string[],
+        o: { owner: string; format?: string; me?: string; dryRun?: boolean; tz?: string; passphraseStdin?: boolean },
+      ) => {
+        // A Nemori export (`nemori export`) is read back whole into an empty memory; everything else is a chat export.
+        const exports = o.dryRun ? [] : nemoriExports(given);
+        for (const file of exports) await importExport((op, input, human) => run(g(), 'off', op, input, human), file, o.owner, o);
+        const files = given.filter((f) => !exports.includes(f));
+        if (files.length === 0) return;
+        const progress = progressReporter(!g().json);
+        const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
+          e.call(
+            'importFiles',
+            { ownerId: o.owner, paths: files, format: o.format, me: o.me, dryRun: Boolean(o.dryRun), timeZone: o.tz },
+            { onProgress: progress.onProgress },
+          ),
+        ).finally(progress.stop);
+        print(g(), out, renderImport);
+        if (out.errors.length > 0) process.exitCode = 1;
+      },
+    );
 
   type SearchFlags = Parameters<typeof factFilters>[0] & {
     owner: string;
@@ -325,6 +337,11 @@ export function buildCli(): Command {
   addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addLlmCommands(program, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addDataCommands(program, (op, input, human) => run(g(), 'app', op, input, human));
+  addExportCommand(
+    program,
+    (op, input, human) => run(g(), 'off', op, input, human),
+    () => process.env.NEMORI_OWNER ?? DEFAULT_OWNER,
+  );
   addCompanionCommands(program, { run: (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner, int, global: g });
   addKnowledgeCommands(program, {
     run: (embeddings, op, input, human, opts) => run(g(), embeddings, op, input, human, opts),

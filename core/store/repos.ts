@@ -18,6 +18,7 @@ import { settingReads, settingWrites } from './settings.js';
 import type { Sql, WriteTracker } from './sql.js';
 import { vectorReads, vectorWrites } from './vectors.js';
 
+import { memoryTableReads, memoryTableWrites } from './memory-tables.js';
 /**
  * Every repository, by aggregate. `readRepos` is what `store.read` hands out: queries only, on the
  * database itself. `writeRepos` is what a transaction hands out: the same queries plus the writes,
@@ -43,6 +44,7 @@ export function readRepos(q: Sql) {
     llm: llmReads(q),
     importPreferences: importPreferenceReads(q),
     baseline: baselineReads(q),
+    memoryTables: memoryTableReads(q),
   };
 }
 
@@ -70,6 +72,7 @@ export function writeRepos(q: Sql, track: WriteTracker) {
     settings: { ...r.settings, ...settingWrites(q) },
     llm: { ...r.llm, ...llmWrites(q) },
     importPreferences: { ...r.importPreferences, ...importPreferenceWrites(q) },
+    memoryTables: { ...r.memoryTables, ...memoryTableWrites(q) },
   };
 }
 
