@@ -71,7 +71,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   {
     kind: 'google-key',
     label: 'google key',
-    patterns: [/\bAIza[0-9A-Za-z_-]{35}/g, /\bya29\.[0-9A-Za-z_-]{20,}/g, /\bGOCSPX-[0-9A-Za-z_-]{20,}/g],
+    patterns: [/\bAIza[0-9A-Za-z_-]{35,}/g, /\bya29\.[0-9A-Za-z_-]{20,}/g, /\bGOCSPX-[0-9A-Za-z_-]{20,}/g],
   },
   {
     kind: 'aws-key',

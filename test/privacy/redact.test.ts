@@ -8,9 +8,7 @@ const rules = PrivacyConfig.parse({});
 describe('the privacy filter', () => {
   it.each(SECRET_LINES.map((l) => [l.kind, l] as const))('replaces a %s with its placeholder', (_kind, l) => {
     const out = redactText(l.text, rules);
-    expect(out.value).not.toContain(l.secret);
-    expect(out.value).toContain(l.placeholder);
-    expect(out.redacted).toBe(1);
+    expect(out).toEqual({ value: l.text.replace(l.secret, l.placeholder), redacted: 1 });
   });
 
   it('keeps the words around a secret, so the conversation still reads', () => {

@@ -44,7 +44,7 @@ export const SECRET_LINES: SecretLine[] = [
     j('sk-', 'ant-', 'api03-', 'Zq9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa-xyz'),
     (s) => `Anthropic 的密钥：${s}，别外传`,
   ),
-  line('google-key', 'google key', j('AI', 'za', 'SyD3m0K3yF0rT3st1ngPurp0s3sOnlyXYZ12'), (s) => `maps key = ${s}`),
+  line('google-key', 'google key', j('AI', 'za', 'SyD3m0K3yF0rT3st1ngPurp0s3sOnlyXYZ1'), (s) => `maps key = ${s}`),
   line('aws-key', 'aws key', j('AK', 'IA', 'IOSFODNN7EXAMPL9'), (s) => `AWS access key id ${s} in us-east-1`),
   line('aws-key', 'aws key', j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY'), (s) => `aws_secret_access_key = ${s}`),
   line('github-token', 'github token', j('gh', 'p_', 'R4nd0mT0k3nF0rT3st1ngAbCdEfGhIjKlMnOp'), (s) => `我的 GitHub token 是 ${s}`),
