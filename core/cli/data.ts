@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { bold, dim } from './output.js';
-import { fileIsSealed, readPassphrase, type PassphraseFlags } from './passphrase.js';
+import { isSealedFile } from '../store/backup-crypto.js';
+import { readPassphrase, type PassphraseFlags } from './passphrase.js';
 
 /** `nemori data …`: where the memory lives, which model reads it, backups — what Settings → Your data does. */
 
@@ -91,7 +92,7 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .description('put the memory back as it was in a backup; the present memory is backed up first')
     .option('--passphrase-stdin', "read an encrypted backup's passphrase from the first line of standard input")
     .action(async (file: string, o: PassphraseFlags) => {
-      const passphrase = fileIsSealed(file) ? await readPassphrase(o, 'open', path.basename(file)) : undefined;
+      const passphrase = isSealedFile(file) ? await readPassphrase(o, 'open', path.basename(file)) : undefined;
       await runOnApp(
         'restoreBackup',
         { file: path.resolve(file), ...(passphrase ? { passphrase } : {}) },

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { isNemoriExport } from '../ingest/export-archive.js';
 import { dim } from './output.js';
-import { fileIsSealed, readPassphrase, type PassphraseFlags } from './passphrase.js';
+import { isSealedFile } from '../store/backup-crypto.js';
+import { readPassphrase, type PassphraseFlags } from './passphrase.js';
 
 /** `nemori export` and reading an export back with `nemori import`: the open format of docs/export-format.md. */
 
@@ -39,7 +40,7 @@ export function nemoriExports(files: readonly string[]): string[] {
 
 /** Reads one Nemori export back into an empty memory, asking for its passphrase when it is encrypted. */
 export async function importExport(run: Run, file: string, ownerId: string, o: PassphraseFlags): Promise<void> {
-  const passphrase = fileIsSealed(file) ? await readPassphrase(o, 'open', path.basename(file)) : undefined;
+  const passphrase = isSealedFile(file) ? await readPassphrase(o, 'open', path.basename(file)) : undefined;
   await run('importMemory', { ownerId, file: path.resolve(file), ...(passphrase ? { passphrase } : {}) }, (x) =>
     [`✓ ${file}: the memory exported ${x.exportedAt.slice(0, 10)} is back`, `  ${counted(x.counts)}`].join('\n'),
   );

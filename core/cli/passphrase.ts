@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { NemoriError } from '../domain/errors.js';
-import { isSealed } from '../store/backup-crypto.js';
 
 /**
  * Where a command gets the passphrase that seals or opens a backup or an export, first that applies:
@@ -62,20 +61,4 @@ export async function readPassphrase(o: PassphraseFlags, purpose: 'seal' | 'open
   if (purpose === 'open') return first;
   if ((await prompt('the same passphrase again: ')) !== first) throw new NemoriError('INVALID_INPUT', 'the two passphrases differ');
   return first;
-}
-
-/** Whether a file is sealed with a passphrase (its first bytes say so). */
-export function fileIsSealed(file: string): boolean {
-  try {
-    const fd = fs.openSync(file, 'r');
-    try {
-      const head = Buffer.alloc(32);
-      const n = fs.readSync(fd, head, 0, head.length, 0);
-      return isSealed(head.subarray(0, n));
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }

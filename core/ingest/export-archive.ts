@@ -4,7 +4,7 @@ import yazl from 'yazl';
 import { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
-import { isSealed, seal, unseal } from '../store/backup-crypto.js';
+import { isSealed, isSealedFile, seal, unseal } from '../store/backup-crypto.js';
 import { MEMORY_TABLES } from '../store/memory-tables.js';
 import { readZipBuffer, zipEntryNamesSync } from './zip.js';
 
@@ -98,16 +98,7 @@ export async function exportMemory(
 
 /** Whether a file is a Nemori export: sealed (only exports and backups are), or a zip with the manifest. */
 export function isNemoriExport(file: string): boolean {
-  try {
-    const fd = fs.openSync(file, 'r');
-    const head = Buffer.alloc(32);
-    const n = fs.readSync(fd, head, 0, head.length, 0);
-    fs.closeSync(fd);
-    if (isSealed(head.subarray(0, n))) return true;
-  } catch {
-    return false;
-  }
-  return zipEntryNamesSync(file)?.includes(MANIFEST_FILE) ?? false;
+  return isSealedFile(file) || (zipEntryNamesSync(file)?.includes(MANIFEST_FILE) ?? false);
 }
 
 function parseLines(data: Buffer, file: string): Record<string, unknown>[] {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { NemoriError } from '../domain/errors.js';
 
@@ -35,6 +36,21 @@ interface Header {
 /** Whether these bytes are a sealed file (the start is enough). */
 export function isSealed(bytes: Uint8Array): boolean {
   return bytes.length >= MAGIC.length && Buffer.from(bytes.subarray(0, MAGIC.length)).equals(MAGIC);
+}
+
+/** Whether a file is sealed (its first bytes say so); false when it cannot be read. */
+export function isSealedFile(file: string): boolean {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(MAGIC.length);
+      return isSealed(head.subarray(0, fs.readSync(fd, head, 0, head.length, 0)));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 function deriveKeys(passphrase: string, salt: Buffer, h: Pick<Header, 'N' | 'r' | 'p'>): Promise<{ key: Buffer; check: Buffer }> {
