@@ -167,7 +167,7 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     await app.screenshot(screenshotPath('settings-done-en'), { whole: true });
   });
 
-  it('switches the privacy filter kind by kind, and writes an encrypted backup with a passphrase', async () => {
+  it('switches the privacy filter kind by kind, writes an encrypted backup and an encrypted export', async () => {
     expect(await settings.field('privacy', 'Replace secrets before storing (recommended)').isChecked()).toBe(true);
     await settings.field('privacy', 'Card numbers (checked with Luhn)').uncheck();
     expect(await settings.save('privacy')).toEqual({ saved: true, text: 'Saved.' });
@@ -181,6 +181,17 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     const bytes = fs.readFileSync(path.join(bridge.home, 'backups', name!));
     expect(bytes.subarray(0, 14).toString()).toBe('NEMORI-SEALED\n');
     await expect.poll(() => settings.backups().filter({ hasText: 'encrypted' }).count()).toBe(1);
+
+    // Export everything into a folder, sealed with the same passphrase.
+    const folder = path.join(bridge.home, '..', 'exports');
+    const chooser = page.locator('[data-testid="export-folder"]');
+    await chooser.locator('input').fill(folder);
+    await chooser.locator('button[type="submit"]').click();
+    const exported = await page.locator('[data-testid="backup-notice"]').filter({ hasText: 'Exported' }).innerText({ timeout: 60_000 });
+    const file = /^Exported: (.+\.zip\.enc) \(/.exec(exported)?.[1];
+    expect(file, exported).toBeDefined();
+    expect(path.dirname(file!)).toBe(path.resolve(folder));
+    expect(fs.readFileSync(file!).subarray(0, 14).toString()).toBe('NEMORI-SEALED\n');
   });
 
   it('raised no script errors', () => {

@@ -302,6 +302,11 @@ export const en = {
   'settings.privacyKind.one-time-code': 'One-time codes (verification code, 验证码)',
   'settings.privacyKind.card-number': 'Card numbers (checked with Luhn)',
   'settings.backupEncrypted': 'encrypted',
+  'settings.exportIntro':
+    'Export everything in an open format — conversations, episodes, facts with every version, forgetting, settings — as JSON Lines in a zip that any program can read and `nemori import` reads back (encrypted with the passphrase above when chosen).',
+  'settings.exportTo': 'Export everything into a folder',
+  'settings.exportRun': 'Export',
+  'settings.exportDone': 'Exported: {file} ({size})',
   'settings.backups': 'Backups',
   'settings.backupIntro': 'A compressed copy of everything Nemori keeps, written into the backups folder inside the data folder.',
   'settings.backupRun': 'Back up now',

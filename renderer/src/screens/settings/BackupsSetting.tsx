@@ -39,6 +39,15 @@ export function BackupsSetting({ startup }: { startup: StartupView }) {
       const name = baseName(b.file);
       return t('settings.backupDone', { name, size: formatBytes(b.bytes), folder: b.file.slice(0, -name.length - 1) });
     });
+  // The export goes into a chosen folder (a browser tab cannot show a save dialog), named like a backup.
+  const exportTo = (folder: string) =>
+    action.run(async () => {
+      const sep = folder.includes('\\') && !folder.includes('/') ? '\\' : '/';
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const file = `${folder.replace(/[\\/]+$/, '')}${sep}nemori-export-${stamp}.zip${encrypt ? '.enc' : ''}`;
+      const out = await call('exportMemory', { file, ...(encrypt ? { passphrase } : {}) });
+      return t('settings.exportDone', { file: out.file, size: formatBytes(out.bytes) });
+    });
   const restore = (file: string) => {
     setRestoring(null);
     void action.run(async () => {
@@ -113,6 +122,16 @@ export function BackupsSetting({ startup }: { startup: StartupView }) {
           testId="backup-restore-file"
         />
       )}
+      <p className="muted">{t('settings.exportIntro')}</p>
+      <PathChooser
+        kind="folder"
+        label={t('settings.exportTo')}
+        button={t('settings.exportRun')}
+        placeholder={t('settings.restore.placeholder')}
+        disabled={action.busy}
+        onChosen={(folder) => void exportTo(folder)}
+        testId="export-folder"
+      />
       <ActionStatus action={action} testId="backup" />
       <ConfirmDialog
         open={restoring !== null}
