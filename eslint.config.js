@@ -14,7 +14,7 @@ const ROOT = path.dirname(fileURLToPath(import.meta.url));
 /** core/'s folders by layer, lowest first (docs/architecture.md). Folders of one row may not import each other… */
 const LAYERS = [
   ['domain'],
-  ['text'],
+  ['text', 'privacy'],
   ['embed', 'llm', 'companions'],
   ['store'],
   ['context'],

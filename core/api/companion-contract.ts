@@ -44,6 +44,8 @@ export const AddMemoryOutput = z.object({
   /** Turns stored by this call; the others were `duplicates` of turns stored before. */
   stored: z.number().int(),
   duplicates: z.number().int(),
+  /** Secrets the privacy filter replaced with placeholders before storing (how many, never what). */
+  redacted: z.number().int(),
   /** The stored message of each turn, in order (what search results cite as sources). */
   messageIds: z.array(z.string()),
 });

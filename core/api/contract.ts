@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { NemoriError } from '../domain/errors.js';
 import { episodeOperations } from './episodes-contract.js';
+import { exportOperations } from './export-contract.js';
 import { forgettingOperations } from './forgetting-contract.js';
 import { importOperations } from './imports-contract.js';
 import { knowledgeOperations } from './knowledge-contract.js';
@@ -12,6 +13,7 @@ import { startupOperations } from './startup-contract.js';
 import { systemOperations } from './system-contract.js';
 
 export * from './episodes-contract.js';
+export * from './export-contract.js';
 export * from './forgetting-contract.js';
 export * from './imports-contract.js';
 export * from './companion-contract.js';
@@ -35,6 +37,7 @@ export const operations = {
   ...startupOperations,
   ...companionOperations,
   ...companionAccessOperations,
+  ...exportOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -31,6 +31,8 @@ export const IngestOutput = z.object({
   conversationId: z.string(),
   messagesAdded: z.number().int(),
   episodesCreated: z.number().int(),
+  /** Secrets the privacy filter replaced with placeholders (how many, never what). */
+  redacted: z.number().int(),
 });
 
 export const importOperations = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Passphrase } from './system-contract.js';
 import { FOLDER_PROBLEMS } from '../store/data-folder.js';
 
 /**
@@ -64,10 +65,14 @@ export const SetEmbeddingModelOutput = z.object({
   unembedded: z.number().int(),
 });
 
-export const BackupFile = z.object({ file: z.string(), bytes: z.number().int(), at: z.string() });
+export const BackupFile = z.object({ file: z.string(), bytes: z.number().int(), at: z.string(), encrypted: z.boolean() });
 export const ListBackupsOutput = z.object({ folder: z.string().nullable(), backups: z.array(BackupFile) });
 
-export const RestoreBackupInput = z.object({ file: z.string().trim().min(1, 'choose a backup file') });
+export const RestoreBackupInput = z.object({
+  file: z.string().trim().min(1, 'choose a backup file'),
+  /** An encrypted backup's passphrase; the present memory's safety backup is then encrypted with it too. */
+  passphrase: Passphrase.optional(),
+});
 export const RestoreBackupOutput = z.object({
   restored: z.string(),
   /** The memory as it was just before, saved first so the restore can be undone. */

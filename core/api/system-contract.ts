@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PrivacyConfig } from '../context/privacy-config.js';
 
 /** The store as a whole: counts, health, the app's own settings, backups, and cancelling a call. */
 
@@ -69,6 +70,8 @@ export const HealthInput = z.object({
 export const EngineSettingsView = z.object({
   forgetting: z.object({ enabled: z.boolean(), archiveThreshold: z.number(), trashThreshold: z.number(), trashRetentionDays: z.number() }),
   knowledge: z.object({ maxFacts: z.number().int(), maxTokens: z.number().int() }),
+  /** The privacy filter: on or off, each kind of secret, the person's own patterns (core/privacy). */
+  privacy: PrivacyConfig,
   /** Where everything is kept (null: an in-memory engine). Changed with setDataFolder (startup-contract.ts). */
   dataDir: z.string().nullable(),
 });
@@ -82,12 +85,26 @@ export const SetEngineSettingsInput = z.object({
     })
     .optional(),
   knowledge: z.object({ maxFacts: z.number().int().min(1).optional(), maxTokens: z.number().int().min(100).optional() }).optional(),
+  /** Kinds given are switched as given, the others stay; `patterns` replaces the list. */
+  privacy: z
+    .object({
+      enabled: z.boolean().optional(),
+      kinds: PrivacyConfig.shape.kinds.removeDefault().partial().optional(),
+      patterns: PrivacyConfig.shape.patterns.removeDefault().optional(),
+    })
+    .optional(),
 });
-export const BackupInput = z.object({
-  /** A folder to write the backup into; default `<data folder>/backups`. */
-  folder: z.string().min(1).optional(),
-});
-export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int(), at: z.string() });
+/** A passphrase that seals a backup or an export: it never reaches a log, the store or an error message. */
+export const Passphrase = z.string().min(8, 'a passphrase has at least 8 characters');
+export const BackupInput = z
+  .object({
+    /** A folder to write the backup into; default `<data folder>/backups`. */
+    folder: z.string().min(1).optional(),
+    /** Encrypt it with this passphrase (AES-256-GCM, key by scrypt): `.tar.gz.enc`. Without one: plain `.tar.gz`. */
+    passphrase: Passphrase.optional(),
+  })
+  .strict();
+export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int(), at: z.string(), encrypted: z.boolean() });
 
 export const systemOperations = {
   stats: { input: z.object({ ownerId: z.string().optional() }), output: StatsOutput },

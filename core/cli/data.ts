@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { bold, dim } from './output.js';
+import { isSealedFile } from '../store/backup-crypto.js';
+import { readPassphrase, type PassphraseFlags } from './passphrase.js';
 
 /** `nemori data …`: where the memory lives, which model reads it, backups — what Settings → Your data does. */
 
@@ -63,8 +65,15 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .command('backup')
     .description('write a compressed copy of the whole store into <data folder>/backups (or --folder)')
     .option('--folder <dir>', 'where to write it')
-    .action(async (o: { folder?: string }) => {
-      await runOnApp('backup', o.folder ? { folder: path.resolve(o.folder) } : {}, (b) => `backed up: ${b.file} (${b.bytes} bytes)`);
+    .option('--encrypt', 'encrypt it with a passphrase (prompted, or $NEMORI_PASSPHRASE, or --passphrase-stdin)')
+    .option('--passphrase-stdin', 'read the passphrase from the first line of standard input')
+    .action(async (o: { folder?: string; encrypt?: boolean } & PassphraseFlags) => {
+      const passphrase = o.encrypt ? await readPassphrase(o, 'seal', 'the backup') : undefined;
+      await runOnApp(
+        'backup',
+        { ...(o.folder ? { folder: path.resolve(o.folder) } : {}), ...(passphrase ? { passphrase } : {}) },
+        (b) => `backed up${b.encrypted ? ', encrypted' : ''}: ${b.file} (${b.bytes} bytes)`,
+      );
     });
 
   data
@@ -73,7 +82,7 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .action(async () => {
       await runOnApp('listBackups', {}, (o) =>
         o.backups.length
-          ? o.backups.map((b) => `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes`)}`).join('\n')
+          ? o.backups.map((b) => `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes${b.encrypted ? ', encrypted' : ''}`)}`).join('\n')
           : `no backups in ${o.folder ?? 'memory'}`,
       );
     });
@@ -81,10 +90,12 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
   data
     .command('restore <file>')
     .description('put the memory back as it was in a backup; the present memory is backed up first')
-    .action(async (file: string) => {
+    .option('--passphrase-stdin', "read an encrypted backup's passphrase from the first line of standard input")
+    .action(async (file: string, o: PassphraseFlags) => {
+      const passphrase = isSealedFile(file) ? await readPassphrase(o, 'open', path.basename(file)) : undefined;
       await runOnApp(
         'restoreBackup',
-        { file: path.resolve(file) },
+        { file: path.resolve(file), ...(passphrase ? { passphrase } : {}) },
         (o) => `restored ${o.restored} (schema ${o.schemaVersion}); what was there before is in ${o.safetyBackup}`,
       );
     });

@@ -10,6 +10,7 @@ import { WireCallError } from '../api/dispatch.js';
 import { resolveStartup } from '../engine/startup.js';
 import { addCompanionCommands } from './companion.js';
 import { addDataCommands } from './data.js';
+import { addExportCommand, importExport, nemoriExports } from './export.js';
 import { addForgettingCommands } from './forgetting.js';
 import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowledge.js';
 import { addLlmCommands, addLlmOptions, llmOverrides, renderLlmHealth, renderRebuildEpisodes, type LlmFlags } from './llm.js';
@@ -185,11 +186,25 @@ export function buildCli(): Command {
         'day or month first in numeric dates (WhatsApp) when the file does not settle it; default: this machine',
       ).choices(['dmy', 'mdy']),
     )
+    .option('--passphrase-stdin', "an encrypted Nemori export's passphrase from the first line of standard input")
     .action(
       async (
-        files: string[],
-        o: { owner: string; format?: string; me?: string; dryRun?: boolean; tz?: string; dateOrder?: 'dmy' | 'mdy' },
+        given: string[],
+        o: {
+          owner: string;
+          format?: string;
+          me?: string;
+          dryRun?: boolean;
+          tz?: string;
+          dateOrder?: 'dmy' | 'mdy';
+          passphraseStdin?: boolean;
+        },
       ) => {
+        // A Nemori export (`nemori export`) is read back whole into an empty memory; everything else is a chat export.
+        const exports = o.dryRun ? [] : nemoriExports(given);
+        for (const file of exports) await importExport((op, input, human) => run(g(), 'off', op, input, human), file, o.owner, o);
+        const files = given.filter((f) => !exports.includes(f));
+        if (files.length === 0) return;
         const progress = progressReporter(!g().json);
         const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
           e.call(
@@ -345,6 +360,11 @@ export function buildCli(): Command {
   addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addLlmCommands(program, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addDataCommands(program, (op, input, human) => run(g(), 'app', op, input, human));
+  addExportCommand(
+    program,
+    (op, input, human) => run(g(), 'off', op, input, human),
+    () => process.env.NEMORI_OWNER ?? DEFAULT_OWNER,
+  );
   addCompanionCommands(program, { run: (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner, int, global: g });
   addKnowledgeCommands(program, {
     run: (embeddings, op, input, human, opts) => run(g(), embeddings, op, input, human, opts),

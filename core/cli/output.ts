@@ -87,7 +87,8 @@ export function renderImport(o: OpOutput<'importFiles'>): string {
       ? `\n  participants: ${f.participants.slice(0, 12).join(', ')}${f.participants.length > 12 ? ', …' : ''}${f.me ? ` (you: ${f.me})` : ''}`
       : '';
     const head = `${o.dryRun ? '•' : '✓'} ${f.file} (${f.format}): ${f.conversations} conversations, ${f.messages} messages${f.skipped ? ` (${f.skipped} system events skipped)` : ''}${range}`;
-    const stored = o.dryRun ? '' : `\n  ${f.messagesAdded} new messages, ${f.episodesCreated} new episodes`;
+    const secrets = f.redacted ? `, ${f.redacted} secrets replaced with placeholders` : '';
+    const stored = o.dryRun ? '' : `\n  ${f.messagesAdded} new messages, ${f.episodesCreated} new episodes${secrets}`;
     return `${head}${who}${stored}${f.warnings.map((w) => `\n  warning: ${w}`).join('')}`;
   });
   if (o.dryRun) lines.push(dim('dry run: nothing was stored'));

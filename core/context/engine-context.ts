@@ -6,6 +6,7 @@ import { ForgettingConfig } from './forgetting-config.js';
 import type { Llm } from '../llm/llm.js';
 import { RetrievalConfig } from './retrieval-config.js';
 import { FactsConfig } from './facts-config.js';
+import { PrivacyConfig } from './privacy-config.js';
 import type { Store } from '../store/store.js';
 
 export interface Clock {
@@ -19,6 +20,7 @@ export const EngineConfig = z.object({
   forgetting: ForgettingConfig.default(ForgettingConfig.parse({})),
   llmEpisodes: LlmEpisodeConfig.default(LlmEpisodeConfig.parse({})),
   semantic: FactsConfig.default(FactsConfig.parse({})),
+  privacy: PrivacyConfig.default(PrivacyConfig.parse({})),
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 

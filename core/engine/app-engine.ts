@@ -148,14 +148,14 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       return { startup: await view(), unembedded: owners.reduce((n, s) => n + s.episodes - s.embedded, 0) };
     },
 
-    async restoreBackup({ file }) {
+    async restoreBackup({ file, passphrase }) {
       if (!path.isAbsolute(file)) throw new NemoriError('INVALID_INPUT', `restoreBackup: file: give a full path (${file} is relative)`);
       // Unpacked and checked beside the store while it is still open: a wrong file changes nothing.
       const db = path.join(startup.home, STORE_FOLDER);
       const staged = `${db}.restoring-${Date.now()}`;
-      const { schemaVersion } = await Store.unpackBackup(staged, file);
+      const { schemaVersion } = await Store.unpackBackup(staged, file, passphrase);
       try {
-        const safety = await engine.call('backup', {});
+        const safety = await engine.call('backup', passphrase ? { passphrase } : {});
         await change(async () => {
           // Only the database inside `db` is swapped: `db` itself, with the lock and the holder file that
           // other processes look for, stays where it is.

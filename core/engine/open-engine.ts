@@ -18,6 +18,7 @@ import { episodeHandlers } from '../api/handlers/episodes.js';
 import { forgettingHandlers } from '../api/handlers/forgetting.js';
 import { attachLlm, llmHandlers, type LlmOption } from '../api/handlers/llm.js';
 import { importHandlers } from '../api/handlers/imports.js';
+import { exportHandlers } from '../api/handlers/export.js';
 import { knowledgeHandlers } from '../api/handlers/knowledge.js';
 import { liveHandlers } from '../api/handlers/live.js';
 import { loadContextHandlers, type CallOp } from '../api/handlers/load-context.js';
@@ -141,6 +142,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const h: Omit<Handlers, 'cancelCall'> = {
     ...searchHandlers(env),
     ...importHandlers(env),
+    ...exportHandlers(env),
     ...episodeHandlers(env),
     ...systemHandlers(env),
     ...forgettingHandlers(env),

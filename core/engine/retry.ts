@@ -81,6 +81,9 @@ const REPEATABLE = {
   runDiscovery: false,
   rebuildEpisodes: false,
   backup: false,
+  exportMemory: false,
+  // Refuses a memory that is not empty: a second run after a first that committed fails instead of duplicating.
+  importMemory: false,
   setDataFolder: false,
   setEmbeddingModel: false,
   restoreBackup: false,

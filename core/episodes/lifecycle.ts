@@ -3,6 +3,7 @@ import type { Episode, EpisodeDraft, EpisodePatch } from '../domain/episode.js';
 import type { EngineContext } from '../context/engine-context.js';
 import { bm25Doc, embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import type { Bm25Corpus } from '../store/bm25.js';
+import { redactValue } from '../privacy/redact.js';
 
 /**
  * The episode lifecycle as plain functions: every write to an episode rewrites its index
@@ -15,7 +16,9 @@ async function vectorFor(ctx: EngineContext, e: Pick<Episode, 'title' | 'summary
   return { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions, vector: v! };
 }
 
-export async function createEpisode(ctx: EngineContext, ownerId: string, draft: EpisodeDraft): Promise<Episode> {
+export async function createEpisode(ctx: EngineContext, ownerId: string, given: EpisodeDraft): Promise<Episode> {
+  // Written by hand (or by a program): filtered for secrets as messages are (core/privacy).
+  const draft = redactValue(given, ctx.config.privacy).value;
   const v = await vectorFor(ctx, draft);
   const id = await ctx.store.transaction(async (r) => {
     const id = await r.episodes.insert(ownerId, null, draft, ctx.clock.now());
@@ -33,7 +36,8 @@ export async function createEpisode(ctx: EngineContext, ownerId: string, draft: 
   return (await ctx.store.read.episodes.get(ownerId, id))!;
 }
 
-export async function updateEpisode(ctx: EngineContext, ownerId: string, id: string, patch: EpisodePatch): Promise<Episode> {
+export async function updateEpisode(ctx: EngineContext, ownerId: string, id: string, edit: EpisodePatch): Promise<Episode> {
+  const patch = redactValue(edit, ctx.config.privacy).value;
   const before = await ctx.store.read.episodes.get(ownerId, id);
   if (!before) throw new NemoriError('NOT_FOUND', `no episode ${id}`);
   const after = { ...before, ...patch };

@@ -2,6 +2,8 @@ import type { LearnAction } from './reports.js';
 import type { EngineContext } from '../context/engine-context.js';
 import { parseKey, type DiscoveryMethod, type Fact } from '../domain/fact.js';
 import type { Repos } from '../store/store.js';
+import type { PrivacyRules } from '../privacy/redact.js';
+import { redactNamedSecret, redactValue } from '../privacy/redact.js';
 import { estimateTokens, factEmbeddingText, factKeywords, factTerms, sameValue } from '../text/fact-text.js';
 
 /**
@@ -90,7 +92,15 @@ export async function reindexFacts(
   return { facts: all.length, embedded: toEmbed.length };
 }
 
-export async function learnFact(ctx: EngineContext, ownerId: string, fact: FactInput, cause: FactCause): Promise<LearnOutcome> {
+/** A fact keeps no secret: its key, value, context and words are filtered as messages are (core/privacy). */
+function withoutSecrets(f: FactInput, rules: PrivacyRules): FactInput {
+  const { sourceMessageIds, ...text } = f;
+  const clean = redactValue(text, rules).value;
+  return { ...clean, value: redactNamedSecret(clean.key, clean.value, rules).value, sourceMessageIds };
+}
+
+export async function learnFact(ctx: EngineContext, ownerId: string, given: FactInput, cause: FactCause): Promise<LearnOutcome> {
+  const fact = withoutSecrets(given, ctx.config.privacy);
   const parsed = parseKey(fact.key, fact.entityType);
   const value = fact.value.trim();
   const context = fact.context?.trim() ?? '';

@@ -8,6 +8,7 @@ import { learnFact, type FactInput } from './learn.js';
 import type { Eviction, LearnAction } from './reports.js';
 import { estimateTokens, factText, sameValue } from '../text/fact-text.js';
 import { moveFacts } from './tiers.js';
+import { redactText } from '../privacy/redact.js';
 
 /**
  * The semantic memory store's operations over the same facts discovery writes: upsert by key,
@@ -76,10 +77,12 @@ export function keyFor(value: string): string {
 export async function memorize(
   ctx: EngineContext,
   ownerId: string,
-  value: string,
+  given: string,
   key: string | undefined,
   m: FactMetadata,
 ): Promise<WriteOutcome> {
+  // Filtered before it becomes a key (`fact:<its first words>`) or a search query.
+  const value = redactText(given, ctx.config.privacy).value;
   if (key) return upsertFact(ctx, ownerId, key, value, m, 'memorize');
   const same = await sameFact(ctx, ownerId, value);
   if (!same) return upsertFact(ctx, ownerId, keyFor(value), value, m, 'memorize');

@@ -38,6 +38,8 @@ export const ImportFileReport = z.object({
   skipped: z.number().int(),
   messagesAdded: z.number().int(),
   episodesCreated: z.number().int(),
+  /** Secrets the privacy filter replaced with placeholders before storing (how many, never what). */
+  redacted: z.number().int(),
   participants: z.array(z.string()),
   me: z.string().nullable(),
   dateRange: z.object({ from: z.string(), to: z.string() }).nullable(),
@@ -52,6 +54,8 @@ export const ImportFilesOutput = z.object({
   messages: z.number().int(),
   participants: z.array(z.string()),
   skipped: z.number().int(),
+  /** Secrets replaced with placeholders in all files. */
+  redacted: z.number().int(),
   warnings: z.array(z.string()),
   errors: z.array(ImportError.extend({ file: z.string() })),
   dryRun: z.boolean(),

@@ -14,6 +14,7 @@ import { exportsInFolder } from './folder-exports.js';
 import type { ImportFileReport, ImportFilesInput, ImportFilesOutput } from './import-report.js';
 import { importProgress } from './import-progress.js';
 import { conversationProblem, messageProblem } from './message-checks.js';
+import { redactConversation } from '../privacy/redact.js';
 
 /**
  * Importing export files, the whole use case: measure and validate every file, store each conversation's
@@ -24,18 +25,22 @@ export interface IngestResult {
   conversationId: string;
   messagesAdded: number;
   episodesCreated: number;
+  /** Secrets the privacy filter replaced in what was sent (counted again when the same messages come again). */
+  redacted: number;
 }
 
 /**
- * One conversation in: the raw messages are committed first (nothing is lost if building fails), then
- * episodes are built from whatever is new. Re-sending the same conversation adds nothing.
+ * One conversation in: its secrets are replaced (core/privacy) before anything sees it, the raw messages
+ * are committed first (nothing is lost if building fails), then episodes are built from whatever is new.
+ * Re-sending the same conversation adds nothing.
  */
 export async function ingestConversation(
   ctx: EngineContext,
   ownerId: string,
-  c: IncomingConversation,
+  given: IncomingConversation,
   o: BuildOptions = {},
 ): Promise<IngestResult> {
+  const { value: c, redacted } = redactConversation(given, ctx.config.privacy);
   const now = ctx.clock.now();
   const { conversationId, messagesAdded } = await ctx.store.transaction(async (r) => {
     const { id } = await r.conversations.upsert(ownerId, c, now);
@@ -44,7 +49,7 @@ export async function ingestConversation(
   // All of them are in the store now, whether this call added them or an earlier one did.
   o.onProgress?.({ step: 'stored', messages: c.messages.length });
   const episodesCreated = await processConversation(ctx, ownerId, conversationId, o);
-  return { conversationId, messagesAdded, episodesCreated };
+  return { conversationId, messagesAdded, episodesCreated, redacted };
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -89,6 +94,7 @@ function emptyReport(file: string): ImportFileReport {
     skipped: 0,
     messagesAdded: 0,
     episodesCreated: 0,
+    redacted: 0,
     participants: [],
     me: null,
     dateRange: null,
@@ -172,6 +178,7 @@ function summarise(files: ImportFileReport[], dryRun: boolean, discovery: Discov
     messages: files.reduce((s, f) => s + f.messages, 0),
     participants: [...new Set(files.flatMap((f) => f.participants))],
     skipped: files.reduce((s, f) => s + f.skipped, 0),
+    redacted: files.reduce((s, f) => s + f.redacted, 0),
     warnings: files.flatMap((f) => f.warnings.map((w) => `${path.basename(f.file)}: ${w}`)),
     errors: files.flatMap((f) => (f.error ? [{ file: f.file, ...f.error }] : [])),
     dryRun,
@@ -230,6 +237,7 @@ export async function importFiles(
         conversation?.processed();
         report.messagesAdded += r.messagesAdded;
         report.episodesCreated += r.episodesCreated;
+        report.redacted += r.redacted;
         // PGlite runs on this thread: yield between conversations so other calls (the UI asking for
         // the journal while a year of chats imports) are answered mid-import, not after it.
         await yieldToEventLoop();

@@ -2,10 +2,11 @@ import type { EngineContext } from '../context/engine-context.js';
 import { IncomingConversation, parseIsoWithOffset, type MessageRole } from '../domain/conversation.js';
 import type { StoredConversation } from '../store/conversations.js';
 import { localDate } from '../text/describe.js';
+import { redactConversation } from '../privacy/redact.js';
 
 /**
  * Live memory's way in: a companion adds a conversation's turns as they happen (`addMemory`). The turns
- * are committed in one transaction and that is all this does; episodes are built behind it
+ * are filtered for secrets (core/privacy) and committed in one transaction and that is all this does; episodes are built behind it
  * (core/jobs/live-building.ts). A turn sent again with the same id is a duplicate, not a second row.
  */
 
@@ -33,6 +34,8 @@ export interface AddTurnsResult {
   key: string;
   stored: number;
   duplicates: number;
+  /** Secrets the privacy filter replaced (how many, never what). */
+  redacted: number;
   /** The stored message of each turn, in the order given (a duplicate's is the one stored before). */
   messageIds: string[];
 }
@@ -66,13 +69,16 @@ export async function addTurns(ctx: EngineContext, i: AddTurnsInput): Promise<Ad
   // A companion that keeps no ids still gets one conversation a day, not one per exchange.
   const first = messages[0]!;
   const named = i.conversationId === undefined ? undefined : (await findConversations(ctx, i.ownerId, i.conversationId, i.source))[0];
-  const c = IncomingConversation.parse({
-    source: i.source,
-    externalId: named?.externalId ?? i.conversationId ?? `chat-${localDate(first.sentAt, first.utcOffsetMin)}`,
-    participants: [...new Set(messages.map((m) => m.speaker))],
-    metadata: { live: true },
-    messages,
-  });
+  const { value: c, redacted } = redactConversation(
+    IncomingConversation.parse({
+      source: i.source,
+      externalId: named?.externalId ?? i.conversationId ?? `chat-${localDate(first.sentAt, first.utcOffsetMin)}`,
+      participants: [...new Set(messages.map((m) => m.speaker))],
+      metadata: { live: true },
+      messages,
+    }),
+    ctx.config.privacy,
+  );
   return ctx.store.transaction(async (r) => {
     const { id } = await r.conversations.upsert(i.ownerId, c, now);
     const stored = await r.conversations.addMessages(i.ownerId, id, c, await r.conversations.nextSeq(i.ownerId, id));
@@ -82,6 +88,7 @@ export async function addTurns(ctx: EngineContext, i: AddTurnsInput): Promise<Ad
       key: c.externalId,
       stored,
       duplicates: c.messages.length - stored,
+      redacted,
       messageIds: ids.map((x, k) => {
         if (x === null) throw new Error(`message ${k} of the turns was not stored`);
         return x;

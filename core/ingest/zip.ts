@@ -344,3 +344,30 @@ export function zipMemberHeadSync(file: string, name: string, bytes = 64 * 1024)
     return data.toString('utf8');
   });
 }
+
+/**
+ * Every file of an archive held in memory (a Nemori export, opened from its sealed file without a plain
+ * copy on disk), by name. For small archives only: everything is read at once.
+ */
+export async function readZipBuffer(bytes: Buffer, name: string): Promise<Map<string, Buffer>> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+      yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true }, (e, z) => (e ? reject(e) : resolve(z))),
+    );
+  } catch (e) {
+    throw zipError(name, bytes.length, describe(e));
+  }
+  const out = new Map<string, Buffer>();
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (entry.fileName.endsWith('/')) continue;
+      const chunks: Buffer[] = [];
+      for await (const c of await memberStream(name, zip, entry, () => {})) chunks.push(c as Buffer);
+      out.set(info(entry).name, Buffer.concat(chunks));
+    }
+  } finally {
+    zip.close();
+  }
+  return out;
+}

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { NemoriError } from '../domain/errors.js';
+import { openSealedBackup } from './backup-crypto.js';
 
 /**
  * Reading a backup file before PGlite sees it. PGlite's own loader decompresses through a stream whose
@@ -36,11 +37,11 @@ function tarEntryNames(tar: Uint8Array): string[] | null {
 }
 
 /**
- * The backup in `file` as an uncompressed tar of a Postgres data folder, ready for PGlite's
+ * The backup in `file` (opened with `passphrase` when it is sealed) as an uncompressed tar of a Postgres data folder, ready for PGlite's
  * `loadDataDir`. Anything else — a missing or special file, text, a broken or foreign archive — is an
  * INVALID_INPUT (or NOT_FOUND) error that names the file; nothing here can fail unhandled.
  */
-export async function readBackupArchive(file: string): Promise<Blob> {
+export async function readBackupArchive(file: string, passphrase?: string): Promise<Blob> {
   let bytes: Buffer;
   try {
     // A FIFO or a device would block the read for ever, a folder cannot be read: only regular files.
@@ -50,6 +51,8 @@ export async function readBackupArchive(file: string): Promise<Blob> {
     if (e instanceof NemoriError) throw e;
     throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  // A sealed backup is opened first: a wrong passphrase or a changed byte is refused here, before anything is unpacked.
+  bytes = await openSealedBackup(bytes, passphrase, path.basename(file));
   // readFile and gunzip hand out Buffers over plain ArrayBuffers (never shared memory).
   let tar = bytes as Uint8Array<ArrayBuffer>;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {

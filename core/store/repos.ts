@@ -19,6 +19,7 @@ import { settingReads, settingWrites } from './settings.js';
 import type { Sql, WriteTracker } from './sql.js';
 import { vectorReads, vectorWrites } from './vectors.js';
 
+import { memoryTableReads, memoryTableWrites } from './memory-tables.js';
 /**
  * Every repository, by aggregate. `readRepos` is what `store.read` hands out: queries only, on the
  * database itself. `writeRepos` is what a transaction hands out: the same queries plus the writes,
@@ -45,6 +46,7 @@ export function readRepos(q: Sql) {
     importPreferences: importPreferenceReads(q),
     baseline: baselineReads(q),
     integrity: integrityReads(q),
+    memoryTables: memoryTableReads(q),
   };
 }
 
@@ -73,6 +75,7 @@ export function writeRepos(q: Sql, track: WriteTracker) {
     llm: { ...r.llm, ...llmWrites(q) },
     importPreferences: { ...r.importPreferences, ...importPreferenceWrites(q) },
     integrity: { ...r.integrity, ...integrityWrites(q) },
+    memoryTables: { ...r.memoryTables, ...memoryTableWrites(q) },
   };
 }
 

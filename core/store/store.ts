@@ -9,6 +9,7 @@ import { readBackupArchive } from './backup-archive.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
+import { sealBackup } from './backup-crypto.js';
 
 export type { ReadRepos, Repos } from './repos.js';
 
@@ -171,22 +172,23 @@ export class Store {
     return r.rows[0]?.n ?? 0;
   }
 
-  /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir). */
-  async backup(file: string): Promise<void> {
+  /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir), sealed when a passphrase is given. */
+  async backup(file: string, passphrase?: string): Promise<void> {
     this.assertOpen();
     const blob = await this.db.dumpDataDir('gzip');
-    fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
+    fs.writeFileSync(file, await sealBackup(Buffer.from(await blob.arrayBuffer()), passphrase));
   }
 
   /**
-   * Unpacks a backup as a new database in `dir` (which must not hold one), checking it is one of ours
+   * Unpacks a backup as a new database in `dir` (which must not hold one), opening it first when it is
+   * sealed (a wrong passphrase or a changed file is refused before anything is written), checking it is one of ours
    * (a PGlite data folder with our migrations table); a file that is not leaves nothing behind. The
    * caller then swaps `dir` in as the store, whose `open` migrates it if it is older (and refuses a newer one).
    */
-  static async unpackBackup(dir: string, file: string): Promise<{ schemaVersion: number }> {
+  static async unpackBackup(dir: string, file: string, passphrase?: string): Promise<{ schemaVersion: number }> {
     const pg = path.join(dir, 'pg');
     if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
-    const data = await readBackupArchive(file);
+    const data = await readBackupArchive(file, passphrase);
     fs.mkdirSync(dir, { recursive: true });
     try {
       let db: PGlite;

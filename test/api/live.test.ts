@@ -155,7 +155,14 @@ describe('addMemory: live turns', () => {
     const turn = { id: 'turn-1', speaker: 'Ana', text: 'Remember to renew the passport.', time: '2024-05-01T10:00:00+08:00' };
     const a = await engine.call('addMemory', { ownerId, messages: [turn] });
     const again = await engine.call('addMemory', { ownerId, conversationId: a.conversationId, messages: [turn] });
-    expect(again).toEqual({ conversationId: a.conversationId, key: a.key, stored: 0, duplicates: 1, messageIds: a.messageIds });
+    expect(again).toEqual({
+      conversationId: a.conversationId,
+      key: a.key,
+      stored: 0,
+      duplicates: 1,
+      redacted: 0,
+      messageIds: a.messageIds,
+    });
     const mixed = await engine.call('addMemory', {
       ownerId,
       conversationId: a.conversationId,

@@ -12,6 +12,7 @@ describe('the app settings', () => {
     expect(await first.call('getEngineSettings', {})).toEqual({
       forgetting: { enabled: true, archiveThreshold: 100, trashThreshold: 500, trashRetentionDays: 30 },
       knowledge: { maxFacts: 10_000, maxTokens: 1_000_000 },
+      privacy: expect.objectContaining({ enabled: true, patterns: [] }),
       dataDir: home,
     });
     const set = await first.call('setEngineSettings', {

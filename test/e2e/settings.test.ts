@@ -2,7 +2,8 @@
  * The settings the engine keeps, in Chromium against the bridge and a real engine on a temporary
  * data folder: knowledge capacity and discovery ("Read them now", without and then with a scripted
  * language model), the import's discovery phase, the forgetting parameters (saved, kept across a
- * reload, a bad pair refused with the engine's reason) and a backup written into the data folder.
+ * reload, a bad pair refused with the engine's reason), a backup written into the data folder, the privacy
+ * filter's kinds and an encrypted backup.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -164,6 +165,33 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
     expect(await settings.folderPath()).toBe(bridge.home);
     expect(await settings.embeddingFacts()).toMatch(/nemori-tiny.* — ready/);
     await app.screenshot(screenshotPath('settings-done-en'), { whole: true });
+  });
+
+  it('switches the privacy filter kind by kind, writes an encrypted backup and an encrypted export', async () => {
+    expect(await settings.field('privacy', 'Replace secrets before storing (recommended)').isChecked()).toBe(true);
+    await settings.field('privacy', 'Card numbers (checked with Luhn)').uncheck();
+    expect(await settings.save('privacy')).toEqual({ saved: true, text: 'Saved.' });
+    expect((await bridge.engine.call('getEngineSettings', {})).privacy.kinds).toMatchObject({ 'card-number': false, password: true });
+    await settings.field('privacy', 'Card numbers (checked with Luhn)').check();
+    expect(await settings.save('privacy')).toEqual({ saved: true, text: 'Saved.' });
+
+    const said = await settings.backUp('a passphrase for e2e');
+    const name = /^Backed up: (nemori-backup-[\w-]+\.tar\.gz\.enc) /.exec(said)?.[1];
+    expect(name, said).toBeDefined();
+    const bytes = fs.readFileSync(path.join(bridge.home, 'backups', name!));
+    expect(bytes.subarray(0, 14).toString()).toBe('NEMORI-SEALED\n');
+    await expect.poll(() => settings.backups().filter({ hasText: 'encrypted' }).count()).toBe(1);
+
+    // Export everything into a folder, sealed with the same passphrase.
+    const folder = path.join(bridge.home, '..', 'exports');
+    const chooser = page.locator('[data-testid="export-folder"]');
+    await chooser.locator('input').fill(folder);
+    await chooser.locator('button[type="submit"]').click();
+    const exported = await page.locator('[data-testid="backup-notice"]').filter({ hasText: 'Exported' }).innerText({ timeout: 60_000 });
+    const file = /^Exported: (.+\.zip\.enc) \(/.exec(exported)?.[1];
+    expect(file, exported).toBeDefined();
+    expect(path.dirname(file!)).toBe(path.resolve(folder));
+    expect(fs.readFileSync(file!).subarray(0, 14).toString()).toBe('NEMORI-SEALED\n');
   });
 
   it('raised no script errors', () => {

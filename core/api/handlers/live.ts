@@ -10,7 +10,14 @@ export function liveHandlers({ ctx, live }: HandlerEnv): Handlers<'addMemory' | 
       // Never waits for building, embedding or an LLM: the job runs behind this reply. Turns that were
       // all duplicates (a retry) change nothing, not even how long the conversation has been idle.
       if (r.stored > 0 || i.end === true) live.turnsAdded(i.ownerId, r.conversationId, i.end === true);
-      return { conversationId: r.conversationId, key: r.key, stored: r.stored, duplicates: r.duplicates, messageIds: r.messageIds };
+      return {
+        conversationId: r.conversationId,
+        key: r.key,
+        stored: r.stored,
+        duplicates: r.duplicates,
+        redacted: r.redacted,
+        messageIds: r.messageIds,
+      };
     },
 
     async endConversation(i) {

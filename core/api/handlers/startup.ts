@@ -17,7 +17,7 @@ export const backupFolderOf = (ctx: EngineContext): string | null => {
   return home && path.join(home, 'backups');
 };
 
-const BACKUP_NAME = /^nemori-backup-.*\.tar\.gz$/;
+const BACKUP_NAME = /^nemori-backup-.*\.tar\.gz(\.enc)?$/;
 
 /** `inspectFolder` for an engine on `home` (and, for the app's engine, its default folder). */
 export function inspectFolder(folder: string, home: string | null, appFolder: string | null = null): FolderCheck {
@@ -71,7 +71,7 @@ export function startupHandlers({
         .filter((n) => BACKUP_NAME.test(n))
         .map((n) => {
           const stat = fs.statSync(path.join(folder, n));
-          return { file: path.join(folder, n), bytes: stat.size, at: stat.mtime.toISOString() };
+          return { file: path.join(folder, n), bytes: stat.size, at: stat.mtime.toISOString(), encrypted: n.endsWith('.enc') };
         })
         .sort((a, b) => b.at.localeCompare(a.at));
       return { folder, backups };

@@ -20,6 +20,7 @@ function settingsView(ctx: EngineContext) {
       trashRetentionDays: f.trashRetentionDays,
     },
     knowledge: { maxFacts: ctx.config.semantic.capacity.maxItems, maxTokens: ctx.config.semantic.capacity.maxTokens },
+    privacy: ctx.config.privacy,
     dataDir: homeOf(ctx),
   };
 }
@@ -97,6 +98,7 @@ export function systemHandlers({
             ...(k.maxTokens !== undefined && { maxTokens: k.maxTokens }),
           },
         },
+        ...(i.privacy && { privacy: i.privacy }),
       };
       const saved = layerConfig((await store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {}, change);
       const parsed = EngineConfig.safeParse(layerConfig(saved, explicitConfig));
@@ -114,9 +116,10 @@ export function systemHandlers({
       if (!folder) throw new NemoriError('INVALID_INPUT', 'this engine keeps nothing on disk: name a folder to write the backup into');
       const at = ctx.clock.now();
       fs.mkdirSync(folder, { recursive: true });
-      const file = path.join(folder, `nemori-backup-${at.toISOString().replace(/[:.]/g, '-')}.tar.gz`);
-      await store.backup(file);
-      return { file, bytes: fs.statSync(file).size, at: at.toISOString() };
+      const encrypted = i.passphrase !== undefined;
+      const file = path.join(folder, `nemori-backup-${at.toISOString().replace(/[:.]/g, '-')}.tar.gz${encrypted ? '.enc' : ''}`);
+      await store.backup(file, i.passphrase);
+      return { file, bytes: fs.statSync(file).size, at: at.toISOString(), encrypted };
     },
 
     async stats(i) {

@@ -11,6 +11,7 @@ import { DataSection } from './settings/DataSection';
 import { ForgettingSection } from './settings/ForgettingSection';
 import { KnowledgeSection } from './settings/KnowledgeSection';
 import { LlmSection } from './settings/LlmSection';
+import { PrivacySection } from './settings/PrivacySection';
 
 /** Brings the language-model section into view, the keyboard focus on its first field. */
 function revealLlmSection(): void {
@@ -69,7 +70,7 @@ function ConnectionSection() {
   );
 }
 
-/** Appearance, the data and its backup, the language model, knowledge capacity and discovery, forgetting, companions. */
+/** Appearance, the data and its backup, the language model, knowledge capacity and discovery, forgetting, privacy, companions. */
 export function SettingsScreen() {
   const t = useT();
   const [health, setHealth] = useState<HealthOutput | null>(null);
@@ -105,6 +106,7 @@ export function SettingsScreen() {
       <LlmSection />
       <KnowledgeSection settings={settings} onSaved={setSettings} onSetUpLlm={revealLlmSection} />
       <ForgettingSection settings={settings} onSaved={setSettings} />
+      <PrivacySection settings={settings} onSaved={setSettings} />
       <CompanionsSection />
       <ConnectionSection />
     </div>

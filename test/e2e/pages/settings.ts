@@ -68,16 +68,16 @@ export class SettingsPage {
 
   // ── Forms (forgetting, knowledge limits): fields found by their labels, as a screen reader would ──
 
-  form(name: 'forgetting' | 'knowledge'): Locator {
+  form(name: 'forgetting' | 'knowledge' | 'privacy'): Locator {
     return this.page.locator(`[data-testid="${name}-form"]`);
   }
 
-  field(form: 'forgetting' | 'knowledge', label: string): Locator {
+  field(form: 'forgetting' | 'knowledge' | 'privacy', label: string): Locator {
     return this.form(form).getByLabel(label, { exact: true });
   }
 
   /** Presses Save and returns the notice ("Saved.") or the engine's error. */
-  async save(form: 'forgetting' | 'knowledge'): Promise<{ saved: boolean; text: string }> {
+  async save(form: 'forgetting' | 'knowledge' | 'privacy'): Promise<{ saved: boolean; text: string }> {
     await this.form(form).getByRole('button', { name: 'Save' }).click();
     const outcome = this.page.locator(`[data-testid="${form}-notice"], [data-testid="${form}-error"]`);
     const text = await outcome.innerText();
@@ -142,8 +142,12 @@ export class SettingsPage {
     await reloaded;
   }
 
-  /** Presses "Back up now" and returns what it says when done (the file and its size, or the error). */
-  async backUp(): Promise<string> {
+  /** Presses "Back up now" (encrypted with `passphrase` when given) and returns what it says when done (the file and its size, or the error). */
+  async backUp(passphrase?: string): Promise<string> {
+    if (passphrase !== undefined) {
+      await this.page.locator('[data-testid="backup-encrypt"]').check();
+      await this.page.locator('[data-testid="backup-passphrase"]').fill(passphrase);
+    }
     await this.page.locator('[data-testid="backup-run"]').click();
     return this.page.locator('[data-testid="backup-notice"], [data-testid="backup-error"]').innerText({ timeout: 60_000 });
   }

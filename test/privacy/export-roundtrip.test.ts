@@ -1,0 +1,132 @@
+/**
+ * Export → import into a fresh memory: the same counts per table, the same ids, the same fact versions and
+ * the same top-10 search results; an encrypted export needs its passphrase; a memory that is not empty
+ * is refused.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEmbedder } from '../../core/embed/index.js';
+import type { Engine } from '../../core/engine/open-engine.js';
+import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
+
+const QUERIES = [
+  'glacier Zermatt',
+  'Lisbon aquarium',
+  '机器学习',
+  '西湖 骑自行车',
+  'Korean barbecue birthday',
+  '肖邦 夜曲',
+  'robotics interview Zurich',
+  'jasmine tea',
+  'bakery',
+];
+const spring = path.join(import.meta.dirname, '..', 'e2e', 'fixtures', 'spring-week.json');
+
+let from: Engine;
+let to: Engine;
+beforeAll(async () => {
+  const embedder = await openEmbedder(tinyModelOptions());
+  from = await openMemoryEngine({ embedder });
+  to = await openMemoryEngine({ embedder });
+});
+afterAll(async () => {
+  await from.close();
+  await to.close();
+});
+
+async function snapshot(engine: Engine, ownerId: string) {
+  const counts = await engine.context.store.read.memoryTables.counts(ownerId);
+  const episodes = [];
+  for (
+    let cursor: string | undefined, page;
+    (page = await engine.call('listEpisodes', { ownerId, limit: 1000, ...(cursor ? { cursor } : {}) }));
+  ) {
+    episodes.push(...page.episodes);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  const facts = (await engine.call('listKnowledge', { ownerId, limit: 1000 })).facts;
+  const histories = await Promise.all(facts.map((f) => engine.call('getKnowledge', { ownerId, key: f.id })));
+  const searches = [];
+  for (const query of QUERIES) {
+    const r = await engine.call('search', { ownerId, query, limit: 10, markAccessed: false });
+    searches.push(r.results.map((x) => [x.kind, x.id, Math.round(x.score * 1e6)]));
+  }
+  const trash = await engine.call('listTrash', { ownerId });
+  const archive = await engine.call('listArchive', { ownerId });
+  return {
+    counts,
+    episodes: episodes.map((e) => ({ ...e, ownerId: undefined })).sort((a, b) => a.id.localeCompare(b.id)),
+    facts: histories.map((h) => ({
+      id: h.fact.id,
+      key: h.fact.key,
+      versions: h.timeline.map((v) => [v.version, v.value, v.link, v.corrected]),
+    })),
+    searches,
+    tiers: [...trash.items, ...archive.items].map((x) => [x.id, x.tier, x.reason]),
+  };
+}
+
+describe('the open export', () => {
+  it('comes back identical in a fresh memory: counts, ids, fact versions, tiers and search results', async () => {
+    const ownerId = newOwner();
+    await from.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json'), spring] });
+    await from.call('upsertKnowledge', { ownerId, key: 'preference:tea', value: 'Likes green tea' });
+    await from.call('upsertKnowledge', { ownerId, key: 'preference:tea', value: 'Likes oolong tea now' });
+    await from.call('upsertKnowledge', { ownerId, key: 'preference:tea', value: 'Likes jasmine tea', metadata: { correction: true } });
+    await from.call('memorize', { ownerId, value: 'Alice works at a bakery in Lisbon' });
+    const { episodes } = await from.call('listEpisodes', { ownerId, limit: 3 });
+    await from.call('markMemory', { ownerId, id: episodes[0]!.id, important: true });
+    // Long after, the rest fades into the archive (the important one stays); a fact goes to the trash.
+    await from.call('runForgetting', { ownerId, now: '2028-06-01T00:00:00Z' });
+    await from.call('upsertKnowledge', { ownerId, key: 'place:old flat', value: 'Lived on Rua Augusta' });
+    await from.call('forgetKnowledge', { ownerId, instruction: 'key:place:old flat' });
+    await from.call('setEngineSettings', { knowledge: { maxFacts: 5000 } });
+    const before = await snapshot(from, ownerId);
+    expect(before.counts.messages).toBeGreaterThan(0);
+    expect(before.counts.semantic_versions).toBeGreaterThanOrEqual(4);
+    expect(new Set(before.tiers.map(([, tier]) => tier))).toEqual(new Set(['archived', 'trash']));
+    expect(before.searches.filter((s) => s.length > 0).length).toBeGreaterThan(QUERIES.length / 2);
+    expect(before.facts.length).toBeGreaterThanOrEqual(2);
+
+    const dir = tempDir('nemori-export-');
+    const file = path.join(dir, 'memory.zip');
+    const out = await from.call('exportMemory', { ownerId, file });
+    expect(out).toMatchObject({ file, encrypted: false, counts: { messages: before.counts.messages } });
+    expect(fs.statSync(file).mode & 0o077).toBe(0);
+
+    const into = newOwner('restored');
+    const back = await to.call('importMemory', { ownerId: into, file });
+    expect(back.counts).toEqual(before.counts);
+    const after = await snapshot(to, into);
+    expect(after).toEqual(before);
+    expect((await to.call('getEngineSettings', {})).knowledge.maxFacts).toBe(5000);
+
+    await expect(to.call('importMemory', { ownerId: into, file })).rejects.toThrow(/is not empty/);
+  });
+
+  it('an encrypted export needs its passphrase, and is refused when changed', async () => {
+    const ownerId = newOwner();
+    await from.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')] });
+    const dir = tempDir('nemori-export-');
+    const file = path.join(dir, 'memory.nemori');
+    const out = await from.call('exportMemory', { ownerId, file, passphrase: 'a long passphrase' });
+    expect(out.encrypted).toBe(true);
+    const bytes = fs.readFileSync(file);
+    expect(bytes.includes(Buffer.from('nemori-export'))).toBe(false);
+    const into = newOwner('sealed');
+    await expect(to.call('importMemory', { ownerId: into, file })).rejects.toThrow(/is encrypted: give its passphrase/);
+    await expect(to.call('importMemory', { ownerId: into, file, passphrase: 'another passphrase' })).rejects.toThrow(/wrong passphrase/);
+    const flipped = path.join(dir, 'flipped.nemori');
+    bytes[bytes.length - 40]! ^= 0x80;
+    fs.writeFileSync(flipped, bytes);
+    await expect(to.call('importMemory', { ownerId: into, file: flipped, passphrase: 'a long passphrase' })).rejects.toThrow(
+      /changed or damaged/,
+    );
+    expect(await to.context.store.read.memoryTables.counts(into)).toMatchObject({ conversations: 0, messages: 0, episodes: 0 });
+    const back = await to.call('importMemory', { ownerId: into, file, passphrase: 'a long passphrase' });
+    expect(back.counts).toEqual(out.counts);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { PrivacyConfig } from '../../core/context/privacy-config.js';
+import { redactNamedSecret, redactText } from '../../core/privacy/redact.js';
+import { NEAR_MISSES, SECRET_LINES } from './secrets.js';
+
+const rules = PrivacyConfig.parse({});
+
+describe('the privacy filter', () => {
+  it.each(SECRET_LINES.map((l) => [l.kind, l] as const))('replaces a %s with its placeholder', (_kind, l) => {
+    const out = redactText(l.text, rules);
+    expect(out).toEqual({ value: l.text.replace(l.secret, l.placeholder), redacted: 1 });
+  });
+
+  it('keeps the words around a secret, so the conversation still reads', () => {
+    expect(redactText('my wifi password is hunter2xyz! by the way', rules).value).toBe('my wifi password is [secret: password] by the way');
+    expect(redactText('DATABASE_URL=postgres://app:pw12345@db.example.com/prod', rules).value).toBe(
+      'DATABASE_URL=postgres://app:[secret: connection string password]@db.example.com/prod',
+    );
+    expect(redactText('家里的密码是 abc12345，记住了', rules).value).toBe('家里的密码是 [secret: password]，记住了');
+  });
+
+  it.each(NEAR_MISSES.map((t) => [t]))('leaves a line without secrets untouched: %s', (t) => {
+    expect(redactText(t, rules)).toEqual({ value: t, redacted: 0 });
+  });
+
+  it('a secret already replaced is not counted again (a key given as a password)', () => {
+    const key = SECRET_LINES.find((l) => l.kind === 'openai-key')!.secret;
+    const out = redactText(`my password is ${key}`, rules);
+    expect(out).toEqual({ value: 'my password is [secret: openai key]', redacted: 1 });
+    expect(redactText(out.value, rules).redacted).toBe(0);
+  });
+
+  it('kinds switch off one by one, the whole filter too, and the person adds their own patterns', () => {
+    const card = SECRET_LINES.find((l) => l.kind === 'card-number')!;
+    const noCards = PrivacyConfig.parse({ kinds: { 'card-number': false } });
+    expect(redactText(card.text, noCards).value).toBe(card.text);
+    expect(redactText('my password is hunter2xyz', noCards).redacted).toBe(1);
+    expect(redactText(card.text, PrivacyConfig.parse({ enabled: false })).value).toBe(card.text);
+
+    const own = PrivacyConfig.parse({ patterns: [{ name: 'employee id', regex: 'EMP-\\d{6}', flags: 'i' }] });
+    expect(redactText('badge emp-123456 at the door', own)).toEqual({ value: 'badge [secret: employee id] at the door', redacted: 1 });
+    expect(PrivacyConfig.safeParse({ patterns: [{ name: 'bad', regex: '(' }] }).success).toBe(false);
+    expect(PrivacyConfig.safeParse({ patterns: [{ name: 'empty', regex: 'x*' }] }).success).toBe(false);
+  });
+
+  it('the value of a fact named as a password is a secret whatever it looks like', () => {
+    expect(redactNamedSecret('account:gmail password', 'plainwords', rules).value).toBe('[secret: password]');
+    expect(redactNamedSecret('person:alice', 'likes tea', rules).value).toBe('likes tea');
+  });
+});
