@@ -186,7 +186,9 @@ describe('malformed WeChat exports', () => {
 
   it('CSV without the WeChat columns', async () => {
     const file = writeTemp('chat.csv', 'date,from,text\n2023-05-01,Ann,hi\n');
-    await expect(readAll(wc, file)).rejects.toThrow(/chat\.csv: line 1: not a WeChat CSV export: missing column IsSender or is_sender, StrContent or msg or content/);
+    await expect(readAll(wc, file)).rejects.toThrow(
+      /chat\.csv: line 1: not a WeChat CSV export: missing column IsSender or is_sender, StrContent or msg or content/,
+    );
   });
 
   it('JSON cut off in the middle', async () => {
