@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { IsoTimestamp } from '../domain/conversation.js';
+
+const noNul = (s: string) => !s.includes('\u0000');
+const NUL = 'contains a NUL character (U+0000)';
 import { Owner } from '../domain/owner.js';
 import { ImportFilesInput, ImportFilesOutput } from '../ingest/import-report.js';
 
@@ -18,9 +21,10 @@ export const ConversationInput = z.object({
           .union([z.string().min(1), z.number()])
           .transform(String)
           .optional(),
-        speaker: z.string().min(1),
+        // The store cannot hold a NUL: refused here rather than failing the write half-way.
+        speaker: z.string().min(1).refine(noNul, NUL),
         role: z.enum(['user', 'assistant', 'other', 'system']).optional(),
-        text: z.string(),
+        text: z.string().refine(noNul, NUL),
         timestamp: IsoTimestamp,
       }),
     )

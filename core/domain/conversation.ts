@@ -1,12 +1,33 @@
 import { z } from 'zod';
 
+/**
+ * True when the written fields are a real date and time (no 30 February, no 25:00, an offset within
+ * ±14 h) in the years a message can have (1900–2199): JavaScript's Date would roll them over instead.
+ */
+function isRealTime(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?[^+-]*(?:([+-])(\d{2}):?(\d{2}))?/.exec(v.replace(/Z$/, ''));
+  if (!m) return false;
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
+  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  const sameFields =
+    t.getUTCFullYear() === y &&
+    t.getUTCMonth() === mo - 1 &&
+    t.getUTCDate() === d &&
+    t.getUTCHours() === h &&
+    t.getUTCMinutes() === mi &&
+    t.getUTCSeconds() === s;
+  const offsetOk = m[7] === undefined || (Number(m[8]) * 60 + Number(m[9]) <= 14 * 60 && Number(m[9]) < 60);
+  return sameFields && offsetOk && y >= 1900 && y <= 2199;
+}
+
 /** ISO 8601 timestamp that must carry its UTC offset (or Z): a bare local time is ambiguous. */
 export const IsoTimestamp = z
   .string()
   .regex(
     /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/,
     'expected an ISO 8601 time with a UTC offset, e.g. 2023-05-08T13:56:00+08:00',
-  );
+  )
+  .refine(isRealTime, 'not a real date and time between 1900 and 2199 (no 30 February, no 25:00, offsets within ±14:00)');
 
 export const MessageRole = z.enum(['user', 'assistant', 'other', 'system']);
 export type MessageRole = z.infer<typeof MessageRole>;

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import type { ImportFormat, ReadContext } from './import-format.js';
@@ -6,6 +8,7 @@ import { valueError, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { importTimeZone, instantOf, timeField, type Instant } from './time-shapes.js';
 import { checkJsonMessage } from './message-checks.js';
+import { zipEntryNamesSync } from './zip.js';
 
 /**
  * ChatGPT data export (Settings → Data controls → Export data): `conversations.json`, an array of
@@ -95,7 +98,47 @@ function latestLeaf(c: Conversation, timeOf: TimeOf): string | null {
   return best?.id ?? null;
 }
 
-function partsOf(m: Message): { text: string; attachments: Attachment[] } {
+/** A `file-service://…` or `sediment://…` pointer → the file in the export, when it is there. */
+type ResolveAsset = (pointer: string) => string | undefined;
+
+/**
+ * The export holds the uploaded and generated files beside conversations.json, named after the
+ * pointer's id (`file-AbC123-西湖.jpg`, `dalle-generations/file_0001-….webp`): in the zip, a member
+ * (linked as `archive#member`); unzipped, a file in the folder or one folder down.
+ */
+function assetResolver(file: string): ResolveAsset {
+  let names: string[];
+  let uri: (name: string) => string;
+  if (path.extname(file).toLowerCase() === '.zip') {
+    names = zipEntryNamesSync(file) ?? [];
+    uri = (name) => `${file}#${name}`;
+  } else {
+    const dir = path.dirname(path.resolve(file));
+    names = [];
+    try {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        if (e.isFile()) names.push(e.name);
+        else if (e.isDirectory() && !e.name.startsWith('.'))
+          for (const f of fs.readdirSync(path.join(dir, e.name), { withFileTypes: true }))
+            if (f.isFile()) names.push(`${e.name}/${f.name}`);
+      }
+    } catch {
+      // An unreadable folder: the pointers stay as they are.
+    }
+    uri = (name) => path.join(dir, ...name.split('/'));
+  }
+  const byId = new Map<string, string>();
+  for (const name of names) {
+    const id = /^(file[-_][A-Za-z0-9]+)/.exec(path.posix.basename(name))?.[1];
+    if (id && !byId.has(id)) byId.set(id, name);
+  }
+  return (pointer) => {
+    const name = byId.get(pointer.replace(/^(file-service|sediment):\/\//, ''));
+    return name ? uri(name) : undefined;
+  };
+}
+
+function partsOf(m: Message, resolve: ResolveAsset): { text: string; attachments: Attachment[] } {
   const texts: string[] = [];
   const attachments: Attachment[] = [];
   const seen = new Set<string>();
@@ -103,7 +146,12 @@ function partsOf(m: Message): { text: string; attachments: Attachment[] } {
     const mimeType = a.mime_type ?? a.mimeType ?? undefined;
     if (a.id) seen.add(a.id);
     attachments.push(
-      attachment({ kind: mediaKind({ mimeType, name: a.name }), name: a.name, mimeType, uri: a.id ? `file-service://${a.id}` : undefined }),
+      attachment({
+        kind: mediaKind({ mimeType, name: a.name }),
+        name: a.name,
+        mimeType,
+        uri: a.id ? (resolve(a.id) ?? `file-service://${a.id}`) : undefined,
+      }),
     );
   }
   for (const part of m.content.parts ?? []) {
@@ -124,7 +172,7 @@ function partsOf(m: Message): { text: string; attachments: Attachment[] } {
       continue;
     }
     if (p.content_type === 'audio_asset_pointer' && typeof p.asset_pointer === 'string') {
-      attachments.push(attachment({ kind: 'audio', uri: p.asset_pointer }));
+      attachments.push(attachment({ kind: 'audio', uri: resolve(p.asset_pointer) ?? p.asset_pointer }));
       continue;
     }
     if (p.content_type === 'image_asset_pointer' && typeof p.asset_pointer === 'string') {
@@ -132,14 +180,26 @@ function partsOf(m: Message): { text: string; attachments: Attachment[] } {
       if (seen.has(id)) continue;
       seen.add(id);
       const prompt = p.metadata?.dalle?.prompt;
-      attachments.push(attachment({ kind: 'image', uri: p.asset_pointer, caption: typeof prompt === 'string' ? prompt : undefined }));
+      attachments.push(
+        attachment({
+          kind: 'image',
+          uri: resolve(p.asset_pointer) ?? p.asset_pointer,
+          caption: typeof prompt === 'string' ? prompt : undefined,
+        }),
+      );
     }
   }
   if (texts.length === 0 && m.content.text?.trim()) texts.push(m.content.text);
   return { text: texts.join('\n\n'), attachments };
 }
 
-async function toConversation(src: JsonSource, index: number, c: Conversation, ctx: ReadContext): Promise<IncomingConversation> {
+async function toConversation(
+  src: JsonSource,
+  index: number,
+  c: Conversation,
+  ctx: ReadContext,
+  resolve: ResolveAsset,
+): Promise<IncomingConversation> {
   const externalId = c.conversation_id ?? c.id;
   if (!externalId) throw await valueError(src, [index], `conversation ${index + 1} has neither "id" nor "conversation_id"`);
   const label = `conversation "${c.title ?? externalId}"`;
@@ -163,7 +223,7 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
     if (!m) continue; // The synthetic root node.
     const time = m.create_time ?? lastTime;
     if (m.create_time) lastTime = m.create_time;
-    const { text, attachments } = partsOf(m);
+    const { text, attachments } = partsOf(m, resolve);
     // Images a tool produced (DALL·E) are shown in the chat as ChatGPT's; the tool's text output is not.
     const toolImage = m.author.role === 'tool' && attachments.length > 0;
     const role = toolImage ? 'assistant' : m.author.role;
@@ -224,7 +284,8 @@ export const chatgptImport: ImportFormat = {
   detect: (f) => detectConversationsJson(f, /"mapping"\s*:\s*\{/),
   async *read(file, ctx) {
     for await (const src of conversationSources(file)) {
-      yield* readConversationArray(src, Conversation, 'conversation', (i, c) => toConversation(src, i, c, ctx));
+      const resolve = assetResolver(file);
+      yield* readConversationArray(src, Conversation, 'conversation', (i, c) => toConversation(src, i, c, ctx, resolve));
     }
   },
 };

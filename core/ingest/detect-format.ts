@@ -6,6 +6,7 @@ import { claudeImport } from './claude.js';
 import { discordImport } from './discord.js';
 import { genericJson, genericJsonl } from './generic.js';
 import { googleChatImport } from './google-chat.js';
+import { imessageImport } from './imessage.js';
 import { messengerImport } from './messenger.js';
 import { skypeImport } from './skype.js';
 import { slackImport } from './slack.js';
@@ -29,6 +30,7 @@ export const importFormats: readonly ImportFormat[] = [
   messengerImport,
   googleChatImport,
   skypeImport,
+  imessageImport,
   slackImport,
   markdownImport,
   genericJsonl,

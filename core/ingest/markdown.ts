@@ -145,6 +145,13 @@ async function readMarkdownFile(file: string, relative: string, o: MarkdownOptio
       }
       const kv = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
       if (kv) front![kv[1]!.toLowerCase()] = kv[2]!.replace(/^["']|["']$/g, '').trim();
+      // A date that is no real one (2023-02-30) would silently give way to the file name or its time: refuse it.
+      if (kv?.[1]!.toLowerCase() === 'date' && DATE_IN_TEXT.test(front!.date ?? '') && !frontMatterDate(front!.date!, timeZone))
+        throw importError(
+          file,
+          { line: lineNo },
+          `date: "${front!.date}" is not a real date (expected 2024-03-05, 2024-03-05 14:30 or ISO 8601)`,
+        );
       continue;
     }
     if (fence) {

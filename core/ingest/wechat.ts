@@ -106,6 +106,20 @@ const LABEL_KINDS: Record<string, Kind> = {
   系统消息: { what: 'skip', why: 'system' },
   撤回消息: { what: 'skip', why: 'system' },
   拍一拍: { what: 'skip', why: 'system' },
+  // PyWxDump's `type_name`s.
+  文本: { what: 'text' },
+  引用回复: { what: 'text' },
+  合并转发的聊天记录: { what: 'text' },
+  图片: { what: 'media', kind: 'image' },
+  语音: { what: 'media', kind: 'audio' },
+  视频: { what: 'media', kind: 'video' },
+  文件: { what: 'media', kind: 'file' },
+  位置: { what: 'media', kind: 'other' },
+  名片: { what: 'media', kind: 'other' },
+  转账: { what: 'media', kind: 'other' },
+  红包: { what: 'media', kind: 'other' },
+  音视频通话: { what: 'skip', why: 'call' },
+  系统通知: { what: 'skip', why: 'system' },
 };
 
 function xmlField(xml: string, tag: string): string | undefined {
@@ -271,28 +285,31 @@ function col(record: Record<string, string | undefined>, name: string): string |
 
 interface CsvLayout {
   /** Column names as written (case kept), found case-insensitively. */
-  names: Record<
-    'isSender' | 'content' | 'createTime' | 'strTime' | 'type' | 'subType' | 'talker' | 'remark' | 'nickName' | 'sender',
-    string | undefined
-  >;
+  names: Record<keyof typeof CSV_COLUMNS, string | undefined>;
 }
 
+/**
+ * Each field's column in WeChatMsg/MemoTrace's CSV (first name) and PyWxDump's (`id, MsgSvrID,
+ * type_name, is_sender, talker, room_name, msg, src, CreateTime`: `talker` is the sender, `room_name`
+ * the chat, `CreateTime` a local time, `type_name` a label).
+ */
 const CSV_COLUMNS = {
-  isSender: 'IsSender',
-  content: 'StrContent',
-  createTime: 'CreateTime',
-  strTime: 'StrTime',
-  type: 'Type',
-  subType: 'SubType',
-  talker: 'TalkerId',
-  remark: 'Remark',
-  nickName: 'NickName',
-  sender: 'Sender',
+  isSender: ['IsSender', 'is_sender'],
+  content: ['StrContent', 'msg', 'content'],
+  createTime: ['CreateTime'],
+  strTime: ['StrTime'],
+  type: ['Type'],
+  typeName: ['type_name'],
+  subType: ['SubType'],
+  talker: ['TalkerId', 'room_name'],
+  remark: ['Remark'],
+  nickName: ['NickName'],
+  sender: ['Sender', 'talker'],
 } as const;
 
 function layoutOf(record: Record<string, string | undefined>): CsvLayout {
   const keys = Object.keys(record);
-  const find = (n: string) => keys.find((k) => k.toLowerCase() === n.toLowerCase());
+  const find = (names: readonly string[]) => keys.find((k) => names.some((n) => k.toLowerCase() === n.toLowerCase()));
   const names = Object.fromEntries(Object.entries(CSV_COLUMNS).map(([k, v]) => [k, find(v)])) as CsvLayout['names'];
   return { names };
 }
@@ -303,7 +320,9 @@ function stemOf(file: string): string {
     path
       .basename(file)
       .replace(/\.csv$/i, '')
-      .replace(/_(utf-?8|gbk)$/i, '') || path.basename(file)
+      .replace(/_(utf-?8|gbk)$/i, '')
+      // PyWxDump pages a chat into "<wxid>_0_5000.csv", "<wxid>_5000_10000.csv": one conversation.
+      .replace(/_\d+_\d+$/, '') || path.basename(file)
   );
 }
 
@@ -334,13 +353,13 @@ async function countTalkers(file: string): Promise<{ talkers: TalkerCount[]; lay
 
 function checkedLayout(file: string, record: Record<string, string | undefined>): CsvLayout {
   const layout = layoutOf(record);
-  const missing: string[] = (['isSender', 'content'] as const).filter((k) => !layout.names[k]).map((k) => CSV_COLUMNS[k]);
+  const missing: string[] = (['isSender', 'content'] as const).filter((k) => !layout.names[k]).map((k) => CSV_COLUMNS[k].join(' or '));
   if (!layout.names.createTime && !layout.names.strTime) missing.push('CreateTime or StrTime');
   if (missing.length)
     throw importError(
       file,
       { line: 1 },
-      `not a WeChat CSV export: missing column ${missing.join(', ')} (expected localId, TalkerId, Type, SubType, IsSender, CreateTime, Status, StrContent, StrTime, …)`,
+      `not a WeChat CSV export: missing column ${missing.join(', ')} (expected WeChatMsg's localId, TalkerId, Type, SubType, IsSender, CreateTime, Status, StrContent, StrTime, … or PyWxDump's id, MsgSvrID, type_name, is_sender, talker, room_name, msg, src, CreateTime)`,
     );
   return layout;
 }
@@ -398,7 +417,8 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
       const type = typeRaw === '' ? 1 : Number(typeRaw);
       const subType = Number(n.subType ? col(record, n.subType) || 0 : 0);
       if (!Number.isInteger(type)) throw importError(file, { line }, `Type "${typeRaw}" is not a WeChat message type number`);
-      const kind = numericKind(type, subType);
+      const label = n.typeName ? (col(record, n.typeName) ?? '').trim() : null;
+      const kind: Kind = label !== null ? (LABEL_KINDS[label] ?? { what: 'skip', why: 'unknown' }) : numericKind(type, subType);
       const senderRaw = (col(record, n.isSender!) ?? '').trim();
       if (senderRaw !== '0' && senderRaw !== '1') throw importError(file, { line }, `IsSender is "${senderRaw}", expected 0 or 1`);
       const createRaw = n.createTime ? (col(record, n.createTime) ?? '').trim() : '';
@@ -414,7 +434,7 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
         );
       if (kind.what === 'skip') {
         b.skipped[kind.why]++;
-        if (kind.why === 'unknown') unknownTypes.add(`${type}/${subType}`);
+        if (kind.why === 'unknown') unknownTypes.add(label ?? `${type}/${subType}`);
         continue;
       }
       const isMe = senderRaw === '1';
@@ -443,7 +463,13 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
         externalId: single ? stem : `${stem}#${t.id}`,
         title,
         participants: [...b.participants],
-        metadata: { skipped, skippedBy: b.skipped, talkerId: t.id || null, timeZone, exporter: 'wechatmsg-csv' },
+        metadata: {
+          skipped,
+          skippedBy: b.skipped,
+          talkerId: t.id || null,
+          timeZone,
+          exporter: n.typeName ? 'pywxdump-csv' : 'wechatmsg-csv',
+        },
         messages: b.messages,
       });
     }
@@ -588,7 +614,10 @@ export function wechatFormat(o: WeChatOptions = {}): ImportFormat {
       if (ext === '.csv') {
         // Column names are ASCII, so they survive GBK and UTF-16 heads decoded as UTF-8.
         const first = asciiView(head).split(/\r?\n/, 1)[0] ?? '';
-        return /\bStrContent\b/i.test(first) && /\bIsSender\b/i.test(first);
+        return (
+          (/\bStrContent\b/i.test(first) && /\bIsSender\b/i.test(first)) ||
+          (/\btype_name\b/.test(first) && /\bis_sender\b/.test(first) && /\bCreateTime\b/.test(first))
+        );
       }
       if (ext === '.json')
         return (

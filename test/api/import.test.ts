@@ -221,4 +221,25 @@ describe('malformed input', () => {
     expect(out.files[2]).toMatchObject({ error: null, messagesAdded: 8 });
     expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ messages: 8 });
   });
+
+  it('refuses impossible times and NUL characters through ingestConversation, storing nothing', async () => {
+    const ownerId = newOwner('api-bad');
+    const conversation = (timestamp: string, text = 'hello 你好') => ({ id: 'c1', messages: [{ speaker: 'Lin', text, timestamp }] });
+    for (const [timestamp, text] of [
+      ['2023-02-30T10:00:00Z', 'x'],
+      ['2023-01-01T25:00:00+08:00', 'x'],
+      ['0000-01-01T00:00:00Z', 'x'],
+      ['2023-01-01T10:00:00+15:00', 'x'],
+      ['2023-01-01T10:00:00Z', 'a\u0000b'],
+    ] as const) {
+      await expect(
+        engine.call('ingestConversation', { ownerId, conversation: conversation(timestamp, text) }),
+        timestamp,
+      ).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+      });
+    }
+    expect((await engine.call('stats', { ownerId })).owners[0]?.messages ?? 0).toBe(0);
+    await engine.call('ingestConversation', { ownerId, conversation: conversation('2024-02-29T10:00:00+08:00') });
+  });
 });

@@ -19,7 +19,7 @@ import {
 import { zipBuffer } from './zip-writer.js';
 
 /**
- * The bad-input corpus: 64 damaged, impossible or hostile files across every format, imported in one
+ * The bad-input corpus: 68 damaged, impossible or hostile files across every format, imported in one
  * batch with good files between them. Every bad file must be refused (never stored, never accepted with
  * a made-up value), each refusal must name the file and a place in it, nothing may crash the import or
  * hang it, and the good files after a bad one are still imported.
@@ -161,6 +161,56 @@ function corpus(): Array<[string, string]> {
     ['markdown: NUL', write('journal.md', '# 2024-03-05\n\nA day in Suzhou.\n\nbad \u0000 byte\n')],
     ['markdown: unclosed code block', write('notes.md', '# Notes\n\n```js\nconst x = 1;\n')],
     ['markdown: front matter never closed', write('page.md', '---\ntitle: x\n\nbody\n')],
+    [
+      'markdown: front matter on 30 February',
+      write('day.md', '---\ndate: 2023-02-30\n---\n\nA long paragraph about a day that never was, long enough to keep.\n'),
+    ],
+    // Formats of round two (3)
+    [
+      'google chat: 30 February',
+      write(
+        'Groups/DM a/messages.json',
+        JSON.stringify(
+          { messages: [{ creator: { name: '王芳' }, created_date: 'Friday, February 30, 2024 at 1:00:00 PM UTC', text: 'x' }] },
+          null,
+          1,
+        ),
+      ),
+    ],
+    [
+      'skype: NUL in content',
+      write(
+        'messages.json',
+        JSON.stringify(
+          {
+            userId: '8:me',
+            exportDate: '2024-01-01T00:00',
+            conversations: [
+              {
+                id: '8:a',
+                displayName: 'A',
+                MessageList: [
+                  { id: '1', originalarrivaltime: '2024-01-01T00:00:00Z', messagetype: 'Text', content: 'a\u0000', from: '8:a' },
+                ],
+              },
+            ],
+          },
+          null,
+          1,
+        ),
+      ),
+    ],
+    [
+      'messenger e2ee: seconds in timestamp',
+      write(
+        'e2ee/chat_1.json',
+        JSON.stringify(
+          { participants: ['A', 'B'], threadName: 'A', messages: [{ senderName: 'A', text: 'hi', timestamp: 1717225200, type: 'text' }] },
+          null,
+          1,
+        ),
+      ),
+    ],
     // Not exports at all (2)
     [
       'binary under a JSON name',
@@ -196,10 +246,10 @@ function goodFiles(): Array<{ file: string; messages: number; texts: string[] }>
 }
 
 describe('bad-input corpus', () => {
-  it('refuses all 64 bad files with file and position, crashes and hangs on none, and imports the good files between them', async () => {
+  it('refuses all 68 bad files with file and position, crashes and hangs on none, and imports the good files between them', async () => {
     const ownerId = newOwner('corpus');
     const bad = corpus();
-    expect(bad).toHaveLength(64);
+    expect(bad).toHaveLength(68);
     const good = goodFiles();
     // Good files after the first bad one, in the middle, and at the end.
     const paths = [

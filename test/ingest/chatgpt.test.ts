@@ -78,7 +78,7 @@ describe('ChatGPT export', () => {
     expect(voice.messages[0]!.attachments).toEqual([{ kind: 'audio', uri: 'file-service://file-Voice1' }]);
   });
 
-  it('reads the export zip the same way', async () => {
+  it('reads the export zip the same way, linking images to the archive members they point at', async () => {
     const zip = writeZip(path.join(dir, 'chatgpt-export.zip'), [
       { name: 'file-AbC123-西湖.jpg', data: Buffer.alloc(64), store: true },
       { name: 'chat.html', data: '<html></html>' },
@@ -88,7 +88,26 @@ describe('ChatGPT export', () => {
     expect((await detectFormat(zip)).id).toBe('chatgpt');
     const fromZip = await readAll(chatgptImport, zip);
     const fromJson = await readAll(chatgptImport, file);
+    expect(fromZip.conversations[1]!.messages[0]!.attachments).toEqual([
+      { kind: 'image', name: '西湖.jpg', mimeType: 'image/jpeg', uri: `${zip}#file-AbC123-西湖.jpg` },
+    ]);
+    // The rest is as read from conversations.json; the generated image is not in this archive.
+    fromZip.conversations[1]!.messages[0]!.attachments = fromJson.conversations[1]!.messages[0]!.attachments;
     expect(fromZip.conversations).toEqual(fromJson.conversations);
+  });
+
+  it('links images to the files of an unzipped export, one folder down too', async () => {
+    const folder = path.join(dir, 'unzipped');
+    fs.mkdirSync(path.join(folder, 'dalle-generations'), { recursive: true });
+    fs.copyFileSync(file, path.join(folder, 'conversations.json'));
+    fs.writeFileSync(path.join(folder, 'file-AbC123-西湖.jpg'), Buffer.alloc(8));
+    fs.writeFileSync(path.join(folder, 'dalle-generations', 'file_0001-watercolor.webp'), Buffer.alloc(8));
+    const { conversations } = await readAll(chatgptImport, path.join(folder, 'conversations.json'));
+    const lake = conversations[1]!;
+    expect(lake.messages[0]!.attachments[0]!.uri).toBe(path.join(folder, 'file-AbC123-西湖.jpg'));
+    expect(lake.messages[3]!.attachments).toEqual([
+      { kind: 'image', uri: path.join(folder, 'dalle-generations', 'file_0001-watercolor.webp'), caption: 'A watercolor of West Lake' },
+    ]);
   });
 
   it('names the file and the line of malformed or truncated input', async () => {

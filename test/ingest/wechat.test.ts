@@ -17,6 +17,24 @@ const allCsv = ingestFixture('wechat', 'messages.csv');
 const bookClubJson = ingestFixture('wechat', '读书会.json');
 
 describe('WeChat CSV (WeChatMsg / MemoTrace)', () => {
+  it('reads PyWxDump CSV: type_name labels, is_sender, room_name as the chat, local CreateTime in the zone', async () => {
+    const file = ingestFixture('wechat', 'wxid_zhangsan_0_5000.csv');
+    const wc = wechatFormat({ timeZone: 'Asia/Shanghai' });
+    expect(wc.detect({ path: file, head: headOf(file) })).toBe(true);
+    const { conversations, warnings } = await readAll(wc, file);
+    expect(warnings).toEqual([]);
+    expect(conversations).toHaveLength(1);
+    const c = conversations[0]!;
+    expect(c).toMatchObject({ source: 'wechat', externalId: 'wxid_zhangsan', metadata: { skipped: 2, exporter: 'pywxdump-csv' } });
+    expect(rows(c)).toEqual([
+      ['2024-02-09T12:00:00.000Z', 480, 'wxid_zhangsan', '除夕快乐！年夜饭吃了吗？'],
+      ['2024-02-09T12:01:30.000Z', 480, 'me', '刚吃完，包了三种饺子。\nHappy New Year!'],
+      ['2024-02-09T12:02:00.000Z', 480, 'wxid_zhangsan', ''],
+    ]);
+    expect(c.messages.map((m) => m.role)).toEqual(['other', 'user', 'other']);
+    expect(c.messages[2]!.attachments.map((a) => a.kind)).toEqual(['image']);
+  });
+
   it('one-to-one chat: own messages are role user, media become attachments, system rows and calls are skipped', async () => {
     const { conversation: c, warnings } = await readOne(wechatFormat({ timeZone: 'UTC' }), zhangsanCsv);
     expect(warnings).toEqual([]);
@@ -168,7 +186,9 @@ describe('malformed WeChat exports', () => {
 
   it('CSV without the WeChat columns', async () => {
     const file = writeTemp('chat.csv', 'date,from,text\n2023-05-01,Ann,hi\n');
-    await expect(readAll(wc, file)).rejects.toThrow(/chat\.csv: line 1: not a WeChat CSV export: missing column IsSender, StrContent/);
+    await expect(readAll(wc, file)).rejects.toThrow(
+      /chat\.csv: line 1: not a WeChat CSV export: missing column IsSender or is_sender, StrContent or msg or content/,
+    );
   });
 
   it('JSON cut off in the middle', async () => {

@@ -7,7 +7,12 @@ const BRANDS: Readonly<Record<string, string>> = {
   qq: 'QQ',
   line: 'LINE',
   telegram: 'Telegram',
+  // Instagram threads imported before they had their own source are stored as messenger.
   messenger: 'Messenger / Instagram',
+  instagram: 'Instagram',
+  'google-chat': 'Google Chat',
+  skype: 'Skype',
+  imessage: 'iMessage',
   discord: 'Discord',
   slack: 'Slack',
   chatgpt: 'ChatGPT',
