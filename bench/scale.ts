@@ -32,7 +32,11 @@ const { embedder, cache, embedMs: embedTimes } = await cachedQueries(base, queri
 // Engine settings as JSON, e.g. --config '{"retrieval":{"rerankDepth":0}}'
 const config = JSON.parse(argValue(argv, 'config') ?? '{}') as object;
 let engine = await openEngine({ home, embedder, embeddingStatus: status, config });
-const filled = await fillStore(engine, ownerId, target, log);
+// The WAL's high-water mark while importing: what a person's disk must hold at worst.
+let walPeak = 0;
+const filled = await fillStore(engine, ownerId, target, log, async () => {
+  walPeak = Math.max(walPeak, await engine.context.store.walBytes());
+});
 const { episodes: built, messages } = filled;
 const ingestSeconds = filled.seconds;
 // The model's relevance floor is measured on first use with passage embeddings, which the query cache
@@ -61,7 +65,11 @@ const raw = {
   knnSql: await time((q) => store.read.baseline.knn(ownerId, embedder.modelId, embedder.dimensions, cache.get(q)!, 40)),
 };
 const sizeBytes = await store.sizeOnDisk();
+const walBytes = await store.walBytes();
+const tables = await store.tableSizes();
+const searchRssMB = round(process.memoryUsage().rss / 1e6, 0);
 await engine.close();
+const mb = (n: number) => round(n / 1e6, 1);
 
 console.log(
   JSON.stringify(
@@ -75,8 +83,13 @@ console.log(
         messagesPerSecond: round(messages / ingestSeconds, 1),
       },
       dbOpenMs: { runs: opens.map((x) => round(x, 0)), median: round(percentile(opens, 50), 0) },
-      onDiskMB: sizeBytes === null ? null : round(sizeBytes / 1e6, 1),
-      rssMB: round(process.memoryUsage().rss / 1e6, 0),
+      onDiskMB: sizeBytes === null ? null : mb(sizeBytes),
+      bytesPerMessage: sizeBytes === null || !messages ? null : round(sizeBytes / messages, 0),
+      walMB: { end: mb(walBytes), peakWhileImporting: mb(walPeak) },
+      tablesMB: Object.fromEntries(
+        tables.filter((t) => t.bytes >= 1e5).map((t) => [t.table, { total: mb(t.bytes), indexes: mb(t.indexBytes) }]),
+      ),
+      rssMB: searchRssMB,
       queryEmbeddingMs: { p50: round(percentile(embedTimes, 50), 2), p95: round(percentile(embedTimes, 95), 2) },
       searchMs: search,
       rawSqlMs: raw,

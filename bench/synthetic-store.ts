@@ -38,6 +38,7 @@ export async function fillStore(
   ownerId: string,
   target: number,
   log: (m: string) => void,
+  afterEach?: () => Promise<void>,
 ): Promise<{ episodes: number; added: number; messages: number; seconds: number }> {
   const existing = (await engine.call('stats', { ownerId })).owners[0]?.episodes ?? 0;
   const started = performance.now();
@@ -48,6 +49,7 @@ export async function fillStore(
     const r = await engine.call('ingestConversation', { ownerId, source: 'synthetic', conversation: syntheticConversation(i, sessions) });
     messages += r.messagesAdded;
     built += r.episodesCreated;
+    await afterEach?.();
     if (i % 50 === 0) log(`${built}/${target} episodes, ${round((performance.now() - started) / 1000, 1)} s`);
   }
   return { episodes: built, added: built - existing, messages, seconds: (performance.now() - started) / 1000 };

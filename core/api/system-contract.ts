@@ -36,6 +36,8 @@ export const HealthOutput = z.object({
     schemaVersion: z.number().int(),
     openMs: z.number(),
     sizeBytes: z.number().nullable(),
+    /** The write-ahead log's share of it (bounded: checkpoints recycle it). */
+    walBytes: z.number(),
   }),
   embedding: z.object({
     available: z.boolean(),
@@ -45,7 +47,24 @@ export const HealthOutput = z.object({
   }),
   llm: LlmHealth,
   owners: z.array(OwnerStats),
+  /**
+   * What the checks found wrong (each makes `ok` false): the indexes against the episodes, messages and
+   * episodes against each other, and with `deep` PostgreSQL's B-tree check of every index.
+   */
+  problems: z.array(
+    z.object({
+      ownerId: z.string().nullable(),
+      check: z.enum(['keyword-index', 'vectors', 'messages-without-episode', 'episodes-without-messages', 'btree']),
+      count: z.number().int(),
+      message: z.string(),
+    }),
+  ),
+  deep: z.boolean(),
   warnings: z.array(z.string()),
+});
+export const HealthInput = z.object({
+  /** Also run PostgreSQL's B-tree check (amcheck) over every index: reads the whole store. */
+  deep: z.boolean().default(false),
 });
 
 export const EngineSettingsView = z.object({
@@ -89,7 +108,7 @@ export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int()
 
 export const systemOperations = {
   stats: { input: z.object({ ownerId: z.string().optional() }), output: StatsOutput },
-  health: { input: z.object({}), output: HealthOutput },
+  health: { input: HealthInput, output: HealthOutput },
   getEngineSettings: { input: z.object({}), output: EngineSettingsView },
   setEngineSettings: { input: SetEngineSettingsInput, output: EngineSettingsView },
   backup: { input: BackupInput, output: BackupOutput },

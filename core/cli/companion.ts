@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { NemoriError } from '../domain/errors.js';
 import {
   claudeCodeAddCommand,
@@ -12,15 +11,9 @@ import {
   type McpClient,
 } from '../companions/mcp-config.js';
 import { resolveStartup } from '../engine/startup.js';
+import type { RunOperation } from './run-operation.js';
 
 /** `nemori load` and `nemori mcp …`: Nemori as a companion's memory. */
-
-type RunOperation = <K extends OperationName>(
-  embeddings: 'auto' | 'off' | 'probe',
-  op: K,
-  input: OpInput<K>,
-  human: (o: OpOutput<K>) => string,
-) => Promise<OpOutput<K>>;
 
 export interface CompanionCli {
   run: RunOperation;

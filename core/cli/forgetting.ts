@@ -1,16 +1,9 @@
 import { Option, type Command } from 'commander';
-import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
+import type { OpOutput } from '../api/contract.js';
 import { reasonText } from '../forgetting/reason-text.js';
+import type { RunOperation } from './run-operation.js';
 
 /** `nemori forget …`, `nemori trash …`, `nemori archive …`, `nemori episodes mark`: forgetting from the command line. */
-
-type Embeddings = 'auto' | 'off' | 'probe';
-export type RunOperation = <K extends OperationName>(
-  embeddings: Embeddings,
-  op: K,
-  input: OpInput<K>,
-  human: (o: OpOutput<K>) => string,
-) => Promise<OpOutput<K>>;
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '—');
 const verb = { active: 'restore', archived: 'archive', trash: 'trash', purged: 'purge' } as const;

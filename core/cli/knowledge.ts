@@ -1,20 +1,12 @@
 import { Option, type Command } from 'commander';
-import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
-import type { CallOptions, ProgressEvent } from '../engine/open-engine.js';
+import type { OpInput, OpOutput } from '../api/contract.js';
+import type { ProgressEvent } from '../engine/open-engine.js';
 import type { EpisodeRef } from '../api/knowledge-contract.js';
 import type { FactView } from '../api/views.js';
 import { bold, dim, renderResults, when } from './output.js';
+import type { RunOperation } from './run-operation.js';
 
 /** `nemori knowledge …`: semantic memory (facts and their versions) from the command line. */
-
-type Embeddings = 'auto' | 'off' | 'probe';
-type RunOperation = <K extends OperationName>(
-  embeddings: Embeddings,
-  op: K,
-  input: OpInput<K>,
-  human: (o: OpOutput<K>) => string,
-  opts?: CallOptions,
-) => Promise<OpOutput<K>>;
 
 /** What the host command line lends the knowledge commands: running an operation, the shared options and parsers. */
 export interface KnowledgeCli {

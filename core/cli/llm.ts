@@ -1,16 +1,9 @@
 import { Option, type Command } from 'commander';
-import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
+import type { OpOutput } from '../api/contract.js';
 import type { LlmOverrides } from '../llm/config.js';
+import type { RunOperation } from './run-operation.js';
 
 /** The LLM on the command line: global flags, `nemori llm test|usage`, and the renderings of LLM outputs. */
-
-type Embeddings = 'auto' | 'off' | 'probe';
-export type RunOperation = <K extends OperationName>(
-  embeddings: Embeddings,
-  op: K,
-  input: OpInput<K>,
-  human: (o: OpOutput<K>) => string,
-) => Promise<OpOutput<K>>;
 
 /** The global LLM options as commander parses them. */
 export interface LlmFlags {

@@ -180,11 +180,25 @@ export function buildCli(): Command {
     .option('--me <name>', 'which participant is you (remembered per format)')
     .option('--dry-run', 'show what would be imported (format, counts, participants, dates) and store nothing')
     .option('--tz <zone>', 'time zone of the phone or PC that made the export (IANA name, e.g. Asia/Shanghai); default: this machine')
+    .addOption(
+      new Option(
+        '--date-order <order>',
+        'day or month first in numeric dates (WhatsApp) when the file does not settle it; default: this machine',
+      ).choices(['dmy', 'mdy']),
+    )
     .option('--passphrase-stdin', "an encrypted Nemori export's passphrase from the first line of standard input")
     .action(
       async (
         given: string[],
-        o: { owner: string; format?: string; me?: string; dryRun?: boolean; tz?: string; passphraseStdin?: boolean },
+        o: {
+          owner: string;
+          format?: string;
+          me?: string;
+          dryRun?: boolean;
+          tz?: string;
+          dateOrder?: 'dmy' | 'mdy';
+          passphraseStdin?: boolean;
+        },
       ) => {
         // A Nemori export (`nemori export`) is read back whole into an empty memory; everything else is a chat export.
         const exports = o.dryRun ? [] : nemoriExports(given);
@@ -195,7 +209,15 @@ export function buildCli(): Command {
         const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
           e.call(
             'importFiles',
-            { ownerId: o.owner, paths: files, format: o.format, me: o.me, dryRun: Boolean(o.dryRun), timeZone: o.tz },
+            {
+              ownerId: o.owner,
+              paths: files,
+              format: o.format,
+              me: o.me,
+              dryRun: Boolean(o.dryRun),
+              timeZone: o.tz,
+              dateOrder: o.dateOrder,
+            },
             { onProgress: progress.onProgress },
           ),
         ).finally(progress.stop);
@@ -318,9 +340,10 @@ export function buildCli(): Command {
 
   program
     .command('health')
-    .description('database status, counts, last write, embedding model and LLM availability')
-    .action(async () => {
-      await run(g(), 'probe', 'health', {}, (o) => `${renderHealth(o)}\n${renderLlmHealth(o.llm)}`);
+    .description('database status, counts, last write, embedding model and LLM availability; checks the indexes against the episodes')
+    .option('--deep', "also run PostgreSQL's B-tree check over every index (reads the whole store)")
+    .action(async (o: { deep?: boolean }) => {
+      await run(g(), 'probe', 'health', { deep: o.deep ?? false }, (h) => `${renderHealth(h)}\n${renderLlmHealth(h.llm)}`);
     });
 
   program

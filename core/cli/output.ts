@@ -66,12 +66,14 @@ export function renderStats(o: OpOutput<'stats'>): string {
 }
 
 export function renderHealth(o: OpOutput<'health'>): string {
-  const mb = o.database.sizeBytes === null ? 'in memory' : `${(o.database.sizeBytes / 1e6).toFixed(1)} MB`;
+  const mb = `${o.database.sizeBytes === null ? 'in memory' : `${(o.database.sizeBytes / 1e6).toFixed(1)} MB`}, WAL ${(o.database.walBytes / 1e6).toFixed(1)} MB`;
   const lines = [
     `home: ${o.home ?? '(in memory)'}`,
     `database: ${o.database.status}, schema v${o.database.schemaVersion}, opened in ${o.database.openMs.toFixed(0)} ms, ${mb}`,
     `embedding model: ${o.embedding.modelId} — ${o.embedding.available ? `available (${o.embedding.source})` : `unavailable: ${o.embedding.reason}`}`,
     renderStats({ owners: o.owners }),
+    o.problems.length ? `checks${o.deep ? ' (deep)' : ''}: ${o.problems.length} problems` : `checks${o.deep ? ' (deep)' : ''}: ok`,
+    ...o.problems.map((p) => `problem: ${p.message}`),
     ...o.warnings.map((w) => `warning: ${w}`),
   ];
   return lines.join('\n');

@@ -1,3 +1,4 @@
+import { repairOnOpen } from '../episodes/repair.js';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, systemClock, type Clock, type EngineContext } from '../context/engine-context.js';
@@ -99,6 +100,10 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       warn: o.warn ?? (() => {}),
     };
     await attachLlm(ctx, o.llm, o.llmKeyFromHost);
+    // What a crash or a second writer left wrong is put right before anything reads the indexes.
+    const repair = await repairOnOpen(ctx);
+    for (const line of repair.repaired) ctx.warn(`repaired: ${line}`);
+    for (const line of repair.unrepaired) ctx.warn(`could not repair: ${line}`);
   } catch (e) {
     await store.close();
     throw e;

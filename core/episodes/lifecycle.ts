@@ -78,16 +78,16 @@ export async function recallEpisode(ctx: EngineContext, ownerId: string, id: str
 }
 
 /**
- * Rebuilds every index of an owner from the stored episodes: BM25 always, vectors for episodes whose
- * vector is missing or from another model (all of them with `reembed`). Batched so memory stays flat.
+ * Rebuilds an owner's keyword index from the stored episodes. Read in batches so memory stays flat,
+ * but written in one transaction — cleared and refilled inside it — so a crash or kill -9 part way
+ * leaves the old index whole, never an empty or partial one.
  */
-export async function rebuildIndexes(
+export async function rebuildKeywordIndex(
   ctx: EngineContext,
   ownerId: string,
-  o: { reembed?: boolean; onProgress?: (done: number, total: number) => void } = {},
-): Promise<{ episodes: number; embedded: number }> {
-  const ids = await ctx.store.read.episodes.ids(ownerId);
-  await ctx.store.transaction((r) => r.bm25.clear(ownerId));
+  ids: readonly string[],
+  onProgress?: (done: number) => void,
+): Promise<void> {
   const batch = 256;
   // Impacts normalise by average field lengths: measure the whole corpus first, so every document is
   // normalised against the same, final averages (an incremental index drifts slightly; this resets it).
@@ -98,26 +98,52 @@ export async function rebuildIndexes(
       bm25Doc(e).lengths.forEach((l, f) => (corpus.lengths[f] = corpus.lengths[f]! + l));
     }
   }
-  let embedded = 0;
+  await ctx.store.transaction(async (r) => {
+    await r.bm25.clear(ownerId);
+    for (let i = 0; i < ids.length; i += batch) {
+      await indexEpisodes(r, ownerId, await r.episodes.getMany(ownerId, ids.slice(i, i + batch)), null, {
+        ...ctx.config.retrieval.bm25,
+        corpus,
+      });
+      onProgress?.(Math.min(i + batch, ids.length));
+    }
+  });
+}
+
+/**
+ * Rebuilds every index of an owner: the keyword index (above), then vectors for episodes whose vector
+ * is missing or from another model (all of them with `reembed`), batch by batch — each an upsert, so
+ * an interrupted run leaves every old vector in place.
+ */
+export async function rebuildIndexes(
+  ctx: EngineContext,
+  ownerId: string,
+  o: { reembed?: boolean; onProgress?: (done: number, total: number) => void } = {},
+): Promise<{ episodes: number; embedded: number }> {
+  const ids = await ctx.store.read.episodes.ids(ownerId);
   const stale = new Set(
     ctx.embedder && !o.reembed ? await ctx.store.read.vectors.stale(ownerId, ctx.embedder.modelId, ids.length || 1) : ids,
   );
-  for (let i = 0; i < ids.length; i += batch) {
-    const episodes = await ctx.store.read.episodes.getMany(ownerId, ids.slice(i, i + batch));
-    const toEmbed = ctx.embedder ? episodes.filter((e) => stale.has(e.id)) : [];
-    const vectors = ctx.embedder && toEmbed.length ? await ctx.embedder.embed(toEmbed.map(embeddingText), 'passage') : [];
-    await ctx.store.transaction(async (r) => {
-      if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
-      await indexEpisodes(
-        r,
-        ownerId,
-        episodes,
-        ctx.embedder ? { modelId: ctx.embedder.modelId, rows: toEmbed.map((e, j) => ({ episodeId: e.id, vector: vectors[j]! })) } : null,
-        { ...ctx.config.retrieval.bm25, corpus },
-      );
-    });
-    embedded += toEmbed.length;
-    o.onProgress?.(Math.min(i + batch, ids.length), ids.length);
+  const total = ids.length + (ctx.embedder ? stale.size : 0);
+  await rebuildKeywordIndex(ctx, ownerId, ids, (done) => o.onProgress?.(done, total));
+  let embedded = 0;
+  if (ctx.embedder) {
+    const embedder = ctx.embedder;
+    const toEmbed = ids.filter((id) => stale.has(id));
+    for (let i = 0; i < toEmbed.length; i += 256) {
+      const episodes = await ctx.store.read.episodes.getMany(ownerId, toEmbed.slice(i, i + 256));
+      const vectors = await embedder.embed(episodes.map(embeddingText), 'passage');
+      await ctx.store.transaction(async (r) => {
+        await r.vectors.ensureIndex({ modelId: embedder.modelId, dimensions: embedder.dimensions });
+        await r.vectors.upsert(
+          ownerId,
+          embedder.modelId,
+          episodes.map((e, j) => ({ episodeId: e.id, vector: vectors[j]! })),
+        );
+      });
+      embedded += episodes.length;
+      o.onProgress?.(ids.length + embedded, total);
+    }
   }
   await ctx.store.maintain(true);
   return { episodes: ids.length, embedded };

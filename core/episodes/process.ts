@@ -45,17 +45,18 @@ export async function storeEpisodes(
       await unindexEpisodes(r, ownerId, [id]);
       await r.episodes.delete(ownerId, id);
     }
-    const stored = [];
-    for (const b of group) {
-      const id = await r.episodes.insert(ownerId, conversationId, b.draft, now);
-      await r.conversations.linkToEpisode(
-        ownerId,
-        b.messages.map((m) => m.id),
-        id,
-      );
-      if (b.graph) await r.graph.setEpisodeGraph(ownerId, id, b.graph, now);
-      stored.push({ id, ...b.draft });
-    }
+    const ids = await r.episodes.insertMany(
+      ownerId,
+      conversationId,
+      group.map((b) => b.draft),
+      now,
+    );
+    await r.conversations.linkToEpisodes(
+      ownerId,
+      group.map((b, i) => ({ messageIds: b.messages.map((m) => m.id), episodeId: ids[i]! })),
+    );
+    const stored = group.map((b, i) => ({ id: ids[i]!, ...b.draft }));
+    for (const [i, b] of group.entries()) if (b.graph) await r.graph.setEpisodeGraph(ownerId, ids[i]!, b.graph, now);
     if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
     await indexEpisodes(
       r,

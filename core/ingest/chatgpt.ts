@@ -4,6 +4,8 @@ import type { ImportFormat, ReadContext } from './import-format.js';
 import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
 import { valueError, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
+import { importTimeZone, instantOf, timeField, type Instant } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * ChatGPT data export (Settings → Data controls → Export data): `conversations.json`, an array of
@@ -14,7 +16,7 @@ import { attachment, mediaKind } from './media.js';
 const Message = z.looseObject({
   id: z.string().min(1),
   author: z.looseObject({ role: z.string(), name: z.string().nullish() }),
-  create_time: z.number().nullish(),
+  create_time: timeField().nullish(),
   content: z.looseObject({
     content_type: z.string(),
     parts: z.array(z.unknown()).nullish(),
@@ -50,8 +52,8 @@ const Conversation = z.looseObject({
   id: z.string().min(1).nullish(),
   conversation_id: z.string().min(1).nullish(),
   title: z.string().nullish(),
-  create_time: z.number().nullish(),
-  update_time: z.number().nullish(),
+  create_time: timeField().nullish(),
+  update_time: timeField().nullish(),
   mapping: z.record(z.string(), Node),
   current_node: z.string().nullish(),
   default_model_slug: z.string().nullish(),
@@ -63,10 +65,8 @@ const VISIBLE_CONTENT = new Set(['text', 'multimodal_text']);
 
 const SPEAKER = { user: 'User', assistant: 'ChatGPT' } as const;
 
-function fromUnixSeconds(s: number): Date {
-  // Float seconds with microseconds: keep milliseconds, the precision Date has.
-  return new Date(Math.round(s * 1000));
-}
+/** ChatGPT writes float unix seconds (microseconds kept to the millisecond); converters write other shapes. */
+type TimeOf = (v: string | number) => Instant;
 
 /** The branch ending at current_node, root first; null when a parent is missing (reported by the caller). */
 function followBranch(c: Conversation, leaf: string): { ids: string[]; missing: string | null } {
@@ -85,11 +85,11 @@ function followBranch(c: Conversation, leaf: string): { ids: string[]; missing: 
 }
 
 /** The leaf a person most likely saw when an old export lacks current_node: the latest message. */
-function latestLeaf(c: Conversation): string | null {
+function latestLeaf(c: Conversation, timeOf: TimeOf): string | null {
   let best: { id: string; t: number } | null = null;
   for (const [id, node] of Object.entries(c.mapping)) {
     if (node.children && node.children.length > 0) continue;
-    const t = node.message?.create_time ?? 0;
+    const t = node.message?.create_time != null ? timeOf(node.message.create_time).at.getTime() : 0;
     if (!best || t >= best.t) best = { id, t };
   }
   return best?.id ?? null;
@@ -143,9 +143,11 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
   const externalId = c.conversation_id ?? c.id;
   if (!externalId) throw await valueError(src, [index], `conversation ${index + 1} has neither "id" nor "conversation_id"`);
   const label = `conversation "${c.title ?? externalId}"`;
+  const timeZone = importTimeZone(ctx);
+  const timeOf: TimeOf = (v) => instantOf(v, { timeZone }).instant;
   let leaf = c.current_node ?? null;
   if (!leaf || !c.mapping[leaf]) {
-    const fallback = latestLeaf(c);
+    const fallback = latestLeaf(c, timeOf);
     if (leaf) ctx.warn(`${label}: current_node ${leaf} is not in the message tree; following the latest message instead`);
     leaf = fallback;
   }
@@ -184,16 +186,18 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
     if (m.metadata?.model_slug) metadata.model = m.metadata.model_slug;
     if (toolImage) metadata.tool = m.author.name ?? 'tool';
     if (m.create_time == null) metadata.timeEstimated = true;
-    messages.push({
+    const message: IncomingMessage = {
       externalId: m.id,
       speaker: SPEAKER[role as 'user' | 'assistant'],
       role: role as 'user' | 'assistant',
       text: toolImage ? '' : text,
-      sentAt: fromUnixSeconds(time),
-      utcOffsetMin: 0,
+      sentAt: timeOf(time).at,
+      utcOffsetMin: timeOf(time).utcOffsetMin,
       attachments,
       metadata,
-    });
+    };
+    await checkJsonMessage(src, [index, 'mapping', id, 'message'], `${label}: message ${id}`, message);
+    messages.push(message);
   }
   const onBranch = new Set(ids);
   const metadata: Record<string, unknown> = {
@@ -203,7 +207,7 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, c
     timeZone: 'UTC (the export has no time zone)',
   };
   if (c.default_model_slug) metadata.model = c.default_model_slug;
-  if (c.create_time != null) metadata.createdAt = fromUnixSeconds(c.create_time).toISOString();
+  if (c.create_time != null) metadata.createdAt = timeOf(c.create_time).at.toISOString();
   return IncomingConversation.parse({
     source: 'chatgpt',
     externalId,

@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { IncomingConversation, IsoTimestamp, parseIsoWithOffset, type Attachment, type IncomingMessage } from '../domain/conversation.js';
+import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import type { ImportFormat } from './import-format.js';
+import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
 import { attachment, mediaKind } from './media.js';
+import { checkJsonMessage } from './message-checks.js';
+import type { JsonSource } from './json-stream.js';
 
 /**
  * Claude.ai export (Settings → Privacy → Export data): a zip with `conversations.json` (plus users.json
@@ -16,7 +19,7 @@ const ChatMessage = z.looseObject({
   sender: z.string(),
   text: z.string().nullish(),
   content: z.array(ContentBlock).nullish(),
-  created_at: IsoTimestamp,
+  created_at: timeField(),
   attachments: z
     .array(
       z.looseObject({
@@ -35,7 +38,7 @@ const Conversation = z.looseObject({
   uuid: z.string().min(1),
   name: z.string().nullish(),
   summary: z.string().nullish(),
-  created_at: IsoTimestamp.nullish(),
+  created_at: timeField().nullish(),
   chat_messages: z.array(ChatMessage),
 });
 type Conversation = z.infer<typeof Conversation>;
@@ -45,7 +48,7 @@ const WHO = {
   assistant: { speaker: 'Claude', role: 'assistant' },
 } as const;
 
-function message(m: ChatMessage): IncomingMessage | null {
+function message(m: ChatMessage, timeZone: string): IncomingMessage | null {
   const who = WHO[m.sender as keyof typeof WHO];
   if (!who) return null;
   // Text blocks are what the chat shows; thinking, tool calls and tool results are scaffolding.
@@ -65,21 +68,23 @@ function message(m: ChatMessage): IncomingMessage | null {
   }
   const text = parts.join('\n\n');
   if (!text && attachments.length === 0) return null;
-  const { at, utcOffsetMin } = parseIsoWithOffset(m.created_at);
+  const { at, utcOffsetMin } = instantOf(m.created_at, { timeZone }).instant;
   return { externalId: m.uuid, speaker: who.speaker, role: who.role, text, sentAt: at, utcOffsetMin, attachments, metadata: {} };
 }
 
-function toConversation(c: Conversation): IncomingConversation {
+async function toConversation(src: JsonSource, index: number, c: Conversation, timeZone: string): Promise<IncomingConversation> {
   const messages: IncomingMessage[] = [];
   let skipped = 0;
-  for (const m of c.chat_messages) {
-    const out = message(m);
-    if (out) messages.push(out);
-    else skipped++;
+  for (const [i, m] of c.chat_messages.entries()) {
+    const out = message(m, timeZone);
+    if (out) {
+      await checkJsonMessage(src, [index, 'chat_messages', i], `conversation ${index + 1}: message ${m.uuid}`, out);
+      messages.push(out);
+    } else skipped++;
   }
   const metadata: Record<string, unknown> = { skipped, timeZone: 'UTC (times in the export carry their offset, which is Z)' };
   if (c.summary) metadata.summary = c.summary;
-  if (c.created_at) metadata.createdAt = c.created_at;
+  if (c.created_at) metadata.createdAt = instantOf(c.created_at, { timeZone }).instant.at.toISOString();
   return IncomingConversation.parse({
     source: 'claude',
     externalId: c.uuid,
@@ -94,9 +99,10 @@ export const claudeImport: ImportFormat = {
   id: 'claude',
   label: 'Claude.ai export',
   detect: (f) => detectConversationsJson(f, /"chat_messages"\s*:/),
-  async *read(file) {
+  async *read(file, ctx) {
+    const timeZone = importTimeZone(ctx);
     for await (const src of conversationSources(file)) {
-      yield* readConversationArray(src, Conversation, 'conversation', async (_i, c) => toConversation(c));
+      yield* readConversationArray(src, Conversation, 'conversation', (i, c) => toConversation(src, i, c, timeZone));
     }
   },
 };

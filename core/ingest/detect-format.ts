@@ -5,7 +5,9 @@ import { chatgptImport } from './chatgpt.js';
 import { claudeImport } from './claude.js';
 import { discordImport } from './discord.js';
 import { genericJson, genericJsonl } from './generic.js';
+import { googleChatImport } from './google-chat.js';
 import { messengerImport } from './messenger.js';
+import { skypeImport } from './skype.js';
 import { slackImport } from './slack.js';
 import { telegramImport } from './telegram.js';
 import { lineImport } from './line.js';
@@ -25,6 +27,8 @@ export const importFormats: readonly ImportFormat[] = [
   telegramImport,
   discordImport,
   messengerImport,
+  googleChatImport,
+  skypeImport,
   slackImport,
   markdownImport,
   genericJsonl,
@@ -43,14 +47,21 @@ async function head(file: string, bytes = 64 * 1024): Promise<string> {
 }
 
 export async function detectFormat(file: string, forced?: string): Promise<ImportFormat> {
-  if (forced) {
-    const f = importFormats.find((x) => x.id === forced);
-    if (!f) throw new NemoriError('INVALID_INPUT', `unknown format "${forced}"; known: ${importFormats.map((x) => x.id).join(', ')}`);
-    return f;
-  }
   let text: string;
   try {
-    if ((await fs.stat(file)).isDirectory()) {
+    const stat = await fs.stat(file);
+    // A pipe or a device would block the import on its first read, forever: only files and folders are read.
+    if (!stat.isFile() && !stat.isDirectory()) {
+      throw new NemoriError('INVALID_INPUT', `${file}: not a regular file (a pipe, socket or device); save the export to a file first`, {
+        file,
+      });
+    }
+    if (forced) {
+      const f = importFormats.find((x) => x.id === forced);
+      if (!f) throw new NemoriError('INVALID_INPUT', `unknown format "${forced}"; known: ${importFormats.map((x) => x.id).join(', ')}`);
+      return f;
+    }
+    if (stat.isDirectory()) {
       const folderFormat = importFormats.find((x) => x.readsFolders);
       if (folderFormat) return folderFormat;
       throw new NemoriError('INVALID_INPUT', `${file} is a folder; name the export files inside it`);
@@ -58,7 +69,7 @@ export async function detectFormat(file: string, forced?: string): Promise<Impor
     text = await head(file);
   } catch (e) {
     if (e instanceof NemoriError) throw e;
-    throw new NemoriError('INVALID_INPUT', `${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new NemoriError('INVALID_INPUT', `${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
   }
   const f = importFormats.find((x) => x.detect({ path: file, head: text }));
   if (!f) {

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { IncomingConversation, IsoTimestamp, parseIsoWithOffset, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat } from './import-format.js';
+import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
+import type { ImportFormat, ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
+import { importTimeZone, instantOf, timeField } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * DiscordChatExporter (Tyrrrz) JSON: one file per channel or DM, `{guild, channel, messages}`. Discord
@@ -17,8 +19,8 @@ const SPEECH = new Set(['Default', 'Reply']);
 const Message = z.looseObject({
   id: z.string().min(1),
   type: z.string(),
-  timestamp: IsoTimestamp,
-  timestampEdited: IsoTimestamp.nullish(),
+  timestamp: timeField(),
+  timestampEdited: timeField().nullish(),
   content: z.string().nullish(),
   author: z.looseObject({
     id: z.string().nullish(),
@@ -75,7 +77,8 @@ function attachmentsOf(m: Message, file: string): Attachment[] {
   return out;
 }
 
-async function* readDiscord(file: string): AsyncGenerator<IncomingConversation> {
+async function* readDiscord(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
+  const timeZone = importTimeZone(ctx);
   const src = fileSource(file);
   let guild: z.infer<typeof Guild> | null = null;
   let channel: z.infer<typeof Channel> | null = null;
@@ -109,12 +112,12 @@ async function* readDiscord(file: string): AsyncGenerator<IncomingConversation> 
         continue;
       }
       // DiscordChatExporter writes times in the exporting computer's zone, with its offset.
-      const { at, utcOffsetMin } = parseIsoWithOffset(m.timestamp);
+      const { at, utcOffsetMin } = instantOf(m.timestamp, { timeZone }).instant;
       const metadata: Record<string, unknown> = { authorName: m.author.name };
       if (m.author.id) metadata.authorId = m.author.id;
       if (m.author.isBot) metadata.bot = true;
       if (m.type === 'Reply' && m.reference?.messageId) metadata.replyTo = m.reference.messageId;
-      if (m.timestampEdited) metadata.editedAt = parseIsoWithOffset(m.timestampEdited).at.toISOString();
+      if (m.timestampEdited) metadata.editedAt = instantOf(m.timestampEdited, { timeZone }).instant.at.toISOString();
       if (m.isPinned) metadata.pinned = true;
       const message: IncomingMessage = {
         externalId: m.id,
@@ -127,6 +130,7 @@ async function* readDiscord(file: string): AsyncGenerator<IncomingConversation> 
         attachments,
         metadata,
       };
+      await checkJsonMessage(src, ev.path, `message ${index + 1}`, message);
       // The exporter writes guild and channel before the messages, so a long channel can go in parts.
       if (channel && partIsFull(messages, message)) {
         yield conversation(guild, channel, messages, skipped, parts++ > 0);

@@ -2,8 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
-import { Attachment, IncomingConversation, IsoTimestamp, MessageRole, parseIsoWithOffset } from '../domain/conversation.js';
-import { importError, lineAndColumn, type ImportFormat } from './import-format.js';
+import { Attachment, IncomingConversation, MessageRole } from '../domain/conversation.js';
+import { importError, lineAndColumn, type ImportFormat, type ReadContext } from './import-format.js';
+import { nulFree } from './message-checks.js';
+import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 
 /**
  * Nemori's own interchange format (documented in README "Formats"): what a companion app or a script
@@ -11,10 +13,10 @@ import { importError, lineAndColumn, type ImportFormat } from './import-format.j
  */
 const GenericMessage = z.object({
   id: z.union([z.string().min(1), z.number()]).optional(),
-  speaker: z.string().min(1),
+  speaker: nulFree.min(1),
   role: MessageRole.optional(),
-  text: z.string(),
-  timestamp: IsoTimestamp,
+  text: nulFree,
+  timestamp: timeField(),
   attachments: z.array(Attachment).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
@@ -35,7 +37,7 @@ const GenericLine = GenericMessage.extend({
   conversation_title: z.string().optional(),
 });
 
-function toIncoming(source: string, c: z.infer<typeof GenericConversation>): IncomingConversation {
+function toIncoming(source: string, c: z.infer<typeof GenericConversation>, timeZone: string): IncomingConversation {
   return IncomingConversation.parse({
     source,
     externalId: String(c.id),
@@ -43,7 +45,7 @@ function toIncoming(source: string, c: z.infer<typeof GenericConversation>): Inc
     participants: c.participants ?? [...new Set(c.messages.map((m) => m.speaker))],
     metadata: c.metadata ?? {},
     messages: c.messages.map((m: GenericMessage) => {
-      const { at, utcOffsetMin } = parseIsoWithOffset(m.timestamp);
+      const { at, utcOffsetMin } = instantOf(m.timestamp, { timeZone }).instant;
       return {
         externalId: m.id === undefined ? undefined : String(m.id),
         speaker: m.speaker,
@@ -68,7 +70,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${where}: ${issue.message}`;
 }
 
-async function* readJson(file: string): AsyncIterable<IncomingConversation> {
+async function* readJson(file: string, ctx: ReadContext): AsyncIterable<IncomingConversation> {
+  const timeZone = importTimeZone(ctx);
   const text = (await fs.readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
@@ -92,10 +95,11 @@ async function* readJson(file: string): AsyncIterable<IncomingConversation> {
   }
   const data = parsed.data;
   const list = Array.isArray(data) ? data : 'conversations' in data ? data.conversations : [data];
-  for (const c of list) yield toIncoming('nemori-json', c);
+  for (const c of list) yield toIncoming('nemori-json', c, timeZone);
 }
 
-async function* readJsonl(file: string): AsyncIterable<IncomingConversation> {
+async function* readJsonl(file: string, ctx: ReadContext): AsyncIterable<IncomingConversation> {
+  const timeZone = importTimeZone(ctx);
   const text = (await fs.readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   const byId = new Map<string, z.infer<typeof GenericConversation>>();
   const lines = text.split(/\r?\n/);
@@ -115,7 +119,7 @@ async function* readJsonl(file: string): AsyncIterable<IncomingConversation> {
     c.messages.push(message);
     byId.set(id, c);
   }
-  for (const c of byId.values()) yield toIncoming('nemori-jsonl', c);
+  for (const c of byId.values()) yield toIncoming('nemori-jsonl', c, timeZone);
 }
 
 export const genericJson: ImportFormat = {

@@ -9,11 +9,19 @@ export interface ReadContext {
    * WeChat, Markdown); overrides the format's default (this machine's zone). Exact instants ignore it.
    */
   timeZone?: string | undefined;
+  /**
+   * Day or month first, for exports whose dates are numbers only (WhatsApp) when the file itself does
+   * not settle it (no day above 12): overrides the order of this machine's locale.
+   */
+  dateOrder?: DateOrder | undefined;
 }
 
-/** The format's options with the import's time zone, when one was given, taking precedence. */
-export function withTimeZone<O extends { timeZone?: string | undefined }>(o: O, ctx: ReadContext): O {
-  return ctx.timeZone ? { ...o, timeZone: ctx.timeZone } : o;
+/** `dmy`: 09/03/2024 is 9 March; `mdy`: September 3. */
+export type DateOrder = 'dmy' | 'mdy';
+
+/** The format's options with the import's time zone and date order, when given, taking precedence. */
+export function withTimeZone<O extends { timeZone?: string | undefined; dateOrder?: DateOrder | undefined }>(o: O, ctx: ReadContext): O {
+  return { ...o, ...(ctx.timeZone ? { timeZone: ctx.timeZone } : {}), ...(ctx.dateOrder ? { dateOrder: ctx.dateOrder } : {}) };
 }
 
 /** One importer: recognises its files and turns one into conversations. A registry is just a list of these. */

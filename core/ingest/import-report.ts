@@ -24,6 +24,8 @@ export const ImportFilesInput = z.object({
       }
     }, 'not a time zone Nemori knows; use an IANA name such as Asia/Shanghai or Europe/Berlin')
     .optional(),
+  /** Day or month first in numeric dates (WhatsApp), when the file does not settle it; default: this machine's locale. */
+  dateOrder: z.enum(['dmy', 'mdy']).optional(),
 });
 
 const ImportError = z.object({ code: z.string(), message: z.string() });

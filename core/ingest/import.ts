@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
@@ -9,9 +10,11 @@ import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
 import type { Progress } from '../jobs/progress.js';
 import type { ImportFormat } from './import-format.js';
 import { detectFormat } from './detect-format.js';
+import { exportsInFolder } from './folder-exports.js';
 import type { ImportFileReport, ImportFilesInput, ImportFilesOutput } from './import-report.js';
 import { importProgress } from './import-progress.js';
 import { redactConversation } from '../privacy/redact.js';
+import { conversationProblem, messageProblem } from './message-checks.js';
 
 /**
  * Importing export files, the whole use case: measure and validate every file, store each conversation's
@@ -60,15 +63,30 @@ function withMe(c: IncomingConversation, me: string | null): IncomingConversatio
 type ImportFiles = z.infer<typeof ImportFilesInput>;
 
 /**
- * Pass 1 for one file: validates it whole and measures it (conversations, messages, participants,
- * dates), storing nothing. The format comes back only when the file can be stored.
+ * Folders become the exports found in them (unless a format is forced: then the folder is read as
+ * that format). A folder that cannot be listed is that path's error.
  */
-async function measure(
-  file: string,
-  i: ImportFiles,
-  ctx: EngineContext,
-): Promise<{ report: ImportFileReport; format: ImportFormat | null }> {
-  const report: ImportFileReport = {
+async function expandFolders(i: ImportFiles): Promise<Array<{ file: string; error?: unknown }>> {
+  const out: Array<{ file: string; error?: unknown }> = [];
+  for (const file of i.paths) {
+    let folder = false;
+    try {
+      folder = !i.format && (await fs.stat(file)).isDirectory();
+    } catch {
+      // Unreadable: detection reports it for this path.
+    }
+    if (!folder) out.push({ file });
+    else
+      await exportsInFolder(file).then(
+        (files) => out.push(...files.map((f) => ({ file: f }))),
+        (error: unknown) => out.push({ file, error }),
+      );
+  }
+  return out;
+}
+
+function emptyReport(file: string): ImportFileReport {
+  return {
     file,
     format: null,
     conversations: 0,
@@ -83,6 +101,18 @@ async function measure(
     warnings: [],
     error: null,
   };
+}
+
+/**
+ * Pass 1 for one file: validates it whole and measures it (conversations, messages, participants,
+ * dates), storing nothing. The format comes back only when the file can be stored.
+ */
+async function measure(
+  file: string,
+  i: ImportFiles,
+  ctx: EngineContext,
+): Promise<{ report: ImportFileReport; format: ImportFormat | null }> {
+  const report = emptyReport(file);
   try {
     const format = await detectFormat(file, i.format);
     report.format = format.id;
@@ -90,8 +120,9 @@ async function measure(
     const participants = new Set<string>();
     let from = Infinity;
     let to = -Infinity;
-    for await (const c of format.read(file, { warn: (m) => report.warnings.push(m), timeZone: i.timeZone })) {
+    for await (const c of format.read(file, { warn: (m) => report.warnings.push(m), timeZone: i.timeZone, dateOrder: i.dateOrder })) {
       if (report.conversations % 50 === 0) await yieldToEventLoop();
+      refuseUnstorable(file, c, report.conversations + (c.metadata.continued ? 0 : 1));
       if (!c.metadata.continued) report.conversations++;
       report.messages += c.messages.length;
       report.skipped += typeof c.metadata.skipped === 'number' ? c.metadata.skipped : 0;
@@ -110,10 +141,33 @@ async function measure(
     }
     return { report, format };
   } catch (e) {
-    if (!(e instanceof NemoriError)) throw e;
-    report.error = { code: e.code, message: e.message };
+    report.error = fileError(file, e);
     return { report, format: null };
   }
+}
+
+/**
+ * The last guard before the store: what a reader let through that the store cannot hold (a NUL, an
+ * impossible time) refuses the file, naming the conversation and the message, instead of aborting the
+ * import half-way with the conversations before it stored.
+ */
+function refuseUnstorable(file: string, c: IncomingConversation, n: number): void {
+  const where = `${file}: conversation ${n} ("${c.title ?? c.externalId}")`;
+  const problem = conversationProblem(c);
+  if (problem) throw new NemoriError('IMPORT_PARSE', `${where}: ${problem}`, { file, conversation: n });
+  for (const [k, m] of c.messages.entries()) {
+    const p = messageProblem(m);
+    if (p) {
+      const id = m.externalId ? ` (id ${m.externalId})` : '';
+      throw new NemoriError('IMPORT_PARSE', `${where}, message ${k + 1}${id}: ${p}`, { file, conversation: n, message: k + 1 });
+    }
+  }
+}
+
+/** One file's failure, whatever threw it: a reader's bug must cost that file, never the files after it. */
+function fileError(file: string, e: unknown): { code: string; message: string } {
+  if (e instanceof NemoriError) return { code: e.code, message: e.message };
+  return { code: 'INTERNAL', message: `${file}: ${e instanceof Error ? e.message : String(e)}` };
 }
 
 function summarise(files: ImportFileReport[], dryRun: boolean, discovery: DiscoveryRun | null, cancelled: boolean): ImportFilesOutput {
@@ -153,9 +207,11 @@ export async function importFiles(
   // towards); pass 2 stores them. Bad input stores nothing, and neither pass holds more than one
   // conversation (or one part of a long one) in memory.
   const measured: { report: ImportFileReport; format: ImportFormat | null }[] = [];
-  for (const file of i.paths) {
+  for (const { file, error } of await expandFolders(i)) {
     if (cancelled()) break;
-    measured.push(await measure(file, i, ctx));
+    measured.push(
+      error === undefined ? await measure(file, i, ctx) : { report: { ...emptyReport(file), error: fileError(file, error) }, format: null },
+    );
   }
   const files = measured.map((m) => m.report);
   if (i.dryRun) return summarise(files, true, null, cancelled());
@@ -174,7 +230,7 @@ export async function importFiles(
     try {
       const me = i.me;
       if (me) await ctx.store.transaction((r) => r.importPreferences.rememberMe(i.ownerId, format.id, me, ctx.clock.now()));
-      for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone })) {
+      for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone, dateOrder: i.dateOrder })) {
         if (cancelled()) break;
         const conversation = progress?.conversation(c.messages.length, file);
         const r = await ingestConversation(ctx, i.ownerId, withMe(c, report.me), conversation ?? {});
@@ -187,8 +243,7 @@ export async function importFiles(
         await yieldToEventLoop();
       }
     } catch (e) {
-      if (!(e instanceof NemoriError)) throw e;
-      report.error = { code: e.code, message: e.message };
+      report.error = fileError(report.file, e);
     }
   }
   // Knowledge discovery is the import's last phase when an LLM is configured (progress: `discovery`).

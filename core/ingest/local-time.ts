@@ -114,9 +114,13 @@ export function wallTimeToInstant(t: WallTime, timeZone: string): { at: Date; ut
   return { at: new Date(instant), utcOffsetMin: offsetAt(instant, timeZone) };
 }
 
-/** True when the fields name a real calendar date and time of day (no 31 February, no 25:00). */
+/**
+ * True when the fields name a real calendar date and time of day (no 31 February, no 25:00) in a year
+ * a message can have (1900–2199: a year 0 or 9999 is a typo or a placeholder, not a time).
+ */
 export function isValidWallTime(t: WallTime): boolean {
   if (![t.year, t.month, t.day, t.hour, t.minute, t.second ?? 0].every(Number.isInteger)) return false;
+  if (t.year < 1900 || t.year > 2199) return false;
   if (t.month < 1 || t.month > 12 || t.day < 1 || t.hour < 0 || t.hour > 23 || t.minute < 0 || t.minute > 59) return false;
   const s = t.second ?? 0;
   if (s < 0 || s > 59) return false;

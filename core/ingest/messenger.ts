@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat } from './import-format.js';
+import type { ImportFormat, ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
+import { importTimeZone, instantOf, timeField } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Facebook Messenger and Instagram DMs from "Download your information" in JSON: one folder per thread
@@ -34,9 +36,28 @@ const fix = (s: string | null | undefined): string | undefined => (s == null ? u
 
 const Media = z.array(z.looseObject({ uri: z.string().min(1) }));
 
-const Message = z.looseObject({
+/**
+ * End-to-end encrypted chats (Messenger's default since 2024) come in their own download: one JSON file
+ * per chat, camelCase keys, a flat `media` list, real UTF-8. Mapped onto the classic shape here.
+ */
+function fromE2ee(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || !('senderName' in raw)) return raw;
+  const m = raw as Record<string, unknown>;
+  return {
+    ...m,
+    sender_name: m.senderName,
+    timestamp_ms: m.timestamp,
+    content: m.text,
+    is_unsent: m.isUnsent,
+    files: m.media,
+    // `text`, `link` and the like are all speech here; calls and joins are not.
+    type: m.type === 'call' ? 'Call' : undefined,
+  };
+}
+
+const ClassicMessage = z.looseObject({
   sender_name: z.string().nullish(),
-  timestamp_ms: z.number().int(),
+  timestamp_ms: timeField('ms'),
   content: z.string().nullish(),
   type: z.string().nullish(),
   photos: Media.nullish(),
@@ -49,14 +70,16 @@ const Message = z.looseObject({
   reactions: z.array(z.looseObject({ reaction: z.string(), actor: z.string() })).nullish(),
   is_unsent: z.boolean().nullish(),
 });
-type Message = z.infer<typeof Message>;
+const Message = z.preprocess(fromE2ee, ClassicMessage);
+type Message = z.infer<typeof ClassicMessage>;
 
 /** Not speech: calls, people added or leaving. (Generic and Share are messages.) */
 const NOT_SPEECH = new Set(['Call', 'Subscribe', 'Unsubscribe']);
 
 /**
  * Media URIs are relative to the export's root folder ("messages/inbox/…" or
- * "your_facebook_activity/messages/inbox/…"); the root is wherever that first folder sits above the file.
+ * "your_facebook_activity/messages/inbox/…"); the root is wherever that first folder sits above the file,
+ * else the file's own folder.
  */
 function resolveUri(uri: string, file: string): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(uri) || path.isAbsolute(uri)) return uri;
@@ -64,7 +87,8 @@ function resolveUri(uri: string, file: string): string {
   const dir = path.dirname(path.resolve(file));
   const parts = dir.split(path.sep);
   const at = parts.lastIndexOf(first);
-  return at >= 0 ? path.join(parts.slice(0, at).join(path.sep) || path.sep, uri) : uri;
+  // Encrypted chats' media sit beside the chat's file.
+  return at >= 0 ? path.join(parts.slice(0, at).join(path.sep) || path.sep, uri) : path.join(dir, uri);
 }
 
 function attachmentsOf(m: Message, file: string): Attachment[] {
@@ -83,7 +107,21 @@ function attachmentsOf(m: Message, file: string): Attachment[] {
   return out;
 }
 
-async function* readMessenger(file: string): AsyncGenerator<IncomingConversation> {
+/**
+ * Instagram's DMs come from the same Accounts Center download in the same shape, under
+ * `your_instagram_activity/messages/inbox/…` (older downloads: a media URI starting with it).
+ */
+function isInstagram(file: string, messages: IncomingMessage[]): boolean {
+  if (path.resolve(file).split(path.sep).includes('your_instagram_activity')) return true;
+  return messages.some((m) => m.attachments.some((a) => a.uri?.includes(`your_instagram_activity${path.sep}`)));
+}
+
+async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
+  const timeZone = importTimeZone(ctx);
+  const sentAt = (v: string | number) => {
+    const { at, utcOffsetMin } = instantOf(v, { timeZone, unit: 'ms' }).instant;
+    return { sentAt: at, utcOffsetMin };
+  };
   const src = fileSource(file);
   const meta: Record<string, unknown> = {};
   const messages: IncomingMessage[] = [];
@@ -112,35 +150,39 @@ async function* readMessenger(file: string): AsyncGenerator<IncomingConversation
     }
     const metadata: Record<string, unknown> = {};
     if (m.reactions?.length) metadata.reactions = m.reactions.map((r) => ({ reaction: fix(r.reaction), actor: fix(r.actor) }));
-    messages.push({
+    const message: IncomingMessage = {
       // Meta gives messages no id: re-imports match them by speaker, time and text instead.
       speaker: fix(m.sender_name) || 'Facebook user',
       role: 'other',
       text,
-      sentAt: new Date(m.timestamp_ms),
-      utcOffsetMin: 0,
+      ...sentAt(m.timestamp_ms),
       attachments,
       metadata,
-    });
+    };
+    await checkJsonMessage(src, ev.path, `message ${index + 1}`, message);
+    messages.push(message);
   }
   if (!sawMessages) throw await valueError(src, [], 'no "messages" array here; is this a Messenger or Instagram message_N.json?');
   // Newest first in the file; a stable sort keeps same-millisecond messages in the order they were sent.
   messages.reverse().sort((a, b) => a.sentAt.getTime() - b.sentAt.getTime());
   if (messages.length === 0) return;
 
-  const participants = z.array(z.looseObject({ name: z.string() })).safeParse(meta.participants);
-  const title = typeof meta.title === 'string' ? fix(meta.title) : undefined;
+  // Classic: [{"name"}]; end-to-end encrypted: plain names.
+  const participants = z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).safeParse(meta.participants);
+  const titleValue = meta.title ?? meta.threadName;
+  const title = typeof titleValue === 'string' ? fix(titleValue) : undefined;
   const threadPath = typeof meta.thread_path === 'string' ? meta.thread_path : null;
-  const names = participants.success ? participants.data.map((p) => fix(p.name)!) : [];
-  // Without thread_path (hand-edited files), the folder name is what Meta uses for it.
-  const externalId = threadPath ?? `${path.basename(path.dirname(path.resolve(file)))}`;
+  const names = participants.success ? participants.data.map((p) => fix(typeof p === 'string' ? p : p.name)!) : [];
   const part = /message_(\d+)\.json$/i.exec(file)?.[1];
+  // Without thread_path, a classic thread is its folder (as Meta names it); an encrypted chat is its file.
+  const externalId =
+    threadPath ?? (part ? path.basename(path.dirname(path.resolve(file))) : `e2ee/${path.basename(file, path.extname(file))}`);
   const metadata: Record<string, unknown> = { skipped, timeZone: 'UTC (the export has no time zone)' };
   if (part) metadata.part = Number(part);
   if (typeof meta.thread_type === 'string') metadata.threadType = meta.thread_type;
   if (typeof meta.is_still_participant === 'boolean') metadata.isStillParticipant = meta.is_still_participant;
   yield IncomingConversation.parse({
-    source: 'messenger',
+    source: isInstagram(file, messages) ? 'instagram' : 'messenger',
     externalId,
     title,
     participants: names.length > 0 ? names : [...new Set(messages.map((m) => m.speaker))],
@@ -155,6 +197,10 @@ export const messengerImport: ImportFormat = {
   detect: ({ path: p, head }) =>
     path.extname(p).toLowerCase() === '.json' &&
     /"participants"\s*:/.test(head) &&
-    (/"sender_name"\s*:/.test(head) || /"timestamp_ms"\s*:/.test(head) || /^message_\d+\.json$/i.test(path.basename(p))),
+    (/"sender_name"\s*:/.test(head) ||
+      /"timestamp_ms"\s*:/.test(head) ||
+      /"senderName"\s*:/.test(head) ||
+      /"threadName"\s*:/.test(head) ||
+      /^message_\d+\.json$/i.test(path.basename(p))),
   read: readMessenger,
 };

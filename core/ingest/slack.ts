@@ -3,10 +3,12 @@ import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import type { ImportFormat, ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkJson, zipMemberSource, type JsonSource } from './json-stream.js';
+import { fileSource, shapeError, valueError, walkJson, zipMemberSource, type JsonPath, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
+import { readTime } from './time-shapes.js';
 import { looksLikeZip, openZipReader, zipEntryNamesSync, zipError } from './zip.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Slack workspace export (Workspace settings → Import/Export data → Export): a zip with `users.json`,
@@ -40,7 +42,10 @@ const User = z.looseObject({
   tz_offset: z.number().nullish(),
 });
 
-const Ts = z.string().regex(/^\d+(\.\d+)?$/, 'expected a Slack timestamp like "1712345678.123456"');
+const Ts = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'expected a Slack timestamp like "1712345678.123456"')
+  .refine((ts) => readTime(ts, { timeZone: 'UTC', unit: 's' }).ok, 'a Slack timestamp between 1900 and 2199');
 
 const Message = z.looseObject({
   type: z.string().nullish(),
@@ -216,16 +221,16 @@ async function readDay(
   channels: Map<string, string>,
 ): Promise<{ messages: IncomingMessage[]; skipped: number }> {
   const state = { messages: [] as IncomingMessage[], skipped: 0 };
-  const day: { m: Message; ts: string }[] = [];
+  const day: { m: Message; ts: string; at: JsonPath }[] = [];
   for await (const ev of walkJson(src, (p, type) => p.length === 0 && type === 'array')) {
     if (ev.kind !== 'value') continue;
     if (ev.path.length === 0) throw await valueError(src, [], 'expected an array of messages');
     const parsed = Message.safeParse(ev.value);
     if (!parsed.success) throw await shapeError(src, ev.path, `message ${(ev.path[0] as number) + 1}`, parsed.error);
-    day.push({ m: parsed.data, ts: parsed.data.ts });
+    day.push({ m: parsed.data, ts: parsed.data.ts, at: ev.path });
   }
   day.sort((a, b) => compareTs(a.ts, b.ts));
-  for (const { m } of day) {
+  for (const { m, at } of day) {
     if ((m.type && m.type !== 'message') || (m.subtype && !SPEECH.has(m.subtype))) {
       state.skipped++;
       continue;
@@ -256,7 +261,7 @@ async function readDay(
     if (m.reply_count) metadata.replyCount = m.reply_count;
     if (m.edited?.ts) metadata.editedAt = tsToDate(m.edited.ts).toISOString();
     if (m.reactions?.length) metadata.reactions = m.reactions.map((r) => ({ name: r.name, count: r.count ?? 1 }));
-    state.messages.push({
+    const message: IncomingMessage = {
       externalId: m.client_msg_id ?? m.ts,
       speaker: m.user_profile?.real_name || user?.name || m.username || m.user_profile?.name || m.user || m.bot_id || 'Slack',
       role: 'other',
@@ -265,7 +270,9 @@ async function readDay(
       utcOffsetMin,
       attachments,
       metadata,
-    });
+    };
+    await checkJsonMessage(src, at, `message ${(at[0] as number) + 1}`, message);
+    state.messages.push(message);
   }
   return state;
 }

@@ -5,6 +5,8 @@ import type { ImportFormat, ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
+import { importTimeZone, instantOf, timeField } from './time-shapes.js';
+import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Telegram Desktop → Export chat history (one chat) or Settings → Advanced → Export Telegram data (the
@@ -20,11 +22,9 @@ const Message = z
   .looseObject({
     id: z.number(),
     type: z.string(),
-    date: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, 'expected a local time like 2023-05-08T21:56:00')
-      .optional(),
-    date_unixtime: z.string().regex(/^\d+$/, 'expected unix seconds as a string').optional(),
+    // Telegram writes the computer's local time; converters write ISO with Z or an offset, or unix times.
+    date: timeField().optional(),
+    date_unixtime: timeField('s').optional(),
     from: z.string().nullish(),
     // Numbers in exports before 2021, "user123"/"channel123" since.
     from_id: z.union([z.string(), z.number().transform((n) => `user${n}`)]).nullish(),
@@ -37,7 +37,7 @@ const Message = z
     sticker_emoji: z.string().optional(),
     reply_to_message_id: z.number().optional(),
     forwarded_from: z.string().nullish(),
-    edited_unixtime: z.string().optional(),
+    edited_unixtime: timeField('s').optional(),
     via_bot: z.string().optional(),
     poll: z.looseObject({ question: z.string(), answers: z.array(z.looseObject({ text: z.string() })).optional() }).optional(),
     location_information: z.looseObject({ latitude: z.number(), longitude: z.number() }).optional(),
@@ -77,14 +77,6 @@ function plainText(t: z.infer<typeof Text> | undefined): string {
   if (t === undefined) return '';
   if (typeof t === 'string') return t;
   return t.map((x) => (typeof x === 'string' ? x : x.text)).join('');
-}
-
-/** "2023-05-08T21:56:00" read as if it were UTC: compared with the true instant it gives the offset. */
-function localAsUtc(date: string): number {
-  const [d, t] = date.split('T') as [string, string];
-  const [y, mo, da] = d.split('-').map(Number) as [number, number, number];
-  const [h, mi, s] = t.split(':').map(Number) as [number, number, number];
-  return Date.UTC(y, mo - 1, da, h, mi, s);
 }
 
 function media(m: Message, dir: string): Attachment[] {
@@ -150,6 +142,7 @@ async function toMessage(
   raw: unknown,
   owner: { id: string | null; name: string | null },
   ctx: ReadContext,
+  timeZone: string,
 ): Promise<IncomingMessage | null> {
   const parsed = Message.safeParse(raw);
   if (!parsed.success) throw await shapeError(src, at, `message ${(raw as { id?: unknown } | null)?.id ?? at.at(-1)}`, parsed.error);
@@ -168,26 +161,28 @@ async function toMessage(
   let sentAt: Date;
   let utcOffsetMin = 0;
   if (m.date_unixtime !== undefined) {
-    sentAt = new Date(Number(m.date_unixtime) * 1000);
+    sentAt = instantOf(m.date_unixtime, { timeZone, unit: 's' }).instant.at;
     if (m.date !== undefined) {
-      // `date` is the same instant on the exporting computer's clock: the difference is its offset then.
-      const off = Math.round((localAsUtc(m.date) - sentAt.getTime()) / 60000);
+      // `date` is the same instant, on the exporting computer's clock or with its offset written out.
+      const date = instantOf(m.date, { timeZone: 'UTC' });
+      const off = date.exact ? date.instant.utcOffsetMin : Math.round((date.instant.at.getTime() - sentAt.getTime()) / 60000);
       if (Math.abs(off) <= 14 * 60) utcOffsetMin = off;
       else ctx.warn(`${src.file}: message ${m.id}: "date" and "date_unixtime" are ${off} minutes apart; offset ignored`);
     }
   } else {
-    // Exports before 2021 have only the local time: the instant is unknowable, so it is kept as UTC.
-    sentAt = new Date(localAsUtc(m.date!));
-    chat.localOnly++;
+    // Exports before 2021 have only the local time, read in the import's zone; converters write exact times.
+    const date = instantOf(m.date!, { timeZone });
+    ({ at: sentAt, utcOffsetMin } = date.instant);
+    if (!date.exact) chat.localOnly++;
   }
   const metadata: Record<string, unknown> = {};
   if (m.reply_to_message_id !== undefined) metadata.replyTo = String(m.reply_to_message_id);
   if (m.forwarded_from) metadata.forwardedFrom = m.forwarded_from;
-  if (m.edited_unixtime) metadata.editedAt = new Date(Number(m.edited_unixtime) * 1000).toISOString();
+  if (m.edited_unixtime) metadata.editedAt = instantOf(m.edited_unixtime, { timeZone, unit: 's' }).instant.at.toISOString();
   if (m.via_bot) metadata.viaBot = m.via_bot;
   if (m.from_id) metadata.fromId = m.from_id;
   const isOwner = owner.id !== null && m.from_id === owner.id;
-  return {
+  const message: IncomingMessage = {
     externalId: String(m.id),
     speaker: m.from || (isOwner ? owner.name : null) || (m.from_id ? `Deleted Account (${m.from_id})` : 'Deleted Account'),
     role: isOwner ? 'user' : 'other',
@@ -197,15 +192,17 @@ async function toMessage(
     attachments,
     metadata,
   };
+  await checkJsonMessage(src, at, `message ${m.id}`, message);
+  return message;
 }
 
-function toConversation(chat: Chat, owner: { name: string | null }): IncomingConversation {
+function toConversation(chat: Chat, owner: { name: string | null }, timeZone: string): IncomingConversation {
   const { name, type, id } = chat.meta;
   const metadata: Record<string, unknown> = {
     skipped: chat.skipped,
     timeZone:
       chat.localOnly > 0
-        ? 'unknown: this export has only local times, stored as if they were UTC'
+        ? `local times without a zone, read in ${timeZone}`
         : "offsets are the exporting computer's time zone (Telegram writes its local time next to the unix time)",
   };
   if (typeof type === 'string') metadata.type = type;
@@ -225,6 +222,7 @@ function toConversation(chat: Chat, owner: { name: string | null }): IncomingCon
 
 async function* readTelegram(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
   const src = fileSource(file);
+  const timeZone = importTimeZone(ctx);
   const chats = new Map<string, Chat>();
   const owner: { id: string | null; name: string | null } = { id: null, name: null };
   let sawChat = false;
@@ -254,10 +252,10 @@ async function* readTelegram(file: string, ctx: ReadContext): AsyncGenerator<Inc
       const last = p.at(-1)!;
       if (typeof last === 'number' && parent.at(-1) === 'messages') {
         const chat = chats.get(key(parent.slice(0, -1)));
-        const m = chat ? await toMessage(src, chat, p, ev.value, owner, ctx) : null;
+        const m = chat ? await toMessage(src, chat, p, ev.value, owner, ctx, timeZone) : null;
         if (chat && m) {
           if (partIsFull(chat.messages, m)) {
-            yield toConversation(chat, owner);
+            yield toConversation(chat, owner, timeZone);
             chat.messages = [];
             chat.skipped = 0;
             chat.parts++;
@@ -273,7 +271,7 @@ async function* readTelegram(file: string, ctx: ReadContext): AsyncGenerator<Inc
       chats.delete(key(p));
       if (!chat.hasMessages) continue; // The account-export root: its chats were yielded one by one.
       sawChat = true;
-      const c = toConversation(chat, owner);
+      const c = toConversation(chat, owner, timeZone);
       if (c.messages.length > 0) yield c;
     }
   }

@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import type { Readable, Transform } from 'node:stream';
 import iconv from 'iconv-lite';
+import { importError } from './import-format.js';
 
 /**
  * Text exports come in whatever encoding the exporting app and OS chose: UTF-8 with or without a BOM,
- * UTF-16 (older Windows tools), or GBK/GB18030 (Chinese Windows: old QQ, WeChat CSV saved by Excel).
+ * UTF-16 (older Windows tools), GBK/GB18030 (Chinese Windows: old QQ, WeChat CSV saved by Excel), or
+ * Windows-1252 / Latin-1 (Western Windows and old Android: a WhatsApp chat with é and ü re-saved).
  * Everything here streams: a multi-gigabyte file is read in chunks and never held whole.
  */
 
-export type TextEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'gb18030';
+export type TextEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'gb18030' | 'windows1252';
 
 export interface TextSource {
   encoding: TextEncoding;
@@ -36,7 +38,29 @@ async function readStart(file: string, bytes: number): Promise<Buffer> {
   }
 }
 
-/** BOM first; else strict UTF-8 over the first 64 KiB; else GB18030 (a superset of GBK and GB2312). */
+/**
+ * Latin-1 or GBK, for bytes that are not UTF-8. Chinese text is pairs of high bytes (GB2312's hanzi are
+ * 0xA1–0xFE twice); Western text has a lone high byte between ASCII letters (é in "café ", ü in "für").
+ * A high byte followed by a space, a digit or punctuation is no GBK character at all. So: any such
+ * byte, or more lone high bytes than pairs, is Latin-1.
+ */
+function looksLikeGbk(bytes: Uint8Array): boolean {
+  let pairs = 0;
+  let lone = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b < 0x80) continue;
+    if (i + 1 >= bytes.length) break; // cut at the end of the sample
+    const next = bytes[i + 1]!;
+    if (b === 0x80 || b === 0xff || next < 0x40 || next === 0x7f || next === 0xff) return false;
+    if (next >= 0x80) pairs++;
+    else lone++;
+    i++;
+  }
+  return pairs > lone;
+}
+
+/** BOM first; else strict UTF-8 over the first 64 KiB; else GB18030 (a superset of GBK) or Windows-1252. */
 export function sniffEncoding(start: Uint8Array): TextSource {
   if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return { encoding: 'utf8', skip: 3 };
   if (start[0] === 0xff && start[1] === 0xfe) return { encoding: 'utf16le', skip: 2 };
@@ -46,12 +70,16 @@ export function sniffEncoding(start: Uint8Array): TextSource {
     new TextDecoder('utf-8', { fatal: true }).decode(start, { stream: true });
     return { encoding: 'utf8', skip: 0 };
   } catch {
-    return { encoding: 'gb18030', skip: 0 };
+    return { encoding: looksLikeGbk(start) ? 'gb18030' : 'windows1252', skip: 0 };
   }
 }
 
 export async function detectTextEncoding(file: string): Promise<TextSource> {
   return sniffEncoding(await readStart(file, SNIFF_BYTES));
+}
+
+function iconvName(e: Exclude<TextEncoding, 'utf8'>): string {
+  return e === 'utf16be' ? 'utf16-be' : e;
 }
 
 /** The file as a stream of decoded strings (BOM removed). */
@@ -64,9 +92,7 @@ export async function openText(file: string): Promise<{ encoding: TextEncoding; 
     stream = raw;
   } else {
     // iconv-lite's typings say ReadWriteStream; at run time it is a stream.Transform.
-    const decoder = iconv.decodeStream(src.encoding === 'utf16be' ? 'utf16-be' : src.encoding === 'utf16le' ? 'utf16le' : 'gb18030', {
-      stripBOM: true,
-    }) as unknown as Transform;
+    const decoder = iconv.decodeStream(iconvName(src.encoding), { stripBOM: true }) as unknown as Transform;
     raw.on('error', (e) => decoder.destroy(e));
     stream = raw.pipe(decoder);
   }
@@ -117,11 +143,23 @@ export async function* splitLines(chunks: AsyncIterable<string | Buffer>): Async
   if (rest.length > 0) yield { line: rest, lineNo: ++lineNo };
 }
 
+/**
+ * Lines that can be stored: a NUL character is refused where it is. No chat app writes one; it means a
+ * damaged file or a binary one under a text name, and the store could not hold it.
+ */
+export async function* refuseNul(label: string, lines: AsyncIterable<TextLine>): AsyncGenerator<TextLine> {
+  for await (const l of lines) {
+    const at = l.line.indexOf('\u0000');
+    if (at >= 0) throw importError(label, { line: l.lineNo, column: at + 1 }, 'a NUL character (U+0000): the file is damaged or not text');
+    yield l;
+  }
+}
+
 /** Decoded lines of a text file, streamed, with 1-based line numbers. */
 export async function* readLines(file: string): AsyncGenerator<TextLine> {
   const { stream } = await openText(file);
   try {
-    yield* splitLines(stream as AsyncIterable<string>);
+    yield* refuseNul(file, splitLines(stream as AsyncIterable<string>));
   } finally {
     stream.destroy();
   }
@@ -133,7 +171,7 @@ export async function readTextHead(file: string, bytes = SNIFF_BYTES): Promise<s
   const src = sniffEncoding(start);
   const body = start.subarray(src.skip);
   if (src.encoding === 'utf8') return new TextDecoder('utf-8').decode(body);
-  return iconv.decode(Buffer.from(body), src.encoding === 'utf16be' ? 'utf16-be' : src.encoding);
+  return iconv.decode(Buffer.from(body), iconvName(src.encoding));
 }
 
 /**

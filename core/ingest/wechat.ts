@@ -9,6 +9,8 @@ import { importError, type ImportFormat, type ReadContext, withTimeZone } from '
 import { fileSource, jsonError, shapeError, valueError, walkJson, type JsonSource } from './json-stream.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant } from './local-time.js';
 import { asciiView, openText } from './text-lines.js';
+import { readTime, type Instant } from './time-shapes.js';
+import { checkJsonMessage, checkLineMessage } from './message-checks.js';
 
 /**
  * WeChat has no export of its own; people use desktop tools that read the PC client's database:
@@ -155,10 +157,13 @@ function parseWall(s: string): { year: number; month: number; day: number; hour:
  * Instant from Unix seconds when present; offset from the exporter's formatted wall time when it agrees
  * with a real UTC offset (whole quarter hours within ±14 h), else from the zone.
  */
-function resolveTime(unix: number | null, formatted: string | null, timeZone: string): { at: Date; utcOffsetMin: number } | null {
+function resolveTime(created: CreateTime | null, formatted: string | null, timeZone: string): { at: Date; utcOffsetMin: number } | null {
+  // A converter's local CreateTime ("2024-02-10 00:04:00") is a wall time already read in the zone.
+  if (created && !created.exact) return created.instant;
+  const exact = created ? created.instant.at : null;
   const wall = formatted ? parseWall(formatted) : null;
-  if (unix !== null) {
-    const at = new Date(unix * 1000);
+  if (exact !== null) {
+    const at = exact;
     if (wall) {
       const diffMin = (Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) - at.getTime()) / 60000;
       if (Number.isInteger(diffMin) && diffMin % 15 === 0 && Math.abs(diffMin) <= 14 * 60) return { at, utcOffsetMin: diffMin };
@@ -168,11 +173,17 @@ function resolveTime(unix: number | null, formatted: string | null, timeZone: st
   return wall ? wallTimeToInstant(wall, timeZone) : null;
 }
 
-function unixSeconds(v: unknown): number | null {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n <= 0) return null;
-  // Some tools write milliseconds.
-  return n > 1e11 ? Math.floor(n / 1000) : Math.floor(n);
+const NOT_UNIX = 'is not a time (unix seconds or milliseconds from 1980, or ISO 8601)';
+
+type CreateTime = { instant: Instant; exact: boolean };
+
+/** CreateTime: unix seconds (some tools write milliseconds, or ISO); null when it is no time at all. */
+function createTime(v: unknown, timeZone: string): CreateTime | null {
+  if (typeof v !== 'number' && typeof v !== 'string') return null;
+  const r = readTime(v, { timeZone });
+  if (!r.ok) return null;
+  // Whole seconds, as WeChat keeps them.
+  return { ...r, instant: { ...r.instant, at: new Date(Math.floor(r.instant.at.getTime() / 1000) * 1000) } };
 }
 
 // ---- CSV ----------------------------------------------------------------------------------------
@@ -392,9 +403,9 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
       if (senderRaw !== '0' && senderRaw !== '1') throw importError(file, { line }, `IsSender is "${senderRaw}", expected 0 or 1`);
       const createRaw = n.createTime ? (col(record, n.createTime) ?? '').trim() : '';
       const strTime = n.strTime ? (col(record, n.strTime) ?? '').trim() : '';
-      const unix = createRaw ? unixSeconds(createRaw) : null;
-      if (createRaw && unix === null) throw importError(file, { line }, `CreateTime "${createRaw}" is not a Unix time in seconds`);
-      const time = resolveTime(unix, strTime || null, timeZone);
+      const created = createRaw ? createTime(createRaw, timeZone) : null;
+      if (createRaw && created === null) throw importError(file, { line }, `CreateTime "${createRaw}" ${NOT_UNIX}`);
+      const time = resolveTime(created, strTime || null, timeZone);
       if (!time)
         throw importError(
           file,
@@ -417,7 +428,9 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
       const { text, attachments } = body(kind, col(record, n.content!) ?? '');
       b.participants.add(speaker);
       if (!isMe) b.otherNames.add(speaker);
-      b.messages.push(makeMessage({ speaker, role, text, sentAt: time.at, utcOffsetMin: time.utcOffsetMin, attachments }));
+      const msg = makeMessage({ speaker, role, text, sentAt: time.at, utcOffsetMin: time.utcOffsetMin, attachments });
+      checkLineMessage(file, line, msg);
+      b.messages.push(msg);
     }
     for (const t of pass) {
       const b = building.get(t.id)!;
@@ -504,10 +517,9 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
     const parsed = EchoMessage.safeParse(ev.value);
     if (!parsed.success) throw await shapeError(src, ev.path, 'message', parsed.error);
     const m = parsed.data;
-    const unix = unixSeconds(m.createTime);
-    if (unix === null)
-      throw await valueError(src, [...ev.path, 'createTime'], `message: createTime "${m.createTime}" is not a Unix time in seconds`);
-    const time = resolveTime(unix, m.formattedTime ?? null, timeZone)!;
+    const created = createTime(m.createTime, timeZone);
+    if (created === null) throw await valueError(src, [...ev.path, 'createTime'], `message: createTime "${m.createTime}" ${NOT_UNIX}`);
+    const time = resolveTime(created, m.formattedTime ?? null, timeZone)!;
     const kind = echoKind(m);
     const sender = m.senderUsername ?? '';
     // isSend null marks system rows; so does a sender that is the group itself.
@@ -531,6 +543,7 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
       utcOffsetMin: time.utcOffsetMin,
       attachments,
     });
+    await checkJsonMessage(src, ev.path, 'message', msg);
     if (!name && !isMe) unnamed.push({ msg, sender: sender.trim() });
     messages.push(msg);
   }

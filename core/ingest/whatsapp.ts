@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Attachment, IncomingConversation, IncomingMessage } from '../domain/conversation.js';
-import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
+import { importError, type DateOrder, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
 import { fileAttachment, makeConversation, makeMessage, normalizeSpaces, stripDirectionMarks } from './chat-text.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
-import { readLines, splitLines, type TextLine } from './text-lines.js';
+import { readLines, refuseNul, splitLines, type TextLine } from './text-lines.js';
 import { listZipEntries, looksLikeZip, zipEntryNamesSync, zipEntryStream } from './zip.js';
 
 /**
@@ -21,8 +21,6 @@ import { listZipEntries, looksLikeZip, zipEntryNamesSync, zipEntryStream } from 
  * above 12 (month first); otherwise `dateOrder`, else the order of `locale` (default: this machine's),
  * with a warning.
  */
-
-export type DateOrder = 'dmy' | 'mdy';
 
 export interface WhatsAppOptions {
   /** IANA zone the phone was in; default: this machine's zone. */
@@ -448,7 +446,7 @@ async function* entryLines(file: string, entry: string): AsyncGenerator<TextLine
   const stream = await zipEntryStream(file, entry);
   try {
     // WhatsApp writes UTF-8 (iOS adds a BOM, which splitLines drops).
-    yield* splitLines(decodeUtf8(stream));
+    yield* refuseNul(`${file} (${entry})`, splitLines(decodeUtf8(stream)));
   } finally {
     stream.destroy();
   }

@@ -205,25 +205,27 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
         slots.release();
       }
       const latencyMs = Math.round(performance.now() - started);
+      const logFailure = (errorCode: LlmErrorCode, error: string) =>
+        log({
+          ownerId,
+          operation: req.operation,
+          attempt,
+          repair,
+          tokensIn: null,
+          tokensOut: null,
+          latencyMs,
+          ok: false,
+          status,
+          errorCode,
+          error,
+        });
 
       if (!failure && status !== null && (status < 200 || status >= 300)) {
         if (status === 400 && json && jsonModeAccepted && /response_format|json_object|json_schema/i.test(text)) {
           // LM Studio and some proxies refuse OpenAI's json_object mode: the prompt already demands JSON,
           // so ask again without it (not counted as a retry) and remember for this client's lifetime.
           jsonModeAccepted = false;
-          await log({
-            ownerId,
-            operation: req.operation,
-            attempt,
-            repair,
-            tokensIn: null,
-            tokensOut: null,
-            latencyMs,
-            ok: false,
-            status,
-            errorCode: 'LLM_REQUEST',
-            error: `JSON mode refused, retrying without it: ${serverMessage(status, text)}`,
-          });
+          await logFailure('LLM_REQUEST', `JSON mode refused, retrying without it: ${serverMessage(status, text)}`);
           attempt++;
           continue;
         }
@@ -268,19 +270,7 @@ export function createOpenAiLlm(input: LlmConfigInput, deps: ClientDeps = {}): L
         }
       }
 
-      await log({
-        ownerId,
-        operation: req.operation,
-        attempt,
-        repair,
-        tokensIn: null,
-        tokensOut: null,
-        latencyMs,
-        ok: false,
-        status,
-        errorCode: failure.code,
-        error: failure.message,
-      });
+      await logFailure(failure.code, failure.message);
       if (!failure.retry || retries >= cfg.maxRetries) {
         throw new LlmError(failure.code, `${req.operation}: ${clean(failure.message)}`, {
           operation: req.operation,

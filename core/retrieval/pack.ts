@@ -39,9 +39,11 @@ export interface PackRequest {
 
 export interface PackedMessage {
   id: string;
+  conversationId: string;
   externalId: string | null;
   speaker: string;
   sentAt: Date;
+  utcOffsetMin: number;
   text: string;
   /** False for a neighbouring turn packed for its context. */
   matched: boolean;
@@ -487,9 +489,11 @@ function finishBlock(b: OpenBlock): EvidenceBlock {
   const picked = [...b.picked.values()].sort((x, y) => x.doc.message.seq - y.doc.message.seq);
   const messages = picked.map(({ doc, matched }) => ({
     id: doc.message.id,
+    conversationId: doc.message.conversationId,
     externalId: doc.message.externalId,
     speaker: doc.message.speaker,
     sentAt: doc.message.sentAt,
+    utcOffsetMin: doc.message.utcOffsetMin,
     text: doc.text,
     matched,
   }));

@@ -52,6 +52,24 @@ export interface StoredConversation {
   processed: boolean;
 }
 
+interface ConversationRow {
+  id: string;
+  source: string;
+  external_id: string;
+  title: string | null;
+  participants: string[];
+  processed: boolean;
+}
+const conversationColumns = 'id, source, external_id, title, participants, processed';
+const toConversation = (row: ConversationRow): StoredConversation => ({
+  id: row.id,
+  source: row.source,
+  externalId: row.external_id,
+  title: row.title,
+  participants: row.participants,
+  processed: row.processed,
+});
+
 /** Conversations and their messages: the raw material every episode is built from. */
 export function conversationReads(q: Sql) {
   return {
@@ -77,26 +95,12 @@ export function conversationReads(q: Sql) {
 
     /** A conversation by its source's id: in one source, or in any (live memory's `endConversation`). */
     async byExternalId(ownerId: string, externalId: string, source?: string): Promise<StoredConversation[]> {
-      const r = await q.query<{
-        id: string;
-        source: string;
-        external_id: string;
-        title: string | null;
-        participants: string[];
-        processed: boolean;
-      }>(
-        `SELECT id, source, external_id, title, participants, processed FROM conversations
+      const r = await q.query<ConversationRow>(
+        `SELECT ${conversationColumns} FROM conversations
          WHERE owner_id = $1 AND external_id = $2 AND ($3::text IS NULL OR source = $3) ORDER BY created_at`,
         [ownerId, externalId, source ?? null],
       );
-      return r.rows.map((row) => ({
-        id: row.id,
-        source: row.source,
-        externalId: row.external_id,
-        title: row.title,
-        participants: row.participants,
-        processed: row.processed,
-      }));
+      return r.rows.map(toConversation);
     },
 
     /**
@@ -153,28 +157,11 @@ export function conversationReads(q: Sql) {
     },
 
     async get(ownerId: string, id: string): Promise<StoredConversation | null> {
-      const r = await q.query<{
-        id: string;
-        source: string;
-        external_id: string;
-        title: string | null;
-        participants: string[];
-        processed: boolean;
-      }>(`SELECT id, source, external_id, title, participants, processed FROM conversations WHERE owner_id = $1 AND id = $2`, [
+      const r = await q.query<ConversationRow>(`SELECT ${conversationColumns} FROM conversations WHERE owner_id = $1 AND id = $2`, [
         ownerId,
         id,
       ]);
-      const row = r.rows[0];
-      return row
-        ? {
-            id: row.id,
-            source: row.source,
-            externalId: row.external_id,
-            title: row.title,
-            participants: row.participants,
-            processed: row.processed,
-          }
-        : null;
+      return r.rows[0] ? toConversation(r.rows[0]) : null;
     },
 
     /** The data type of a conversation (what kind of record it is), which picks its episode builder. */
@@ -188,8 +175,26 @@ export function conversationReads(q: Sql) {
   };
 }
 
+/** Links each episode's messages to it in one statement per 5 000 messages, however many episodes. */
+async function linkMessages(
+  q: Sql,
+  ownerId: string,
+  links: readonly { messageIds: readonly string[]; episodeId: string }[],
+): Promise<void> {
+  const pairs = links.flatMap((l) => l.messageIds.map((m) => [m, l.episodeId] as const));
+  for (const batch of chunks(pairs, 5000)) {
+    await q.query(
+      `UPDATE messages m SET episode_id = u.episode_id, processed = true
+         FROM unnest($2::uuid[], $3::uuid[]) AS u(id, episode_id) WHERE m.owner_id = $1 AND m.id = u.id`,
+      [ownerId, batch.map((x) => x[0]), batch.map((x) => x[1])],
+    );
+  }
+}
+
 export function conversationWrites(q: Sql) {
   return {
+    linkToEpisodes: (ownerId: string, links: readonly { messageIds: readonly string[]; episodeId: string }[]) =>
+      linkMessages(q, ownerId, links),
     /**
      * Creates the conversation or returns the existing one with the same source and external id. `id` is
      * the new conversation's id (live memory makes one id serve as both), a fresh one by default.
@@ -286,11 +291,7 @@ export function conversationWrites(q: Sql) {
     },
 
     async linkToEpisode(ownerId: string, messageIds: readonly string[], episodeId: string): Promise<void> {
-      await q.query(`UPDATE messages SET episode_id = $3, processed = true WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [
-        ownerId,
-        messageIds,
-        episodeId,
-      ]);
+      await linkMessages(q, ownerId, [{ messageIds, episodeId }]);
     },
 
     async markProcessed(ownerId: string, conversationId: string, version: string): Promise<void> {

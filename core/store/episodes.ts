@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredMessage } from '../domain/conversation.js';
 import type { Episode, EpisodeDraft, EpisodeMetadata, EpisodePatch } from '../domain/episode.js';
-import { Params, type Sql } from './sql.js';
+import { chunks, Params, type Sql } from './sql.js';
 
 interface EpisodeRow {
   id: string;
@@ -382,38 +382,80 @@ export function episodeReads(q: Sql) {
   };
 }
 
-export function episodeWrites(q: Sql) {
-  return {
-    async insert(ownerId: string, conversationId: string | null, d: EpisodeDraft, now: Date): Promise<string> {
-      const id = randomUUID();
-      await q.query(
-        `INSERT INTO episodes (id, owner_id, conversation_id, episode_type, level, title, content, summary, start_at, end_at,
+/** Inserts episodes in one statement per 500 (an import's group is hundreds); returns their ids in order. */
+async function insertEpisodes(
+  q: Sql,
+  ownerId: string,
+  conversationId: string | null,
+  drafts: readonly EpisodeDraft[],
+  now: Date,
+): Promise<string[]> {
+  const ids = drafts.map(() => randomUUID());
+  for (const [i, batch] of chunks(drafts, 500).entries()) {
+    const col = <T>(f: (d: EpisodeDraft) => T) => batch.map(f);
+    await q.query(
+      `INSERT INTO episodes (id, owner_id, conversation_id, episode_type, level, title, content, summary, start_at, end_at,
            utc_offset_min, metadata, structured_data, keywords, importance, builder, processing_status, processing_version,
            created_at, updated_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19)`,
-        [
-          id,
-          ownerId,
-          conversationId,
-          d.episodeType,
-          d.level,
-          d.title,
-          d.content,
-          d.summary,
-          d.temporal.start,
-          d.temporal.end,
-          d.temporal.utcOffsetMin,
-          JSON.stringify(d.metadata),
-          JSON.stringify(d.structuredData),
-          d.keywords,
-          d.importance,
-          d.builder,
-          d.processingStatus,
-          d.processingVersion,
-          now,
-        ],
-      );
-      return id;
+         SELECT u.id, $1, $2, u.episode_type, u.level, u.title, u.content, u.summary, u.start_at, u.end_at, u.off,
+                u.metadata::jsonb, u.structured_data::jsonb, ARRAY(SELECT jsonb_array_elements_text(u.keywords::jsonb)),
+                u.importance, u.builder, u.status, u.version, $3, $3
+         FROM unnest($4::uuid[], $5::text[], $6::smallint[], $7::text[], $8::text[], $9::text[], $10::timestamptz[],
+                     $11::timestamptz[], $12::int[], $13::text[], $14::text[], $15::text[], $16::real[], $17::text[],
+                     $18::text[], $19::text[])
+           AS u(id, episode_type, level, title, content, summary, start_at, end_at, off, metadata, structured_data,
+                keywords, importance, builder, status, version)`,
+      [
+        ownerId,
+        conversationId,
+        now,
+        ids.slice(i * 500, i * 500 + batch.length),
+        col((d) => d.episodeType),
+        col((d) => d.level),
+        col((d) => d.title),
+        col((d) => d.content),
+        col((d) => d.summary),
+        col((d) => d.temporal.start.toISOString()),
+        col((d) => d.temporal.end.toISOString()),
+        col((d) => d.temporal.utcOffsetMin),
+        col((d) => JSON.stringify(d.metadata)),
+        col((d) => JSON.stringify(d.structuredData)),
+        col((d) => JSON.stringify(d.keywords)),
+        col((d) => d.importance),
+        col((d) => d.builder),
+        col((d) => d.processingStatus),
+        col((d) => d.processingVersion),
+      ],
+    );
+  }
+  return ids;
+}
+
+/** A draft's columns in the order rewrite names them (episode_type … processing_version). */
+const draftValues = (d: EpisodeDraft) => [
+  d.episodeType,
+  d.level,
+  d.title,
+  d.content,
+  d.summary,
+  d.temporal.start,
+  d.temporal.end,
+  d.temporal.utcOffsetMin,
+  JSON.stringify(d.metadata),
+  JSON.stringify(d.structuredData),
+  d.keywords,
+  d.importance,
+  d.builder,
+  d.processingStatus,
+  d.processingVersion,
+];
+
+export function episodeWrites(q: Sql) {
+  return {
+    insertMany: (ownerId: string, conversationId: string | null, drafts: readonly EpisodeDraft[], now: Date) =>
+      insertEpisodes(q, ownerId, conversationId, drafts, now),
+    async insert(ownerId: string, conversationId: string | null, d: EpisodeDraft, now: Date): Promise<string> {
+      return (await insertEpisodes(q, ownerId, conversationId, [d], now))[0]!;
     },
 
     async update(ownerId: string, id: string, patch: EpisodePatch, now: Date): Promise<boolean> {
@@ -453,26 +495,7 @@ export function episodeWrites(q: Sql) {
            utc_offset_min = $10, metadata = $11, structured_data = $12, keywords = $13, importance = $14, builder = $15,
            processing_status = $16, processing_version = $17, updated_at = $18, base_importance = $14
          WHERE owner_id = $1 AND id = $2`,
-        [
-          ownerId,
-          id,
-          d.episodeType,
-          d.level,
-          d.title,
-          d.content,
-          d.summary,
-          d.temporal.start,
-          d.temporal.end,
-          d.temporal.utcOffsetMin,
-          JSON.stringify(d.metadata),
-          JSON.stringify(d.structuredData),
-          d.keywords,
-          d.importance,
-          d.builder,
-          d.processingStatus,
-          d.processingVersion,
-          now,
-        ],
+        [ownerId, id, ...draftValues(d), now],
       );
       return (r.affectedRows ?? 0) > 0;
     },

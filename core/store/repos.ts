@@ -12,6 +12,7 @@ import { factReads, factWrites } from './facts.js';
 import { forgettingReads, forgettingWrites } from './forgetting.js';
 import { graphReads, graphWrites } from './graph.js';
 import { importPreferenceReads, importPreferenceWrites } from './import-preferences.js';
+import { integrityReads, integrityWrites } from './integrity.js';
 import { llmReads, llmWrites } from './llm.js';
 import { relationshipReads, relationshipWrites } from './relationships.js';
 import { settingReads, settingWrites } from './settings.js';
@@ -44,6 +45,7 @@ export function readRepos(q: Sql) {
     llm: llmReads(q),
     importPreferences: importPreferenceReads(q),
     baseline: baselineReads(q),
+    integrity: integrityReads(q),
     memoryTables: memoryTableReads(q),
   };
 }
@@ -72,6 +74,7 @@ export function writeRepos(q: Sql, track: WriteTracker) {
     settings: { ...r.settings, ...settingWrites(q) },
     llm: { ...r.llm, ...llmWrites(q) },
     importPreferences: { ...r.importPreferences, ...importPreferenceWrites(q) },
+    integrity: { ...r.integrity, ...integrityWrites(q) },
     memoryTables: { ...r.memoryTables, ...memoryTableWrites(q) },
   };
 }

@@ -1,25 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { NemoriError } from '../domain/errors.js';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { acquireLock, type DirLock } from './lock.js';
+import { readBackupArchive } from './backup-archive.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
-import { openSealedBackup, sealBackup } from './backup-crypto.js';
+import { sealBackup } from './backup-crypto.js';
 
 export type { ReadRepos, Repos } from './repos.js';
 
-async function readBackup(file: string, passphrase: string | undefined): Promise<Blob> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.promises.readFile(file);
-  } catch (e) {
-    throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  return new Blob([new Uint8Array(await openSealedBackup(bytes, passphrase, path.basename(file)))]);
-}
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export interface OpenStoreOptions {
   /** Directory holding the database; omitted → an in-memory store (tests, dry runs). */
@@ -33,15 +27,35 @@ export interface OpenStoreOptions {
 }
 
 /**
- * Postgres keeps up to 1 GB of WAL by default; for a personal store that is mostly dead weight on disk.
- * ALTER SYSTEM persists in the data folder and applies from the next open.
+ * Postgres keeps up to 1 GB of WAL by default, and PGlite runs no checkpointer to trim it: for a personal
+ * store that is dead weight on disk. The caps go on PGlite's command line, so they hold from the first
+ * statement of every open, new store or old (`ALTER SYSTEM`, used before, only applied from the next
+ * open, so a big first import ran uncapped). Postgres's smallest allowed `min_wal_size` is two segments.
  */
-async function boundWal(db: PGlite): Promise<void> {
-  const r = await db.query<{ setting: string }>(`SELECT setting FROM pg_settings WHERE name = 'max_wal_size'`);
-  if (r.rows[0]?.setting === '64') return;
-  // One statement per call: a multi-statement string runs as a transaction block, which ALTER SYSTEM refuses.
-  await db.exec(`ALTER SYSTEM SET max_wal_size = '64MB'`);
-  await db.exec(`ALTER SYSTEM SET min_wal_size = '32MB'`);
+const WAL_SETTINGS = { max_wal_size: 64, min_wal_size: 32 } as const;
+
+/** A checkpoint once this much WAL was written since the last one: WAL stays well under the cap. */
+const CHECKPOINT_AFTER_BYTES = 16 * 1024 * 1024;
+
+function pgliteOptions(dataDir: string | undefined, loadDataDir?: Blob): PGliteOptions {
+  return {
+    dataDir,
+    ...(loadDataDir ? { loadDataDir } : {}),
+    // amcheck only for `health --deep` (its B-tree check); loaded with the store, created on first use.
+    extensions: { vector, amcheck },
+    startParams: [...PGlite.defaultStartParams, ...Object.entries(WAL_SETTINGS).flatMap(([k, mb]) => ['-c', `${k}=${mb}MB`])],
+  };
+}
+
+/** Refuses to run with a WAL cap that did not take (a PGlite that ignores its command line). */
+async function verifyWal(db: PGlite): Promise<void> {
+  const r = await db.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`, [
+    Object.keys(WAL_SETTINGS),
+  ]);
+  for (const [name, mb] of Object.entries(WAL_SETTINGS)) {
+    const got = r.rows.find((x) => x.name === name)?.setting;
+    if (got !== String(mb)) throw new Error(`the database runs with ${name} = ${got ?? 'unset'} MB instead of ${mb} MB`);
+  }
 }
 
 /**
@@ -78,13 +92,10 @@ export class Store {
       lock = o.lock ?? acquireLock(file);
     }
     try {
-      const db = await PGlite.create({
-        dataDir: o.dir ? path.join(o.dir, 'pg') : undefined,
-        extensions: { vector },
-      });
+      const db = await PGlite.create(pgliteOptions(o.dir ? path.join(o.dir, 'pg') : undefined));
       try {
+        await verifyWal(db);
         await migrate(db, o.migrationsDir ?? defaultMigrationsDir);
-        if (o.dir) await boundWal(db);
         // Owner filters are applied after the HNSW scan; iterative scans keep filtered kNN from coming back short.
         await db.exec(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64; SET work_mem = '32MB';`);
       } catch (e) {
@@ -115,13 +126,21 @@ export class Store {
   }
 
   /**
-   * PGlite runs no autovacuum worker, so the store does its job: after enough index writes (10 % of
-   * the postings, at least 2 000 rows — a new store needs statistics early, or the planner guesses
-   * badly on its small, fresh tables) it refreshes planner statistics and the visibility map that
-   * BM25's index-only scans depend on. Cheap to call after every write; it usually does nothing.
+   * PGlite runs no autovacuum worker and no checkpointer, so the store does their jobs. After enough
+   * index writes (10 % of the postings, at least 2 000 rows — a new store needs statistics early, or the
+   * planner guesses badly on its small, fresh tables) it refreshes planner statistics and the visibility
+   * map that BM25's index-only scans depend on; after enough WAL it checkpoints, which lets Postgres
+   * recycle the segments behind it. Cheap to call after every write; it usually does nothing. Says
+   * whether it vacuumed.
    */
   async maintain(force = false): Promise<boolean> {
     this.assertOpen();
+    const vacuumed = await this.vacuum(force);
+    await this.checkpoint(force);
+    return vacuumed;
+  }
+
+  private async vacuum(force: boolean): Promise<boolean> {
     if (!force && this.writesSinceMaintenance < 2_000) return false;
     if (!force) {
       const r = await this.db.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE relname = 'bm25_postings'`);
@@ -133,6 +152,24 @@ export class Store {
       'VACUUM (ANALYZE) bm25_postings, bm25_terms, bm25_docs, bm25_stats, episodes, episode_embeddings, messages, semantic_nodes, semantic_versions, semantic_terms, semantic_embeddings',
     );
     return true;
+  }
+
+  /** A checkpoint when `force` or when the WAL written since the last one passed CHECKPOINT_AFTER_BYTES. */
+  private async checkpoint(force: boolean): Promise<void> {
+    if (!force) {
+      const r = await this.db.query<{ since: number }>(
+        `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::float8 AS since FROM pg_control_checkpoint()`,
+      );
+      if ((r.rows[0]?.since ?? 0) < CHECKPOINT_AFTER_BYTES) return;
+    }
+    await this.db.exec('CHECKPOINT');
+  }
+
+  /** Bytes in the write-ahead log's folder (pg_wal), in memory or on disk. */
+  async walBytes(): Promise<number> {
+    this.assertOpen();
+    const r = await this.db.query<{ n: number }>(`SELECT COALESCE(sum(size), 0)::float8 AS n FROM pg_ls_waldir()`);
+    return r.rows[0]?.n ?? 0;
   }
 
   /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir), sealed when a passphrase is given. */
@@ -151,12 +188,12 @@ export class Store {
   static async unpackBackup(dir: string, file: string, passphrase?: string): Promise<{ schemaVersion: number }> {
     const pg = path.join(dir, 'pg');
     if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
-    const data = await readBackup(file, passphrase);
+    const data = await readBackupArchive(file, passphrase);
     fs.mkdirSync(dir, { recursive: true });
     try {
       let db: PGlite;
       try {
-        db = await PGlite.create({ dataDir: pg, loadDataDir: data, extensions: { vector } });
+        db = await PGlite.create(pgliteOptions(pg, data));
       } catch {
         throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is not a Nemori backup (it is not a database archive)`);
       }
@@ -173,6 +210,34 @@ export class Store {
     }
   }
 
+  /**
+   * PostgreSQL's own B-tree check (amcheck's bt_index_check, with heap verification) over every B-tree
+   * index of ours: a damaged index answers queries wrongly without any error. Returns the damaged ones.
+   */
+  async checkIndexes(): Promise<{ index: string; error: string }[]> {
+    this.assertOpen();
+    await this.db.exec('CREATE EXTENSION IF NOT EXISTS amcheck');
+    const r = await this.db.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+       WHERE a.amname = 'btree' AND c.relnamespace = 'public'::regnamespace AND c.relpersistence = 'p' ORDER BY 1`,
+    );
+    const damaged: { index: string; error: string }[] = [];
+    for (const { name } of r.rows) {
+      try {
+        await this.db.query(`SELECT bt_index_check($1::regclass, true)`, [name]);
+      } catch (e) {
+        damaged.push({ index: name, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    return damaged;
+  }
+
+  /** Rebuilds damaged indexes from their tables (what `checkIndexes` found). */
+  async reindex(names: readonly string[]): Promise<void> {
+    this.assertOpen();
+    for (const name of names) await this.db.exec(`REINDEX INDEX ${quoteIdent(name)}`);
+  }
+
   async sizeOnDisk(): Promise<number | null> {
     if (!this.dir) return null;
     const walk = (d: string): number =>
@@ -181,6 +246,17 @@ export class Store {
         return sum + (e.isDirectory() ? walk(p) : fs.statSync(p).size);
       }, 0);
     return walk(this.dir);
+  }
+
+  /** On-disk bytes of each table with its indexes and TOAST, largest first (what the scale benchmark prints). */
+  async tableSizes(): Promise<{ table: string; bytes: number; indexBytes: number }[]> {
+    this.assertOpen();
+    const r = await this.db.query<{ table: string; bytes: number; index_bytes: number }>(
+      `SELECT c.relname AS table, pg_total_relation_size(c.oid)::float8 AS bytes, pg_indexes_size(c.oid)::float8 AS index_bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind = 'r' AND n.nspname = 'public' ORDER BY bytes DESC`,
+    );
+    return r.rows.map((x) => ({ table: x.table, bytes: x.bytes, indexBytes: x.index_bytes }));
   }
 
   async schemaVersion(): Promise<number> {
@@ -196,7 +272,8 @@ export class Store {
     if (this.closed) return;
     this.closed = true;
     try {
-      await this.db.close();
+      // What was written since the last checkpoint need not wait in the WAL for the next open.
+      await this.db.exec('CHECKPOINT').finally(() => this.db.close());
     } finally {
       this.lock?.release();
     }

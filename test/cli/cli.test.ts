@@ -66,6 +66,22 @@ describe('the nemori command', { timeout: 240_000 }, () => {
     expect((await nemori(home, '--json', 'stats')).stdout).toBe(before);
   });
 
+  it('reads numeric dates day or month first as --date-order says, when the file does not settle it', async () => {
+    const home = tempDir();
+    const file = path.join(tempDir(), 'WhatsApp Chat with Emma.txt');
+    fs.writeFileSync(file, '03/04/2024, 09:15 - Emma: 清明节回老家吗？\n03/04/2024, 09:16 - Alex: Yes, by train.\n');
+    const range = async (...flags: string[]) => {
+      const r = await nemori(home, '--json', 'import', '--dry-run', '--tz', 'UTC', ...flags, file);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).files[0].dateRange.from;
+    };
+    expect(await range('--date-order', 'dmy')).toBe('2024-04-03T09:15:00.000Z');
+    expect(await range('--date-order', 'mdy')).toBe('2024-03-04T09:15:00.000Z');
+    const wrong = await nemori(home, 'import', '--date-order', 'ymd', file);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/dmy, mdy/);
+  });
+
   it('explains a store held by another process', async () => {
     const home = tempDir();
     await nemori(home, 'stats');

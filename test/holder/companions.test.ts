@@ -12,34 +12,19 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PGlite } from '@electric-sql/pglite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
 import { holderFileOf, isAlive, lockFileOf } from '../../core/engine/holder.js';
 import { openEngine } from '../../core/engine/open-engine.js';
 import { ensureRendererBuilt, RENDERER_DIR } from '../e2e/harness.js';
 import { runNemori, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
-import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
 import { callOp } from '../http/client.js';
+import { nemoriMcpTransport, offlineEnv } from '../helpers/mcp.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Every process offline, on the tiny model, with its settings under the temp folder (whoever becomes the holder opens the same way). */
-function envFor(home: string): Record<string, string> {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined),
-  );
-  return {
-    ...clean,
-    NEMORI_ALLOW_DOWNLOAD: '0',
-    NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR),
-    NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID,
-    XDG_DATA_HOME: path.join(home, 'xdg'),
-  };
-}
-
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
@@ -61,7 +46,7 @@ async function startWeb(home: string): Promise<Web> {
   // Only its existence counts for `nemori web`; build it only when it is missing (others may be editing the sources).
   if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) ensureRendererBuilt();
   const child = spawn(process.execPath, [bin, '--home', home, '--json', 'web', '--no-open'], {
-    env: envFor(home),
+    env: offlineEnv(home),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   cleanups.push(() => child.kill('SIGKILL'));
@@ -88,12 +73,7 @@ interface Mcp {
 }
 
 async function startMcp(home: string): Promise<Mcp> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [bin, '--home', home, 'mcp'],
-    env: envFor(home),
-    stderr: 'pipe',
-  });
+  const transport = nemoriMcpTransport(home);
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: 'nemori-companion-test', version: '1.0.0' });
@@ -244,11 +224,11 @@ function importFile(dir: string): { file: string; ids: string[] } {
 }
 
 function importWith(home: string, file: string): Promise<CliResult> {
-  return runNemori(['--home', home, '--json', 'import', file], envFor(home));
+  return runNemori(['--home', home, '--json', 'import', file], offlineEnv(home));
 }
 
 function stats(home: string): Promise<CliResult> {
-  return runNemori(['--home', home, '--json', 'stats'], envFor(home));
+  return runNemori(['--home', home, '--json', 'stats'], offlineEnv(home));
 }
 
 const messagesOf = (out: CliResult) =>

@@ -126,4 +126,25 @@ describe('chat exports through the engine', () => {
     // Only the good file's conversation is stored.
     expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ conversations: 1, messages: 5 });
   });
+
+  it('imports every export in a folder, each in its own format, beside the Markdown journal', async () => {
+    const ownerId = newOwner('folder');
+    const folder = path.join(dir, 'mixed-folder');
+    fs.mkdirSync(path.join(folder, 'journal'), { recursive: true });
+    fs.writeFileSync(
+      path.join(folder, 'journal', '2024-03-05.md'),
+      '# 2024-03-05\n\n去苏州玩了一天：上午逛拙政园，下午在平江路喝茶，晚上坐高铁回上海。A long day, worth it.\n',
+    );
+    fs.mkdirSync(path.join(folder, 'Telegram', 'photos'), { recursive: true });
+    fs.copyFileSync(fixture('ingest', 'telegram', 'single', 'result.json'), path.join(folder, 'Telegram', 'result.json'));
+    fs.writeFileSync(path.join(folder, 'Telegram', 'photos', 'photo_1.jpg'), Buffer.from([0xff, 0xd8, 0xff]));
+    fs.writeFileSync(path.join(folder, 'todo.txt'), 'not an export\n');
+    const out = await engine.call('importFiles', { ownerId, paths: [folder] });
+    expect(out.files.map((f) => [path.relative(folder, f.file), f.format, f.error])).toEqual([
+      ['', 'markdown', null],
+      [path.join('Telegram', 'result.json'), 'telegram', null],
+    ]);
+    expect(out.files.map((f) => f.messages)).toEqual([1, 8]);
+    expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ conversations: 2, messages: 9 });
+  });
 });

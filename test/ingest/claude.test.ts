@@ -65,11 +65,11 @@ describe('Claude.ai export', () => {
     await expect(readAll(claudeImport, cut)).rejects.toThrow(/cut\.json: line \d+, column \d+: the file ends in the middle of the data/);
 
     const bad = path.join(dir, 'bad.json');
-    fs.writeFileSync(bad, text.replace('"created_at": "2024-07-06T01:00:15.000000Z"', '"created_at": "2024-07-06 01:00:15"'));
+    fs.writeFileSync(bad, text.replace('"created_at": "2024-07-06T01:00:15.000000Z"', '"created_at": "2024-07-06 25:00:15Z"'));
     const line = text.split('\n').findIndex((l) => l.includes('"created_at": "2024-07-06T01:00:15.000000Z"')) + 1;
     await expect(readAll(claudeImport, bad)).rejects.toThrow(
       new RegExp(
-        `bad\\.json: line ${line}, column \\d+ \\(byte \\d+\\): conversation 2: chat_messages\\[1\\]\\.created_at: expected an ISO 8601 time with a UTC offset`,
+        `bad\\.json: line ${line}, column \\d+ \\(byte \\d+\\): conversation 2: chat_messages\\[1\\]\\.created_at: "2024-07-06 25:00:15Z" is not a real date and time`,
       ),
     );
   });

@@ -3,16 +3,18 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chatgptImport } from '../../core/ingest/chatgpt.js';
 import { claudeImport } from '../../core/ingest/claude.js';
+import { googleChatImport } from '../../core/ingest/google-chat.js';
 import { discordImport } from '../../core/ingest/discord.js';
 import { detectFormat } from '../../core/ingest/detect-format.js';
 import { messengerImport } from '../../core/ingest/messenger.js';
+import { skypeImport } from '../../core/ingest/skype.js';
 import { slackImport } from '../../core/ingest/slack.js';
 import { telegramImport } from '../../core/ingest/telegram.js';
 import { fixture } from '../helpers/engine.js';
 
 /** Every chat-export fixture against every JSON-export importer: each file is claimed by its own only. */
 
-const mine = [chatgptImport, claudeImport, telegramImport, discordImport, messengerImport, slackImport];
+const mine = [chatgptImport, claudeImport, telegramImport, discordImport, messengerImport, slackImport, googleChatImport, skypeImport];
 const thread = ['messenger', 'your_facebook_activity', 'messages', 'inbox', 'zhangwei_10158123'];
 const own: Record<string, string[][]> = {
   chatgpt: [['chatgpt', 'conversations.json']],
@@ -26,8 +28,12 @@ const own: Record<string, string[][]> = {
   messenger: [
     [...thread, 'message_1.json'],
     [...thread, 'message_2.json'],
+    ['messenger', 'e2ee', 'linwei_7281.json'],
+    ['instagram', 'your_instagram_activity', 'messages', 'inbox', 'chenchen_1784', 'message_1.json'],
   ],
   slack: [['slack', 'export', 'channels.json']],
+  skype: [['skype', 'messages.json']],
+  'google-chat': [['google-chat', 'Takeout', 'Google Chat', 'Groups', 'Space AAAAx9k2', 'messages.json']],
 };
 
 /** Every other file under the fixtures: other importers' exports, Slack's own side files, generic JSON. */

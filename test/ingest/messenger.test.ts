@@ -22,6 +22,46 @@ describe('Messenger / Instagram export', () => {
     expect(repairMojibake('plain')).toBe('plain');
   });
 
+  it('reads the end-to-end encrypted layout: camelCase, plain participant names, a flat media list', async () => {
+    const file = fixture('ingest', 'messenger', 'e2ee', 'linwei_7281.json');
+    expect(messengerImport.detect({ path: file, head: head(file) })).toBe(true);
+    const { conversations, warnings } = await readAll(messengerImport, file);
+    expect(warnings).toEqual([]);
+    expect(conversations).toHaveLength(1);
+    const c = conversations[0]!;
+    expect(c).toMatchObject({ source: 'messenger', externalId: 'e2ee/linwei_7281', title: '张伟', participants: ['Lin Wei', '张伟'] });
+    expect(c.metadata).toMatchObject({ skipped: 1 });
+    expect(lines(c)).toEqual([
+      '2024-06-01T07:00:00.000Z +0 张伟 [other]: 周六去西湖骑车吗？',
+      '2024-06-01T07:01:02.500Z +0 Lin Wei [other]: Sure — meet at Duanqiao at 9?',
+      '2024-06-01T07:01:40.000Z +0 张伟 [other]: 路线图',
+    ]);
+    expect(c.messages[0]!.metadata).toEqual({ reactions: [{ reaction: '❤', actor: 'Lin Wei' }] });
+    expect(c.messages[2]!.attachments).toEqual([
+      { kind: 'image', name: 'route_map.jpg', uri: path.join(path.dirname(file), 'media', 'route_map.jpg') },
+    ]);
+  });
+
+  it('reads Instagram DMs from the Accounts Center download (the same shape, under your_instagram_activity)', async () => {
+    const file = fixture('ingest', 'instagram', 'your_instagram_activity', 'messages', 'inbox', 'chenchen_1784', 'message_1.json');
+    expect(messengerImport.detect({ path: file, head: head(file) })).toBe(true);
+    const { conversations } = await readAll(messengerImport, file);
+    const c = conversations[0]!;
+    expect(c).toMatchObject({ source: 'instagram', externalId: 'inbox/chenchen_1784', title: '陈晨', participants: ['陈晨', 'Alex Kim'] });
+    expect(lines(c)).toEqual([
+      '2024-06-10T06:18:20.000Z +0 陈晨 [other]: 外滩今天好美',
+      '2024-06-10T06:20:00.000Z +0 Alex Kim [other]: Did you see the sunset at the Bund?',
+      '2024-06-10T06:21:00.000Z +0 陈晨 [other]: 照片发你了 📷',
+    ]);
+    expect(c.messages[2]!.attachments).toEqual([
+      {
+        kind: 'image',
+        name: 'sunset_1.jpg',
+        uri: fixture('ingest', 'instagram', 'your_instagram_activity', 'messages', 'inbox', 'chenchen_1784', 'photos', 'sunset_1.jpg'),
+      },
+    ]);
+  });
+
   it('reads a thread file (BOM, newest first) oldest first, repaired, with media and reactions', async () => {
     const { conversations, warnings } = await readAll(messengerImport, part1);
     expect(warnings).toEqual([]);

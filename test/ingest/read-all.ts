@@ -2,10 +2,14 @@ import type { IncomingConversation } from '../../core/domain/conversation.js';
 import type { ImportFormat } from '../../core/ingest/import-format.js';
 
 /** Runs an importer to the end, as the engine's validation pass does, keeping the warnings. */
-export async function readAll(format: ImportFormat, file: string): Promise<{ conversations: IncomingConversation[]; warnings: string[] }> {
+export async function readAll(
+  format: ImportFormat,
+  file: string,
+  timeZone?: string,
+): Promise<{ conversations: IncomingConversation[]; warnings: string[] }> {
   const warnings: string[] = [];
   const conversations: IncomingConversation[] = [];
-  for await (const c of format.read(file, { warn: (m) => warnings.push(m) })) conversations.push(c);
+  for await (const c of format.read(file, { warn: (m) => warnings.push(m), timeZone })) conversations.push(c);
   return { conversations, warnings };
 }
 

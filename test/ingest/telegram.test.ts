@@ -84,14 +84,86 @@ describe('Telegram Desktop export', () => {
     expect(conversations[3]!.metadata).toMatchObject({ left: true, type: 'public_supergroup' });
   });
 
-  it('keeps old exports that have only local times, saying the zone is unknown', async () => {
-    const { conversations } = await readAll(telegramImport, old);
+  it("reads the local times of old exports (no date_unixtime) in the import's time zone", async () => {
+    const { conversations } = await readAll(telegramImport, old, 'Europe/Berlin');
     const c = conversations[0]!;
     expect(lines(c)).toEqual([
-      '2019-07-16T18:15:05.000Z +0 Old Friend [other]: Still using Telegram 1.x?',
-      '2019-07-16T18:16:00.000Z +0 Lin Wei [other]: Yes still',
+      '2019-07-16T16:15:05.000Z +120 Old Friend [other]: Still using Telegram 1.x?',
+      '2019-07-16T16:16:00.000Z +120 Lin Wei [other]: Yes still',
     ]);
-    expect(c.metadata.timeZone).toMatch(/^unknown/);
+    expect(c.metadata.timeZone).toBe('local times without a zone, read in Europe/Berlin');
+  });
+
+  /** A chat whose messages carry `dates` (and, when given, `unix`) in the shapes converters write. */
+  function shapedChat(name: string, dates: Array<{ date?: unknown; date_unixtime?: unknown }>): string {
+    const file = path.join(dir, name, 'result.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const messages = dates.map((d, i) => ({
+      id: i + 1,
+      type: 'message',
+      ...d,
+      from: i % 2 ? 'Lin Wei' : '王小明',
+      text: `第${i + 1}条 message ${i + 1}`,
+    }));
+    fs.writeFileSync(file, JSON.stringify({ name: '王小明', type: 'personal_chat', id: 42, messages }, null, 1));
+    return file;
+  }
+
+  it('takes every exact time shape as written: ISO with Z, milliseconds or an offset, unix seconds and milliseconds', async () => {
+    const file = shapedChat('shapes', [
+      { date: '2017-01-01T06:20:09.248Z' },
+      { date: '2017-01-01T14:21:00+08:00' },
+      { date: '2017-01-01T06:22:00.5-0130' },
+      { date: 1483251780 },
+      { date: '1483251840123' },
+      { date_unixtime: 1483251900 },
+      { date: '2017-01-01T14:26:00', date_unixtime: '1483251960' },
+      { date: '2017-01-01 06:27:00' },
+    ]);
+    // The zone is used only for the one time without a zone (message 8).
+    const { conversations, warnings } = await readAll(telegramImport, file, 'Asia/Shanghai');
+    expect(warnings).toEqual([]);
+    expect(lines(conversations[0]!)).toEqual([
+      '2017-01-01T06:20:09.248Z +0 王小明 [other]: 第1条 message 1',
+      '2017-01-01T06:21:00.000Z +480 Lin Wei [other]: 第2条 message 2',
+      '2017-01-01T07:52:00.500Z -90 王小明 [other]: 第3条 message 3',
+      '2017-01-01T06:23:00.000Z +0 Lin Wei [other]: 第4条 message 4',
+      '2017-01-01T06:24:00.123Z +0 王小明 [other]: 第5条 message 5',
+      '2017-01-01T06:25:00.000Z +0 Lin Wei [other]: 第6条 message 6',
+      '2017-01-01T06:26:00.000Z +480 王小明 [other]: 第7条 message 7',
+      '2016-12-31T22:27:00.000Z +480 Lin Wei [other]: 第8条 message 8',
+    ]);
+  });
+
+  it('imports a whole export whose times are ISO with milliseconds and Z, without date_unixtime, at the exact instants', async () => {
+    const start = Date.UTC(2017, 0, 1, 6, 20, 9, 248);
+    const file = shapedChat(
+      'iso-z',
+      Array.from({ length: 300 }, (_, i) => ({ date: new Date(start + i * 61_001).toISOString() })),
+    );
+    // Whatever zone the import is told, exact times stay exact.
+    const { conversations } = await readAll(telegramImport, file, 'America/New_York');
+    const c = conversations[0]!;
+    expect(c.messages).toHaveLength(300);
+    expect(c.messages.map((m) => m.sentAt.getTime())).toEqual(Array.from({ length: 300 }, (_, i) => start + i * 61_001));
+    expect(c.messages.every((m) => m.utcOffsetMin === 0)).toBe(true);
+    expect(c.metadata.timeZone).not.toMatch(/local times/);
+  });
+
+  it("refuses impossible dates and times out of range, naming the message's place in the file", async () => {
+    for (const [name, date] of [
+      ['month13', { date: '2019-13-45T99:99:99' }],
+      ['feb30', { date: '2023-02-30T10:00:00Z' }],
+      ['year0', { date: '0000-01-01T00:00:00Z' }],
+      ['huge-unix', { date_unixtime: '99999999999999999' }],
+      ['offset', { date: '2023-02-01T10:00:00+25:00' }],
+      ['words', { date: 'yesterday' }],
+    ] as const) {
+      const file = shapedChat(`bad-${name}`, [{ date: '2023-01-01T00:00:00Z' }, date]);
+      await expect(readAll(telegramImport, file), name).rejects.toThrow(
+        new RegExp(`bad-${name}[\\\\/]result\\.json: line 1\\d, column \\d+ \\(byte \\d+\\): message 2: date(_unixtime)?: `),
+      );
+    }
   });
 
   it('names the file and the line of malformed or truncated input', async () => {
@@ -105,7 +177,7 @@ describe('Telegram Desktop export', () => {
 
     const bad = path.join(dir, 'bad', 'result.json');
     fs.mkdirSync(path.dirname(bad));
-    fs.writeFileSync(bad, text.replace('"date_unixtime": "1707494405"', '"date_unixtime": 1707494405'));
+    fs.writeFileSync(bad, text.replace('"date_unixtime": "1707494405"', '"date_unixtime": "1707494405s"'));
     const line = text.split('\n').findIndex((l) => l.includes('"date_unixtime": "1707494405"')) + 1;
     await expect(readAll(telegramImport, bad)).rejects.toThrow(
       new RegExp(`bad[\\\\/]result\\.json: line ${line}, column 21 \\(byte \\d+\\): message 102: date_unixtime: `),

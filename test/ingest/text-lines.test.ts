@@ -35,6 +35,26 @@ describe('text lines', () => {
     }
   });
 
+  it('tells Latin-1 (Windows-1252) from GBK', async () => {
+    const western = ['Héllo café, à bientôt!', 'Grüße aus Köln — ça va?', 'hélène: señor, mañana'];
+    const chinese = ['你好，明天见', '周末去苏州玩两天，有什么推荐？', 'GBK 里也有 ASCII：abc 123'];
+    for (const line of western) {
+      const file = writeTemp('latin.txt', iconv.encode(`${line}\n`, 'windows1252'));
+      expect((await detectTextEncoding(file)).encoding, line).toBe('windows1252');
+      expect(await collect(readLines(file))).toEqual([`1:${line}`]);
+    }
+    for (const line of chinese) {
+      const file = writeTemp('gbk.txt', iconv.encode(`${line}\n`, 'gbk'));
+      expect((await detectTextEncoding(file)).encoding, line).toBe('gb18030');
+      expect(await collect(readLines(file))).toEqual([`1:${line}`]);
+    }
+  });
+
+  it('refuses a NUL character with its line and column', async () => {
+    const file = writeTemp('nul.txt', 'first line\nsecond\u0000line\n');
+    await expect(collect(readLines(file))).rejects.toThrow(/nul\.txt: line 2, column 7: a NUL character/);
+  });
+
   it('keeps a multi-byte character that falls on the 64 KiB sniffing boundary as UTF-8', async () => {
     const file = writeTemp('t.txt', Buffer.from(`${'a'.repeat(64 * 1024 - 1)}好\n`));
     expect((await detectTextEncoding(file)).encoding).toBe('utf8');

@@ -134,12 +134,12 @@ describe('companion operations', () => {
 
     const episode = out.sections.related.find((r) => r.kind === 'episode');
     expect(episode).toMatchObject({ kind: 'episode', when: 'Monday, 1 January 2024, 09:00–09:01 (UTC+01:00)' });
-    // The exact message, quoted: the summary has only its first sentence.
-    expect(episode?.kind === 'episode' && episode.messages.map((m) => m.text)).toEqual([
+    // The exact message, under its episode's date and title.
+    expect(episode?.kind === 'episode' && episode.messages.map((m) => m.text)).toContain(
       'I adopted a beagle puppy called Biscuit. He chews everything, even my shoes.',
-    ]);
-    expect(out.markdown).toContain(
-      '> Alice, Monday, 1 January 2024, 09:00 (UTC+01:00): “I adopted a beagle puppy called Biscuit. He chews everything, even my shoes.”',
+    );
+    expect(out.markdown).toMatch(
+      /- Monday, 1 January 2024, 09:00–09:01 \(UTC\+01:00\) — \*\*.+\*\*\n {2}Alice: I adopted a beagle puppy called Biscuit\. He chews everything, even my shoes\./,
     );
     // The Biscuit episode is in Related, so Recently does not repeat it.
     expect(out.sections.recent.map((e) => e.id)).not.toContain(episode?.id);

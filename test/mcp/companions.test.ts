@@ -8,18 +8,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COMPANIONS_KEY, NOTE_FLUSH_MS } from '../../core/api/handlers/companions.js';
 import { NEMORI_BIN } from '../../core/companions/mcp-config.js';
 import { connectOrOpenEngine, type ConnectedEngine } from '../../core/engine/connect.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
-import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
 import { loopback } from '../../core/http/holder-transport.js';
 import { startWebServer, type WebServer } from '../../core/http/server.js';
-import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
 import { openMemoryEngine, tempDir } from '../helpers/engine.js';
+import { nemoriMcpTransport } from '../helpers/mcp.js';
 
 type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 const tool = async (client: Client, name: string, args: Record<string, unknown>) =>
@@ -230,24 +228,8 @@ describe('companions: one list for every process', { timeout: 300_000 }, () => {
   let other: ConnectedEngine;
   beforeAll(async () => {
     home = tempDir('nemori-companions-stdio-');
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined),
-    );
     client = new Client({ name: 'stdio-companion', version: '3.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [NEMORI_BIN, '--home', home, 'mcp'],
-        env: {
-          ...env,
-          NEMORI_ALLOW_DOWNLOAD: '0',
-          NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR),
-          NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID,
-          XDG_DATA_HOME: path.join(home, 'xdg'),
-        },
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(nemoriMcpTransport(home));
     // The first tool call waits for the server's engine: the folder is held from then on.
     await tool(client, 'load_context', {});
     other = await connectOrOpenEngine({

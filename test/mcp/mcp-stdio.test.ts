@@ -4,18 +4,13 @@
  * in through add_memory; on day four load_context brings back the relevant episodes with their dates,
  * and search_memory finds what was said moments before.
  */
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadContextOutput } from '../../core/api/companion-contract.js';
-import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
 import { READ_TOOLS, WRITE_TOOLS } from '../../core/mcp/server.js';
 import { estimateTokens } from '../../core/text/fact-text.js';
-import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
 import { tempDir } from '../helpers/engine.js';
-
-const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
+import { nemoriMcpTransport } from '../helpers/mcp.js';
 
 interface Running {
   client: Client;
@@ -25,21 +20,7 @@ interface Running {
 
 /** Starts `nemori --home HOME mcp …` the way a desktop client does, offline, with the tiny model. */
 async function startMcp(home: string, ...args: string[]): Promise<Running> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('NEMORI_') && e[1] !== undefined),
-  );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [bin, '--home', home, 'mcp', ...args],
-    env: {
-      ...env,
-      NEMORI_ALLOW_DOWNLOAD: '0',
-      NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR),
-      NEMORI_EMBEDDING_MODEL: TINY_MODEL_ID,
-      XDG_DATA_HOME: path.join(home, 'xdg'),
-    },
-    stderr: 'pipe',
-  });
+  const transport = nemoriMcpTransport(home, args);
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: 'nemori-test', version: '1.0.0' });

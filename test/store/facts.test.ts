@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addEpisode, addFact, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
+import { addEpisode, addFact, discoveredIn, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
 const later = new Date(NOW.getTime() + 60_000);
 
@@ -84,15 +84,7 @@ describe('facts repository', () => {
     const [a] = owners();
     const episodeId = await addEpisode(store(), a, 'Tea time');
     const id = await addFact(store(), a, 'person:alice', 'likes tea');
-    await store().transaction(async (r) => {
-      await r.factVersions.add(
-        a,
-        id,
-        { version: 1, value: 'likes tea', context: '', confidence: 1, link: null, method: 'upsert', episodeId, sourceMessageIds: [] },
-        NOW,
-      );
-      await r.factLinks.link(a, id, episodeId, 'discovery', NOW);
-    });
+    await store().transaction((r) => discoveredIn(r, a, id, episodeId, 'likes tea'));
     expect(await store().read.facts.searchResults(a, [id])).toEqual([
       {
         id,
@@ -116,13 +108,7 @@ describe('facts repository', () => {
     const id = await addFact(store(), a, 'person:alice', 'likes tea');
     const other = await addFact(store(), a, 'person:bob', 'likes tea too');
     await store().transaction(async (r) => {
-      await r.factVersions.add(
-        a,
-        id,
-        { version: 1, value: 'likes tea', context: '', confidence: 1, link: null, method: 'upsert', episodeId, sourceMessageIds: [] },
-        NOW,
-      );
-      await r.factLinks.link(a, id, episodeId, 'discovery', NOW);
+      await discoveredIn(r, a, id, episodeId, 'likes tea');
       await r.relationships.relate(
         a,
         { sourceId: id, targetId: other, type: 'similar_to', strength: 0.9, description: '', discoveryEpisodeId: null },

@@ -102,6 +102,17 @@ export function addFact(store: Store, ownerId: string, key: string, value: strin
   return store.transaction((r) => r.facts.insert(ownerId, newFact(key, value, o), NOW));
 }
 
+/** Records a fact's first version as discovered in `episodeId`, and links the two (in the caller's transaction). */
+export async function discoveredIn(r: Repos, ownerId: string, factId: string, episodeId: string, value: string): Promise<void> {
+  await r.factVersions.add(
+    ownerId,
+    factId,
+    { version: 1, value, context: '', confidence: 1, link: null, method: 'upsert', episodeId, sourceMessageIds: [] },
+    NOW,
+  );
+  await r.factLinks.link(ownerId, factId, episodeId, 'discovery', NOW);
+}
+
 /** A unit vector in three dimensions (the store takes any dimension per model). */
 export function vec(x: number, y: number, z: number): Float32Array {
   const n = Math.hypot(x, y, z);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { openEngine } from '../../core/engine/open-engine.js';
@@ -55,6 +56,34 @@ describe('the store on disk', () => {
     } finally {
       await b.close();
     }
+  });
+
+  it('keeps the write-ahead log bounded through a large import, from the first open of a new folder', async () => {
+    const dir = tempDir();
+    const s = await Store.open({ dir });
+    let peak = 0;
+    try {
+      // 100 MB of text that does not compress: past the cap, so the WAL must be recycled as it goes
+      // (Postgres's defaults would keep all of it).
+      for (let batch = 0; batch < 10; batch++) {
+        const texts = Array.from({ length: 10 }, () => randomBytes(768 * 1024).toString('base64'));
+        await s.transaction((r) =>
+          r.conversations
+            .upsert('me', conversation(`c${batch}`, texts), NOW)
+            .then(({ id }) => r.conversations.addMessages('me', id, conversation(`c${batch}`, texts))),
+        );
+        await s.maintain();
+        peak = Math.max(peak, await s.walBytes());
+      }
+    } finally {
+      await s.close();
+    }
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(80 * 1024 * 1024);
+    const walDir = path.join(dir, 'pg', 'pg_wal');
+    const segments = fs.readdirSync(walDir, { withFileTypes: true }).filter((e) => e.isFile());
+    const onDisk = segments.reduce((n, e) => n + fs.statSync(path.join(walDir, e.name)).size, 0);
+    expect(onDisk).toBeLessThanOrEqual(48 * 1024 * 1024);
   });
 
   it('writes a backup that a new store can be opened from', async () => {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { EngineContext } from '../../context/engine-context.js';
 import type { StoredMessage } from '../../domain/conversation.js';
+import { packEvidence } from '../../retrieval/pack.js';
 import { describeSpan } from '../../text/describe.js';
 import { tokenize } from '../../text/tokenize.js';
 import { estimateTokens } from '../../text/fact-text.js';
@@ -15,20 +16,24 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
 /**
  * `loadContext`: what a companion should know when a conversation starts, as one Markdown block within
  * a token budget. Built from the other operations — summarizeKnowledge ("What I know about you"),
- * listEpisodes ("Recently"), search ("Related to …") — plus the exact messages that match the query,
- * from the episodes found and from the conversation still going on (messages no episode holds yet).
+ * listEpisodes ("Recently"), search over facts — and the evidence packer ("Related to …": the messages
+ * of the person's memory that best answer the opening message, with their episode's date and title),
+ * plus matching messages of the conversation still going on (messages no episode holds yet).
  *
  * Tokens are counted with the knowledge store's estimate (`estimateTokens`: ~4 Latin characters or one
  * CJK character per token, about 1.3 per English word), line by line, so the block never exceeds the
- * budget. The budget is shared out before it is filled: with a query, half for "Related", a quarter
- * each for the other two; without one, half each for facts and recent episodes. What a section leaves
- * unused goes to the next; what is left at the end takes further items in the same order.
+ * budget. Without a query, facts and recent episodes get half the budget each. With one, what answers
+ * it matters most: facts get at most a quarter, recent episodes at most a sixth, and "Related" the
+ * rest — packed to fit what the other two left. What a section leaves unused goes to the others.
  */
 
 const RECENT = 8;
-const RELATED = 10;
+const RELATED_FACTS = 5;
 const PENDING = 5;
 const SUMMARY_CHARS = 280;
+const ABOUT_SHARE = 1 / 4;
+const RECENT_SHARE = 1 / 6;
+const TOKENS_PER_WORD = 1.3;
 
 const shorten = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -39,7 +44,7 @@ const spanOf = (e: { start: string; end: string; utcOffsetMin: number }) =>
   describeSpan(new Date(e.start), new Date(e.end), e.utcOffsetMin);
 
 /** A message as loadContext quotes it. */
-function quoted(m: StoredMessage) {
+function quoted(m: Pick<StoredMessage, 'id' | 'conversationId' | 'speaker' | 'text' | 'sentAt' | 'utcOffsetMin'>) {
   const sentAt = m.sentAt.toISOString();
   return {
     id: m.id,
@@ -51,7 +56,6 @@ function quoted(m: StoredMessage) {
     when: at(sentAt, m.utcOffsetMin),
   };
 }
-const quoteLine = (m: ReturnType<typeof quoted>, indent = '  ') => `${indent}> ${m.speaker}, ${m.when}: “${shorten(m.text, 400)}”`;
 
 /** How many of the query's terms a message says (0: it does not match). */
 function matcher(query: string): (text: string) => number {
@@ -106,12 +110,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const warnings: string[] = [];
 
   // Candidates, most useful first in each section.
-  const [recent, about, found] = await Promise.all([
+  const [recent, about, factHits] = await Promise.all([
     op('listEpisodes', { ownerId: i.ownerId, until: now, limit: RECENT }),
     op('summarizeKnowledge', { ownerId: i.ownerId, tokenLimit: i.budgetTokens }),
-    query ? op('search', { ownerId: i.ownerId, query, limit: RELATED, markAccessed: true }) : null,
+    query ? op('search', { ownerId: i.ownerId, query, kind: 'semantic', limit: RELATED_FACTS, markAccessed: true }) : null,
   ]);
-  if (found) warnings.push(...found.warnings);
+  if (factHits) warnings.push(...factHits.warnings);
   const offset = recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
@@ -133,59 +137,27 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
 
   const recentBlocks = recent.episodes.map((e) => block([`- ${spanOf(e)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e));
 
+  // Facts that answer the query, then what was just said in the conversation going on now (its
+  // messages reach episodes only after they are built); the packed evidence is added below.
   const relatedBlocks: Block<RelatedItem>[] = [];
   if (query) {
-    const matches = matcher(query);
-    const episodeHits = (found?.results ?? []).flatMap((r) => (r.kind === 'episode' ? [r] : []));
-    const sources = await ctx.store.read.conversations.messagesByIds(
-      i.ownerId,
-      episodeHits.flatMap((r) => r.sources.map((s) => s.id)),
-    );
-    const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
-    // The messages that say what the query asks, unless the summary already quotes them.
-    const byEpisode = (ids: Set<string>, summary: string) =>
-      sources
-        .filter((m) => ids.has(m.id) && !flat(summary).includes(flat(m.text)))
-        .map((m) => ({ m, n: matches(m.text) }))
-        .filter((x) => x.n > 0)
-        .sort((a, b) => b.n - a.n)
-        .slice(0, 2)
-        .sort((a, b) => a.m.sentAt.getTime() - b.m.sentAt.getTime())
-        .map((x) => quoted(x.m));
-    for (const r of found?.results ?? []) {
-      if (r.kind === 'episode') {
-        const item: RelatedItem = {
-          kind: 'episode',
-          id: r.id,
-          title: r.title,
-          summary: r.summary,
-          start: r.start,
-          end: r.end,
-          utcOffsetMin: r.utcOffsetMin,
-          when: spanOf(r),
-          score: r.score,
-          messages: byEpisode(new Set(r.sources.map((s) => s.id)), r.summary),
-        };
-        relatedBlocks.push(
-          block([`- ${item.when} — **${r.title}**: ${shorten(r.summary, SUMMARY_CHARS)}`, ...item.messages.map((m) => quoteLine(m))], item),
-        );
-      } else {
-        const item: RelatedItem = {
-          kind: 'fact',
-          id: r.id,
-          key: r.key,
-          title: r.title,
-          value: r.summary,
-          version: r.version,
-          updatedAt: r.updatedAt,
-          score: r.score,
-        };
-        relatedBlocks.push(
-          block([`- Fact \`${r.key}\` (v${r.version}, as of ${at(r.updatedAt, offset)}): ${shorten(r.text, SUMMARY_CHARS)}`], item),
-        );
-      }
+    for (const r of factHits?.results ?? []) {
+      if (r.kind !== 'semantic') continue;
+      const item: RelatedItem = {
+        kind: 'fact',
+        id: r.id,
+        key: r.key,
+        title: r.title,
+        value: r.summary,
+        version: r.version,
+        updatedAt: r.updatedAt,
+        score: r.score,
+      };
+      relatedBlocks.push(
+        block([`- Fact \`${r.key}\` (v${r.version}, as of ${at(r.updatedAt, offset)}): ${shorten(r.text, SUMMARY_CHARS)}`], item),
+      );
     }
-    // The conversation going on now: its messages reach episodes only after they are built.
+    const matches = matcher(query);
     const pending: { m: StoredMessage; n: number }[] = [];
     for (const conversationId of await ctx.store.read.conversations.withPendingMessages(i.ownerId)) {
       for (const m of await ctx.store.read.conversations.pendingMessages(i.ownerId, conversationId)) {
@@ -206,9 +178,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     blocks: relatedBlocks,
     chosen: new Set(),
     used: 0,
-    skip: (x) =>
-      (x.kind === 'fact' && picked(aboutSection).some((b) => b.item.key === x.key)) ||
-      (x.kind === 'episode' && picked(recentSection).some((b) => b.item.id === x.id)),
+    skip: (x) => x.kind === 'fact' && picked(aboutSection).some((b) => b.item.key === x.key),
   };
   const inRelated = (kind: 'fact' | 'episode', id: string) =>
     picked(relatedSection).some((b) => b.item.kind === kind && (b.item.kind === 'fact' ? b.item.key : b.item.id) === id);
@@ -229,17 +199,26 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
 
   const title = `## What I remember — now is ${at(now.toISOString(), offset)}`;
   const available = Math.max(0, i.budgetTokens - estimateTokens(title));
-  const order = (query ? [relatedSection, aboutSection, recentSection] : [aboutSection, recentSection]) as unknown as Section<unknown>[];
-  const shares = query ? [0.5, 0.25, 0.25] : [0.5, 0.5];
-  const spentSoFar = () => order.reduce((sum, x) => sum + x.used, 0);
-  let carry = 0;
-  order.forEach((s, n) => {
-    const allowance = Math.floor(available * shares[n]!) + carry;
-    carry = Math.max(0, allowance - fill(s, allowance, available - spentSoFar()));
-  });
-  for (const s of order) fill(s, available - spentSoFar());
+  const sections = [aboutSection, recentSection, relatedSection] as unknown as Section<unknown>[];
+  const spent = () => sections.reduce((sum, x) => sum + x.used, 0);
+  if (query) {
+    fill(aboutSection, Math.floor(available * ABOUT_SHARE));
+    const recentReserve = Math.min(
+      Math.floor(available * RECENT_SHARE),
+      recentBlocks.reduce((n, b) => n + b.cost, recentBlocks.length ? estimateTokens(recentSection.header) : 0),
+    );
+    fill(relatedSection, available - spent() - recentReserve);
+    const room = available - spent() - recentReserve - (relatedSection.chosen.size ? 0 : estimateTokens(relatedSection.header));
+    const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, warnings);
+    relatedSection.blocks.push(...evidence);
+    fill(relatedSection, available - spent() - recentReserve);
+    for (const s of [recentSection, aboutSection] as Section<unknown>[]) fill(s, available - spent());
+  } else {
+    fill(aboutSection, Math.floor(available / 2));
+    for (const s of [recentSection, aboutSection] as Section<unknown>[]) fill(s, available - spent());
+  }
 
-  const body = [...render(aboutSection), ...render(recentSection), ...render(relatedSection)];
+  const body = sections.flatMap(render);
   const empty = aboutBlocks.length + recentBlocks.length + relatedBlocks.length === 0;
   const note = empty ? 'Nothing remembered yet.' : body.length === 0 ? 'Nothing fits the budget.' : null;
   const lines = [title, ...(note && estimateTokens(note) <= available ? [note] : []), ...body];
@@ -271,6 +250,49 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     left: { about: left(aboutSection), recent: left(recentSection), related: left(relatedSection) },
     warnings: [...new Set(warnings)],
   };
+}
+
+/**
+ * The evidence packer's blocks for the query, sized to `roomTokens` (the packer counts words; an
+ * English word is about 1.3 tokens), each as an episode line with its packed messages under it. The
+ * episodes handed over count as accessed, as search results do.
+ */
+async function relatedEvidence(
+  ctx: EngineContext,
+  ownerId: string,
+  query: string,
+  roomTokens: number,
+  now: Date,
+  warnings: string[],
+): Promise<Block<RelatedItem>[]> {
+  const budgetWords = Math.floor(roomTokens / TOKENS_PER_WORD);
+  if (budgetWords < 1) return [];
+  const pack = await packEvidence(ctx, { ownerId, query, budgetWords, now });
+  warnings.push(...pack.warnings);
+  const ids = pack.blocks.map((b) => b.episodeId);
+  if (ids.length === 0) return [];
+  const [rows] = await Promise.all([
+    ctx.store.read.episodes.searchResults(ownerId, ids),
+    ctx.store.transaction((w) => w.episodes.recordAccess(ownerId, ids, now)),
+  ]);
+  const summaryOf = new Map(rows.map((r) => [r.id, r.summary]));
+  return pack.blocks.map((b) => {
+    const episode = { start: b.start.toISOString(), end: b.end.toISOString(), utcOffsetMin: b.utcOffsetMin };
+    const item: RelatedItem = {
+      kind: 'episode',
+      id: b.episodeId,
+      title: b.title,
+      summary: summaryOf.get(b.episodeId) ?? '',
+      ...episode,
+      when: spanOf(episode),
+      score: b.score,
+      messages: b.messages.map(quoted),
+    };
+    return block(
+      [`- ${item.when} — **${b.title}**`, ...b.messages.map((m) => `  ${m.speaker}: ${m.text.replace(/\s+/g, ' ').trim()}`)],
+      item,
+    );
+  });
 }
 
 export function loadContextHandlers({ ctx }: HandlerEnv, op: CallOp): Handlers<'loadContext'> {

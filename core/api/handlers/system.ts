@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, type EngineContext } from '../../context/engine-context.js';
@@ -5,6 +6,9 @@ import { NemoriError } from '../../domain/errors.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { llmHealth } from './llm.js';
 import { backupFolderOf, homeOf } from './startup.js';
+import type { HealthOutput } from '../system-contract.js';
+
+type HealthProblem = z.infer<typeof HealthOutput>['problems'][number];
 
 function settingsView(ctx: EngineContext) {
   const f = ctx.config.forgetting;
@@ -40,6 +44,35 @@ export function systemHandlers({
       lastWrite: c.lastWrite?.toISOString() ?? null,
       sources,
     };
+  };
+
+  /** The integrity counts of core/store/integrity.ts and the keyword index's own check, worded. */
+  const ownerProblems = async (ownerId: string) => {
+    const modelId = ctx.embedder?.modelId ?? null;
+    const c = await store.read.integrity.counts(ownerId, modelId);
+    const bm25 = await store.read.bm25.verify(ownerId);
+    const found: HealthProblem[] = [];
+    const add = (check: HealthProblem['check'], count: number, message: string) => {
+      if (count > 0) found.push({ ownerId, check, count, message: `${ownerId}: ${message}` });
+    };
+    const keywordWrong = bm25.episodesWithoutDoc + bm25.docsWithoutEpisode + bm25.dfMismatches + (bm25.statsMismatch ? 1 : 0);
+    add(
+      'keyword-index',
+      keywordWrong,
+      `the keyword index disagrees with the episodes (${bm25.episodesWithoutDoc} episodes missing, ${bm25.docsWithoutEpisode} entries of deleted episodes, ${bm25.dfMismatches} wrong term counts${bm25.statsMismatch ? ', wrong totals' : ''}): \`nemori rebuild\` rebuilds it`,
+    );
+    add(
+      'vectors',
+      c.episodesWithoutVector ?? 0,
+      `${c.episodesWithoutVector} episodes have no vector of ${modelId}: \`nemori rebuild\` embeds them`,
+    );
+    add(
+      'messages-without-episode',
+      c.messagesWithoutEpisode,
+      `${c.messagesWithoutEpisode} messages point at episodes that do not exist; the next open makes them pending again`,
+    );
+    add('episodes-without-messages', c.episodesWithoutMessages, `${c.episodesWithoutMessages} episodes have lost their messages`);
+    return found;
   };
 
   return {
@@ -94,9 +127,24 @@ export function systemHandlers({
       return { owners: await Promise.all(owners.map(ownerStats)) };
     },
 
-    async health() {
+    async health(i) {
       const warnings: string[] = [];
       const owners = await Promise.all((await store.read.episodes.owners()).map(ownerStats));
+      const problems: HealthProblem[] = [];
+      for (const { ownerId } of owners) problems.push(...(await ownerProblems(ownerId)));
+      if (i.deep) {
+        // A damaged B-tree is rebuilt from its table at once (REINDEX loses nothing); only one that stays damaged is a problem.
+        const damaged = await store.checkIndexes();
+        if (damaged.length > 0) {
+          await store.reindex(damaged.map((d) => d.index));
+          const still = new Set((await store.checkIndexes()).map((d) => d.index));
+          for (const d of damaged) {
+            if (still.has(d.index))
+              problems.push({ ownerId: null, check: 'btree' as const, count: 1, message: `the index ${d.index} is damaged (${d.error})` });
+            else warnings.push(`repaired: the index ${d.index} was damaged (${d.error}); rebuilt it from its table`);
+          }
+        }
+      }
       if (!embeddingStatus.available)
         warnings.push(`embedding model unavailable (${embeddingStatus.reason ?? 'unknown reason'}): search is keyword-only`);
       // An LLM that does not answer is a warning, not ill health: episodes are then built without it.
@@ -107,17 +155,20 @@ export function systemHandlers({
         );
       }
       return {
-        ok: true,
+        ok: problems.length === 0,
         home: store.dir,
         database: {
           status: 'ok' as const,
           schemaVersion: await store.schemaVersion(),
           openMs: store.openMs,
           sizeBytes: await store.sizeOnDisk(),
+          walBytes: await store.walBytes(),
         },
         embedding: embeddingStatus,
         llm,
         owners,
+        problems,
+        deep: i.deep,
         warnings,
       };
     },
