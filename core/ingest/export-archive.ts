@@ -176,13 +176,24 @@ export async function importMemoryExport(
       `the memory of ${i.ownerId} is not empty (${busy.map(([t, n]) => `${n} ${t}`).join(', ')}): import an export into an empty memory or another owner`,
     );
   }
-  await ctx.store.transaction(async (r) => {
-    for (const { t, rows } of tables) {
-      for (let at = 0; at < rows.length; at += 1000) await r.memoryTables.insert(i.ownerId, t, rows.slice(at, at + 1000));
-      if (t.serial) await r.memoryTables.advanceSequence(t);
+  try {
+    await ctx.store.transaction(async (r) => {
+      for (const { t, rows } of tables) {
+        for (let at = 0; at < rows.length; at += 1000) await r.memoryTables.insert(i.ownerId, t, rows.slice(at, at + 1000));
+        if (t.serial) await r.memoryTables.advanceSequence(t);
+      }
+      await r.memoryTables.mergeSettings(settings);
+    });
+  } catch (e) {
+    // Ids are kept: the same memory already read back under another owner of this store collides.
+    if ((e as { code?: string }).code === '23505') {
+      throw new NemoriError(
+        'INVALID_INPUT',
+        `${name}: this store already holds its records (under another owner); import it into another data folder`,
+      );
     }
-    await r.memoryTables.mergeSettings(settings);
-  });
+    throw e;
+  }
   await ctx.store.maintain(true);
   return {
     ownerId: i.ownerId,

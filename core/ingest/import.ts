@@ -13,8 +13,8 @@ import { detectFormat } from './detect-format.js';
 import { exportsInFolder } from './folder-exports.js';
 import type { ImportFileReport, ImportFilesInput, ImportFilesOutput } from './import-report.js';
 import { importProgress } from './import-progress.js';
-import { conversationProblem, messageProblem } from './message-checks.js';
 import { redactConversation } from '../privacy/redact.js';
+import { conversationProblem, messageProblem } from './message-checks.js';
 
 /**
  * Importing export files, the whole use case: measure and validate every file, store each conversation's

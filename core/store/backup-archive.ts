@@ -37,7 +37,7 @@ function tarEntryNames(tar: Uint8Array): string[] | null {
 }
 
 /**
- * The backup in `file` (opened with `passphrase` when it is sealed) as an uncompressed tar of a Postgres data folder, ready for PGlite's
+ * The backup in `file` (opened with `passphrase` when it is encrypted) as an uncompressed tar of a Postgres data folder, ready for PGlite's
  * `loadDataDir`. Anything else — a missing or special file, text, a broken or foreign archive — is an
  * INVALID_INPUT (or NOT_FOUND) error that names the file; nothing here can fail unhandled.
  */
@@ -51,7 +51,7 @@ export async function readBackupArchive(file: string, passphrase?: string): Prom
     if (e instanceof NemoriError) throw e;
     throw new NemoriError('NOT_FOUND', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  // A sealed backup is opened first: a wrong passphrase or a changed byte is refused here, before anything is unpacked.
+  // An encrypted backup is opened first: a wrong passphrase or a changed file stops here (core/store/backup-crypto.ts).
   bytes = await openSealedBackup(bytes, passphrase, path.basename(file));
   // readFile and gunzip hand out Buffers over plain ArrayBuffers (never shared memory).
   let tar = bytes as Uint8Array<ArrayBuffer>;

@@ -45,8 +45,8 @@ export const MEMORY_TABLES: readonly MemoryTable[] = [
 ];
 
 const PAGE = 5000;
-/** Settings fields that are credentials: never written into an export. */
-const CREDENTIAL = /api_?key|token|secret|password/i;
+/** Settings fields that are credentials (`apiKey`, `token`, `accessToken`, …; not `maxTokens`): never written into an export. */
+const CREDENTIAL = /^(api_?key|secret|password|passphrase|\w*token)$/i;
 
 function withoutCredentials(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutCredentials);

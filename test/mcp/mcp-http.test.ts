@@ -54,7 +54,19 @@ describe('/mcp on the HTTP bridge', () => {
           messages: [{ speaker: 'Alice', role: 'user', text: 'The kingfisher came back to the pond.', time: '2024-03-05T07:30:00+01:00' }],
         },
       });
-      expect(added.structuredContent).toMatchObject({ key: 'web-1', stored: 1 });
+      expect(added.structuredContent).toMatchObject({ key: 'web-1', stored: 1, redacted: 0 });
+      // A pasted password is replaced before it is stored; the answer says how many, never what.
+      const secret = await client.callTool({
+        name: 'add_memory',
+        arguments: {
+          conversation_id: 'web-1',
+          messages: [{ speaker: 'Alice', role: 'user', text: 'my wifi password is pond-2024!', time: '2024-03-05T07:31:00+01:00' }],
+        },
+      });
+      expect(secret.structuredContent).toMatchObject({ stored: 1, redacted: 1 });
+      const said = (secret.content as { text: string }[])[0]!.text;
+      expect(said).toContain('1 secret(s) were replaced with placeholders before storing.');
+      expect(said).not.toContain('pond-2024');
       const context = await client.callTool({
         name: 'load_context',
         arguments: { query: 'kingfisher pond', now: '2024-03-05T08:00:00+01:00' },

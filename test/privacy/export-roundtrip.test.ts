@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbedder } from '../../core/embed/index.js';
+import { readZipBuffer } from '../../core/ingest/zip.js';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
@@ -83,7 +84,9 @@ describe('the open export', () => {
     await from.call('runForgetting', { ownerId, now: '2028-06-01T00:00:00Z' });
     await from.call('upsertKnowledge', { ownerId, key: 'place:old flat', value: 'Lived on Rua Augusta' });
     await from.call('forgetKnowledge', { ownerId, instruction: 'key:place:old flat' });
-    await from.call('setEngineSettings', { knowledge: { maxFacts: 5000 } });
+    await from.call('setEngineSettings', { knowledge: { maxFacts: 5000, maxTokens: 900_000 } });
+    // Credentials stay on this machine: an LLM key is never written into an export.
+    await from.context.store.transaction((r) => r.settings.put('llm', { model: 'qwen', apiKey: 'sk-never-exported-0123456789' }));
     const before = await snapshot(from, ownerId);
     expect(before.counts.messages).toBeGreaterThan(0);
     expect(before.counts.semantic_versions).toBeGreaterThanOrEqual(4);
@@ -96,13 +99,18 @@ describe('the open export', () => {
     const out = await from.call('exportMemory', { ownerId, file });
     expect(out).toMatchObject({ file, encrypted: false, counts: { messages: before.counts.messages } });
     expect(fs.statSync(file).mode & 0o077).toBe(0);
+    const entries = await readZipBuffer(fs.readFileSync(file), 'memory.zip');
+    expect(JSON.parse(entries.get('nemori-export.json')!.toString())).toMatchObject({ format: 'nemori-export', schemaVersion: 1 });
+    const settings = entries.get('settings.jsonl')!.toString();
+    expect(settings).toContain('"model":"qwen"');
+    expect(settings).not.toContain('sk-never-exported');
 
     const into = newOwner('restored');
     const back = await to.call('importMemory', { ownerId: into, file });
     expect(back.counts).toEqual(before.counts);
     const after = await snapshot(to, into);
     expect(after).toEqual(before);
-    expect((await to.call('getEngineSettings', {})).knowledge.maxFacts).toBe(5000);
+    expect((await to.call('getEngineSettings', {})).knowledge).toEqual({ maxFacts: 5000, maxTokens: 900_000 });
 
     await expect(to.call('importMemory', { ownerId: into, file })).rejects.toThrow(/is not empty/);
   });
