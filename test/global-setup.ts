@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { Store } from '../core/store/store.js';
+import { configureWal, Store } from '../core/store/store.js';
 import { buildCliBundle, CLI_BUNDLE_ENV } from './helpers/cli-bundle.js';
 import { TEMPLATE_ENV } from './helpers/store-template.mjs';
 
@@ -31,6 +31,8 @@ async function buildStoreTemplate(dir: string): Promise<void> {
   fs.rmSync(backup);
   // The same database as a closed data folder, for stores opened on disk.
   const db = await PGlite.create({ dataDir: path.join(dir, 'pg'), loadDataDir: new Blob([tar]), extensions: { vector } });
+  // Configured as a store on disk is at its first open, so opening a copy does not restart the database.
+  await configureWal(db);
   await db.close();
 }
 

@@ -120,3 +120,28 @@ export function removeMemory(folder: string, names: readonly string[]): string[]
   }
   return left;
 }
+
+/**
+ * A memory is private: the data folder, everything in it and every backup are readable by the person
+ * only. New files get it from the process's umask (PGlite and the backup writer create files with the
+ * default modes, 0666 under the common umask 0022: world-readable WAL with message text); what an
+ * older version or another umask left is tightened here, at every open.
+ */
+export function makePrivate(folder: string): void {
+  try {
+    process.umask(0o077);
+  } catch {
+    // Worker threads cannot change the umask; the walk below still fixes what exists.
+  }
+  const walk = (p: string) => {
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    if (!st || st.isSymbolicLink()) return;
+    if (st.isDirectory()) {
+      if ((st.mode & 0o777) !== 0o700) fs.chmodSync(p, 0o700);
+      for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+    } else if ((st.mode & 0o077) !== 0) {
+      fs.chmodSync(p, st.mode & 0o700);
+    }
+  };
+  if (fs.existsSync(folder)) walk(folder);
+}

@@ -6,6 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { acquireLock, type DirLock } from './lock.js';
 import { readBackupArchive } from './backup-archive.js';
+import { makePrivate } from './data-folder.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
@@ -27,14 +28,21 @@ export interface OpenStoreOptions {
 
 /**
  * Postgres keeps up to 1 GB of WAL by default; for a personal store that is mostly dead weight on disk.
- * ALTER SYSTEM persists in the data folder and applies from the next open.
+ * And it recycles old WAL segments by renaming them, text of deleted rows included, where `erase` needs
+ * them gone. ALTER SYSTEM persists in the data folder and applies from the next start: returns whether
+ * it changed anything (the caller then restarts the database once).
  */
-async function boundWal(db: PGlite): Promise<void> {
-  const r = await db.query<{ setting: string }>(`SELECT setting FROM pg_settings WHERE name = 'max_wal_size'`);
-  if (r.rows[0]?.setting === '64') return;
+export async function configureWal(db: PGlite): Promise<boolean> {
+  const r = await db.query<{ name: string; setting: string }>(
+    `SELECT name, setting FROM pg_settings WHERE name IN ('max_wal_size', 'wal_recycle')`,
+  );
+  const now = new Map(r.rows.map((x) => [x.name, x.setting]));
+  if (now.get('max_wal_size') === '64' && now.get('wal_recycle') === 'off') return false;
   // One statement per call: a multi-statement string runs as a transaction block, which ALTER SYSTEM refuses.
   await db.exec(`ALTER SYSTEM SET max_wal_size = '64MB'`);
   await db.exec(`ALTER SYSTEM SET min_wal_size = '32MB'`);
+  await db.exec(`ALTER SYSTEM SET wal_recycle = off`);
+  return true;
 }
 
 /**
@@ -71,14 +79,19 @@ export class Store {
       lock = o.lock ?? acquireLock(file);
     }
     try {
-      const db = await PGlite.create({
-        dataDir: o.dir ? path.join(o.dir, 'pg') : undefined,
-        // amcheck only for `health --deep` (its B-tree check); loaded with the store, created on first use.
-        extensions: { vector, amcheck },
-      });
+      const create = () =>
+        PGlite.create({
+          dataDir: o.dir ? path.join(o.dir, 'pg') : undefined,
+          // amcheck only for `health --deep` (its B-tree check); loaded with the store, created on first use.
+          extensions: { vector, amcheck },
+        });
+      let db = await create();
       try {
         await migrate(db, o.migrationsDir ?? defaultMigrationsDir);
-        if (o.dir) await boundWal(db);
+        if (o.dir && (await configureWal(db))) {
+          await db.close();
+          db = await create();
+        }
         // Owner filters are applied after the HNSW scan; iterative scans keep filtered kNN from coming back short.
         await db.exec(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64; SET work_mem = '32MB';`);
       } catch (e) {
@@ -129,11 +142,30 @@ export class Store {
     return true;
   }
 
+  /**
+   * Makes deleted rows physically gone (forget about, purge): VACUUM FULL rewrites every table into new
+   * files and drops the old ones, then the WAL that still holds the deleted text is switched away from
+   * and removed at a checkpoint (with wal_recycle off it is deleted, not renamed for reuse). Afterwards
+   * a byte search of the data folder does not find the text. Costs a rewrite of the store: only for
+   * the person's explicit deletions and the passes that purge.
+   */
+  async erase(): Promise<void> {
+    this.assertOpen();
+    await this.db.exec('VACUUM FULL');
+    await this.db.exec('ANALYZE');
+    if (!this.dir) return;
+    await this.db.exec('CHECKPOINT');
+    await this.db.query('SELECT pg_switch_wal()');
+    await this.db.exec('CHECKPOINT');
+    this.writesSinceMaintenance = 0;
+  }
+
   /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir). */
   async backup(file: string): Promise<void> {
     this.assertOpen();
     const blob = await this.db.dumpDataDir('gzip');
-    fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
+    // A backup holds every message: for the person only, wherever it is written.
+    fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()), { mode: 0o600 });
   }
 
   /**
@@ -218,6 +250,8 @@ export class Store {
     this.closed = true;
     try {
       await this.db.close();
+      // PGlite sets some files' modes itself (the relcache init files, 0644): owner-only again before letting go.
+      if (this.dir) makePrivate(this.dir);
     } finally {
       this.lock?.release();
     }
