@@ -145,3 +145,27 @@ export function makePrivate(folder: string): void {
   };
   if (fs.existsSync(folder)) walk(folder);
 }
+
+/** Beside the database folder while a backup is restored (core/engine/app-engine.ts): the backup unpacked, and the store set aside. */
+export const restoreStaging = (db: string, at: number) => ({ staged: `${db}.restoring-${at}`, aside: `${db}.before-restore-${at}` });
+
+/**
+ * A restore killed part way leaves its folders beside the database — and, killed between its two
+ * renames, no database at all, which the next open would take for a new, empty memory. Puts back the
+ * store that was set aside when nothing took its place, and removes unpacked backups left over. A
+ * store set aside behind a finished swap is left alone: the restore reopening the store still needs
+ * it if that open fails. Called with the lock held.
+ */
+export function finishInterruptedRestore(db: string): void {
+  const parent = path.dirname(db);
+  if (!fs.existsSync(parent)) return;
+  const base = path.basename(db);
+  for (const name of fs.readdirSync(parent).sort()) {
+    const p = path.join(parent, name);
+    if (name.startsWith(`${base}.restoring-`)) fs.rmSync(p, { recursive: true, force: true });
+    else if (name.startsWith(`${base}.before-restore-`) && !fs.existsSync(path.join(db, 'pg')) && fs.existsSync(path.join(p, 'pg'))) {
+      fs.renameSync(path.join(p, 'pg'), path.join(db, 'pg'));
+      fs.rmSync(p, { recursive: true, force: true });
+    }
+  }
+}

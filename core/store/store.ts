@@ -6,7 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { acquireLock, type DirLock } from './lock.js';
 import { readBackupArchive } from './backup-archive.js';
-import { makePrivate } from './data-folder.js';
+import { finishInterruptedRestore, makePrivate } from './data-folder.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
@@ -77,6 +77,7 @@ export class Store {
       if (o.lock && path.resolve(o.lock.file) !== path.resolve(file))
         throw new Error(`the lock ${o.lock.file} is not the lock of ${o.dir}`);
       lock = o.lock ?? acquireLock(file);
+      finishInterruptedRestore(o.dir);
     }
     try {
       const create = () =>
