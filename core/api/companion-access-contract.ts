@@ -119,5 +119,22 @@ export const companionAccessOperations = {
   addCompanionConfig: { input: AddCompanionConfigInput, output: AddCompanionConfigOutput },
 } as const;
 
-/** What a companion must never do through MCP: change its own access, or write a file on disk. */
-export const PERSON_ONLY_OPERATIONS = ['setCompanionAccess', 'companionConfigs', 'addCompanionConfig'] as const;
+/**
+ * What a companion must never do, through MCP or with a companion-scoped bridge token
+ * (core/http/auth.ts): change its own access, or any operation that names a path on this machine
+ * (reads, writes or probes files and folders) or changes how Nemori is set up.
+ */
+export const PERSON_ONLY_OPERATIONS = [
+  'setCompanionAccess',
+  'companionConfigs',
+  'addCompanionConfig',
+  'importFiles',
+  'backup',
+  'listBackups',
+  'restoreBackup',
+  'inspectFolder',
+  'setDataFolder',
+  'setEmbeddingModel',
+  'setEngineSettings',
+  'setLlmSettings',
+] as const;

@@ -99,6 +99,8 @@ export const ForgetAboutOutput = z.object({
   memories: z.array(z.object({ kind: MemoryKindName, id: z.string(), title: z.string(), tier: TierName })),
   messages: z.number().int(),
   conversations: z.number().int(),
+  /** Whether the deleted text was erased from the store's files and log (VACUUM FULL + checkpoint); false on a dry run. */
+  erased: z.boolean(),
 });
 
 export const DecayExplanationOutput = z.object({

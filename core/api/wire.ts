@@ -13,8 +13,8 @@ import type { ModelStatus } from './model-status.js';
 
 export type { ImportStage, LlmErrorCode, ModelStatus, ProgressFacts };
 
-/** Engine error codes plus the bridges' own (an unknown operation, a bad token, a crash). */
-export type WireErrorCode = ErrorCode | 'UNKNOWN_OPERATION' | 'UNAUTHORIZED' | 'ENGINE_UNAVAILABLE' | 'INTERNAL';
+/** Engine error codes plus the bridges' own (an unknown operation, a bad token, a token without the right, a crash). */
+export type WireErrorCode = ErrorCode | 'UNKNOWN_OPERATION' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'ENGINE_UNAVAILABLE' | 'INTERNAL';
 
 /** An error as a person sees it: a code to branch on and a message to act on, never a stack. */
 export interface WireError {

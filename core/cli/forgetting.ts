@@ -51,7 +51,7 @@ function renderMark(o: OpOutput<'markMemory'>): string {
 function renderForgetAbout(o: OpOutput<'forgetAbout'>): string {
   const head = o.dryRun
     ? `Dry run: forgetting “${o.about}” would delete ${o.memories.length} memories, the text of ${o.messages} messages and touch ${o.conversations} conversations:`
-    : `Forgot “${o.about}”: deleted ${o.memories.length} memories, the text of ${o.messages} messages, and cleaned ${o.conversations} conversations.`;
+    : `Forgot “${o.about}”: deleted ${o.memories.length} memories, the text of ${o.messages} messages, and cleaned ${o.conversations} conversations${o.erased ? '; the text is erased from the data folder' : ''}.`;
   return [head, ...o.memories.map((m) => `  ${m.kind} ${m.id} [${m.tier}]  ${m.title.slice(0, 70)}`)].join('\n');
 }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyMemory, describeFolderProblem, removeMemory, STORE_FOLDER } from '../store/data-folder.js';
+import { copyMemory, describeFolderProblem, removeMemory, restoreStaging, STORE_FOLDER } from '../store/data-folder.js';
 import { NemoriError } from '../domain/errors.js';
 import { DEFAULT_MODEL_ID } from '../embed/index.js';
 import { saveStartupFile, type Startup } from './startup.js';
@@ -152,14 +152,13 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       if (!path.isAbsolute(file)) throw new NemoriError('INVALID_INPUT', `restoreBackup: file: give a full path (${file} is relative)`);
       // Unpacked and checked beside the store while it is still open: a wrong file changes nothing.
       const db = path.join(startup.home, STORE_FOLDER);
-      const staged = `${db}.restoring-${Date.now()}`;
+      const { staged, aside } = restoreStaging(db, Date.now());
       const { schemaVersion } = await Store.unpackBackup(staged, file, passphrase);
       try {
         const safety = await engine.call('backup', passphrase ? { passphrase } : {});
         await change(async () => {
           // Only the database inside `db` is swapped: `db` itself, with the lock and the holder file that
           // other processes look for, stays where it is.
-          const aside = `${db}.before-restore-${Date.now()}`;
           const [live, restored, kept] = [path.join(db, 'pg'), path.join(staged, 'pg'), path.join(aside, 'pg')];
           fs.mkdirSync(aside);
           fs.renameSync(live, kept);

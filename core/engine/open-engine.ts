@@ -2,7 +2,7 @@ import { repairOnOpen } from '../episodes/repair.js';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, systemClock, type Clock, type EngineContext } from '../context/engine-context.js';
-import { STORE_FOLDER } from '../store/data-folder.js';
+import { makePrivate, STORE_FOLDER } from '../store/data-folder.js';
 import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../jobs/forgetting-scheduler.js';
 import { discoveryJobs } from '../jobs/discovery-runner.js';
@@ -87,6 +87,7 @@ async function configAt(store: Store, explicit: Record<string, unknown>): Promis
 
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   if (o.lock && !o.home) throw new Error('a lock was given for an in-memory engine');
+  if (o.home) makePrivate(o.home);
   const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined, lock: o.lock });
   let ctx: EngineContext;
   try {

@@ -49,6 +49,7 @@
  */
 import * as chrono from 'chrono-node';
 import type { ParsedResult } from 'chrono-node';
+import { wordSegments } from '../text/word-segments.js';
 
 export type TimeGranularity = 'day' | 'week' | 'month' | 'year';
 
@@ -253,11 +254,9 @@ function parseZhNumber(s: string): number | null {
   return total > 0 ? total : null;
 }
 
-const zhSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
-
 function wordStarts(text: string): Set<number> {
   const starts = new Set<number>();
-  for (const s of zhSegmenter.segment(text)) starts.add(s.index);
+  for (const s of wordSegments(text)) starts.add(s.index);
   return starts;
 }
 

@@ -1,10 +1,13 @@
+import { MAX_TOLD_MESSAGE_CHARS } from '../text/message-text.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { tokenize } from '../text/tokenize.js';
 import type { SegmentConfig } from '../context/segment-config.js';
 
 export type Segment = StoredMessage[];
 
-function wordCount(text: string): number {
+function wordCount(whole: string): number {
+  // Only what an episode tells of a message counts (and a 60 MB message is not scanned twice in full).
+  const text = whole.length > MAX_TOLD_MESSAGE_CHARS ? whole.slice(0, MAX_TOLD_MESSAGE_CHARS) : whole;
   // CJK has no spaces: count each Han/kana/hangul character as a word so caps work in every language.
   const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0;
   const latin = text

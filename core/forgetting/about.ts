@@ -42,6 +42,8 @@ export interface ForgetAboutResult {
   /** Source messages whose text goes (those mentioning X and those of the memories above). */
   messages: number;
   conversations: number;
+  /** The deleted text was physically removed from the store's files (not a dry run). */
+  erased: boolean;
 }
 
 export async function forgetAbout(
@@ -79,6 +81,7 @@ export async function forgetAbout(
     memories,
     messages: linked + unlinked.length,
     conversations: conversations.length,
+    erased: false,
   };
   if (o.dryRun) return result;
 
@@ -97,7 +100,7 @@ export async function forgetAbout(
       );
     }
   });
-  // Deleted rows linger in table pages until a vacuum: run one now, so the text is really gone.
-  await ctx.store.maintain(true);
-  return result;
+  // Deleted rows linger in table pages and the WAL: erase them now, so the text is really gone.
+  await ctx.store.erase();
+  return { ...result, erased: true };
 }

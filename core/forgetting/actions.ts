@@ -56,7 +56,8 @@ export async function purgeTrash(ctx: EngineContext, ownerId: string, ids?: read
     const missing = ids.filter((id) => !purged.includes(id));
     if (missing.length) ctx.warn(`not in the trash, left alone: ${missing.join(', ')}`);
   }
-  if (purged.length) await ctx.store.maintain();
+  // Purged is gone: out of the table files and the log, not just unreachable.
+  if (purged.length) await ctx.store.erase();
   return purged;
 }
 

@@ -149,7 +149,9 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
     }
 
     if (!dryRun) {
-      if (report.moves.length > 0) await ctx.store.maintain();
+      // Purged is gone: out of the table files and the log, not just unreachable.
+      if (report.moved.purged > 0) await ctx.store.erase();
+      else if (report.moves.length > 0) await ctx.store.maintain();
       // The log keeps ids, tiers and reasons only: never the text of what was forgotten.
       await ctx.store.transaction((r) =>
         r.forgetting.recordRun(ownerId, now, {

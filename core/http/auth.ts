@@ -17,16 +17,37 @@ function sameSecret(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The token of a request: the bearer header, else (for EventSource) the `token` query parameter. */
+/** The path where a browser API cannot set headers (EventSource): the only one that takes `?token=`. */
+export const EVENTS_PATH = '/api/events';
+
+/**
+ * The token of a request: the bearer header, else — only for the event stream, which EventSource opens
+ * without headers — the `token` query parameter (a token in a URL ends up in logs and history).
+ */
 export function requestToken(req: IncomingMessage, url: URL): string | null {
   const header = req.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim();
-  return url.searchParams.get('token');
+  return req.method === 'GET' && url.pathname === EVENTS_PATH ? url.searchParams.get('token') : null;
 }
 
-export function isAuthorized(req: IncomingMessage, url: URL, token: string): boolean {
+/**
+ * What a token may do. `person`: everything the app does, naming files and folders included.
+ * `companion` (what an MCP client or companion program is given): the memory's operations only — never
+ * an operation that names a path on this machine or changes settings.
+ */
+export type TokenScope = 'person' | 'companion';
+
+export interface Tokens {
+  person: string;
+  companion: string;
+}
+
+export function authorizedScope(req: IncomingMessage, url: URL, tokens: Tokens): TokenScope | null {
   const given = requestToken(req, url);
-  return given !== null && sameSecret(given, token);
+  if (given === null) return null;
+  if (sameSecret(given, tokens.person)) return 'person';
+  if (sameSecret(given, tokens.companion)) return 'companion';
+  return null;
 }
 
 /**

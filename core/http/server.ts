@@ -22,7 +22,8 @@ import type { Engine } from '../engine/open-engine.js';
 import { sameFolder, type HolderIdentity } from '../engine/holder.js';
 import { NemoriError } from '../domain/errors.js';
 import { mcpOverHttp } from '../mcp/http.js';
-import { isAuthorized, isLoopbackHost, isSameOriginOrNone, newToken } from './auth.js';
+import { authorizedScope, EVENTS_PATH, isLoopbackHost, isSameOriginOrNone, newToken, type Tokens } from './auth.js';
+import { PERSON_ONLY_OPERATIONS } from '../api/companion-access-contract.js';
 import { readJson } from './body.js';
 import { createDispatcher, toWireError, type CallEngine } from '../api/dispatch.js';
 import { createEventHub } from './sse.js';
@@ -42,6 +43,10 @@ export interface WebServerOptions {
   port?: number;
   /** Fixed token (tests); by default a new random one per run. */
   token?: string;
+  /** Fixed companion-scoped token (tests); by default a new random one per run. */
+  companionToken?: string;
+  /** The largest uploaded file (default MAX_UPLOAD_BYTES). */
+  maxUploadBytes?: number;
   /** Every engine event also goes here (the CLI prints progress). */
   onEvent?: (e: EngineEvent) => void;
   log?: (message: string, error?: unknown) => void;
@@ -52,7 +57,10 @@ export interface WebServer {
   readonly url: string;
   readonly origin: string;
   readonly port: number;
+  /** The person's token: every operation. */
   readonly token: string;
+  /** For companions (MCP clients, programs): memory operations only, never one that names a path or changes settings (403). */
+  readonly companionToken: string;
   /** Sends an event not tied to a call (the embedding model's download) to every tab and `onEvent`. */
   emit(e: EngineEvent): void;
   /** API calls being answered now. */
@@ -68,6 +76,7 @@ const STATUS: Partial<Record<WireErrorCode, number>> = {
   INVALID_INPUT: 400,
   IMPORT_PARSE: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   UNKNOWN_OPERATION: 404,
   STORE_LOCKED: 409,
@@ -117,11 +126,19 @@ function decodedHome(value: string): string | null {
   }
 }
 
+/** Routes a companion-scoped token may not use: uploads (files onto this machine) and the person-only operations. */
+function personOnly(route: string): boolean {
+  if (route === '/api/import' || route === '/api/import/upload') return true;
+  const op = /^\/api\/call\/([A-Za-z][\w-]*)$/.exec(route)?.[1];
+  return op !== undefined && (PERSON_ONLY_OPERATIONS as readonly string[]).includes(op);
+}
+
 export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const token = o.token ?? newToken();
+  const tokens: Tokens = { person: token, companion: o.companionToken ?? newToken() };
   const log = o.log ?? ((m, e) => console.error(`[nemori web] ${m}`, e ?? ''));
   const hub = createEventHub();
-  const uploads = await createUploadArea();
+  const uploads = await createUploadArea({ ...(o.maxUploadBytes ? { maxFileBytes: o.maxUploadBytes } : {}) });
   const call: CallEngine = async (name, input, options) => (await o.engine).call(name, input as never, options);
   // The model's download while the engine opens: a tab that connects meanwhile sees where it stands at once.
   let modelUnderway: EngineEvent | null = null;
@@ -187,16 +204,21 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       sendError(res, { code: 'UNAUTHORIZED', message: 'requests from other sites are refused' });
       return;
     }
-    if (!isAuthorized(req, url, token)) {
+    const scope = authorizedScope(req, url, tokens);
+    if (!scope) {
       sendError(res, { code: 'UNAUTHORIZED', message: 'missing or wrong token: open the link `nemori web` printed' });
       return;
     }
     const route = url.pathname;
+    if (scope === 'companion' && personOnly(route)) {
+      sendError(res, { code: 'FORBIDDEN', message: `${route}: a companion's token may not name files or change settings` });
+      return;
+    }
     if (route === '/mcp') {
       await mcp(req, res);
       return;
     }
-    if (req.method === 'GET' && route === '/api/events') {
+    if (req.method === 'GET' && route === EVENTS_PATH) {
       hub.attach(res, { 'X-Content-Type-Options': 'nosniff' }, modelUnderway ? [modelUnderway] : []);
       return;
     }
@@ -304,6 +326,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     origin,
     port,
     token,
+    companionToken: tokens.companion,
     emit,
     get inFlight() {
       return inFlight;

@@ -9,11 +9,14 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { NemoriError } from '../domain/errors.js';
 
 const BATCH_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_FILES_PER_BATCH = 1000;
+/** The largest file one upload may be (a whole-account export is a few GiB); larger ones stop the upload. */
+export const MAX_UPLOAD_BYTES = 8 * 2 ** 30;
 
 /** A file name as the person chose it, reduced to a safe single path segment. */
 export function safeFileName(name: string): string {
@@ -44,7 +47,20 @@ export interface UploadArea {
   close(): Promise<void>;
 }
 
-export async function createUploadArea(): Promise<UploadArea> {
+/** Passes the body through, failing once it outgrows `max` bytes (a body may not say its length, or lie). */
+function limited(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > max) done(new NemoriError('INVALID_INPUT', `the file is larger than ${max} bytes, the most one upload may be`));
+      else done(null, chunk);
+    },
+  });
+}
+
+export async function createUploadArea(o: { maxFileBytes?: number } = {}): Promise<UploadArea> {
+  const maxFileBytes = o.maxFileBytes ?? MAX_UPLOAD_BYTES;
   const root = await mkdtemp(path.join(os.tmpdir(), 'nemori-upload-'));
   const batches = new Map<string, UploadedFile[]>();
   const batchDir = (batch: string) => path.join(root, batch);
@@ -62,8 +78,16 @@ export async function createUploadArea(): Promise<UploadArea> {
       const dir = path.join(batchDir(batch), String(files.length));
       await mkdir(dir, { recursive: true });
       const filePath = path.join(dir, fileName);
+      if (Number(body.headers['content-length'] ?? 0) > maxFileBytes) {
+        throw new NemoriError('INVALID_INPUT', `the file is larger than ${maxFileBytes} bytes, the most one upload may be`);
+      }
       const out = createWriteStream(filePath);
-      await pipeline(body, out);
+      try {
+        await pipeline(body, limited(maxFileBytes), out);
+      } catch (e) {
+        await rm(dir, { recursive: true, force: true });
+        throw e;
+      }
       const file = { path: filePath, name: fileName, bytes: out.bytesWritten };
       files.push(file);
       batches.set(batch, files);

@@ -99,22 +99,32 @@ export async function openText(file: string): Promise<{ encoding: TextEncoding; 
   return { encoding: src.encoding, stream };
 }
 
-/** Splits a stream of strings into lines; accepts \n, \r\n and lone \r (old Mac exports). */
+/**
+ * Splits a stream of strings into lines; accepts \n, \r\n and lone \r (old Mac exports). Each chunk is
+ * searched once: the unfinished line carried between chunks is kept in pieces and joined only when its
+ * line ends (a 60 MB file on one line was re-joined and re-searched for every chunk: quadratic).
+ */
 export async function* splitLines(chunks: AsyncIterable<string | Buffer>): AsyncGenerator<TextLine> {
-  let rest = '';
+  const rest: string[] = [];
   let lineNo = 0;
   let first = true;
   let pendingCr = false;
+  const line = (chunk: string, from: number, to: number) => {
+    const tail = chunk.slice(from, to);
+    if (rest.length === 0) return tail;
+    const whole = rest.join('') + tail;
+    rest.length = 0;
+    return whole;
+  };
   for await (const c of chunks) {
-    let chunk = typeof c === 'string' ? c : c.toString('utf8');
+    let text = typeof c === 'string' ? c : c.toString('utf8');
     if (first) {
       // A BOM can survive when the file was concatenated or re-saved: drop it at the very start only.
-      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       first = false;
     }
-    if (pendingCr && chunk.charCodeAt(0) === 10) chunk = chunk.slice(1);
+    if (pendingCr && text.charCodeAt(0) === 10) text = text.slice(1);
     pendingCr = false;
-    let text = rest + chunk;
     let start = 0;
     // Where the next \r is (-1: none in this text). Looked up once per \r, not once per line: searching
     // to the end of a 256 KiB chunk for every line would be quadratic.
@@ -124,7 +134,7 @@ export async function* splitLines(chunks: AsyncIterable<string | Buffer>): Async
       const lf = text.indexOf('\n', start);
       const nl = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
       if (nl < 0) break;
-      yield { line: text.slice(start, nl), lineNo: ++lineNo };
+      yield { line: line(text, start, nl), lineNo: ++lineNo };
       if (text.charCodeAt(nl) === 13) {
         if (nl + 1 < text.length) {
           start = text.charCodeAt(nl + 1) === 10 ? nl + 2 : nl + 1;
@@ -137,10 +147,9 @@ export async function* splitLines(chunks: AsyncIterable<string | Buffer>): Async
         start = nl + 1;
       }
     }
-    rest = text.slice(start);
-    text = '';
+    if (start < text.length) rest.push(text.slice(start));
   }
-  if (rest.length > 0) yield { line: rest, lineNo: ++lineNo };
+  if (rest.length > 0) yield { line: rest.join(''), lineNo: ++lineNo };
 }
 
 /**

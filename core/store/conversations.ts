@@ -38,9 +38,21 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** What makes a message the same message again: the export's id, or who said what when. */
-function dedupeKey(m: IncomingMessage, hash = sha256(m.text)): string {
-  return m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${hash}`);
+/**
+ * What makes a message the same message again when an export is imported twice: the export's id, or
+ * who said what when — and which occurrence of that it is among the messages stored together. Three
+ * "Bob: ok" in one minute (WhatsApp times have minute precision) are three messages, and so are
+ * messages of a file whose ids repeat; the same file again yields the same keys, so nothing doubles.
+ * The first occurrence keeps the key earlier versions gave it.
+ */
+function dedupeKeys(messages: readonly IncomingMessage[], hashes = messages.map((m) => sha256(m.text))): string[] {
+  const seen = new Map<string, number>();
+  return messages.map((m, i) => {
+    const key = m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${hashes[i]!}`);
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    return n === 0 ? key : `${key}#${n}`;
+  });
 }
 
 export interface StoredConversation {
@@ -84,7 +96,7 @@ export function conversationReads(q: Sql) {
 
     /** The stored ids of these messages (each as `addMessages` keyed it), in their order; null where none is stored. */
     async idsOf(ownerId: string, conversationId: string, messages: readonly IncomingMessage[]): Promise<(string | null)[]> {
-      const keys = messages.map((m) => dedupeKey(m));
+      const keys = dedupeKeys(messages);
       const r = await q.query<{ id: string; dedupe_key: string }>(
         `SELECT id, dedupe_key FROM messages WHERE owner_id = $1 AND conversation_id = $2 AND dedupe_key = ANY($3::text[])`,
         [ownerId, conversationId, keys],
@@ -225,7 +237,9 @@ export function conversationWrites(q: Sql) {
      */
     async addMessages(ownerId: string, conversationId: string, c: IncomingConversation, firstSeq = 0): Promise<number> {
       let added = 0;
-      const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i }));
+      const hashes = c.messages.map((m) => sha256(m.text));
+      const keys = dedupeKeys(c.messages, hashes);
+      const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i, hash: hashes[i]!, key: keys[i]! }));
       for (const batch of chunks(indexed, 500)) {
         const cols = {
           id: [] as string[],
@@ -241,11 +255,10 @@ export function conversationWrites(q: Sql) {
           attachments: [] as string[],
           metadata: [] as string[],
         };
-        for (const { m, seq } of batch) {
-          const hash = sha256(m.text);
+        for (const { m, seq, hash, key } of batch) {
           cols.id.push(randomUUID());
           cols.externalId.push(m.externalId ?? null);
-          cols.dedupe.push(dedupeKey(m, hash));
+          cols.dedupe.push(key);
           cols.seq.push(seq);
           cols.speaker.push(m.speaker);
           cols.role.push(m.role);

@@ -120,3 +120,52 @@ export function removeMemory(folder: string, names: readonly string[]): string[]
   }
   return left;
 }
+
+/**
+ * A memory is private: the data folder, everything in it and every backup are readable by the person
+ * only. New files get it from the process's umask (PGlite and the backup writer create files with the
+ * default modes, 0666 under the common umask 0022: world-readable WAL with message text); what an
+ * older version or another umask left is tightened here, at every open.
+ */
+export function makePrivate(folder: string): void {
+  try {
+    process.umask(0o077);
+  } catch {
+    // Worker threads cannot change the umask; the walk below still fixes what exists.
+  }
+  const walk = (p: string) => {
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    if (!st || st.isSymbolicLink()) return;
+    if (st.isDirectory()) {
+      if ((st.mode & 0o777) !== 0o700) fs.chmodSync(p, 0o700);
+      for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+    } else if ((st.mode & 0o077) !== 0) {
+      fs.chmodSync(p, st.mode & 0o700);
+    }
+  };
+  if (fs.existsSync(folder)) walk(folder);
+}
+
+/** Beside the database folder while a backup is restored (core/engine/app-engine.ts): the backup unpacked, and the store set aside. */
+export const restoreStaging = (db: string, at: number) => ({ staged: `${db}.restoring-${at}`, aside: `${db}.before-restore-${at}` });
+
+/**
+ * A restore killed part way leaves its folders beside the database — and, killed between its two
+ * renames, no database at all, which the next open would take for a new, empty memory. Puts back the
+ * store that was set aside when nothing took its place, and removes unpacked backups left over. A
+ * store set aside behind a finished swap is left alone: the restore reopening the store still needs
+ * it if that open fails. Called with the lock held.
+ */
+export function finishInterruptedRestore(db: string): void {
+  const parent = path.dirname(db);
+  if (!fs.existsSync(parent)) return;
+  const base = path.basename(db);
+  for (const name of fs.readdirSync(parent).sort()) {
+    const p = path.join(parent, name);
+    if (name.startsWith(`${base}.restoring-`)) fs.rmSync(p, { recursive: true, force: true });
+    else if (name.startsWith(`${base}.before-restore-`) && !fs.existsSync(path.join(db, 'pg')) && fs.existsSync(path.join(p, 'pg'))) {
+      fs.renameSync(path.join(p, 'pg'), path.join(db, 'pg'));
+      fs.rmSync(p, { recursive: true, force: true });
+    }
+  }
+}

@@ -6,6 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { acquireLock, type DirLock } from './lock.js';
 import { readBackupArchive } from './backup-archive.js';
+import { finishInterruptedRestore, makePrivate } from './data-folder.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
@@ -31,8 +32,15 @@ export interface OpenStoreOptions {
  * store that is dead weight on disk. The caps go on PGlite's command line, so they hold from the first
  * statement of every open, new store or old (`ALTER SYSTEM`, used before, only applied from the next
  * open, so a big first import ran uncapped). Postgres's smallest allowed `min_wal_size` is two segments.
+ * Old segments are deleted, not recycled by renaming: a recycled segment still holds the text of rows
+ * `erase` removed.
  */
-const WAL_SETTINGS = { max_wal_size: 64, min_wal_size: 32 } as const;
+const WAL_SETTINGS = [
+  // [name, on the command line, as pg_settings shows it]
+  ['max_wal_size', '64MB', '64'],
+  ['min_wal_size', '32MB', '32'],
+  ['wal_recycle', 'off', 'off'],
+] as const;
 
 /** A checkpoint once this much WAL was written since the last one: WAL stays well under the cap. */
 const CHECKPOINT_AFTER_BYTES = 16 * 1024 * 1024;
@@ -43,18 +51,18 @@ function pgliteOptions(dataDir: string | undefined, loadDataDir?: Blob): PGliteO
     ...(loadDataDir ? { loadDataDir } : {}),
     // amcheck only for `health --deep` (its B-tree check); loaded with the store, created on first use.
     extensions: { vector, amcheck },
-    startParams: [...PGlite.defaultStartParams, ...Object.entries(WAL_SETTINGS).flatMap(([k, mb]) => ['-c', `${k}=${mb}MB`])],
+    startParams: [...PGlite.defaultStartParams, ...WAL_SETTINGS.flatMap(([name, value]) => ['-c', `${name}=${value}`])],
   };
 }
 
-/** Refuses to run with a WAL cap that did not take (a PGlite that ignores its command line). */
+/** Refuses to run with a WAL setting that did not take (a PGlite that ignores its command line). */
 async function verifyWal(db: PGlite): Promise<void> {
   const r = await db.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`, [
-    Object.keys(WAL_SETTINGS),
+    WAL_SETTINGS.map(([name]) => name),
   ]);
-  for (const [name, mb] of Object.entries(WAL_SETTINGS)) {
+  for (const [name, value, shown] of WAL_SETTINGS) {
     const got = r.rows.find((x) => x.name === name)?.setting;
-    if (got !== String(mb)) throw new Error(`the database runs with ${name} = ${got ?? 'unset'} MB instead of ${mb} MB`);
+    if (got !== shown) throw new Error(`the database runs with ${name} = ${got ?? 'unset'} instead of ${value}`);
   }
 }
 
@@ -90,6 +98,7 @@ export class Store {
       if (o.lock && path.resolve(o.lock.file) !== path.resolve(file))
         throw new Error(`the lock ${o.lock.file} is not the lock of ${o.dir}`);
       lock = o.lock ?? acquireLock(file);
+      finishInterruptedRestore(o.dir);
     }
     try {
       const db = await PGlite.create(pgliteOptions(o.dir ? path.join(o.dir, 'pg') : undefined));
@@ -172,11 +181,30 @@ export class Store {
     return r.rows[0]?.n ?? 0;
   }
 
+  /**
+   * Makes deleted rows physically gone (forget about, purge): VACUUM FULL rewrites every table into new
+   * files and drops the old ones, then the WAL that still holds the deleted text is switched away from
+   * and removed at a checkpoint (with wal_recycle off it is deleted, not renamed for reuse). Afterwards
+   * a byte search of the data folder does not find the text. Costs a rewrite of the store: only for
+   * the person's explicit deletions and the passes that purge.
+   */
+  async erase(): Promise<void> {
+    this.assertOpen();
+    await this.db.exec('VACUUM FULL');
+    await this.db.exec('ANALYZE');
+    if (!this.dir) return;
+    await this.db.exec('CHECKPOINT');
+    await this.db.query('SELECT pg_switch_wal()');
+    await this.db.exec('CHECKPOINT');
+    this.writesSinceMaintenance = 0;
+  }
+
   /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir), sealed when a passphrase is given. */
   async backup(file: string, passphrase?: string): Promise<void> {
     this.assertOpen();
     const blob = await this.db.dumpDataDir('gzip');
-    fs.writeFileSync(file, await sealBackup(Buffer.from(await blob.arrayBuffer()), passphrase));
+    // A backup holds every message: for the person only, wherever it is written.
+    fs.writeFileSync(file, await sealBackup(Buffer.from(await blob.arrayBuffer()), passphrase), { mode: 0o600 });
   }
 
   /**
@@ -274,6 +302,8 @@ export class Store {
     try {
       // What was written since the last checkpoint need not wait in the WAL for the next open.
       await this.db.exec('CHECKPOINT').finally(() => this.db.close());
+      // PGlite sets some files' modes itself (the relcache init files, 0644): owner-only again before letting go.
+      if (this.dir) makePrivate(this.dir);
     } finally {
       this.lock?.release();
     }

@@ -1,7 +1,6 @@
 import { CJK_STOPWORDS } from './stopwords.js';
 import { tokenize } from './tokenize.js';
-
-const wordSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+import { wordSegments } from './word-segments.js';
 
 /**
  * Words that are never a topic however rare they are in someone's memory: interjections, chat fillers,
@@ -668,7 +667,7 @@ function words(text: string): Word[] {
   const out: Word[] = [];
   let sentence = 0;
   let first = true;
-  for (const seg of wordSegmenter.segment(text)) {
+  for (const seg of wordSegments(text)) {
     if (!seg.isWordLike) {
       if (SENTENCE_END.test(seg.segment)) {
         sentence++;

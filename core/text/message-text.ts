@@ -1,14 +1,34 @@
 import type { StoredMessage } from '../domain/conversation.js';
 import { toLocal } from './describe.js';
 
-/** A message as episode text: attachments are told, not dropped ("[shares a photo: a dog on a beach]"). */
+/**
+ * How much of one message an episode tells (and so indexes, embeds and hands to the LLM). A pasted
+ * log or book in one message would otherwise make one episode of megabytes, slow to build and to
+ * search, and drown every other word of it. The message itself is stored and shown whole.
+ */
+export const MAX_TOLD_MESSAGE_CHARS = 20_000;
+
+/** At most `max` characters of `text`, never ending between the halves of a surrogate pair. */
+function head(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * A message as episode text: attachments are told, not dropped ("[shares a photo: a dog on a beach]");
+ * a very long message is told up to MAX_TOLD_MESSAGE_CHARS, saying how much is left out.
+ */
 export function messageText(m: StoredMessage): string {
   const media = m.attachments.map((a) => {
     const what = a.kind === 'image' ? 'a photo' : a.kind === 'file' ? 'a file' : `a ${a.kind}`;
     const about = a.caption ?? a.name;
     return about ? `[shares ${what}: ${about}]` : `[shares ${what}]`;
   });
-  return [m.text, ...media].filter(Boolean).join(' ');
+  const text =
+    m.text.length > MAX_TOLD_MESSAGE_CHARS
+      ? `${head(m.text, MAX_TOLD_MESSAGE_CHARS)}… [${m.text.length - head(m.text, MAX_TOLD_MESSAGE_CHARS).length} more characters in the message]`
+      : m.text;
+  return [text, ...media].filter(Boolean).join(' ');
 }
 
 const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -43,12 +43,10 @@
  */
 import { stemmer } from 'stemmer';
 import { CJK_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
+import { wordSegments } from './word-segments.js';
 
 /** Terms longer than this (UTF-16 code units) are dropped. */
 export const MAX_TOKEN_LENGTH = 40;
-
-/** 'zh' makes ICU use its CJ dictionary; Latin text segments the same under any locale. */
-const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
 const APOSTROPHES = /[\u2018\u2019\u02bc]/g;
 const CLITIC_SUFFIX = /'(?:s|m|re|ve|ll|d)$/;
@@ -137,7 +135,7 @@ export function tokenize(text: string): string[] {
     compoundParts = 0;
   };
 
-  for (const s of segmenter.segment(norm)) {
+  for (const s of wordSegments(norm)) {
     if (!s.isWordLike) continue;
     const seg = s.segment;
     const idx = s.index;

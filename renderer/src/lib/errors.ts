@@ -25,6 +25,8 @@ const HEADLINES: Record<WireErrorCode | LlmErrorCode, MessageKey> = {
   MODEL_CHECKSUM_MISMATCH: 'error.MODEL_CHECKSUM_MISMATCH',
   UNKNOWN_OPERATION: 'error.UNKNOWN_OPERATION',
   UNAUTHORIZED: 'error.UNAUTHORIZED',
+  // Only a companion's token is refused an operation; the app's own never is: the same headline.
+  FORBIDDEN: 'error.UNAUTHORIZED',
   ENGINE_UNAVAILABLE: 'error.ENGINE_UNAVAILABLE',
   INTERNAL: 'error.INTERNAL',
   LLM_UNAVAILABLE: 'error.LLM_UNAVAILABLE',
