@@ -1,6 +1,5 @@
 import type { Sql } from './sql.js';
 import { vectorLiteral } from './sql.js';
-import { distanceExpr } from './vectors.js';
 
 /**
  * The bare SQL our searches reduce to, for the scale benchmark: the same tables queried with nothing
@@ -28,7 +27,7 @@ export function baselineReads(q: Sql) {
       const r = await q.query(
         `SELECT episode_id FROM episode_embeddings
          WHERE model_id = ${lit} AND owner_id = $1
-         ORDER BY ${distanceExpr({ modelId, dimensions }, 'embedding', '$2')} LIMIT $3`,
+         ORDER BY embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) LIMIT $3`,
         [ownerId, vectorLiteral(vector), limit],
       );
       return r.rows.length;

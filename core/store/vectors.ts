@@ -22,12 +22,12 @@ function indexName(space: VectorSpace): string {
 }
 
 /**
- * The embedding column (half precision, migration 007) has no fixed dimension (models differ), so each
- * model gets a partial HNSW index over `embedding::halfvec(dim)`. Queries repeat the same cast and model
- * predicate literally, which is what lets the planner pick that index.
+ * The embedding column has no fixed dimension (models differ), so each model gets a partial HNSW index
+ * over `embedding::vector(dim)`. Queries repeat the same cast and model predicate literally, which is
+ * what lets the planner pick that index.
  */
-export function distanceExpr(space: VectorSpace, column: string, queryParam: string): string {
-  return `${column}::halfvec(${space.dimensions}) <=> ${queryParam}::halfvec(${space.dimensions})`;
+function distanceExpr(space: VectorSpace, queryParam: string): string {
+  return `ee.embedding::vector(${space.dimensions}) <=> ${queryParam}::vector(${space.dimensions})`;
 }
 
 export function vectorReads(q: Sql) {
@@ -51,7 +51,7 @@ export function vectorReads(q: Sql) {
       const p = new Params();
       const owner = p.add(ownerId);
       const qv = p.add(vectorLiteral(vector));
-      const dist = distanceExpr(space, 'ee.embedding', qv);
+      const dist = distanceExpr(space, qv);
       const within = o.within ? ` AND ee.episode_id = ANY(${p.add(o.within)}::uuid[])` : '';
       const filters = filterSql(o.filters, p);
       const joinEpisodes = filters ? ` JOIN episodes e ON e.id = ee.episode_id AND e.owner_id = ${owner}${filters}` : '';
@@ -87,7 +87,7 @@ export function vectorWrites(q: Sql) {
       if (!Number.isInteger(space.dimensions) || space.dimensions <= 0) throw new Error(`bad dimension ${space.dimensions}`);
       await q.exec(
         `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON episode_embeddings
-         USING hnsw ((embedding::halfvec(${space.dimensions})) halfvec_cosine_ops)
+         USING hnsw ((embedding::vector(${space.dimensions})) vector_cosine_ops)
          WHERE model_id = ${quoteLiteral(space.modelId)}`,
       );
     },
@@ -97,7 +97,7 @@ export function vectorWrites(q: Sql) {
       for (const batch of chunks(rows, 500)) {
         await q.query(
           `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
-           SELECT u.id, $1, $2, u.v::halfvec FROM unnest($3::uuid[], $4::text[]) AS u(id, v)
+           SELECT u.id, $1, $2, u.v::vector FROM unnest($3::uuid[], $4::text[]) AS u(id, v)
            JOIN episodes e ON e.id = u.id AND e.owner_id = $1 AND e.tier = 'active'
            ON CONFLICT (episode_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
           [ownerId, modelId, batch.map((r) => r.episodeId), batch.map((r) => vectorLiteral(r.vector))],
