@@ -56,6 +56,10 @@ describe('the store on disk', () => {
         .filter((f) => f.endsWith('.sql'));
       expect(health.database).toMatchObject({ status: 'ok', schemaVersion: migrations.length });
       expect(health.database.sizeBytes).toBeGreaterThan(0);
+      // The write-ahead log is reported, and within its cap.
+      expect(health.database.walBytes).toBeGreaterThan(0);
+      expect(health.database.walBytes).toBeLessThanOrEqual(health.database.sizeBytes!);
+      expect(health.database.walBytes).toBeLessThanOrEqual(64 * 1024 * 1024);
       expect((await b.call('search', { ownerId: 'me', query: 'Gornergrat boots', mode: 'bm25' })).results).toHaveLength(1);
     } finally {
       await b.close();
