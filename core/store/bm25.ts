@@ -66,10 +66,11 @@ async function stats(q: Sql, ownerId: string): Promise<Stats> {
 /**
  * The index's tables are written only through these: every way a document enters the live index (a
  * fresh indexing, or un-parking after a restore) inserts its rows and adjusts document frequencies
- * and corpus totals the same way. Each takes the SELECT that yields its rows.
+ * and corpus totals the same way. Each takes the SELECT that yields its rows. A document row carries
+ * its own postings (terms, impacts): removing it removes them (migration 006's trigger).
  */
 const insertDocs = (rows: string) =>
-  `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content) ${rows}`;
+  `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content, terms, impacts) ${rows}`;
 const insertPostings = (rows: string) => `INSERT INTO bm25_postings (owner_id, term, episode_id, impact) ${rows}`;
 const addDocFrequencies = (rows: string) =>
   `INSERT INTO bm25_terms (owner_id, term, df) ${rows}
@@ -202,23 +203,20 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
   /** Removes documents from the live index and keeps document frequencies and corpus totals exact. */
   async function remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
     if (episodeIds.length === 0) return;
-    const gone = await q.query<{ n: number; l1: number; l2: number; l3: number; l4: number; l5: number }>(
-      `WITH d AS (DELETE FROM bm25_docs WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING *)
-       SELECT count(*)::int AS n, COALESCE(sum(len_title), 0)::int AS l1, COALESCE(sum(len_summary), 0)::int AS l2,
+    const gone = await q.query<{ n: number; postings: number; l1: number; l2: number; l3: number; l4: number; l5: number }>(
+      `WITH d AS (DELETE FROM bm25_docs WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING *),
+            c AS (SELECT u.term, count(*)::int AS n FROM d, unnest(d.terms) AS u(term) GROUP BY u.term),
+            t AS (UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.term = c.term RETURNING 1)
+       SELECT count(*)::int AS n, COALESCE(sum(cardinality(terms)), 0)::int AS postings,
+              COALESCE(sum(len_title), 0)::int AS l1, COALESCE(sum(len_summary), 0)::int AS l2,
               COALESCE(sum(len_entities), 0)::int AS l3, COALESCE(sum(len_topics), 0)::int AS l4,
               COALESCE(sum(len_content), 0)::int AS l5 FROM d`,
       [ownerId, episodeIds],
     );
     const g = gone.rows[0]!;
-    const removed = await q.query(
-      `WITH p AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING term),
-            c AS (SELECT term, count(*)::int AS n FROM p GROUP BY term)
-       UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.term = c.term`,
-      [ownerId, episodeIds],
-    );
     await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND df <= 0`, [ownerId]);
     if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, [g.l1, g.l2, g.l3, g.l4, g.l5]);
-    track(removed.affectedRows ?? 0);
+    track(g.postings);
   }
 
   return {
@@ -242,16 +240,32 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
       const st = params.corpus ?? (await stats(q, ownerId));
       const df = new Map<string, number>();
       const rows: { term: string; id: string; impact: number }[] = [];
+      const own: { terms: string[]; impacts: number[] }[] = [];
       for (const d of docs) {
+        const mine = { terms: [] as string[], impacts: [] as number[] };
         for (const [term, tf] of d.terms) {
           df.set(term, (df.get(term) ?? 0) + 1);
-          rows.push({ term, id: d.episodeId, impact: impact(tf, d.lengths, st, params) });
+          // Rounded to a float4 here, so the document's copy and the posting hold the very same number.
+          const x = Math.fround(impact(tf, d.lengths, st, params));
+          rows.push({ term, id: d.episodeId, impact: x });
+          mine.terms.push(term);
+          mine.impacts.push(x);
         }
+        own.push(mine);
       }
       await q.query(
-        insertDocs(`SELECT u.id, $1, u.l1, u.l2, u.l3, u.l4, u.l5
-                    FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[]) AS u(id, l1, l2, l3, l4, l5)`),
-        [ownerId, docs.map((d) => d.episodeId), ...[0, 1, 2, 3, 4].map((i) => docs.map((d) => d.lengths[i]))],
+        insertDocs(`SELECT u.id, $1, u.l1, u.l2, u.l3, u.l4, u.l5,
+                           ARRAY(SELECT jsonb_array_elements_text(u.terms::jsonb)),
+                           ARRAY(SELECT jsonb_array_elements_text(u.impacts::jsonb)::real)
+                    FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::text[], $9::text[])
+                      AS u(id, l1, l2, l3, l4, l5, terms, impacts)`),
+        [
+          ownerId,
+          docs.map((d) => d.episodeId),
+          ...[0, 1, 2, 3, 4].map((i) => docs.map((d) => d.lengths[i])),
+          own.map((o) => JSON.stringify(o.terms)),
+          own.map((o) => JSON.stringify(o.impacts)),
+        ],
       );
       for (const batch of chunks(rows, 5000)) {
         await q.query(
@@ -288,11 +302,8 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
       await q.query(
         `INSERT INTO bm25_parked (episode_id, owner_id, lengths, terms, impacts, parked_at)
          SELECT d.episode_id, d.owner_id, ARRAY[d.len_title, d.len_summary, d.len_entities, d.len_topics, d.len_content],
-                COALESCE(p.terms, '{}'), COALESCE(p.impacts, '{}'), $3
-         FROM bm25_docs d
-         LEFT JOIN LATERAL (SELECT array_agg(x.term ORDER BY x.term) AS terms, array_agg(x.impact ORDER BY x.term) AS impacts
-                            FROM bm25_postings x WHERE x.owner_id = $1 AND x.episode_id = d.episode_id) p ON true
-         WHERE d.owner_id = $1 AND d.episode_id = ANY($2::uuid[])
+                d.terms, d.impacts, $3
+         FROM bm25_docs d WHERE d.owner_id = $1 AND d.episode_id = ANY($2::uuid[])
          ON CONFLICT (episode_id) DO NOTHING`,
         [ownerId, episodeIds, now],
       );
@@ -309,7 +320,8 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
       const which = `p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`;
       await q.query(
         insertDocs(
-          `SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5] FROM bm25_parked p WHERE ${which}`,
+          `SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5], p.terms, p.impacts
+           FROM bm25_parked p WHERE ${which}`,
         ),
         args,
       );

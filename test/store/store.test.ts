@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { Store } from '../../core/store/store.js';
+import { defaultMigrationsDir, migrate } from '../../core/store/migrate.js';
+import { writeRepos } from '../../core/store/repos.js';
 import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir, useRealStoreStartup } from '../helpers/engine.js';
 import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, useStore } from './helpers.js';
@@ -52,6 +56,10 @@ describe('the store on disk', () => {
         .filter((f) => f.endsWith('.sql'));
       expect(health.database).toMatchObject({ status: 'ok', schemaVersion: migrations.length });
       expect(health.database.sizeBytes).toBeGreaterThan(0);
+      // The write-ahead log is reported, and within its cap.
+      expect(health.database.walBytes).toBeGreaterThan(0);
+      expect(health.database.walBytes).toBeLessThanOrEqual(health.database.sizeBytes!);
+      expect(health.database.walBytes).toBeLessThanOrEqual(64 * 1024 * 1024);
       expect((await b.call('search', { ownerId: 'me', query: 'Gornergrat boots', mode: 'bm25' })).results).toHaveLength(1);
     } finally {
       await b.close();
@@ -84,6 +92,53 @@ describe('the store on disk', () => {
     const segments = fs.readdirSync(walDir, { withFileTypes: true }).filter((e) => e.isFile());
     const onDisk = segments.reduce((n, e) => n + fs.statSync(path.join(walDir, e.name)).size, 0);
     expect(onDisk).toBeLessThanOrEqual(48 * 1024 * 1024);
+  });
+
+  it('upgrades an older store: each indexed document gets its postings, and removing it still removes them', async () => {
+    const dir = tempDir();
+    const v5 = path.join(dir, 'migrations-v5');
+    fs.mkdirSync(v5);
+    for (const f of fs.readdirSync(defaultMigrationsDir).filter((f) => /^00[1-5]_/.test(f)))
+      fs.copyFileSync(path.join(defaultMigrationsDir, f), path.join(v5, f));
+    const home = path.join(dir, 'home');
+    fs.mkdirSync(home);
+    // A store as version 5 left it: postings with their by-episode index, documents without their postings.
+    const db = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
+    await migrate(db, v5);
+    const ids = await db.transaction(async (tx) => {
+      const r = writeRepos(tx, () => {});
+      const ids = [await r.episodes.insert('me', null, draft('Gornergrat'), NOW), await r.episodes.insert('me', null, draft('Boots'), NOW)];
+      const postings: [string, string, number][] = [
+        ['snow', ids[0]!, 0.5],
+        ['train', ids[0]!, 0.25],
+        ['snow', ids[1]!, 0.75],
+      ];
+      for (const [term, id, impact] of postings)
+        await tx.query(`INSERT INTO bm25_postings (owner_id, term, episode_id, impact) VALUES ('me', $1, $2, $3)`, [term, id, impact]);
+      for (const id of ids)
+        await tx.query(
+          `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content) VALUES ($1, 'me', 0, 0, 0, 0, 2)`,
+          [id],
+        );
+      await tx.query(`INSERT INTO bm25_terms (owner_id, term, df) VALUES ('me', 'snow', 2), ('me', 'train', 1)`);
+      await tx.query(`INSERT INTO bm25_stats VALUES ('me', 2, 0, 0, 0, 0, 4)`);
+      return ids;
+    });
+    await db.close();
+
+    const s = await Store.open({ dir: home });
+    try {
+      const search = (term: string) =>
+        s.read.bm25.search('me', [term], { limit: 10, filters: {}, params: bm25Params }).then((hs) => hs.map((h) => h.episodeId));
+      expect(await s.read.bm25.verify('me')).toEqual(CONSISTENT);
+      expect(await search('snow')).toEqual([ids[1], ids[0]]);
+      await s.transaction((r) => r.bm25.remove('me', [ids[0]!]));
+      expect(await search('train')).toEqual([]);
+      expect(await search('snow')).toEqual([ids[1]]);
+      expect(await s.read.bm25.verify('me')).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false });
+    } finally {
+      await s.close();
+    }
   });
 
   it('writes a backup that a new store can be opened from', async () => {
