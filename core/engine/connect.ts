@@ -51,6 +51,8 @@ export interface HolderAddress {
 export interface HolderService {
   readonly port: number;
   readonly token: string;
+  /** What companions get instead of `token`: memory operations only. */
+  readonly companionToken: string;
   /** Calls from other processes running now. */
   inFlight(): number;
   /** Stops answering. `drain`: the calls running finish first; without it (or called again without it) they are cut off. */
@@ -234,7 +236,14 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
     let fileState: 'open' | 'closing' = 'open';
     let withdrawn = false;
     const publish = () => {
-      if (!withdrawn) writeHolderFile(current, { ...identity(), port: service.port, token: service.token, state: fileState });
+      if (!withdrawn)
+        writeHolderFile(current, {
+          ...identity(),
+          port: service.port,
+          token: service.token,
+          companionToken: service.companionToken,
+          state: fileState,
+        });
     };
     const withdraw = () => {
       withdrawn = true;

@@ -41,6 +41,11 @@ export const HolderFile = HolderIdentity.extend({
   port: z.number().int().min(1).max(65_535),
   /** The bearer token of its loopback service: 32 random bytes, base64url. */
   token: z.string().min(16),
+  /**
+   * The token companions are given (MCP over HTTP): memory operations only, never a path on disk or a
+   * setting. Absent in a holder file written by a Nemori from before companion tokens.
+   */
+  companionToken: z.string().min(16).optional(),
   state: z.enum(['open', 'closing']),
 });
 export type HolderFile = z.infer<typeof HolderFile>;

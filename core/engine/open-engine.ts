@@ -130,8 +130,9 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     mcpAddress: () => {
       if (!home) return null;
       const read = readHolderFile(home);
-      return read.kind === 'ours' && read.holder.state === 'open' && sameFolder(read.holder.home, home)
-        ? { port: read.holder.port, token: read.holder.token }
+      // Companions get the memory-only token: the person's opens files and settings too.
+      return read.kind === 'ours' && read.holder.state === 'open' && read.holder.companionToken && sameFolder(read.holder.home, home)
+        ? { port: read.holder.port, token: read.holder.companionToken }
         : null;
     },
   };

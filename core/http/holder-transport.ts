@@ -181,7 +181,13 @@ const call: HolderTransport['call'] = (at, name, input, o) =>
 export const loopback: HolderTransport = {
   async serve(engine, identity) {
     const server = await startWebServer({ engine, holder: identity, log: (m, e) => console.error(`[nemori] ${m}`, e ?? '') });
-    return { port: server.port, token: server.token, inFlight: () => server.inFlight, close: (o) => server.close(o) };
+    return {
+      port: server.port,
+      token: server.token,
+      companionToken: server.companionToken,
+      inFlight: () => server.inFlight,
+      close: (o) => server.close(o),
+    };
   },
   ping,
   call,

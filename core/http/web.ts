@@ -89,6 +89,7 @@ export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer;
           return {
             port: web.port,
             token: web.token,
+            companionToken: web.companionToken,
             inFlight: () => web.inFlight,
             close: async () => {
               holding = null;
