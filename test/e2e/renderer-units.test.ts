@@ -21,7 +21,7 @@ import {
 } from '../../renderer/src/lib/dates';
 import { hashOf, parseHash } from '../../renderer/src/lib/routes';
 import { sourceName } from '../../renderer/src/lib/sources';
-import { termPattern } from '../../renderer/src/lib/terms';
+import { snippet, termPattern } from '../../renderer/src/lib/terms';
 import { formatByteProgress } from '../../renderer/src/lib/format';
 import { describeError } from '../../renderer/src/lib/errors';
 import { describeReason } from '../../renderer/src/lib/reasons';
@@ -206,6 +206,15 @@ describe('marking matched terms', () => {
     expect(marks('周六去杭州西湖骑自行车，西湖边的樱花', ['西湖', '自行车'])).toEqual(['西湖', '自行车', '西湖']);
     expect(marks('a+b (c)', ['a+b'])).toEqual(['a+b']);
     expect(termPattern([])).toBeNull();
+  });
+
+  it("shows the summary when it says a matched word, else the episode's matching messages", () => {
+    const text = 'Sam and Lena talked on Saturday.\nSam: The robotics startup in Zurich invited me.\nLena: That is huge!';
+    const zurich = termPattern(['zurich']);
+    expect(snippet('Lena: That is huge!', text, zurich)).toBe('Sam: The robotics startup in Zurich invited me.');
+    expect(snippet('Sam goes to Zurich.', text, zurich)).toBe('Sam goes to Zurich.');
+    expect(snippet('Lena: That is huge!', text, termPattern(['kayak']))).toBe('Lena: That is huge!');
+    expect(snippet('', 'x'.repeat(500), null)).toHaveLength(280);
   });
 });
 

@@ -19,3 +19,14 @@ export function termPattern(terms: readonly string[]): RegExp | null {
     });
   return parts.length ? new RegExp(parts.join('|'), 'giu') : null;
 }
+
+/**
+ * What a search result shows under its title: the summary when it says a matched word, otherwise the
+ * matching messages of the episode (its text, one message a line), so a person sees why it was found.
+ */
+export function snippet(summary: string, text: string, pattern: RegExp | null, max = 280): string {
+  if (summary && (!pattern || summary.search(pattern) >= 0)) return summary;
+  const lines = pattern ? text.split('\n').filter((l) => l.search(pattern) >= 0) : [];
+  const shown = lines.length ? lines.slice(0, 2).join(' … ') : summary || text;
+  return shown.length > max ? `${shown.slice(0, max - 1).trimEnd()}…` : shown;
+}

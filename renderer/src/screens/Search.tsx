@@ -9,6 +9,7 @@ import { useLocale, useT, type Locale, type Translate } from '../i18n';
 import { formatDateTime, formatHere, formatOffset } from '../lib/dates';
 import { describeError } from '../lib/errors';
 import { highlight, termPattern } from '../lib/highlight';
+import { snippet } from '../lib/terms';
 import { navigate } from '../store/route';
 import { useSearchStore } from '../store/search';
 import { SourceFilter } from './search/SourceFilter';
@@ -37,7 +38,7 @@ function Why({ r, t }: { r: SearchResult; t: Translate }) {
   );
 }
 
-/** An episode found: its title, when it happened (in its own time zone), the summary with the matched words marked. */
+/** An episode found: its title, when it happened (in its own time zone), the summary or the matching messages with the matched words marked. */
 function EpisodeHit({ r, locale, t }: { r: EpisodeResult; locale: Locale; t: Translate }) {
   const pattern = useMemo(() => termPattern(r.reason.terms), [r.reason.terms]);
   return (
@@ -48,7 +49,7 @@ function EpisodeHit({ r, locale, t }: { r: EpisodeResult; locale: Locale; t: Tra
           {formatDateTime(r.start, r.utcOffsetMin, locale)} · {formatOffset(r.utcOffsetMin)}
         </time>
       </RouteLink>
-      <p className="result-snippet">{highlight(r.summary || r.text.slice(0, 280), pattern)}</p>
+      <p className="result-snippet">{highlight(snippet(r.summary, r.text, pattern), pattern)}</p>
       <Why r={r} t={t} />
     </li>
   );
