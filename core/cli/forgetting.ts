@@ -93,27 +93,37 @@ export function addForgettingCommands(program: Command, episodes: Command, run: 
       await run('off', 'explainDecay', { ownerId: o.owner, id }, renderExplain);
     });
 
-  const trash = program.command('trash').description('memories on their way out: restorable until purged');
-  trash
-    .command('list')
-    .addOption(owner())
-    .option('--limit <n>', 'page size', (v) => Number.parseInt(v, 10), 50)
-    .option('--cursor <cursor>', 'next page, from the previous output')
-    .action(async (o: { owner: string; limit: number; cursor?: string }) => {
-      await run(
-        'off',
-        'listTrash',
-        { ownerId: o.owner, limit: o.limit, cursor: o.cursor },
-        renderTierList('trashed', 'The trash is empty.'),
-      );
-    });
-  trash
-    .command('restore')
-    .argument('<id>')
-    .addOption(owner())
-    .action(async (id: string, o: { owner: string }) => {
-      await run('auto', 'restoreFromTrash', { ownerId: o.owner, id }, renderRestore);
-    });
+  /** `list` and `restore` of a tier's folder of memories (`trash`, `archive`). */
+  const tierCommands = (
+    folder: Command,
+    list: 'listTrash' | 'listArchive',
+    restore: 'restoreFromTrash' | 'restoreFromArchive',
+    render: (o: OpOutput<'listTrash'>) => string,
+  ) => {
+    folder
+      .command('list')
+      .addOption(owner())
+      .option('--limit <n>', 'page size', (v) => Number.parseInt(v, 10), 50)
+      .option('--cursor <cursor>', 'next page, from the previous output')
+      .action(async (o: { owner: string; limit: number; cursor?: string }) => {
+        await run('off', list, { ownerId: o.owner, limit: o.limit, cursor: o.cursor }, render);
+      });
+    folder
+      .command('restore')
+      .argument('<id>')
+      .addOption(owner())
+      .action(async (id: string, o: { owner: string }) => {
+        await run('auto', restore, { ownerId: o.owner, id }, renderRestore);
+      });
+    return folder;
+  };
+
+  const trash = tierCommands(
+    program.command('trash').description('memories on their way out: restorable until purged'),
+    'listTrash',
+    'restoreFromTrash',
+    renderTierList('trashed', 'The trash is empty.'),
+  );
   trash
     .command('purge')
     .description('delete what is in the trash for good, now')
@@ -123,27 +133,12 @@ export function addForgettingCommands(program: Command, episodes: Command, run: 
       await run('off', 'purgeTrash', { ownerId: o.owner, ids: o.id }, (x) => `Purged ${x.purged} memories from the trash for good.`);
     });
 
-  const archive = program.command('archive').description('faded memories: out of meaning search, still found by keyword and id');
-  archive
-    .command('list')
-    .addOption(owner())
-    .option('--limit <n>', 'page size', (v) => Number.parseInt(v, 10), 50)
-    .option('--cursor <cursor>', 'next page, from the previous output')
-    .action(async (o: { owner: string; limit: number; cursor?: string }) => {
-      await run(
-        'off',
-        'listArchive',
-        { ownerId: o.owner, limit: o.limit, cursor: o.cursor },
-        renderTierList('archived', 'The archive is empty.'),
-      );
-    });
-  archive
-    .command('restore')
-    .argument('<id>')
-    .addOption(owner())
-    .action(async (id: string, o: { owner: string }) => {
-      await run('auto', 'restoreFromArchive', { ownerId: o.owner, id }, renderRestore);
-    });
+  tierCommands(
+    program.command('archive').description('faded memories: out of meaning search, still found by keyword and id'),
+    'listArchive',
+    'restoreFromArchive',
+    renderTierList('archived', 'The archive is empty.'),
+  );
 
   episodes
     .command('mark')
