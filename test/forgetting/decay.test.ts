@@ -1,24 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ForgettingConfig, defaultForgettingConfig as c } from '../../core/context/forgetting-config.js';
 import { decayOf, decideTier, dynamicImportance, type AccessRecord, type MemoryKind, type Tier } from '../../core/forgetting/decay.js';
-
-const DAY = 86_400_000;
-const t0 = new Date('2025-01-01T00:00:00Z');
-const at = (days: number) => new Date(t0.getTime() + days * DAY);
-
-function record(o: Partial<AccessRecord> = {}): AccessRecord {
-  return {
-    kind: 'episode',
-    baseImportance: 0.5,
-    recallCount: 0,
-    lastAccessed: null,
-    createdAt: t0,
-    tier: 'active',
-    tierChangedAt: null,
-    marked: null,
-    ...o,
-  };
-}
+import { accessRecord, at, t0 } from './records.js';
 
 /** Lets one memory age day by day with passes, and tells on which day it reached each tier. */
 function lifeOf(r: AccessRecord, days: number, config = c): Partial<Record<Tier | 'purged', number>> {
@@ -37,35 +20,35 @@ function lifeOf(r: AccessRecord, days: number, config = c): Partial<Record<Tier 
 
 describe('the decay score', () => {
   it('is zero for a fresh memory and finite for one never recalled (the usual formula divides by log(0 + 1))', () => {
-    expect(decayOf(record(), t0, c).score).toBe(0);
-    const year = decayOf(record(), at(365), c);
+    expect(decayOf(accessRecord(), t0, c).score).toBe(0);
+    const year = decayOf(accessRecord(), at(365), c);
     expect(Number.isFinite(year.score)).toBe(true);
     expect(year.score).toBeGreaterThan(0);
   });
 
   it('grows with time and shrinks with recall and importance', () => {
-    const base = decayOf(record(), at(100), c).score;
-    expect(decayOf(record(), at(200), c).score).toBeGreaterThan(base);
-    expect(decayOf(record({ recallCount: 5 }), at(100), c).score).toBeLessThan(base);
-    expect(decayOf(record({ baseImportance: 0.9 }), at(100), c).score).toBeLessThan(base);
-    expect(decayOf(record({ baseImportance: 0.1 }), at(100), c).score).toBeGreaterThan(base);
+    const base = decayOf(accessRecord(), at(100), c).score;
+    expect(decayOf(accessRecord(), at(200), c).score).toBeGreaterThan(base);
+    expect(decayOf(accessRecord({ recallCount: 5 }), at(100), c).score).toBeLessThan(base);
+    expect(decayOf(accessRecord({ baseImportance: 0.9 }), at(100), c).score).toBeLessThan(base);
+    expect(decayOf(accessRecord({ baseImportance: 0.1 }), at(100), c).score).toBeGreaterThan(base);
   });
 
   it('counts time from the last access, or from the creation when never accessed', () => {
-    const touched = record({ recallCount: 1, lastAccessed: at(90) });
+    const touched = accessRecord({ recallCount: 1, lastAccessed: at(90) });
     expect(decayOf(touched, at(100), c).elapsedDays).toBeCloseTo(10);
-    expect(decayOf(record(), at(100), c).elapsedDays).toBeCloseTo(100);
+    expect(decayOf(accessRecord(), at(100), c).elapsedDays).toBeCloseTo(100);
   });
 
   it('restarts the clock of a memory brought back from the archive or trash', () => {
-    const restored = record({ tier: 'active', tierChangedAt: at(300) });
+    const restored = accessRecord({ tier: 'active', tierChangedAt: at(300) });
     expect(decayOf(restored, at(301), c).elapsedDays).toBeCloseTo(1);
     // while archived, the move itself does not reset it
-    expect(decayOf(record({ tier: 'archived', tierChangedAt: at(300) }), at(301), c).elapsedDays).toBeCloseTo(301);
+    expect(decayOf(accessRecord({ tier: 'archived', tierChangedAt: at(300) }), at(301), c).elapsedDays).toBeCloseTo(301);
   });
 
   it('follows the formula: elapsed units / ((1 + ln(1 + n)) × (importance + 10 × marked))', () => {
-    const r = record({ baseImportance: 0.4, recallCount: 3, lastAccessed: t0 });
+    const r = accessRecord({ baseImportance: 0.4, recallCount: 3, lastAccessed: t0 });
     const d = decayOf(r, at(70), c);
     const expected = 70 / c.kinds.episode.decayUnitDays / ((1 + Math.log(4)) * d.importance);
     expect(d.score).toBeCloseTo(expected, 10);
@@ -77,8 +60,8 @@ describe('the decay score', () => {
 describe('semantic facts outlive episodes', () => {
   it('decay ten times more slowly by default, with a longer importance half-life', () => {
     for (const days of [30, 180, 365, 1000]) {
-      const episode = decayOf(record({ kind: 'episode' }), at(days), c).score;
-      const fact = decayOf(record({ kind: 'semantic' }), at(days), c).score;
+      const episode = decayOf(accessRecord({ kind: 'episode' }), at(days), c).score;
+      const fact = decayOf(accessRecord({ kind: 'semantic' }), at(days), c).score;
       expect(fact).toBeLessThan(episode / 5);
     }
     expect(c.kinds.semantic.importanceHalfLifeDays).toBeGreaterThan(c.kinds.episode.importanceHalfLifeDays);
@@ -86,7 +69,7 @@ describe('semantic facts outlive episodes', () => {
 
   it('an unrecalled trivial fact is still active when the same trivial episode is long purged', () => {
     const kinds: MemoryKind[] = ['episode', 'semantic'];
-    const [episode, fact] = kinds.map((kind) => lifeOf(record({ kind, baseImportance: 0.1 }), 3 * 365));
+    const [episode, fact] = kinds.map((kind) => lifeOf(accessRecord({ kind, baseImportance: 0.1 }), 3 * 365));
     expect(episode!.purged).toBeLessThan(365);
     expect(fact!.archived).toBeGreaterThan(episode!.purged!);
     expect(fact!.trash).toBeUndefined();
@@ -95,7 +78,7 @@ describe('semantic facts outlive episodes', () => {
 
 describe('importance dynamics', () => {
   it('rises with frequent recall, never above 1', () => {
-    const imp = (n: number) => dynamicImportance(record({ recallCount: n }), 0, c);
+    const imp = (n: number) => dynamicImportance(accessRecord({ recallCount: n }), 0, c);
     expect(imp(0)).toBeCloseTo(0.5);
     expect(imp(3)).toBeGreaterThan(imp(0));
     expect(imp(20)).toBeGreaterThan(imp(3));
@@ -103,21 +86,21 @@ describe('importance dynamics', () => {
   });
 
   it('falls with time, but never below the floor', () => {
-    const r = record({ baseImportance: 0.6 });
+    const r = accessRecord({ baseImportance: 0.6 });
     expect(dynamicImportance(r, 180, c)).toBeLessThan(dynamicImportance(r, 0, c));
     expect(dynamicImportance(r, 180, c)).toBeCloseTo(0.6 * (0.5 + 0.5 * 0.5));
     expect(dynamicImportance(r, 100_000, c)).toBeCloseTo(0.6 * c.importance.fadeFloor);
   });
 
   it('the person’s mark wins over use and time', () => {
-    expect(dynamicImportance(record({ marked: true, baseImportance: 0.1 }), 1000, c)).toBe(1);
-    expect(dynamicImportance(record({ marked: false, baseImportance: 0.9, recallCount: 50 }), 0, c)).toBe(c.importance.notImportant);
+    expect(dynamicImportance(accessRecord({ marked: true, baseImportance: 0.1 }), 1000, c)).toBe(1);
+    expect(dynamicImportance(accessRecord({ marked: false, baseImportance: 0.9, recallCount: 50 }), 0, c)).toBe(c.importance.notImportant);
   });
 });
 
 describe('tier rules', () => {
   it('trivia is archived, then trashed, then purged after the retention period, within a year', () => {
-    const life = lifeOf(record({ baseImportance: 0.1 }), 365);
+    const life = lifeOf(accessRecord({ baseImportance: 0.1 }), 365);
     expect(life.archived).toBeGreaterThan(30);
     expect(life.trash).toBeGreaterThan(life.archived!);
     expect(life.purged! - life.trash!).toBe(c.trashRetentionDays);
@@ -125,13 +108,13 @@ describe('tier rules', () => {
   });
 
   it('a memory of ordinary importance nobody recalls leaves vector search within a year but is not trashed', () => {
-    const life = lifeOf(record(), 365);
+    const life = lifeOf(accessRecord(), 365);
     expect(life.archived).toBeGreaterThan(180);
     expect(life.trash).toBeUndefined();
   });
 
   it('memories marked important are exempt, and come back from the archive and the trash', () => {
-    const r = record({ baseImportance: 0.01, marked: true });
+    const r = accessRecord({ baseImportance: 0.01, marked: true });
     expect(lifeOf(r, 3650)).toEqual({});
     for (const tier of ['archived', 'trash'] as const) {
       const d = decideTier({ ...r, tier, tierChangedAt: t0 }, decayOf({ ...r, tier }, at(400), c), at(400), c);
@@ -140,7 +123,7 @@ describe('tier rules', () => {
   });
 
   it('an archived memory recalled again returns to active; the trash waits for the person', () => {
-    const recalled = record({ tier: 'archived', tierChangedAt: at(250), recallCount: 1, lastAccessed: at(260) });
+    const recalled = accessRecord({ tier: 'archived', tierChangedAt: at(250), recallCount: 1, lastAccessed: at(260) });
     expect(decideTier(recalled, decayOf(recalled, at(261), c), at(261), c)?.to).toBe('active');
     const trashed = { ...recalled, tier: 'trash' as const };
     expect(decideTier(trashed, decayOf(trashed, at(261), c), at(261), c)).toBeNull();
@@ -148,8 +131,8 @@ describe('tier rules', () => {
 
   it('every parameter is a setting', () => {
     const fast = ForgettingConfig.parse({ thresholds: { archive: 10, trash: 20 }, trashRetentionDays: 1 });
-    const life = lifeOf(record(), 365, fast);
-    expect(life.purged).toBeLessThan(lifeOf(record(), 365 * 3).trash!);
+    const life = lifeOf(accessRecord(), 365, fast);
+    expect(life.purged).toBeLessThan(lifeOf(accessRecord(), 365 * 3).trash!);
     expect(() => ForgettingConfig.parse({ thresholds: { archive: 50, trash: 40 } })).toThrow(/trash threshold/);
   });
 });

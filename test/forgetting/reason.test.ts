@@ -8,24 +8,9 @@ import { parseReason, serializeReason, type ForgettingReason } from '../../core/
 import { defaultForgettingConfig as c } from '../../core/context/forgetting-config.js';
 import { decayOf, decideTier, type AccessRecord } from '../../core/forgetting/decay.js';
 import { reasonText } from '../../core/forgetting/reason-text.js';
+import { accessRecord, at } from './records.js';
 
-const DAY = 86_400_000;
-const t0 = new Date('2025-01-01T00:00:00Z');
-const at = (days: number) => new Date(t0.getTime() + days * DAY);
-
-function record(o: Partial<AccessRecord> = {}): AccessRecord {
-  return {
-    kind: 'episode',
-    baseImportance: 0.1,
-    recallCount: 2,
-    lastAccessed: null,
-    createdAt: t0,
-    tier: 'active',
-    tierChangedAt: null,
-    marked: null,
-    ...o,
-  };
-}
+const record = (o: Partial<AccessRecord> = {}) => accessRecord({ baseImportance: 0.1, recallCount: 2, ...o });
 
 const decide = (r: AccessRecord, day: number) => decideTier(r, decayOf(r, at(day), c), at(day), c);
 

@@ -2,7 +2,10 @@ import path from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { NEMORI_BIN } from '../../core/companions/mcp-config.js';
 import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
+import type { Engine } from '../../core/engine/open-engine.js';
+import { startWebServer, type WebServer } from '../../core/http/server.js';
 import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
+import { openMemoryEngine, tempDir } from './engine.js';
 
 /** The environment of a Nemori child process: offline, the tiny model, its own XDG data folder under `home`. */
 export function offlineEnv(home: string): Record<string, string> {
@@ -26,4 +29,18 @@ export function nemoriMcpTransport(home: string, args: readonly string[] = []): 
     env: offlineEnv(home),
     stderr: 'pipe',
   });
+}
+
+/** An in-memory engine behind the HTTP bridge (and its /mcp), closed together. */
+export async function startBridge(): Promise<{ engine: Engine; server: WebServer; close: () => Promise<void> }> {
+  const engine = await openMemoryEngine();
+  const server = await startWebServer({ engine, staticDir: tempDir('nemori-mcp-static-'), log: () => {} });
+  return {
+    engine,
+    server,
+    close: async () => {
+      await server.close();
+      await engine.close();
+    },
+  };
 }

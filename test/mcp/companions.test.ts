@@ -15,9 +15,9 @@ import { NEMORI_BIN } from '../../core/companions/mcp-config.js';
 import { connectOrOpenEngine, type ConnectedEngine } from '../../core/engine/connect.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
 import { loopback } from '../../core/http/holder-transport.js';
-import { startWebServer, type WebServer } from '../../core/http/server.js';
+import type { WebServer } from '../../core/http/server.js';
 import { openMemoryEngine, tempDir } from '../helpers/engine.js';
-import { nemoriMcpTransport } from '../helpers/mcp.js';
+import { nemoriMcpTransport, startBridge } from '../helpers/mcp.js';
 
 type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 const tool = async (client: Client, name: string, args: Record<string, unknown>) =>
@@ -154,14 +154,9 @@ describe("companions: the clients' entries", () => {
 describe('companions: access enforced over /mcp', () => {
   let engine: Engine;
   let server: WebServer;
-  beforeAll(async () => {
-    engine = await openMemoryEngine();
-    server = await startWebServer({ engine, staticDir: tempDir('nemori-mcp-static-'), log: () => {} });
-  });
-  afterAll(async () => {
-    await server.close();
-    await engine.close();
-  });
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ engine, server, close } = await startBridge()));
+  afterAll(() => close());
 
   async function connect(name: string, version: string): Promise<Client> {
     const client = new Client({ name, version });

@@ -5,10 +5,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../core/engine/open-engine.js';
-import { startWebServer, type WebServer } from '../../core/http/server.js';
+import type { WebServer } from '../../core/http/server.js';
 import { READ_TOOLS, WRITE_TOOLS } from '../../core/mcp/server.js';
-import { openMemoryEngine, tempDir } from '../helpers/engine.js';
+import { startBridge } from '../helpers/mcp.js';
 import { request } from '../http/client.js';
 
 const INITIALIZE = JSON.stringify({
@@ -20,17 +19,10 @@ const INITIALIZE = JSON.stringify({
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
 describe('/mcp on the HTTP bridge', () => {
-  let engine: Engine;
   let server: WebServer;
-
-  beforeAll(async () => {
-    engine = await openMemoryEngine();
-    server = await startWebServer({ engine, staticDir: tempDir('nemori-mcp-static-'), log: () => {} });
-  });
-  afterAll(async () => {
-    await server.close();
-    await engine.close();
-  });
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ server, close } = await startBridge()));
+  afterAll(() => close());
 
   async function connect(): Promise<Client> {
     const client = new Client({ name: 'nemori-http-test', version: '1.0.0' });
