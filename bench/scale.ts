@@ -41,7 +41,7 @@ const { episodes: built, messages } = filled;
 const ingestSeconds = filled.seconds;
 // The model's relevance floor is measured on first use with passage embeddings, which the query cache
 // below cannot serve once the model is disposed: measure it now (remembered per embedder).
-await relevanceFloor(embedder);
+await relevanceFloor(embedder, '');
 await engine.close();
 
 // DB open time on an existing store: what a person waits for at app start.

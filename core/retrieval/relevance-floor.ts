@@ -1,12 +1,18 @@
 import type { Embedder } from '../embed/embedder.js';
+import { hasCjk } from '../text/tokenize.js';
 
 /**
  * The similarity below which a result found only by meaning is noise. Every model has its own scale
  * (e5 puts unrelated texts near 0.75, the Universal Sentence Encoder near 0.1, the test model anywhere
  * from −0.25 to 0.25), so the floor is measured, not set: once per model, the questions below are
- * compared with statements on other subjects, in English and Chinese, and the floor is a high quantile
- * of those unrelated similarities. A vector-only result under it is dropped; a result that also matches
- * keywords is kept whatever its similarity.
+ * compared with statements on other subjects, and the floor is a high quantile of those unrelated
+ * similarities. A vector-only result under it is dropped; a result that also matches keywords is kept
+ * whatever its similarity.
+ *
+ * The floor is measured per script of the question, because a model's scale depends on whether it reads
+ * the script at all: a model trained on English maps every Chinese sentence to nearly the same vector, so
+ * its unrelated Chinese pairs look alike — its floor for Chinese questions is high (its vector results for
+ * them are noise), while its English floor stays low.
  */
 
 const TOPICS: readonly { q: string; p: string }[] = [
@@ -27,7 +33,10 @@ const TOPICS: readonly { q: string; p: string }[] = [
 /** The share of unrelated similarities the floor stands above. */
 const QUANTILE = 0.95;
 
-const floors = new WeakMap<Embedder, Promise<number>>();
+/** A model's floors: for questions written in a CJK script, and for all others. */
+type Floors = { cjk: number; other: number };
+
+const floors = new WeakMap<Embedder, Promise<Floors>>();
 
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -35,16 +44,23 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-/** The floor from unrelated question–statement pairs (pure: tests and benchmarks call it on their vectors). */
-export function floorFrom(questions: readonly Float32Array[], statements: readonly Float32Array[]): number {
+/**
+ * The floor from unrelated question–statement pairs: question i belongs with statement i, every other
+ * pair is unrelated; only the questions `asked` picks are counted (pure: tests and benchmarks call it).
+ */
+export function floorFrom(
+  questions: readonly Float32Array[],
+  statements: readonly Float32Array[],
+  asked: (i: number) => boolean = () => true,
+): number {
   const unrelated: number[] = [];
-  questions.forEach((q, i) => statements.forEach((p, j) => i !== j && unrelated.push(dot(q, p))));
+  questions.forEach((q, i) => asked(i) && statements.forEach((p, j) => i !== j && unrelated.push(dot(q, p))));
   unrelated.sort((a, b) => a - b);
   return unrelated[Math.min(unrelated.length - 1, Math.floor(QUANTILE * unrelated.length))] ?? -1;
 }
 
-/** The model's relevance floor, measured on first use and remembered for the life of the embedder. */
-export function relevanceFloor(embedder: Embedder): Promise<number> {
+/** The model's relevance floor for `query`, measured on first use and remembered for the life of the embedder. */
+export async function relevanceFloor(embedder: Embedder, query: string): Promise<number> {
   let f = floors.get(embedder);
   if (!f) {
     f = (async () => {
@@ -56,11 +72,13 @@ export function relevanceFloor(embedder: Embedder): Promise<number> {
         TOPICS.map((t) => t.p),
         'passage',
       );
-      return floorFrom(questions, statements);
+      const cjk = TOPICS.map((t) => hasCjk(t.q));
+      return { cjk: floorFrom(questions, statements, (i) => cjk[i]!), other: floorFrom(questions, statements, (i) => !cjk[i]) };
     })();
     // A failure is not remembered: the next search measures again.
     f.catch(() => floors.delete(embedder));
     floors.set(embedder, f);
   }
-  return f;
+  const measured = await f;
+  return hasCjk(query) ? measured.cjk : measured.other;
 }

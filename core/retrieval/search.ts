@@ -183,7 +183,11 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
       .sort((a, b) => b.similarity - a.similarity);
     // Results found only by meaning must clear the model's relevance floor (core/retrieval/relevance-floor.ts).
     const floor =
-      config.vectorFloor === 'off' ? -Infinity : config.vectorFloor === 'measured' ? await relevanceFloor(embedder) : config.vectorFloor;
+      config.vectorFloor === 'off'
+        ? -Infinity
+        : config.vectorFloor === 'measured'
+          ? await relevanceFloor(embedder, req.text)
+          : config.vectorFloor;
     let rank = 0;
     for (const h of merged) {
       if (h.similarity < floor && !candidates.has(`${h.kind}:${h.id}`)) continue;

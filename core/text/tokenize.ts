@@ -73,6 +73,12 @@ function isCjkCodePoint(cp: number): boolean {
   );
 }
 
+/** Whether `text` is written (at least partly) in a CJK script. */
+export function hasCjk(text: string): boolean {
+  for (const ch of text) if (isCjkCodePoint(ch.codePointAt(0)!)) return true;
+  return false;
+}
+
 /* ---------- Latin (and other space-delimited scripts) ---------- */
 
 const LATIN_CACHE_MAX = 100_000;

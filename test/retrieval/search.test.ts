@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import type { OpInput } from '../../core/api/contract.js';
 import { openEmbedder } from '../../core/embed/index.js';
+import type { Embedder } from '../../core/embed/embedder.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 import { cosine, paraphrasePair, PARAPHRASE_PAIRS, tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { floorFrom, relevanceFloor } from '../../core/retrieval/relevance-floor.js';
@@ -69,7 +70,7 @@ describe('search with the tiny embedding model', () => {
       ownerId,
       conversation: diary('d', [...entries, '周六我们去杭州西湖骑自行车，顺便去龙井村买明前龙井。']),
     });
-    const floor = await relevanceFloor(engine.context.embedder!);
+    const floor = await relevanceFloor(engine.context.embedder!, '龙井 自行车');
     // A Chinese query about tea and bicycles: the West Lake entry matches its words; the English
     // entries are unrelated and must not be listed as "close in meaning".
     const r = await engine.call('search', { ownerId, query: '龙井 自行车', mode: 'hybrid', limit: 20 });
@@ -84,8 +85,8 @@ describe('search with the tiny embedding model', () => {
 
   it('measures the floor from unrelated pairs: above what unrelated texts reach, below what paraphrases reach', async () => {
     const embedder = engine.context.embedder!;
-    const floor = await relevanceFloor(embedder);
-    expect(await relevanceFloor(embedder)).toBe(floor);
+    const floor = await relevanceFloor(embedder, 'hiking');
+    expect(await relevanceFloor(embedder, 'tax')).toBe(floor);
     for (const p of PARAPHRASE_PAIRS.filter((x) => x.lang === 'en')) {
       const [a, b, u] = await embedder.embed([p.a, p.b, p.unrelated], 'passage');
       expect(cosine(a!, b!)).toBeGreaterThan(floor);
@@ -94,6 +95,32 @@ describe('search with the tiny embedding model', () => {
     // The quantile of the unrelated pairs, whatever the model's scale.
     const unit = (x: number, y: number) => Float32Array.from([x, y].map((v) => v / Math.hypot(x, y)));
     expect(floorFrom([unit(1, 0), unit(0, 1)], [unit(1, 0), unit(0, 1)])).toBeCloseTo(0);
+  });
+
+  it('measures the floor per script: a model blind to Chinese gets a high floor for Chinese questions only', async () => {
+    // Reads Latin words into distinct directions; every Chinese sentence lands on nearly the same vector.
+    const words = (t: string) => t.toLowerCase().match(/[a-z]+/g) ?? [];
+    const blind: Embedder = {
+      modelId: 'test/english-only',
+      dimensions: 64,
+      async embed(texts) {
+        return texts.map((t) => {
+          const v = new Float32Array(64);
+          v[0] = /\p{Script=Han}/u.test(t) ? 10 : 0.05;
+          for (const w of words(t)) {
+            const i = 1 + ([...w].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) % 63);
+            v[i] = v[i]! + 1;
+          }
+          const n = Math.hypot(...v);
+          return v.map((x) => x / n);
+        });
+      },
+      async dispose() {},
+    };
+    const english = await relevanceFloor(blind, 'Where did we go hiking?');
+    const chinese = await relevanceFloor(blind, '我们去哪里爬山了？');
+    expect(chinese).toBeGreaterThan(0.9);
+    expect(english).toBeLessThan(0.5);
   });
 
   it('keeps owners apart in every mode', async () => {
