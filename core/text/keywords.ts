@@ -1,4 +1,4 @@
-import { CJK_STOPWORDS } from './stopwords.js';
+import { CJK_STOPWORDS, DETERMINERS } from './stopwords.js';
 import { tokenize } from './tokenize.js';
 import { wordSegments } from './word-segments.js';
 
@@ -594,9 +594,7 @@ interface Occurrence {
 }
 
 const BEFORE_NOUNS = new Set([
-  'a',
-  'an',
-  'the',
+  ...DETERMINERS,
   'my',
   'your',
   'his',
@@ -604,12 +602,6 @@ const BEFORE_NOUNS = new Set([
   'our',
   'their',
   'its',
-  'this',
-  'that',
-  'these',
-  'those',
-  'some',
-  'any',
   'of',
   'in',
   'at',

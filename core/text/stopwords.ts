@@ -7,17 +7,12 @@
  * are NOT here. Entries are surface forms (lower case, before stemming); contractions are handled by
  * the tokeniser (every "n't" form is dropped, "'s/'m/'re/'ve/'ll/'d" are stripped before this lookup).
  */
+/** Articles and determiners: function words, and to keyword extraction the sign that a noun follows. */
+export const DETERMINERS: readonly string[] = ['a', 'an', 'the', 'this', 'that', 'these', 'those', 'some', 'any'];
+
 export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set([
-  // articles, determiners, quantifier-like function words
-  'a',
-  'an',
-  'the',
-  'this',
-  'that',
-  'these',
-  'those',
-  'some',
-  'any',
+  ...DETERMINERS,
+  // quantifier-like function words
   'each',
   'every',
   'either',

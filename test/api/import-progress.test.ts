@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, ProgressEvent } from '../../core/engine/open-engine.js';
 import { openEmbedder } from '../../core/embed/transformers-embedder.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
-import { fixture, manyConversationsFile, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
+import { fixture, grownTwoDaysFile, manyConversationsFile, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { MESSAGES, scriptHappy, twoSessions } from '../llm/script.js';
 
@@ -124,17 +124,8 @@ describe('import progress without models', () => {
 
   it('a conversation that grew counts its messages once, though its last episode is rebuilt with the new ones', async () => {
     const ownerId = newOwner();
-    const dir = tempDir();
-    const base = JSON.parse(fs.readFileSync(fixture('import', 'two-days.json'), 'utf8'));
-    base.conversations[0].messages.push({
-      id: 'm7',
-      speaker: 'Alice',
-      text: 'Booked the Salomon boots online.',
-      timestamp: '2023-05-08T09:20:00+02:00',
-    });
-    fs.writeFileSync(path.join(dir, 'grown.json'), JSON.stringify(base));
     await engine.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')] });
-    const { out, events } = await importWithProgress(engine, ownerId, [path.join(dir, 'grown.json')]);
+    const { out, events } = await importWithProgress(engine, ownerId, [grownTwoDaysFile('2023-05-08T09:20:00+02:00')]);
     expect(out.files[0]).toMatchObject({ messagesAdded: 1 });
     expectEachPhaseCountsUpToItsTotal(events);
     // The new message is gathered, then the rest of its conversation counts as in episodes, then the other conversation.

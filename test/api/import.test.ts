@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
-import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
+import { fixture, grownTwoDaysFile, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 
 let engine: Engine;
 beforeAll(async () => {
@@ -46,19 +46,8 @@ describe('importing the generic JSON format', () => {
 
   it('appends only the new messages of a conversation that grew', async () => {
     const ownerId = newOwner();
-    const dir = tempDir();
-    const base = JSON.parse(fs.readFileSync(fixture('import', 'two-days.json'), 'utf8'));
-    const grown = structuredClone(base);
-    grown.conversations[0].messages.push({
-      id: 'm7',
-      speaker: 'Alice',
-      text: 'Booked the Salomon boots online.',
-      timestamp: '2023-05-10T10:00:00+02:00',
-    });
-    fs.writeFileSync(path.join(dir, 'a.json'), JSON.stringify(base));
-    fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify(grown));
-    await engine.call('importFiles', { ownerId, paths: [path.join(dir, 'a.json')] });
-    const out = await engine.call('importFiles', { ownerId, paths: [path.join(dir, 'b.json')] });
+    await engine.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json')] });
+    const out = await engine.call('importFiles', { ownerId, paths: [grownTwoDaysFile('2023-05-10T10:00:00+02:00')] });
     expect(out.files[0]).toMatchObject({ messagesAdded: 1, episodesCreated: 1 });
     const stats = await engine.call('stats', { ownerId });
     expect(stats.owners[0]).toMatchObject({ messages: 9, episodes: 4 });

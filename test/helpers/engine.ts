@@ -38,6 +38,15 @@ export function manyConversationsFile(n: number): string {
   return file;
 }
 
+/** The import fixture two-days.json with one more message by Alice at `timestamp`, written to a new file. */
+export function grownTwoDaysFile(timestamp: string): string {
+  const grown = JSON.parse(fs.readFileSync(fixture('import', 'two-days.json'), 'utf8'));
+  grown.conversations[0].messages.push({ id: 'm7', speaker: 'Alice', text: 'Booked the Salomon boots online.', timestamp });
+  const file = path.join(tempDir(), 'grown.json');
+  fs.writeFileSync(file, JSON.stringify(grown));
+  return file;
+}
+
 /**
  * New stores in this file run PGlite's initdb and every migration, as on a person's machine, instead
  * of starting from the run's template (test/helpers/store-template.mjs). For the store's own tests.

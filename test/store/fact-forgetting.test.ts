@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addEpisode, addFact, newFact, NOW, owners, rolledBack, useStore } from './helpers.js';
+import { addEpisode, addFact, addFacts, newFact, NOW, owners, rolledBack, useStore } from './helpers.js';
 
 const minutes = (n: number) => new Date(NOW.getTime() + n * 60_000);
 
@@ -8,11 +8,7 @@ describe('fact forgetting repository', () => {
 
   it('reads access records, tier counts and the trash view with the reason of each move', async () => {
     const [a] = owners();
-    const [x, y, z] = [
-      await addFact(store(), a, 'thing:x', '1'),
-      await addFact(store(), a, 'thing:y', '2'),
-      await addFact(store(), a, 'thing:z', '3'),
-    ];
+    const [x, y, z] = await addFacts(store(), a, ['thing:x', 'thing:y', 'thing:z']);
     await store().transaction(async (r) => {
       await r.facts.setTier(a, [x], 'trash', null, minutes(1));
       await r.facts.setTier(a, [y], 'trash', null, minutes(2));

@@ -102,6 +102,17 @@ export function addFact(store: Store, ownerId: string, key: string, value: strin
   return store.transaction((r) => r.facts.insert(ownerId, newFact(key, value, o), NOW));
 }
 
+/** One fact per key, inserted in order, with values 1, 2, …; their ids in the same order. */
+export async function addFacts<const K extends readonly string[]>(
+  store: Store,
+  ownerId: string,
+  keys: K,
+): Promise<{ -readonly [I in keyof K]: string }> {
+  const ids: string[] = [];
+  for (const [i, key] of keys.entries()) ids.push(await addFact(store, ownerId, key, String(i + 1)));
+  return ids as { -readonly [I in keyof K]: string };
+}
+
 /** Records a fact's first version as discovered in `episodeId`, and links the two (in the caller's transaction). */
 export async function discoveredIn(r: Repos, ownerId: string, factId: string, episodeId: string, value: string): Promise<void> {
   await r.factVersions.add(

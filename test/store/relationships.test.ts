@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NewRelationship } from '../../core/store/relationships.js';
-import { addEpisode, addFact, NOW, owners, rolledBack, useStore } from './helpers.js';
+import { addEpisode, addFact, addFacts, NOW, owners, rolledBack, useStore } from './helpers.js';
 
 const rel = (sourceId: string, targetId: string, o: Partial<NewRelationship> = {}): NewRelationship => ({
   sourceId,
@@ -41,11 +41,7 @@ describe('fact relationships repository', () => {
 
   it('leaves out relationships with a trashed end, and goes with either fact', async () => {
     const [a] = owners();
-    const [x, y, z] = [
-      await addFact(store(), a, 'thing:x', '1'),
-      await addFact(store(), a, 'thing:y', '2'),
-      await addFact(store(), a, 'thing:z', '3'),
-    ];
+    const [x, y, z] = await addFacts(store(), a, ['thing:x', 'thing:y', 'thing:z']);
     await store().transaction(async (r) => {
       await r.relationships.relate(a, rel(x, y, { strength: 0.9 }), NOW);
       await r.relationships.relate(a, rel(z, x, { type: 'part_of' }), NOW);
@@ -79,7 +75,7 @@ describe('fact relationships repository', () => {
 
   it('keeps nothing of a transaction that throws', async () => {
     const [a] = owners();
-    const [x, y] = [await addFact(store(), a, 'thing:x', '1'), await addFact(store(), a, 'thing:y', '2')];
+    const [x, y] = await addFacts(store(), a, ['thing:x', 'thing:y']);
     await rolledBack(store(), (r) => r.relationships.relate(a, rel(x, y), NOW));
     expect(await store().read.relationships.of(a, [x])).toEqual([]);
   });
