@@ -60,14 +60,17 @@ export const IncomingMessage = z.object({
 });
 export type IncomingMessage = z.infer<typeof IncomingMessage>;
 
-export const IncomingConversation = z.object({
-  source: z.string().min(1),
-  externalId: z.string().min(1),
-  title: z.string().optional(),
-  participants: z.array(z.string()).default([]),
-  metadata: z.record(z.string(), z.unknown()).default({}),
-  messages: z.array(IncomingMessage),
-});
+export const IncomingConversation = z
+  .object({
+    source: z.string().min(1),
+    externalId: z.string().min(1),
+    title: z.string().optional(),
+    /** The people in the conversation; when an export does not list them, the people who spoke. */
+    participants: z.array(z.string()).default([]),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+    messages: z.array(IncomingMessage),
+  })
+  .transform((c) => (c.participants.length > 0 ? c : { ...c, participants: [...new Set(c.messages.map((m) => m.speaker))] }));
 export type IncomingConversation = z.infer<typeof IncomingConversation>;
 export type IncomingConversationInput = z.input<typeof IncomingConversation>;
 

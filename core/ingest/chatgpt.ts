@@ -272,7 +272,6 @@ async function toConversation(
     source: 'chatgpt',
     externalId,
     title: c.title ?? undefined,
-    participants: [...new Set(messages.map((m) => m.speaker))],
     metadata,
     messages,
   });

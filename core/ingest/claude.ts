@@ -89,7 +89,6 @@ async function toConversation(src: JsonSource, index: number, c: Conversation, t
     source: 'claude',
     externalId: c.uuid,
     title: c.name || undefined,
-    participants: [...new Set(messages.map((m) => m.speaker))],
     metadata,
     messages,
   });

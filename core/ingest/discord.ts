@@ -172,7 +172,6 @@ function conversation(
     source: 'discord',
     externalId: channel.id,
     title,
-    participants: [...new Set(messages.map((m) => m.speaker))],
     metadata,
     messages,
   });

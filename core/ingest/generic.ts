@@ -42,7 +42,7 @@ function toIncoming(source: string, c: z.infer<typeof GenericConversation>, time
     source,
     externalId: String(c.id),
     title: c.title,
-    participants: c.participants ?? [...new Set(c.messages.map((m) => m.speaker))],
+    participants: c.participants,
     metadata: c.metadata ?? {},
     messages: c.messages.map((m: GenericMessage) => {
       const { at, utcOffsetMin } = instantOf(m.timestamp, { timeZone }).instant;

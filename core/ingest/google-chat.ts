@@ -78,7 +78,6 @@ async function* readGoogleChat(file: string, ctx: ReadContext): AsyncGenerator<I
   let parts = 0;
   let sawMessages = false;
   const conversation = (): IncomingConversation => {
-    const speakers = [...new Set(messages.map((m) => m.speaker))];
     const metadata: Record<string, unknown> = { skipped, timeZone: 'UTC (Takeout writes times in UTC)' };
     if (parts > 0) metadata.continued = true;
     if (externalId.startsWith('DM ')) metadata.directMessage = true;
@@ -86,7 +85,7 @@ async function* readGoogleChat(file: string, ctx: ReadContext): AsyncGenerator<I
       source: 'google-chat',
       externalId,
       title: info?.name || (members.length > 0 ? members.join(', ') : undefined),
-      participants: members.length > 0 ? members : speakers,
+      participants: members,
       metadata,
       messages,
     });

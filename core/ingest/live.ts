@@ -73,7 +73,6 @@ export async function addTurns(ctx: EngineContext, i: AddTurnsInput): Promise<Ad
     IncomingConversation.parse({
       source: i.source,
       externalId: named?.externalId ?? i.conversationId ?? `chat-${localDate(first.sentAt, first.utcOffsetMin)}`,
-      participants: [...new Set(messages.map((m) => m.speaker))],
       metadata: { live: true },
       messages,
     }),

@@ -185,7 +185,7 @@ async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<In
     source: isInstagram(file, messages) ? 'instagram' : 'messenger',
     externalId,
     title,
-    participants: names.length > 0 ? names : [...new Set(messages.map((m) => m.speaker))],
+    participants: names,
     metadata,
     messages,
   });

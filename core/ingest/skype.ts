@@ -117,7 +117,6 @@ async function toConversation(src: JsonSource, c: Conversation, me: string | nul
     source: 'skype',
     externalId: id,
     title: (topic.success && topic.data?.topic) || displayName || shortId(id),
-    participants: [...new Set(messages.map((m) => m.speaker))],
     metadata,
     messages,
   });

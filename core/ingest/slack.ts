@@ -334,7 +334,7 @@ async function* readSlack(file: string, ctx: ReadContext): AsyncGenerator<Incomi
           source: 'slack',
           externalId: c.id,
           title,
-          participants: memberNames.length > 0 ? memberNames : [...new Set(messages.map((m) => m.speaker))],
+          participants: memberNames,
           metadata,
           messages,
         });

@@ -214,7 +214,6 @@ function toConversation(chat: Chat, owner: { name: string | null }, timeZone: st
     source: 'telegram',
     externalId: id !== undefined && id !== null ? String(id) : (title ?? 'telegram-chat'),
     title,
-    participants: [...new Set(chat.messages.map((m) => m.speaker))],
     metadata,
     messages: chat.messages,
   });

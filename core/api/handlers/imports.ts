@@ -9,7 +9,7 @@ export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingest
         source: i.source,
         externalId: i.conversation.id,
         title: i.conversation.title,
-        participants: i.conversation.participants ?? [...new Set(i.conversation.messages.map((m) => m.speaker))],
+        participants: i.conversation.participants,
         messages: i.conversation.messages.map((m) => {
           const { at, utcOffsetMin } = parseIsoWithOffset(m.timestamp);
           return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
