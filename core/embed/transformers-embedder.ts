@@ -6,11 +6,12 @@
  * holds another ONNX session (hundreds of MB for real models) that is only freed by
  * an explicit dispose. The last `dispose()` of an embedder releases it.
  */
-import { env, pipeline, type FeatureExtractionPipeline, type ProgressInfo } from '@huggingface/transformers';
+import { env, pipeline, type FeatureExtractionPipeline, type ProgressInfo, type Tensor } from '@huggingface/transformers';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { EmbedKind, Embedder } from './embedder.js';
+import { meanPool } from './mean-pool.js';
 import { describeCause, EmbedError } from './errors.js';
 import {
   MIRROR_ENV,
@@ -245,28 +246,35 @@ class TransformersEmbedder implements Embedder {
 
     for (let start = 0; start < order.length; start += this.#batchSize) {
       const batch = order.slice(start, start + this.#batchSize);
-      const tensor = await handle.model.pipe(
+      const vectors = await this.#pooled(
+        handle.model.pipe,
         batch.map((i) => prefix + (texts[i] ?? '')),
-        { pooling: 'mean', normalize: true },
       );
-      try {
-        const [rows, width] = tensor.dims;
-        if (rows !== batch.length || width !== this.dimensions) {
-          throw new EmbedError(
-            'MODEL_LOAD_FAILED',
-            `embedding model ${this.modelId} returned ${String(rows)}×${String(width)} vectors for ${batch.length} texts, ` +
-              `expected ${this.dimensions} dimensions`,
-          );
-        }
-        const data = tensor.data instanceof Float32Array ? tensor.data : Float32Array.from(tensor.data as ArrayLike<number>);
-        batch.forEach((original, row) => {
-          out[original] = data.slice(row * width, (row + 1) * width);
-        });
-      } finally {
-        tensor.dispose();
-      }
+      batch.forEach((original, row) => {
+        out[original] = vectors[row]!;
+      });
     }
     return out;
+  }
+
+  /** The pipeline's tokenizer and model, pooled here (see mean-pool.ts for why not by the pipeline). */
+  async #pooled(pipe: FeatureExtractionPipeline, texts: string[]): Promise<Float32Array[]> {
+    const inputs = pipe.tokenizer(texts, { padding: true, truncation: true });
+    const outputs = (await pipe.model(inputs)) as Record<string, Tensor | undefined>;
+    const hidden = outputs.last_hidden_state ?? outputs.token_embeddings;
+    try {
+      const [rows, tokens, width] = hidden?.dims ?? [];
+      if (!hidden || rows !== texts.length || tokens === undefined || width !== this.dimensions) {
+        throw new EmbedError(
+          'MODEL_LOAD_FAILED',
+          `embedding model ${this.modelId} returned ${hidden?.dims.join('×') ?? 'no token vectors'} for ${texts.length} texts, ` +
+            `expected ${this.dimensions} dimensions`,
+        );
+      }
+      return meanPool(hidden.data as ArrayLike<number>, inputs.attention_mask.data as ArrayLike<number | bigint>, [rows, tokens, width]);
+    } finally {
+      for (const t of Object.values(outputs)) t?.dispose();
+    }
   }
 
   async dispose(): Promise<void> {
