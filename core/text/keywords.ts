@@ -654,8 +654,12 @@ interface Word {
 
 const SENTENCE_END = /[.!?。！？\n]/u;
 
+/** Episodes ask for a text's keywords and then its topic phrases: its words are kept for the second. */
+let lastWords: { text: string; words: readonly Word[] } | null = null;
+
 /** Word segments of a text with their term, sentence and whether they open it. */
-function words(text: string): Word[] {
+function words(text: string): readonly Word[] {
+  if (lastWords?.text === text) return lastWords.words;
   const out: Word[] = [];
   let sentence = 0;
   let first = true;
@@ -672,6 +676,7 @@ function words(text: string): Word[] {
     out.push({ word: seg.segment, term, sentence, first, before: prev && !first ? prev.word.toLowerCase() : null });
     first = false;
   }
+  lastWords = { text, words: out };
   return out;
 }
 

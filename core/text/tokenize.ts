@@ -113,10 +113,28 @@ function computeLatinTerm(raw: string): string | null {
 /* ---------- the tokeniser ---------- */
 
 /**
+ * Building episodes reads each message several times (to find topic shifts, to weigh words against the
+ * whole memory, to pick the lines that carry the keywords): the terms of recent short texts are kept.
+ */
+const TEXT_CACHE_MAX = 20_000;
+const CACHED_TEXT_MAX = 2_000;
+const textCache = new Map<string, readonly string[]>();
+
+/**
  * Index terms of `text`, in text order, duplicates kept (BM25 needs term frequencies).
- * Deterministic and pure (the memo cache never changes results).
+ * Deterministic and pure (the memo caches never change results).
  */
 export function tokenize(text: string): string[] {
+  if (text.length > CACHED_TEXT_MAX) return termsOf(text);
+  let terms = textCache.get(text);
+  if (terms === undefined) {
+    if (textCache.size >= TEXT_CACHE_MAX) textCache.clear();
+    textCache.set(text, (terms = termsOf(text)));
+  }
+  return [...terms];
+}
+
+function termsOf(text: string): string[] {
   const out: string[] = [];
   if (text.length === 0) return out;
   const norm = text.normalize('NFKC').toLowerCase();
