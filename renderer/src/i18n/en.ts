@@ -193,7 +193,7 @@ export const en = {
   'settings.watch.stop': 'Stop watching',
   'settings.watch.recent': 'Last files imported from it',
   'watch.notice': 'Imported from the watched folder',
-  'watch.added': '{file}: {messages} new messages, {episodes} episodes',
+  'watch.added': '{file}: {messages:new message|new messages}, {episodes:episode|episodes}',
   'watch.failed': '{file} was not imported: {error}',
   'watch.open': 'Settings → Import',
   'watch.dismiss': 'Dismiss',
