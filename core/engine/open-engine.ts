@@ -208,8 +208,10 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     },
     idle: () => live.idle(),
     async close() {
+      // The watched folder starts nothing more; the import it may be running is cancelled with the other calls.
+      const watching = watcher?.stop();
       calls.cancelAll();
-      await watcher?.stop();
+      await watching;
       // Live building kicks discovery: it stops first.
       await live.stop();
       // A background pass finishes its current batch before the store goes away.
@@ -223,5 +225,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       await store.close();
     },
   };
+  // Its first look may import at once: only now can the engine run the call.
+  watcher?.start();
   return engine;
 }

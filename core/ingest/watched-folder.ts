@@ -35,10 +35,10 @@ export function isTemporaryName(name: string): boolean {
 }
 
 export interface FolderWatcher {
-  /** Watches what `ctx.config.watch` says now (after the setting changed). */
-  reconfigure(): void;
+  /** Watches what `ctx.config.watch` says now: once the engine can run calls, and again after the setting changed. */
+  start(): void;
   status(): { watching: boolean; problem: string | null };
-  /** Stops watching; waits for an import under way (the engine cancels it when it closes). */
+  /** Stops watching at once; the promise settles when an import under way has ended (the engine cancels it when it closes). */
   stop(): Promise<void>;
 }
 
@@ -92,22 +92,27 @@ export function watchFolder(o: WatchOptions): FolderWatcher {
     settling.clear();
   }
 
+  /** The file system's events for the folder; a watch that breaks (the folder removed, a drive gone) is taken up again by the next look that can read it. */
+  function watchEvents(dir: string): void {
+    try {
+      const w = fs.watch(dir, { persistent: false }, () => look(100));
+      w.on('error', () => {
+        w.close();
+        if (watcher === w) watcher = null;
+      });
+      watcher = w;
+    } catch {
+      // Not watchable here: the periodic look still finds the files.
+    }
+  }
+
   function start(): void {
     unwatch();
     const cfg = ctx.config.watch;
     folder = cfg.folder;
     problem = null;
     if (!folder || stopped) return;
-    try {
-      watcher = fs.watch(folder, { persistent: false }, () => look(100));
-      // A watch that breaks (the folder removed, a network drive gone) leaves the periodic look.
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = null;
-      });
-    } catch {
-      // Not watchable here: the periodic look still finds the files.
-    }
+    watchEvents(folder);
     rescan = setInterval(() => look(0), cfg.rescanMs);
     rescan.unref();
     look(0);
@@ -121,6 +126,7 @@ export function watchFolder(o: WatchOptions): FolderWatcher {
     try {
       names = await fs.promises.readdir(dir, { withFileTypes: true });
       problem = null;
+      if (!watcher) watchEvents(dir);
     } catch (e) {
       problem = `${dir}: cannot read this folder (${(e as NodeJS.ErrnoException).code ?? String(e)})`;
       return;
@@ -147,6 +153,7 @@ export function watchFolder(o: WatchOptions): FolderWatcher {
       else if (now - s.since >= settleMs) ready.push({ file, size: st.size, mtimeMs: st.mtimeMs });
     }
     for (const file of settling.keys()) if (!present.has(file)) settling.delete(file);
+    if (stopped) return;
     if (ready.length > 0) await importReady(ready, ownerId, present);
     // Files still settling are looked at again once they may have settled.
     if ([...settling.keys()].some((f) => !ready.some((r) => r.file === f))) look(settleMs);
@@ -156,7 +163,7 @@ export function watchFolder(o: WatchOptions): FolderWatcher {
     const out = await o.importFiles({ ownerId, paths: ready.map((r) => r.file) });
     // Stopped half-way (the engine closing): the rest is imported next time, adding only what is missing.
     if (out.cancelled) return;
-    const importedAt = new Date().toISOString();
+    const importedAt = ctx.clock.now().toISOString();
     const done: WatchedFile[] = ready.flatMap((r) => {
       const report = out.files.find((f) => f.file === r.file);
       settling.delete(r.file);
@@ -172,14 +179,13 @@ export function watchFolder(o: WatchOptions): FolderWatcher {
     });
   }
 
-  start();
   return {
-    reconfigure: start,
+    start,
     status: () => ({ watching: folder !== null && !stopped, problem }),
-    async stop() {
+    stop() {
       stopped = true;
       unwatch();
-      await work;
+      return work;
     },
   };
 }

@@ -35,7 +35,7 @@ export function watchedFolderHandlers({ ctx, explicitConfig, watcher }: HandlerE
         if (!isFolder) throw new NemoriError('INVALID_INPUT', `${chosen} is not a folder Nemori can read`);
       }
       await saveEngineSettings(ctx, explicitConfig, { watch: { folder: chosen, ownerId } });
-      watcher?.reconfigure();
+      watcher?.start();
       return view();
     },
   };
