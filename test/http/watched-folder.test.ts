@@ -155,6 +155,15 @@ describe('watched folder', () => {
         const stats = await second.call<{ owners: { messages: number }[] }>('stats', {});
         expect(stats.owners[0]!.messages).toBe(5);
 
+        // A file that failed is tried again once it changes: the export saved again, whole.
+        fs.writeFileSync(path.join(folder, 'broken.json'), chat('mended', [['Ana', 'The mended file has the ferry times']]));
+        while ((await second.watched()).recent.find((f) => f.file.endsWith('broken.json'))!.importedAt === brokenImportedAt)
+          await pause(100);
+        expect((await second.watched()).recent.find((f) => f.file.endsWith('broken.json'))!.report).toMatchObject({
+          messagesAdded: 1,
+          error: null,
+        });
+
         // Watching stops when the setting is cleared.
         expect(await second.call<WatchedFolderView>('setWatchedFolder', { folder: null })).toMatchObject({ folder: null, watching: false });
       } finally {
