@@ -129,6 +129,8 @@ export const PERSON_ONLY_OPERATIONS = [
   'companionConfigs',
   'addCompanionConfig',
   'importFiles',
+  'getWatchedFolder',
+  'setWatchedFolder',
   'backup',
   'listBackups',
   'restoreBackup',

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
+import type { FolderWatcher } from '../ingest/watched-folder.js';
 import type { LiveBuilding } from '../jobs/live-building.js';
 import type { Progress } from '../jobs/progress.js';
 import type { operations, OperationName, OpOutput } from './contract.js';
@@ -42,6 +43,8 @@ export interface HandlerEnv {
   embeddingStatus: EmbeddingStatus;
   /** The data folder a companion's `nemori mcp` entry names with `--home` (null: none, the folder `nemori` finds by itself). */
   companionHome: string | null;
+  /** The watched folder's importer: only in a long-running host (null: the setting is saved, nothing watches). */
+  watcher: FolderWatcher | null;
   /** Where this folder's holder serves `/mcp` on loopback (null: no such service, e.g. a test engine). */
   mcpAddress: () => { port: number; token: string } | null;
 }

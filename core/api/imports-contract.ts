@@ -5,8 +5,10 @@ const noNul = (s: string) => !s.includes('\u0000');
 const NUL = 'contains a NUL character (U+0000)';
 import { Owner } from '../domain/owner.js';
 import { ImportFilesInput, ImportFilesOutput } from '../ingest/import-report.js';
+import { SetWatchedFolderInput, WatchedFolderView } from '../ingest/watch-report.js';
 
 export { ImportFileReport, ImportFilesInput, ImportFilesOutput } from '../ingest/import-report.js';
+export { SetWatchedFolderInput, WatchedFile, WatchedFolderView } from '../ingest/watch-report.js';
 
 /** Conversations in: one at a time from a program, or whole export files. */
 
@@ -45,4 +47,8 @@ export const importOperations = {
     output: IngestOutput,
   },
   importFiles: { input: ImportFilesInput, output: ImportFilesOutput },
+  /** The watched folder (Settings → Import), with the reports of the last files imported from it. */
+  getWatchedFolder: { input: z.object({}), output: WatchedFolderView },
+  /** Watches a folder (its export files are imported once each, as they appear), or none. */
+  setWatchedFolder: { input: SetWatchedFolderInput, output: WatchedFolderView },
 } as const;

@@ -8,6 +8,7 @@ import { RetrievalConfig } from './retrieval-config.js';
 import { FactsConfig } from './facts-config.js';
 import { PrivacyConfig } from './privacy-config.js';
 import type { Store } from '../store/store.js';
+import { WatchConfig } from './watch-config.js';
 
 export interface Clock {
   now(): Date;
@@ -21,6 +22,7 @@ export const EngineConfig = z.object({
   llmEpisodes: LlmEpisodeConfig.default(LlmEpisodeConfig.parse({})),
   semantic: FactsConfig.default(FactsConfig.parse({})),
   privacy: PrivacyConfig.default(PrivacyConfig.parse({})),
+  watch: WatchConfig.default(WatchConfig.parse({})),
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 

@@ -13,6 +13,7 @@ import type { ModelStatus } from '../api/model-status.js';
 import { openDefaultEngine } from './open-default.js';
 import { HOST_OPERATIONS, type HostOperationName } from '../api/startup-contract.js';
 import type { DirLock } from '../store/lock.js';
+import type { EngineEvent } from '../api/wire.js';
 
 export interface AppEngineOptions {
   startup: Startup;
@@ -28,6 +29,8 @@ export interface AppEngineOptions {
   lock?: DirLock | undefined;
   /** Told when the memory now lives in another folder (setDataFolder): the holder file follows it. */
   onHomeChanged?: (home: string) => void;
+  /** The events of the calls the engine makes by itself (the watched folder's imports), for every window. */
+  onEvent?: (e: EngineEvent) => void;
 }
 
 export type AppEngine = Pick<Engine, 'call' | 'close'>;
@@ -57,6 +60,7 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       ...(o.llmKeyFromHost !== undefined ? { llmKeyFromHost: o.llmKeyFromHost } : {}),
       ...(o.env ? { env: o.env } : {}),
       ...(lock ? { lock } : {}),
+      ...(o.onEvent ? { onEvent: o.onEvent } : {}),
       // Companions' entries follow the folder Settings chose (startup.json) unless a flag or NEMORI_HOME fixed it.
       companionHome: s.homePinnedBy ? s.home : null,
     });

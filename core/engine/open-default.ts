@@ -4,7 +4,7 @@ import type { Embedder } from '../embed/embedder.js';
 import type { DirLock } from '../store/lock.js';
 import { DEFAULT_MODEL_ID, isEmbedError, openEmbedder, probeEmbedder, type ModelSourceOptions } from '../embed/index.js';
 import { llmConfigFromEnv, type LlmOverrides } from '../llm/config.js';
-import { openEngine, type EmbeddingStatus, type Engine } from './open-engine.js';
+import { openEngine, type EmbeddingStatus, type Engine, type OpenEngineOptions } from './open-engine.js';
 import { createModelStatusReporter, type ModelStatus } from '../api/model-status.js';
 
 /**
@@ -36,6 +36,8 @@ export interface DefaultEngineOptions {
   companionHome?: string | null;
   /** The data folder's lock, taken by the caller (see OpenEngineOptions); released when the engine closes or fails to open. */
   lock?: DirLock | undefined;
+  /** See OpenEngineOptions: the events of the calls the engine makes by itself. */
+  onEvent?: OpenEngineOptions['onEvent'];
 }
 
 /** Model settings from the environment and Settings; the model itself lives under the data folder. */
@@ -103,5 +105,6 @@ async function openWithModel(o: DefaultEngineOptions): Promise<Engine> {
     ...(o.config ? { config: o.config } : {}),
     ...(o.lock ? { lock: o.lock } : {}),
     ...(o.companionHome !== undefined ? { companionHome: o.companionHome } : {}),
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
   });
 }

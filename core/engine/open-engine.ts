@@ -25,6 +25,10 @@ import { loadContextHandlers, type CallOp } from '../api/handlers/load-context.j
 import { searchHandlers } from '../api/handlers/search.js';
 import { startupHandlers } from '../api/handlers/startup.js';
 import { systemHandlers } from '../api/handlers/system.js';
+import { watchedFolderHandlers } from '../api/handlers/watched-folder.js';
+import { createDispatcher, WireCallError } from '../api/dispatch.js';
+import type { EngineEvent } from '../api/wire.js';
+import { watchFolder, type FolderWatcher } from '../ingest/watched-folder.js';
 
 export type { CallOptions, EmbeddingStatus, ProgressEvent } from '../api/handler.js';
 
@@ -60,6 +64,11 @@ export interface OpenEngineOptions {
   companionHome?: string | null;
   /** The data folder's lock, when the caller took it first (connect.ts: to decide it holds the folder); released on close. */
   lock?: DirLock | undefined;
+  /**
+   * The events of calls the engine makes by itself (the watched folder's imports), announced like a
+   * window's calls: the host passes them on to every window.
+   */
+  onEvent?: (e: EngineEvent) => void;
 }
 
 /** The engine every front end talks to: one validated `call` per contract operation. */
@@ -119,6 +128,23 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     reason: o.embedder ? null : 'no embedding model configured',
   };
   const home = o.home;
+  // The watched folder's imports run as calls of their own (announced, cancelled on close): a host's work.
+  const own = createDispatcher({
+    call: (name, input, opts) => engine.call(name, input as never, opts),
+    emit: o.onEvent ?? (() => {}),
+    log: (m, e) => ctx.warn(`${m}: ${e instanceof Error ? e.message : String(e)}`),
+  });
+  const watcher: FolderWatcher | null =
+    background && home
+      ? watchFolder({
+          ctx,
+          async importFiles(input) {
+            const r = await own.dispatch('importFiles', input);
+            if (!r.ok) throw new WireCallError(r.error);
+            return r.value as OpOutput<'importFiles'>;
+          },
+        })
+      : null;
   const env = {
     ctx,
     embeddingStatus: embedding,
@@ -127,6 +153,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     background,
     explicitConfig: o.config ?? {},
     companionHome: o.companionHome === undefined ? home : o.companionHome,
+    watcher,
     mcpAddress: () => {
       if (!home) return null;
       const read = readHolderFile(home);
@@ -153,6 +180,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     ...startupHandlers(env),
     ...liveHandlers(env),
     ...loadContextHandlers(env, op),
+    ...watchedFolderHandlers(env),
     ...companions.handlers,
   };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
@@ -161,7 +189,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   // Live conversations whose turns were acknowledged but not (all) built when the last run ended: in the background.
   void live.recover();
   const calls = cancellation();
-  return {
+  const engine: Engine = {
     context: ctx,
     embedding,
     async call(name, input, opts = {}) {
@@ -180,7 +208,10 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     },
     idle: () => live.idle(),
     async close() {
+      // The watched folder starts nothing more; the import it may be running is cancelled with the other calls.
+      const watching = watcher?.stop();
       calls.cancelAll();
+      await watching;
       // Live building kicks discovery: it stops first.
       await live.stop();
       // A background pass finishes its current batch before the store goes away.
@@ -194,4 +225,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       await store.close();
     },
   };
+  // Its first look may import at once: only now can the engine run the call.
+  watcher?.start();
+  return engine;
 }

@@ -103,6 +103,8 @@ export async function startWeb(o: StartWebOptions): Promise<{ server: WebServer;
           warn: o.warn,
           lock,
           onHomeChanged: moved,
+          // The watched folder's imports show in every tab like the tab's own.
+          onEvent: web.emit,
           ...(o.env ? { env: o.env } : {}),
           onModelProgress: (status) => {
             web.emit({ type: 'model', ...status });

@@ -4,6 +4,9 @@ import { Owner } from '../domain/owner.js';
 
 /** What an import of export files asks for, and what it reports per file and in all. */
 
+/** Day first (`dmy`) or month first (`mdy`) in numeric dates. */
+export const DateOrder = z.enum(['dmy', 'mdy']);
+
 export const ImportFilesInput = z.object({
   ownerId: Owner,
   paths: z.array(z.string().min(1)).min(1),
@@ -25,7 +28,7 @@ export const ImportFilesInput = z.object({
     }, 'not a time zone Nemori knows; use an IANA name such as Asia/Shanghai or Europe/Berlin')
     .optional(),
   /** Day or month first in numeric dates (WhatsApp), when the file does not settle it; default: this machine's locale. */
-  dateOrder: z.enum(['dmy', 'mdy']).optional(),
+  dateOrder: DateOrder.optional(),
 });
 
 const ImportError = z.object({ code: z.string(), message: z.string() });
@@ -43,6 +46,11 @@ export const ImportFileReport = z.object({
   participants: z.array(z.string()),
   me: z.string().nullable(),
   dateRange: z.object({ from: z.string(), to: z.string() }).nullable(),
+  /**
+   * The day/month order numeric dates were read in, when the file itself does not settle it (WhatsApp):
+   * `guess` from this machine's locale, or the `dateOrder` given (`choice`). Null: the file settles it.
+   */
+  dateOrder: z.object({ order: DateOrder, by: z.enum(['guess', 'choice']) }).nullable(),
   warnings: z.array(z.string()),
   error: ImportError.nullable(),
 });

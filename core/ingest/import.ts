@@ -11,7 +11,7 @@ import type { Progress } from '../jobs/progress.js';
 import type { ImportFormat } from './import-format.js';
 import { detectFormat } from './detect-format.js';
 import { exportsInFolder } from './folder-exports.js';
-import type { ImportFileReport, ImportFilesInput, ImportFilesOutput } from './import-report.js';
+import { DateOrder, type ImportFileReport, type ImportFilesInput, type ImportFilesOutput } from './import-report.js';
 import { importProgress } from './import-progress.js';
 import { redactConversation } from '../privacy/redact.js';
 import { conversationProblem, messageProblem } from './message-checks.js';
@@ -98,6 +98,7 @@ function emptyReport(file: string): ImportFileReport {
     participants: [],
     me: null,
     dateRange: null,
+    dateOrder: null,
     warnings: [],
     error: null,
   };
@@ -127,6 +128,7 @@ async function measure(
       report.messages += c.messages.length;
       report.skipped += typeof c.metadata.skipped === 'number' ? c.metadata.skipped : 0;
       for (const p of c.participants) participants.add(p);
+      report.dateOrder ??= unsettledDateOrder(c);
       for (const m of c.messages) {
         from = Math.min(from, m.sentAt.getTime());
         to = Math.max(to, m.sentAt.getTime());
@@ -144,6 +146,14 @@ async function measure(
     report.error = fileError(file, e);
     return { report, format: null };
   }
+}
+
+/** The day/month order a reader had to be told or guess (WhatsApp says so in the conversation's metadata). */
+function unsettledDateOrder(c: IncomingConversation): ImportFileReport['dateOrder'] {
+  const order = DateOrder.safeParse(c.metadata.dateOrder);
+  const from = c.metadata.dateOrderFrom;
+  if (!order.success || (from !== 'locale' && from !== 'option')) return null;
+  return { order: order.data, by: from === 'locale' ? 'guess' : 'choice' };
 }
 
 /**

@@ -420,7 +420,8 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
       skippedBy: skipped,
       platform,
       dateOrder: order,
-      dateOrderFrom: orderSource,
+      // When every date reads the same either way, the order was never a question.
+      dateOrderFrom: sawAmbiguousDate ? orderSource : 'file',
       timeZone,
     },
     messages,

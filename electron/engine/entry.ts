@@ -29,7 +29,7 @@ const channel: MessageEnd<HostRequest, HostMessage> = {
 
 serveEngine({
   channel,
-  open: async (report) => {
+  open: async (report, announce) => {
     const startup = resolveStartup(undefined, process.env, warn);
     const engine = await connectOrOpenEngine({
       home: startup.home,
@@ -43,6 +43,7 @@ serveEngine({
           warn,
           lock,
           onHomeChanged: moved,
+          onEvent: announce,
         }),
       onClient: ({ pid, home }) => warn(`using the Nemori that holds ${home} (pid ${pid})`),
     });

@@ -9,7 +9,7 @@
 import type { OperationName } from '../../core/api/contract';
 import type { ProgressEvent } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
-import type { WireError } from '../../core/api/wire';
+import type { EngineEvent, WireError } from '../../core/api/wire';
 
 /** main → engine */
 export type HostRequest =
@@ -23,6 +23,8 @@ export type HostMessage =
   /** The embedding model while the engine opens (downloading, loading, ready, unavailable); throttled at the source. */
   | { type: 'model'; status: ModelStatus }
   | { type: 'progress'; id: number; event: ProgressEvent }
+  /** A call the engine made by itself (the watched folder's imports): its life and progress, for every window. */
+  | { type: 'event'; event: EngineEvent }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: WireError }
   | { type: 'closed' };

@@ -5,12 +5,16 @@
  */
 import type { Engine } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
+import type { EngineEvent } from '../../core/api/wire';
 import { isExpectedError, toWireError } from '../../core/api/dispatch';
 import type { HostMessage, HostRequest, MessageEnd } from './protocol';
 
 export interface ServeOptions {
-  /** Opens the engine; `report` passes the embedding model's state to main while it downloads and loads. */
-  open: (report: (status: ModelStatus) => void) => Promise<Pick<Engine, 'call' | 'close'>>;
+  /**
+   * Opens the engine; `report` passes the embedding model's state to main while it downloads and loads,
+   * `announce` the events of the calls the engine makes by itself.
+   */
+  open: (report: (status: ModelStatus) => void, announce: (event: EngineEvent) => void) => Promise<Pick<Engine, 'call' | 'close'>>;
   channel: MessageEnd<HostRequest, HostMessage>;
   /** Called once the database is closed (the utility process exits there). */
   onClosed?: () => void;
@@ -21,7 +25,10 @@ export interface ServeOptions {
 
 export function serveEngine(o: ServeOptions): { closed: Promise<void> } {
   const log = o.log ?? (() => {});
-  const opening = o.open((status) => o.channel.post({ type: 'model', status }));
+  const opening = o.open(
+    (status) => o.channel.post({ type: 'model', status }),
+    (event) => o.channel.post({ type: 'event', event }),
+  );
   const running = new Set<Promise<void>>();
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));

@@ -7,7 +7,7 @@ import type { OperationName } from '../../core/api/contract';
 import type { ProgressEvent } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
 import { WireCallError } from '../../core/api/dispatch';
-import type { WireError } from '../../core/api/wire';
+import type { EngineEvent, WireError } from '../../core/api/wire';
 import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
 
 export interface EngineClient {
@@ -29,6 +29,8 @@ interface Pending {
 export interface EngineClientOptions {
   /** The embedding model's state while the engine opens (main broadcasts it to the windows). */
   onModel?: (status: ModelStatus) => void;
+  /** The calls the engine made by itself (the watched folder's imports), for main to broadcast. */
+  onEvent?: (event: EngineEvent) => void;
 }
 
 export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>, o: EngineClientOptions = {}): EngineClient {
@@ -66,6 +68,9 @@ export function createEngineClient(channel: MessageEnd<HostMessage, HostRequest>
         break;
       case 'progress':
         pending.get(message.id)?.onProgress?.(message.event);
+        break;
+      case 'event':
+        o.onEvent?.(message.event);
         break;
       case 'result': {
         const p = pending.get(message.id);

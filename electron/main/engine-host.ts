@@ -29,7 +29,10 @@ export function startEngineHost(o: EngineHostOptions): EngineClient {
       return () => void child.off('message', onMessage);
     },
   };
-  const client = createEngineClient(channel, { ...(o.onModel ? { onModel: o.onModel } : {}) });
+  const client = createEngineClient(channel, {
+    ...(o.onModel ? { onModel: o.onModel } : {}),
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+  });
   child.once('exit', (code) => client.exited(code));
   return {
     ...client,

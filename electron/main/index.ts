@@ -117,6 +117,8 @@ function start(): void {
         ...(vault.available ? { llmKey: vault.load() } : {}),
         // First run: the embedding model's download, shown in the window while the engine opens.
         onModel: (status) => broadcast({ type: 'model', ...status }),
+        // The watched folder's imports, shown in every window like a window's own import.
+        onEvent: broadcast,
       });
       shutdown.add('engine', () => engine.close());
       registerBridgeHandlers(

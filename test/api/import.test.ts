@@ -168,6 +168,33 @@ describe('import options', () => {
     });
   });
 
+  it('says in the preview when WhatsApp dates could be read day or month first, and reads them as chosen', async () => {
+    const dir = tempDir();
+    const ambiguous = path.join(dir, 'WhatsApp Chat with Sam.txt');
+    fs.writeFileSync(ambiguous, '[03/04/2024, 10:00:00] Sam: The meeting moved to the small room\n[05/04/2024, 11:00:00] Kim: 好的\n');
+    const settled = path.join(dir, 'WhatsApp Chat with Ada.txt');
+    fs.writeFileSync(settled, '[25/04/2024, 10:00:00] Ada: The 25th is the only day above twelve\n');
+    const preview = async (dateOrder?: 'dmy' | 'mdy') =>
+      engine.call('importFiles', {
+        ownerId: newOwner(),
+        paths: [ambiguous, settled],
+        timeZone: 'UTC',
+        dryRun: true,
+        ...(dateOrder ? { dateOrder } : {}),
+      });
+
+    const guessed = await preview();
+    expect(guessed.files[0]!.dateOrder).toEqual({ order: expect.stringMatching(/^(dmy|mdy)$/), by: 'guess' });
+    expect(guessed.files[1]!.dateOrder).toBeNull();
+    const monthFirst = await preview('mdy');
+    expect(monthFirst.files[0]!.dateOrder).toEqual({ order: 'mdy', by: 'choice' });
+    expect(monthFirst.files[0]!.dateRange).toEqual({ from: '2024-03-04T10:00:00.000Z', to: '2024-05-04T11:00:00.000Z' });
+    const dayFirst = await preview('dmy');
+    expect(dayFirst.files[0]!.dateOrder).toEqual({ order: 'dmy', by: 'choice' });
+    expect(dayFirst.files[0]!.dateRange).toEqual({ from: '2024-04-03T10:00:00.000Z', to: '2024-04-05T11:00:00.000Z' });
+    expect(dayFirst.files[1]!.dateOrder).toBeNull();
+  });
+
   it('reads a folder of Markdown journals without --format', async () => {
     const ownerId = newOwner();
     const dir = tempDir();

@@ -82,6 +82,35 @@ describe('data folder, model and backups from Settings, in Chromium', { timeout:
     expect(JSON.parse(fs.readFileSync(bridge.startup.file, 'utf8'))).toMatchObject({ dataDir: to });
   });
 
+  it('watches a folder chosen in Settings → Import: a chat saved there is imported, the window says so and lists its report', async () => {
+    const folder = path.join(bridge.root, 'Chat exports');
+    fs.mkdirSync(folder);
+    expect(await settings.watchFolder(folder)).toBe(`Watching ${folder}`);
+    const t0 = Date.parse('2024-06-01T08:00:00+02:00');
+    const chat = {
+      conversations: [
+        {
+          id: 'harbour',
+          messages: ['The sailing course starts on the first Monday of July', '我报名了帆船课', 'Bring sunscreen and a hat'].map(
+            (text, n) => ({
+              id: `harbour-${n}`,
+              speaker: n % 2 ? 'Lin' : 'Ana',
+              text,
+              timestamp: new Date(t0 + n * 60_000).toISOString(),
+            }),
+          ),
+        },
+      ],
+    };
+    fs.writeFileSync(path.join(folder, 'sailing.json'), JSON.stringify(chat));
+    await expect.poll(() => settings.watchedNotice().innerText(), { timeout: 60_000 }).toContain('sailing.json: 3 new messages');
+    await expect.poll(() => settings.watchedRecent().count()).toBe(1);
+    expect(await settings.watchedRecent().innerText()).toContain('sailing.json: 3 new messages, 1 episode');
+    await app.screenshot(screenshotPath('settings-watched-folder'), { whole: true });
+    await settings.stopWatching();
+    await expect.poll(() => settings.watchedFolder()).toBe('No folder is watched.');
+  });
+
   it('in Chinese, says why a folder cannot be used and offers nothing', async () => {
     const busy = path.join(bridge.root, '笔记');
     fs.mkdirSync(busy, { recursive: true });

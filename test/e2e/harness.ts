@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { openAppEngine, type AppEngine } from '../../core/engine/app-engine.js';
+import type { EngineEvent } from '../../core/api/wire.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
 import { openEmbedder } from '../../core/embed/index.js';
 import { startWebServer, type WebServer } from '../../core/http/server.js';
@@ -118,9 +119,12 @@ export async function startAppBridge(files: readonly string[] = [fixture('import
   const root = tempDir('nemori-e2e-app-');
   const env = { XDG_DATA_HOME: path.join(root, 'share'), NEMORI_MODEL_DIR: path.dirname(TINY_MODEL_DIR), NEMORI_ALLOW_DOWNLOAD: '0' };
   const startup = resolveStartup(undefined, env);
-  const engine = await openAppEngine({ startup, env, warn: () => {} });
+  // The engine's own calls (the watched folder's imports) reach the tab as `nemori web` sends them.
+  let announce: (e: EngineEvent) => void = () => {};
+  const engine = await openAppEngine({ startup, env, warn: () => {}, onEvent: (e) => announce(e) });
   if (files.length) await engine.call('importFiles', { paths: [...files] });
   const server = await startWebServer({ engine, staticDir: RENDERER_DIR, log: () => {} });
+  announce = server.emit;
   return {
     engine,
     server,

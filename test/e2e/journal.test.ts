@@ -5,6 +5,8 @@
  *
  * Needs the built renderer: `npm run build` (done by .ci/run), or the suite builds it when stale.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../helpers/engine.js';
@@ -296,6 +298,25 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.locator('main[data-screen="journal"]').waitFor();
     await expect.poll(() => journal.entry(/钢琴|王老师/).count()).toBe(0);
+  });
+
+  it('says which day/month order it guessed for a WhatsApp chat whose dates read either way, and reads them the other way when told', async () => {
+    await app.go('import');
+    const file = path.join(tempDir('nemori-e2e-order-'), 'WhatsApp Chat with Sam.txt');
+    fs.writeFileSync(file, '[03/04/2024, 10:00:00] Sam: The meeting moved to the small room\n[05/04/2024, 11:00:00] Kim: 好的\n');
+    const imports = new ImportPage(page);
+    await imports.choose([file]);
+    await imports.check();
+    const guessed = await imports.dateOrder();
+    expect(await page.locator('label:has([data-testid="import-date-order"])').innerText()).toMatch(/could be day or month first/);
+    const span = { dmy: '2024-04-03 – 2024-04-05', mdy: '2024-03-04 – 2024-05-04' };
+    expect((await imports.previewRows())[0]![4]).toBe(span[guessed]);
+    const other = guessed === 'dmy' ? 'mdy' : 'dmy';
+    await imports.setDateOrder(other);
+    await expect.poll(async () => (await imports.previewRows())[0]![4]).toBe(span[other]);
+    expect(await imports.dateOrder()).toBe(other);
+    await app.screenshot(screenshotPath('import-date-order-en'));
+    await page.getByRole('button', { name: 'Remove WhatsApp Chat with Sam.txt' }).click();
   });
 
   it('raised no script errors', () => {

@@ -3,7 +3,12 @@
  * process boundary: request ids, results, errors with their codes, progress, crash and shutdown.
  * (The Electron utility process itself cannot run here; this is all of its logic.)
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { EngineEvent } from '../../core/api/wire';
+import { openEngine } from '../../core/engine/open-engine';
+import { until } from '../http/client';
 import type { ProgressEvent } from '../../core/engine/open-engine';
 import type { ModelStatus } from '../../core/api/model-status';
 import { openDefaultEngine } from '../../core/engine/open-default';
@@ -146,6 +151,22 @@ describe('the engine host protocol', () => {
     expect(await cancel).toEqual({ cancelled: true });
     expect(out.cancelled).toBe(true);
     expect(out.files[0]!.messagesAdded).toBeLessThan(out.messages);
+  });
+
+  it("passes the engine's own calls (the watched folder's imports) to main, for every window", async () => {
+    const events: EngineEvent[] = [];
+    const folder = tempDir('nemori-host-watched-');
+    fs.copyFileSync(fixture('import', 'two-days.json'), path.join(folder, 'two-days.json'));
+    const { client } = connect(
+      (_report, announce) =>
+        openEngine({ home: tempDir(), embedder: null, scheduleForgetting: true, onEvent: announce, config: { watch: { settleMs: 0 } } }),
+      { onEvent: (e) => events.push(e) },
+    );
+    await client.call('setWatchedFolder', { folder });
+    await until(() => events.some((e) => e.type === 'call' && e.state === 'finished'));
+    expect(events[0]).toMatchObject({ type: 'call', operation: 'importFiles', state: 'started' });
+    expect(events.some((e) => e.type === 'progress' && e.operation === 'importFiles' && e.phase === 'import' && e.done === 8)).toBe(true);
+    expect(((await client.call('stats', {})) as { owners: { messages: number }[] }).owners[0]!.messages).toBe(8);
   });
 
   it("passes the model's state to main while the engine opens, before it is ready", async () => {

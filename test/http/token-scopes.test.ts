@@ -24,6 +24,8 @@ describe('bridge token scopes', () => {
 
   const pathOrSettings: [string, unknown][] = [
     ['importFiles', { paths: ['/etc/passwd'] }],
+    ['setWatchedFolder', { folder: '/tmp' }],
+    ['getWatchedFolder', {}],
     ['backup', { folder: '/tmp' }],
     ['listBackups', {}],
     ['restoreBackup', { file: '/tmp/x.tar.gz' }],

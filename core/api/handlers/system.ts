@@ -25,6 +25,21 @@ function settingsView(ctx: EngineContext) {
   };
 }
 
+/**
+ * Saves a change of the settings a person makes in the app (layered over those saved before) and makes
+ * it the engine's configuration; the host's explicit options still lie over it.
+ */
+export async function saveEngineSettings(ctx: EngineContext, explicitConfig: Record<string, unknown>, change: Record<string, unknown>) {
+  const saved = layerConfig((await ctx.store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {}, change);
+  const parsed = EngineConfig.safeParse(layerConfig(saved, explicitConfig));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new NemoriError('INVALID_INPUT', `settings: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  await ctx.store.transaction((r) => r.settings.put(ENGINE_SETTINGS_KEY, saved));
+  ctx.config = parsed.data;
+}
+
 export function systemHandlers({
   ctx,
   embeddingStatus,
@@ -100,14 +115,7 @@ export function systemHandlers({
         },
         ...(i.privacy && { privacy: i.privacy }),
       };
-      const saved = layerConfig((await store.read.settings.get(ENGINE_SETTINGS_KEY)) ?? {}, change);
-      const parsed = EngineConfig.safeParse(layerConfig(saved, explicitConfig));
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw new NemoriError('INVALID_INPUT', `settings: ${issue.path.join('.')}: ${issue.message}`);
-      }
-      await store.transaction((r) => r.settings.put(ENGINE_SETTINGS_KEY, saved));
-      ctx.config = parsed.data;
+      await saveEngineSettings(ctx, explicitConfig, change);
       return settingsView(ctx);
     },
 

@@ -49,6 +49,8 @@ export type EngineSettingsChange = OpInput<'setEngineSettings'>;
 export type StartupView = OpOutput<'getStartup'>;
 export type FolderCheck = OpOutput<'inspectFolder'>;
 export type BackupFile = OpOutput<'listBackups'>['backups'][number];
+export type WatchedFolder = OpOutput<'getWatchedFolder'>;
+export type WatchedFile = WatchedFolder['recent'][number];
 /** Why a memory moved between tiers, as data (core/domain/forgetting-reason.ts); lib/reasons.ts words it. */
 export type ForgettingReason = OpOutput<'runForgetting'>['moves'][number]['reason'];
 /** One place conversations came from (an importer's format id, `api`, a companion's name) and how many. */

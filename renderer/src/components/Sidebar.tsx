@@ -5,6 +5,7 @@ import { modelNotice, useEventsStore } from '../store/events';
 import { navigate, type Section } from '../store/route';
 import { currentStage } from '../store/stages';
 import { ModelProgress } from './ModelProgress';
+import { WatchedImportNotice } from './WatchedImportNotice';
 
 const SECTIONS: readonly { name: Section; label: MessageKey; glyph: string }[] = [
   { name: 'journal', label: 'nav.journal', glyph: '❧' },
@@ -93,6 +94,7 @@ export function Sidebar({ current }: { current: Section | null }) {
       </nav>
       <div className="sidebar-foot">
         <StatusLine />
+        <WatchedImportNotice />
         <p className="shortcuts">{t('nav.shortcuts')}</p>
       </div>
     </aside>

@@ -115,8 +115,25 @@ function summaryText(result: ImportOutput, totals: Totals, t: Translate): string
 /** Pick chat exports, preview them, say which participant is you, import with progress, read what came in. */
 export function ImportScreen() {
   const t = useT();
-  const { chosen, phase, upload, preview, me, stages, cancelling, result, error, add, remove, check, setMe, start, cancel, reset } =
-    useImportStore();
+  const {
+    chosen,
+    phase,
+    upload,
+    preview,
+    me,
+    stages,
+    cancelling,
+    result,
+    error,
+    add,
+    remove,
+    check,
+    setMe,
+    setDateOrder,
+    start,
+    cancel,
+    reset,
+  } = useImportStore();
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const desktop = connectionKind() === 'desktop';
@@ -133,6 +150,8 @@ export function ImportScreen() {
   };
 
   const participants = preview ? [...new Set(preview.files.flatMap((f) => f.participants))] : [];
+  // Files whose numeric dates could be read day or month first: the order the engine read them in.
+  const unsettled = preview?.files.find((f) => f.dateOrder)?.dateOrder ?? null;
   const totals: Totals | null = result && {
     files: result.files.length,
     messages: result.files.reduce((n, f) => n + f.messagesAdded, 0),
@@ -246,6 +265,20 @@ export function ImportScreen() {
                     {p}
                   </option>
                 ))}
+              </select>
+            </label>
+          )}
+          {unsettled && (
+            <label className="me-choice">
+              {unsettled.by === 'guess' ? t('import.dateOrderGuessed') : t('import.dateOrder')}
+              <select
+                value={unsettled.order}
+                onChange={(e) => void setDateOrder(e.target.value === 'mdy' ? 'mdy' : 'dmy')}
+                disabled={busy}
+                data-testid="import-date-order"
+              >
+                <option value="dmy">{t('import.dateOrder.dmy')}</option>
+                <option value="mdy">{t('import.dateOrder.mdy')}</option>
               </select>
             </label>
           )}

@@ -8,6 +8,7 @@ import { takeNotice } from '../lib/flash';
 import { THEME_PREFERENCES, useThemeStore, type ThemePreference } from '../store/theme';
 import { CompanionsSection } from './settings/CompanionsSection';
 import { DataSection } from './settings/DataSection';
+import { ImportSection } from './settings/ImportSection';
 import { ForgettingSection } from './settings/ForgettingSection';
 import { KnowledgeSection } from './settings/KnowledgeSection';
 import { LlmSection } from './settings/LlmSection';
@@ -70,7 +71,7 @@ function ConnectionSection() {
   );
 }
 
-/** Appearance, the data and its backup, the language model, knowledge capacity and discovery, forgetting, privacy, companions. */
+/** Appearance, the data and its backup, the watched import folder, the language model, knowledge capacity and discovery, forgetting, privacy, companions. */
 export function SettingsScreen() {
   const t = useT();
   const [health, setHealth] = useState<HealthOutput | null>(null);
@@ -103,6 +104,7 @@ export function SettingsScreen() {
       )}
       <AppearanceSection />
       <DataSection health={health} settings={settings} startup={startup} error={error} onChanged={loadData} />
+      <ImportSection />
       <LlmSection />
       <KnowledgeSection settings={settings} onSaved={setSettings} onSetUpLlm={revealLlmSection} />
       <ForgettingSection settings={settings} onSaved={setSettings} />

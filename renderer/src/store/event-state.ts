@@ -28,6 +28,7 @@ const QUIET: ReadonlySet<string> = new Set([
   'health',
   'getLlmSettings',
   'getEngineSettings',
+  'getWatchedFolder',
   'knowledgeCapacity',
   'cancelCall',
 ]);

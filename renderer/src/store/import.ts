@@ -13,6 +13,9 @@ import { withStage, type Stages } from './stages';
 export type ImportOutput = OpOutput<'importFiles'>;
 export type Choice = { kind: 'file'; file: File; name: string; size: number } | { kind: 'path'; path: string; name: string; size: null };
 
+/** Day or month first in numeric dates (WhatsApp), when the file does not settle it. */
+export type DateOrder = NonNullable<ImportOptions['dateOrder']>;
+
 export type ImportPhase = 'idle' | 'uploading' | 'checking' | 'preview' | 'importing' | 'done' | 'failed';
 
 interface ImportState {
@@ -24,6 +27,8 @@ interface ImportState {
   preview: ImportOutput | null;
   /** Which participant is the person; '' = none of them. */
   me: string;
+  /** The day/month order the person chose for dates the files do not settle; null: the engine's guess. */
+  dateOrder: DateOrder | null;
   /**
    * The engine's progress for our call, by stage (ImportStage): messages stored, messages gathered
    * into episodes, episodes embedded, then knowledge discovery (episodes read for facts).
@@ -39,6 +44,8 @@ interface ImportState {
   remove(index: number): void;
   check(): Promise<void>;
   setMe(me: string): void;
+  /** Reads the chosen files again with numeric dates in this order (a new preview). */
+  setDateOrder(order: DateOrder): Promise<void>;
   /** Imports the chosen files; after a cancelled import, imports them again (only the rest is added). */
   start(): Promise<void>;
   cancel(): Promise<void>;
@@ -58,6 +65,7 @@ const idle = {
   batch: null,
   preview: null,
   me: '',
+  dateOrder: null,
   stages: {},
   callId: null,
   cancelling: false,
@@ -134,7 +142,8 @@ export const useImportStore = create<ImportState>()((set, get) => {
       if (!s.chosen.length || !['idle', 'failed', 'preview'].includes(s.phase)) return;
       set({ phase: 'checking', error: null });
       try {
-        const preview = await runImport(get(), { dryRun: true }, set, 'checking');
+        const order = get().dateOrder;
+        const preview = await runImport(get(), { dryRun: true, ...(order ? { dateOrder: order } : {}) }, set, 'checking');
         set({ phase: 'preview', preview, me: preview.files.find((f) => f.me)?.me ?? '' });
       } catch (e) {
         set({ phase: 'failed', error: errorInfo(e), batch: null });
@@ -142,6 +151,11 @@ export const useImportStore = create<ImportState>()((set, get) => {
     },
 
     setMe: (me) => set({ me }),
+
+    async setDateOrder(order) {
+      set({ dateOrder: order });
+      await get().check();
+    },
 
     async start() {
       const s = get();
@@ -161,7 +175,8 @@ export const useImportStore = create<ImportState>()((set, get) => {
       );
       try {
         set({ phase: 'importing', stages: {}, callId: null, cancelling: false, result: null, error: null });
-        const result = await runImport(get(), { ...(s.me ? { me: s.me } : {}) }, set, 'importing');
+        const options = { ...(s.me ? { me: s.me } : {}), ...(s.dateOrder ? { dateOrder: s.dateOrder } : {}) };
+        const result = await runImport(get(), options, set, 'importing');
         // A cancelled import keeps its files chosen: importing them again adds only the rest.
         set({
           phase: 'done',

@@ -67,6 +67,16 @@ export class ImportPage {
     return this.rows('import-preview');
   }
 
+  /** The day/month order the preview read WhatsApp dates in (shown where the file does not settle it). */
+  async dateOrder(): Promise<'dmy' | 'mdy'> {
+    return (await this.page.locator('[data-testid="import-date-order"]').inputValue()) === 'mdy' ? 'mdy' : 'dmy';
+  }
+
+  /** Reads the files again with the other order: a new preview. */
+  async setDateOrder(order: 'dmy' | 'mdy'): Promise<void> {
+    await this.page.locator('[data-testid="import-date-order"]').selectOption(order);
+  }
+
   async chooseMe(name: string): Promise<void> {
     await this.page.locator('[data-testid="import-me"]').selectOption({ label: name });
   }

@@ -84,6 +84,35 @@ export class SettingsPage {
     return { saved: (await outcome.getAttribute('role')) === 'status', text };
   }
 
+  // ── Import ──
+
+  /** Types a folder into "Import new exports from this folder" and watches it; returns what Settings then says. */
+  async watchFolder(folder: string): Promise<string> {
+    const chooser = this.page.locator('[data-testid="watched-folder-choose"]');
+    await chooser.locator('input').fill(folder);
+    await chooser.locator('button[type="submit"]').click();
+    await this.page.locator('[data-testid="watched-folder-notice"]').waitFor();
+    return this.watchedFolder();
+  }
+
+  watchedFolder(): Promise<string> {
+    return this.page.locator('[data-testid="watched-folder"]').innerText();
+  }
+
+  async stopWatching(): Promise<void> {
+    await this.page.locator('[data-testid="watched-folder-clear"]').click();
+  }
+
+  /** The last files imported from the watched folder, one line each. */
+  watchedRecent(): Locator {
+    return this.page.locator('[data-testid="watched-recent"] li');
+  }
+
+  /** What every window says the watched folder just imported. */
+  watchedNotice(): Locator {
+    return this.page.locator('[data-testid="watched-notice"]');
+  }
+
   // ── Data ──
 
   folderPath(): Promise<string> {
