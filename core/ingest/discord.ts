@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat, ReadContext } from './import-format.js';
+import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
@@ -180,10 +180,6 @@ function conversation(
 export const discordImport: ImportFormat = {
   id: 'discord',
   label: 'Discord (DiscordChatExporter JSON)',
-  detect: ({ path: p, head }) =>
-    path.extname(p).toLowerCase() === '.json' &&
-    /"guild"\s*:\s*\{/.test(head) &&
-    /"channel"\s*:\s*\{/.test(head) &&
-    /"messages"\s*:\s*\[/.test(head),
+  detect: (file) => jsonFileWith(file, /"guild"\s*:\s*\{/, /"channel"\s*:\s*\{/, /"messages"\s*:\s*\[/),
   read: readDiscord,
 };

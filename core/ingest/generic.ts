@@ -3,7 +3,7 @@ import path from 'node:path';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { Attachment, IncomingConversation, MessageRole } from '../domain/conversation.js';
-import { importError, lineAndColumn, type ImportFormat, type ReadContext } from './import-format.js';
+import { importError, jsonFileWith, lineAndColumn, type ImportFormat, type ReadContext } from './import-format.js';
 import { nulFree } from './message-checks.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 
@@ -125,7 +125,7 @@ async function* readJsonl(file: string, ctx: ReadContext): AsyncIterable<Incomin
 export const genericJson: ImportFormat = {
   id: 'json',
   label: 'Nemori JSON',
-  detect: ({ path: p, head }) => path.extname(p).toLowerCase() === '.json' && /"messages"\s*:/.test(head),
+  detect: (file) => jsonFileWith(file, /"messages"\s*:/),
   read: readJson,
 };
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type IncomingMessage } from '../domain/conversation.js';
 import { normalizeSpaces } from './chat-text.js';
-import type { ImportFormat, ReadContext } from './import-format.js';
+import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { checkJsonMessage } from './message-checks.js';
@@ -146,6 +146,6 @@ async function* readGoogleChat(file: string, ctx: ReadContext): AsyncGenerator<I
 export const googleChatImport: ImportFormat = {
   id: 'google-chat',
   label: 'Google Chat / Hangouts (Takeout messages.json)',
-  detect: ({ path: p, head }) => path.extname(p).toLowerCase() === '.json' && /"creator"\s*:/.test(head) && /"created_date"\s*:/.test(head),
+  detect: (file) => jsonFileWith(file, /"creator"\s*:/, /"created_date"\s*:/),
   read: readGoogleChat,
 };

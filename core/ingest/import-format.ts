@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { IncomingConversation } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 
@@ -39,6 +40,11 @@ export interface ImportFormat {
    * twice — once to validate, once to store — so bad input stores nothing.
    */
   read(path: string, ctx: ReadContext): AsyncIterable<IncomingConversation>;
+}
+
+/** Whether `file` is a `.json` file whose first bytes match every one of `marks` (a format's telltale keys). */
+export function jsonFileWith(file: { path: string; head: string }, ...marks: RegExp[]): boolean {
+  return path.extname(file.path).toLowerCase() === '.json' && marks.every((m) => m.test(file.head));
 }
 
 /** Byte offset → 1-based line and column, for messages a person can find in an editor. */

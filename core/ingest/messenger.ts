@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat, ReadContext } from './import-format.js';
+import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
@@ -194,13 +194,9 @@ async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<In
 export const messengerImport: ImportFormat = {
   id: 'messenger',
   label: 'Facebook Messenger / Instagram (JSON)',
-  detect: ({ path: p, head }) =>
-    path.extname(p).toLowerCase() === '.json' &&
-    /"participants"\s*:/.test(head) &&
-    (/"sender_name"\s*:/.test(head) ||
-      /"timestamp_ms"\s*:/.test(head) ||
-      /"senderName"\s*:/.test(head) ||
-      /"threadName"\s*:/.test(head) ||
-      /^message_\d+\.json$/i.test(path.basename(p))),
+  detect: (file) =>
+    jsonFileWith(file, /"participants"\s*:/) &&
+    (/"sender_name"\s*:|"timestamp_ms"\s*:|"senderName"\s*:|"threadName"\s*:/.test(file.head) ||
+      /^message_\d+\.json$/i.test(path.basename(file.path))),
   read: readMessenger,
 };

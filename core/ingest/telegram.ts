@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
-import type { ImportFormat, ReadContext } from './import-format.js';
+import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
 import { fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
@@ -280,13 +280,12 @@ async function* readTelegram(file: string, ctx: ReadContext): AsyncGenerator<Inc
 export const telegramImport: ImportFormat = {
   id: 'telegram',
   label: 'Telegram Desktop export (JSON)',
-  detect: ({ path: p, head }) =>
-    path.extname(p).toLowerCase() === '.json' &&
-    /^\s*\{/.test(head.replace(/^\uFEFF/, '')) &&
-    (/"date_unixtime"\s*:/.test(head) ||
-      /"personal_information"\s*:\s*\{/.test(head) ||
+  detect: (file) =>
+    jsonFileWith(file, /^\uFEFF?\s*\{/) &&
+    (/"date_unixtime"\s*:/.test(file.head) ||
+      /"personal_information"\s*:\s*\{/.test(file.head) ||
       /"type"\s*:\s*"(personal_chat|private_group|private_supergroup|public_supergroup|private_channel|public_channel|saved_messages|bot_chat)"/.test(
-        head,
+        file.head,
       )),
   read: readTelegram,
 };
