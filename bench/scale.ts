@@ -2,7 +2,9 @@
  * Scale benchmark: a deterministic mixed English/Chinese corpus ingested through the API, then search
  * latency per mode against raw SQL baselines on the same tables. Prints one JSON object.
  *
- *   npm run bench:scale -- --episodes 100000 [--home DIR] [--queries 60] [--model tiny|product]
+ *   npm run bench:scale -- --episodes 100000 [--home DIR] [--owner ID] [--queries 60] [--model tiny|product]
+ *
+ * `--owner` measures another owner's memories, e.g. a store `bench:companion` built (its owner is "companion").
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +22,7 @@ const argv = process.argv.slice(2);
 const target = Number(argValue(argv, 'episodes') ?? 10_000);
 const queryCount = Number(argValue(argv, 'queries') ?? 60);
 const home = argValue(argv, 'home') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-scale-'));
-const ownerId = 'scale';
+const ownerId = argValue(argv, 'owner') ?? 'scale';
 const log = (m: string) => process.stderr.write(`[scale] ${m}\n`);
 
 const { embedder: base, status } = await benchEmbedder((argValue(argv, 'model') ?? 'tiny') as 'product' | 'tiny');
