@@ -58,7 +58,9 @@ engine = await openEngine({ home, embedder, embeddingStatus: status, config });
 const store = engine.context.store;
 const time = (fn: (q: string) => Promise<unknown>) => timeQueries(queries, fn);
 
-const search: Record<string, { p50: number; p95: number }> = {};
+const search: Record<string, Awaited<ReturnType<typeof timeQueries>>> = {};
+// The machine's load while searching: wall times are only comparable between runs under similar load.
+const loadBefore = os.loadavg()[0]!;
 for (const mode of ['bm25', 'vector', 'hybrid'] as const) {
   search[mode] = await time((q) => engine.call('search', { ownerId, query: q, mode, limit: 10 }));
 }
@@ -66,6 +68,7 @@ const raw = {
   bm25Sql: await time((q) => store.read.baseline.bm25(ownerId, tokenize(q), 40)),
   knnSql: await time((q) => store.read.baseline.knn(ownerId, embedder.modelId, embedder.dimensions, cache.get(q)!, 40)),
 };
+const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0]!, 1), cores: os.cpus().length };
 const sizeBytes = await store.sizeOnDisk();
 const walBytes = await store.walBytes();
 const tables = await store.tableSizes();
@@ -92,6 +95,7 @@ console.log(
         tables.filter((t) => t.bytes >= 1e5).map((t) => [t.table, { total: mb(t.bytes), indexes: mb(t.indexBytes) }]),
       ),
       rssMB: searchRssMB,
+      loadAverage,
       queryEmbeddingMs: { p50: round(percentile(embedTimes, 50), 2), p95: round(percentile(embedTimes, 95), 2) },
       searchMs: search,
       rawSqlMs: raw,
