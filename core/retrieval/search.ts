@@ -56,12 +56,10 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
   return {
     kind: 'episode',
     keyword: (terms, limit) =>
-      read.bm25
-        .search(ownerId, terms, { limit, filters, params: config.bm25 })
-        .then((r) => ({
-          hits: r.hits.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms })),
-          termStats: r.termStats,
-        })),
+      read.bm25.search(ownerId, terms, { limit, filters, params: config.bm25 }).then((r) => ({
+        hits: r.hits.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms })),
+        termStats: r.termStats,
+      })),
     // Whether there are episodes at all, the keyword search finds out as cheaply as a probe would.
     presence: async (modelId) => ({ items: true, vectors: modelId !== null && (await read.vectors.any(ownerId, modelId)) }),
     nearest: (space, vector, limit, also) =>
