@@ -2,7 +2,9 @@
  * Scale benchmark: a deterministic mixed English/Chinese corpus ingested through the API, then search
  * latency per mode against raw SQL baselines on the same tables. Prints one JSON object.
  *
- *   npm run bench:scale -- --episodes 100000 [--home DIR] [--queries 60] [--model tiny|product]
+ *   npm run bench:scale -- --episodes 100000 [--home DIR] [--owner ID] [--queries 60] [--model tiny|product]
+ *
+ * `--owner` measures another owner's memories, e.g. a store `bench:companion` built (its owner is "companion").
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +22,7 @@ const argv = process.argv.slice(2);
 const target = Number(argValue(argv, 'episodes') ?? 10_000);
 const queryCount = Number(argValue(argv, 'queries') ?? 60);
 const home = argValue(argv, 'home') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-scale-'));
-const ownerId = 'scale';
+const ownerId = argValue(argv, 'owner') ?? 'scale';
 const log = (m: string) => process.stderr.write(`[scale] ${m}\n`);
 
 const { embedder: base, status } = await benchEmbedder((argValue(argv, 'model') ?? 'tiny') as 'product' | 'tiny');
@@ -56,7 +58,9 @@ engine = await openEngine({ home, embedder, embeddingStatus: status, config });
 const store = engine.context.store;
 const time = (fn: (q: string) => Promise<unknown>) => timeQueries(queries, fn);
 
-const search: Record<string, { p50: number; p95: number }> = {};
+const search: Record<string, Awaited<ReturnType<typeof timeQueries>>> = {};
+// The machine's load while searching: wall times are only comparable between runs under similar load.
+const loadBefore = os.loadavg()[0]!;
 for (const mode of ['bm25', 'vector', 'hybrid'] as const) {
   search[mode] = await time((q) => engine.call('search', { ownerId, query: q, mode, limit: 10 }));
 }
@@ -64,6 +68,7 @@ const raw = {
   bm25Sql: await time((q) => store.read.baseline.bm25(ownerId, tokenize(q), 40)),
   knnSql: await time((q) => store.read.baseline.knn(ownerId, embedder.modelId, embedder.dimensions, cache.get(q)!, 40)),
 };
+const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0]!, 1), cores: os.cpus().length };
 const sizeBytes = await store.sizeOnDisk();
 const walBytes = await store.walBytes();
 const tables = await store.tableSizes();
@@ -90,6 +95,7 @@ console.log(
         tables.filter((t) => t.bytes >= 1e5).map((t) => [t.table, { total: mb(t.bytes), indexes: mb(t.indexBytes) }]),
       ),
       rssMB: searchRssMB,
+      loadAverage,
       queryEmbeddingMs: { p50: round(percentile(embedTimes, 50), 2), p95: round(percentile(embedTimes, 95), 2) },
       searchMs: search,
       rawSqlMs: raw,

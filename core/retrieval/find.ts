@@ -3,7 +3,7 @@ import type { SearchMode } from '../domain/search.js';
 import type { EpisodeFilters, SearchResultRow } from '../store/episodes.js';
 import type { FactFilters, FactResultRow } from '../store/facts.js';
 import { episodeEvidenceScores } from './pack.js';
-import { episodeSource, factSource, searchMemories, type Hit, type SearchSource } from './search.js';
+import { episodeSource, factSource, searchMemories, type Hit, type SearchOutcome, type SearchSource } from './search.js';
 
 /**
  * The retrieval service every caller shares (the search operation, remember, enhanced query, discovery's
@@ -41,6 +41,7 @@ async function rerankEpisodes(
   text: string,
   hits: Hit[],
   depth: number,
+  termStats: SearchOutcome['termStats'],
 ): Promise<{ hits: Hit[]; rows: SearchResultRow[] }> {
   const slots = hits.flatMap((h, i) => (h.kind === 'episode' ? [i] : [])).slice(0, depth);
   if (slots.length < 2) return { hits, rows: [] };
@@ -54,6 +55,7 @@ async function rerankEpisodes(
     text,
     slots.map((i) => hits[i]!),
     rows,
+    termStats,
   );
   const reordered = slots.map((i) => hits[i]!).sort((a, b) => (scores.get(b.id) ?? 0) - (scores.get(a.id) ?? 0) || b.score - a.score);
   const out = [...hits];
@@ -76,7 +78,7 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
   );
   let known: SearchResultRow[] = [];
   if (depth > 0) {
-    const r = await rerankEpisodes(ctx, q.ownerId, q.text, outcome.hits, depth);
+    const r = await rerankEpisodes(ctx, q.ownerId, q.text, outcome.hits, depth, outcome.termStats);
     outcome.hits = r.hits;
     known = r.rows;
   }

@@ -16,7 +16,7 @@ import {
   type ScoredDoc,
 } from './messages.js';
 import { anchorWindow, closeness, queryTimeAnchors, type TimeAnchor } from './query-time.js';
-import { episodeSource, searchMemories } from './search.js';
+import { episodeSource, searchMemories, type SearchOutcome } from './search.js';
 
 /**
  * Packing evidence: what a companion is handed about a query, within a word budget. Ranking happens
@@ -334,6 +334,7 @@ export async function episodeEvidenceScores(
   query: string,
   hits: readonly { id: string; score: number }[],
   episodes: readonly { header: EpisodeHeader; messages: StoredMessage[] }[],
+  known: SearchOutcome['termStats'],
 ): Promise<Map<string, number>> {
   const cfg = ctx.config.retrieval.pack;
   const first: FirstStage = { hits: [...hits], anchors: queryTimeAnchors(query), modeUsed: 'hybrid', warnings: [] };
@@ -344,7 +345,10 @@ export async function episodeEvidenceScores(
       new Map(episodes.map((e) => [e.header.id, e.header])),
     ),
   );
-  const ranked = await rankMessages(stage, query, (terms) => ctx.store.read.bm25.termStats(ownerId, terms), cfg);
+  // The first stage's keyword search read the query terms' statistics already: no second round trip.
+  const termStats: TermStats = (terms) =>
+    known && terms.every((t) => known.terms.has(t)) ? Promise.resolve(known.stats) : ctx.store.read.bm25.termStats(ownerId, terms);
+  const ranked = await rankMessages(stage, query, termStats, cfg);
   const best = new Map<string, number>();
   for (const r of ranked) {
     const id = r.doc.message.episodeId;

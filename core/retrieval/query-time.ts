@@ -30,6 +30,9 @@ const BARE_YEAR = /\b(19\d\d|20\d\d|21\d\d)\b/g;
 
 /** Absolute dates in a query, most specific first, without duplicates. */
 export function queryTimeAnchors(text: string): TimeAnchor[] {
+  // Every form read below states a four-digit year; most queries have none, and chrono costs
+  // milliseconds per search.
+  if (!/\d{4}/.test(text)) return [];
   const out: TimeAnchor[] = [];
   const covered: [number, number][] = [];
   const add = (a: TimeAnchor | null, from: number, to: number) => {

@@ -1,5 +1,6 @@
 import type { SearchMode } from '../domain/search.js';
 import type { Embedder } from '../embed/embedder.js';
+import type { Bm25TermStats } from '../store/bm25.js';
 import type { EpisodeFilters } from '../store/episodes.js';
 import type { FactFilters } from '../store/facts.js';
 import type { Store } from '../store/store.js';
@@ -31,14 +32,23 @@ interface VectorSpace {
  */
 export interface SearchSource {
   kind: HitKind;
-  keyword(terms: readonly string[], limit: number): Promise<{ id: string; score: number; matchedTerms: string[] }[]>;
-  hasVectors(modelId: string): Promise<boolean>;
+  /**
+   * What the source can find for the owner: any item at all, and any vector of this model (null: no
+   * vectors wanted). A source with nothing is not searched: a query costs more than this probe.
+   */
+  presence(modelId: string | null): Promise<{ items: boolean; vectors: boolean }>;
+  /** Best items for the terms; `termStats`: the index statistics it scored with, when it has them to share. */
+  keyword(
+    terms: readonly string[],
+    limit: number,
+  ): Promise<{ hits: { id: string; score: number; matchedTerms: string[] }[]; termStats?: Bm25TermStats | null }>;
+  /** The `limit` nearest items, then the similarity of each `also` item outside them (`nearest: false`). */
   nearest(
     space: VectorSpace,
     vector: Float32Array,
     limit: number,
-    within?: readonly string[],
-  ): Promise<{ id: string; similarity: number }[]>;
+    also?: readonly string[],
+  ): Promise<{ id: string; similarity: number; nearest: boolean }[]>;
 }
 
 export function episodeSource(store: Store, ownerId: string, filters: EpisodeFilters, config: RetrievalConfig): SearchSource {
@@ -46,14 +56,16 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
   return {
     kind: 'episode',
     keyword: (terms, limit) =>
-      read.bm25
-        .search(ownerId, terms, { limit, filters, params: config.bm25 })
-        .then((hs) => hs.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms }))),
-    hasVectors: (modelId) => read.vectors.any(ownerId, modelId),
-    nearest: (space, vector, limit, within) =>
+      read.bm25.search(ownerId, terms, { limit, filters, params: config.bm25 }).then((r) => ({
+        hits: r.hits.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms })),
+        termStats: r.termStats,
+      })),
+    // Whether there are episodes at all, the keyword search finds out as cheaply as a probe would.
+    presence: async (modelId) => ({ items: true, vectors: modelId !== null && (await read.vectors.any(ownerId, modelId)) }),
+    nearest: (space, vector, limit, also) =>
       read.vectors
-        .search(ownerId, space, vector, { limit, filters: within ? {} : filters, within })
-        .then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity }))),
+        .search(ownerId, space, vector, { limit, filters, also })
+        .then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity, nearest: h.nearest }))),
   };
 }
 
@@ -61,9 +73,10 @@ export function factSource(store: Store, ownerId: string, filters: FactFilters, 
   const read = store.read;
   return {
     kind: 'semantic',
-    keyword: (terms, limit) => read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b }),
-    hasVectors: (modelId) => read.factVectors.any(ownerId, modelId),
-    nearest: (space, vector, limit, within) => read.factVectors.search(ownerId, space, vector, { limit, filters, within }),
+    keyword: (terms, limit) =>
+      read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b }).then((hits) => ({ hits })),
+    presence: (modelId) => read.factVectors.presence(ownerId, modelId).then((p) => ({ items: p.facts, vectors: p.vectors })),
+    nearest: (space, vector, limit, also) => read.factVectors.search(ownerId, space, vector, { limit, filters, also }),
   };
 }
 
@@ -85,6 +98,8 @@ export interface SearchOutcome {
   hits: Hit[];
   modeUsed: SearchMode;
   warnings: string[];
+  /** The episode index's statistics for the query's terms, when the keyword search read them: message rankers reuse them. */
+  termStats: { terms: ReadonlySet<string>; stats: Bm25TermStats } | null;
 }
 
 /** Min–max scaling into [0, 1] over the candidate set, so keyword and vector scores can be mixed. */
@@ -143,12 +158,14 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
 
   let mode = req.mode;
   let space: VectorSpace | null = null;
-  let withVectors: SearchSource[] = [];
+  const wanted = mode !== 'bm25' && embedder ? embedder.modelId : null;
+  const presence = await Promise.all(req.sources.map((s) => s.presence(wanted)));
+  const sources = req.sources.filter((_, i) => presence[i]!.items);
+  let withVectors = req.sources.filter((_, i) => presence[i]!.vectors);
   if (mode !== 'bm25') {
     if (!embedder) {
       warnings.push('no embedding model is available, so results come from keyword search only');
     } else {
-      for (const s of req.sources) if (await s.hasVectors(embedder.modelId)) withVectors.push(s);
       // Archived memories have no vector (core/forgetting), so "none yet" may also mean "all archived".
       if (withVectors.length === 0)
         warnings.push(
@@ -169,18 +186,26 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     if (!c) candidates.set(key, (c = { kind, id, bm25: null, similarity: null, vecRank: null }));
     return c;
   };
+  let termStats: SearchOutcome['termStats'] = null;
   if (mode !== 'vector') {
-    const lists = await Promise.all(req.sources.map((s) => s.keyword(terms, k)));
+    const lists = await Promise.all(sources.map((s) => s.keyword(terms, k)));
+    const stats = lists.find((l) => l.termStats)?.termStats;
+    if (stats) termStats = { terms: new Set(terms), stats };
     // Ranks are over the merged keyword list, so RRF treats both kinds alike.
-    const merged = lists.flatMap((hits, i) => hits.map((h) => ({ kind: req.sources[i]!.kind, ...h }))).sort((a, b) => b.score - a.score);
+    const merged = lists.flatMap((l, i) => l.hits.map((h) => ({ kind: sources[i]!.kind, ...h }))).sort((a, b) => b.score - a.score);
     merged.forEach((h, i) => (at(h.kind, h.id).bm25 = { score: h.score, terms: h.matchedTerms, rank: i + 1 }));
   }
   if (space && embedder) {
     const qv = req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!;
-    const lists = await Promise.all(withVectors.map((s) => s.nearest(space, qv, k)));
-    const merged = lists
-      .flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h })))
-      .sort((a, b) => b.similarity - a.similarity);
+    // In hybrid mode the keyword candidates the nearest ones miss get their exact similarity in the same
+    // round trip (a cheap lookup by id), so a strong keyword hit is never dropped for lack of a vector rank.
+    // Vector candidates the keyword lists missed score 0 on keywords: with BM25's candidate depth they
+    // match no query term strongly, and rescoring them by term costs more than it changes.
+    const keywordIds = (kind: HitKind) =>
+      mode === 'hybrid' ? [...candidates.values()].filter((c) => c.kind === kind).map((c) => c.id) : [];
+    const lists = await Promise.all(withVectors.map((s) => s.nearest(space, qv, k, keywordIds(s.kind))));
+    const all = lists.flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h })));
+    const merged = all.filter((h) => h.nearest).sort((a, b) => b.similarity - a.similarity);
     // Results found only by meaning must clear the model's relevance floor (core/retrieval/relevance-floor.ts).
     const floor =
       config.vectorFloor === 'off'
@@ -195,19 +220,10 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
       c.similarity = h.similarity;
       c.vecRank = ++rank;
     }
-    if (mode === 'hybrid') {
-      // Keyword candidates the vector lists missed get their exact similarity (a cheap lookup by id).
-      // Vector candidates the keyword lists missed score 0 on keywords: with BM25's candidate depth they
-      // match no query term strongly, and rescoring them by term costs more than it changes.
-      for (const s of withVectors) {
-        const need = [...candidates.values()].filter((c) => c.kind === s.kind && c.similarity === null).map((c) => c.id);
-        if (need.length === 0) continue;
-        for (const h of await s.nearest(space, qv, need.length, need)) at(s.kind, h.id).similarity = h.similarity;
-      }
-    }
+    for (const h of all) if (!h.nearest) at(h.kind, h.id).similarity = h.similarity;
   }
 
-  if (mode === 'hybrid') return { hits: fuse(candidates.values(), config).slice(0, req.limit), modeUsed: 'hybrid', warnings };
+  if (mode === 'hybrid') return { hits: fuse(candidates.values(), config).slice(0, req.limit), modeUsed: 'hybrid', warnings, termStats };
   const single = [...candidates.values()].map<Hit>((c) =>
     mode === 'vector'
       ? { kind: c.kind, id: c.id, score: c.similarity ?? 0, bm25: null, similarity: c.similarity, matchedBy: ['vector'], matchedTerms: [] }
@@ -222,5 +238,5 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
         },
   );
   single.sort((x, y) => y.score - x.score || x.kind.localeCompare(y.kind) || x.id.localeCompare(y.id));
-  return { hits: single.slice(0, req.limit), modeUsed: mode, warnings };
+  return { hits: single.slice(0, req.limit), modeUsed: mode, warnings, termStats };
 }

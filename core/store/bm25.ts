@@ -29,6 +29,13 @@ export interface Bm25Hit {
   matchedTerms: string[];
 }
 
+/** The collection side of BM25 for some terms: the owner's document count and each term's document frequency. */
+export interface Bm25TermStats {
+  docCount: number;
+  /** Terms no episode contains are absent. */
+  df: Map<string, number>;
+}
+
 /** Document count and summed field lengths of one owner's indexed episodes. */
 export interface Bm25Corpus {
   docCount: number;
@@ -92,30 +99,43 @@ async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, 
 }
 
 export function bm25Reads(q: Sql) {
+  /**
+   * The collection side of BM25 for some terms: the owner's document count and each term's document
+   * frequency (terms no episode contains are absent). Lets a caller score other units — messages of
+   * the found episodes — with the same idf as the index.
+   */
+  async function readTermStats(ownerId: string, terms: readonly string[]): Promise<Bm25TermStats> {
+    const r = await q.query<{ doc_count: number; term: string | null; df: number | null }>(
+      `SELECT s.doc_count, t.term, t.df FROM bm25_stats s
+       LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
+       WHERE s.owner_id = $1`,
+      [ownerId, [...new Set(terms)]],
+    );
+    const df = new Map<string, number>();
+    for (const x of r.rows) if (x.term !== null && x.df !== null) df.set(x.term, x.df);
+    return { docCount: r.rows[0]?.doc_count ?? 0, df };
+  }
+
   return {
     /**
      * Top documents for the query terms: Σ over matched terms of idf × stored impact. Without filters
      * each term contributes its `postingsPerTerm` strongest postings (bounded work at any corpus size);
-     * with filters every posting is read, so nothing filtered is missed.
+     * with filters every posting is read, so nothing filtered is missed. The statistics it scored
+     * with come back too (`termStats` of the distinct terms; null without terms), for a caller that
+     * scores other units by them.
      */
     async search(
       ownerId: string,
       terms: readonly string[],
       o: { limit: number; filters: EpisodeFilters; params: Bm25Params },
-    ): Promise<Bm25Hit[]> {
-      if (terms.length === 0) return [];
+    ): Promise<{ hits: Bm25Hit[]; termStats: Bm25TermStats | null }> {
+      if (terms.length === 0) return { hits: [], termStats: null };
       const qtf = new Map<string, number>();
       for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
-      // One round trip for the collection side: the owner's document count and each term's df.
-      const dfs = await q.query<{ doc_count: number; term: string | null; df: number | null }>(
-        `SELECT s.doc_count, t.term, t.df FROM bm25_stats s
-         LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
-         WHERE s.owner_id = $1`,
-        [ownerId, [...qtf.keys()]],
-      );
-      const n = dfs.rows[0]?.doc_count ?? 0;
-      const matched = dfs.rows.filter((r): r is { doc_count: number; term: string; df: number } => r.term !== null && r.df !== null);
-      if (n <= 0 || matched.length === 0) return [];
+      const termStats = await readTermStats(ownerId, [...qtf.keys()]);
+      const n = termStats.docCount;
+      const matched = [...termStats.df].map(([term, df]) => ({ term, df }));
+      if (n <= 0 || matched.length === 0) return { hits: [], termStats };
       // Matched terms come back as a bit mask, so at most 63 distinct terms are scored.
       const found = matched.slice(0, 63);
       const weights = found.map((r) => qtf.get(r.term)! * Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) * (o.params.k1 + 1));
@@ -139,7 +159,7 @@ export function bm25Reads(q: Sql) {
          FROM (${postings}) s GROUP BY s.episode_id ORDER BY score DESC, s.episode_id LIMIT ${p.add(o.limit)}`,
         p.values,
       );
-      return r.rows.map((x) => {
+      const hits = r.rows.map((x) => {
         const mask = BigInt(x.mask);
         return {
           episodeId: x.episode_id,
@@ -147,6 +167,7 @@ export function bm25Reads(q: Sql) {
           matchedTerms: found.filter((_, i) => (mask >> BigInt(i)) & 1n).map((f) => f.term),
         };
       });
+      return { hits, termStats };
     },
 
     /**
@@ -176,22 +197,7 @@ export function bm25Reads(q: Sql) {
       return { dfMismatches: row.df, docsWithoutEpisode: row.orphan, episodesWithoutDoc: row.missing, statsMismatch: row.stats };
     },
 
-    /**
-     * The collection side of BM25 for some terms: the owner's document count and each term's document
-     * frequency (terms no episode contains are absent). Lets a caller score other units — messages of
-     * the found episodes — with the same idf as the index.
-     */
-    async termStats(ownerId: string, terms: readonly string[]): Promise<{ docCount: number; df: Map<string, number> }> {
-      const r = await q.query<{ doc_count: number; term: string | null; df: number | null }>(
-        `SELECT s.doc_count, t.term, t.df FROM bm25_stats s
-         LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
-         WHERE s.owner_id = $1`,
-        [ownerId, [...new Set(terms)]],
-      );
-      const df = new Map<string, number>();
-      for (const x of r.rows) if (x.term !== null && x.df !== null) df.set(x.term, x.df);
-      return { docCount: r.rows[0]?.doc_count ?? 0, df };
-    },
+    termStats: readTermStats,
 
     async docCount(ownerId: string): Promise<number> {
       return (await stats(q, ownerId)).docCount;

@@ -16,26 +16,45 @@ export function factVectorReads(q: Sql) {
       return r.rows.length > 0;
     },
 
-    /** Exact cosine search over the owner's active facts embedded with this model. */
+    /**
+     * What a fact search can find, in one round trip: whether the owner has any fact outside the trash,
+     * and whether any has a vector of this model (null: no model, so none).
+     */
+    async presence(ownerId: string, modelId: string | null): Promise<{ facts: boolean; vectors: boolean }> {
+      const r = await q.query<{ facts: boolean; vectors: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash') AS facts,
+                $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM semantic_embeddings WHERE owner_id = $1 AND model_id = $2) AS vectors`,
+        [ownerId, modelId],
+      );
+      return r.rows[0]!;
+    },
+
+    /**
+     * Exact cosine search over the owner's active facts embedded with this model: the `limit` nearest,
+     * then, in the same round trip, the similarity of each `also` fact that is not among them.
+     */
     async search(
       ownerId: string,
       space: { modelId: string; dimensions: number },
       vector: Float32Array,
-      o: { limit: number; filters: FactFilters; within?: readonly string[] | undefined },
-    ): Promise<{ id: string; similarity: number }[]> {
+      o: { limit: number; filters: FactFilters; also?: readonly string[] | undefined },
+    ): Promise<{ id: string; similarity: number; nearest: boolean }[]> {
       const p = new Params();
       const owner = p.add(ownerId);
       const d = space.dimensions;
       const dist = `se.embedding::vector(${d}) <=> ${p.add(vectorLiteral(vector))}::vector(${d})`;
-      const within = o.within ? ` AND se.node_id = ANY(${p.add(o.within)}::uuid[])` : '';
-      const r = await q.query<{ node_id: string; distance: number }>(
-        `SELECT se.node_id, ${dist} AS distance FROM semantic_embeddings se
+      const from = `FROM semantic_embeddings se
          JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner} AND n.tier = 'active'${factFilterSql(o.filters, p, 'n')}
-         WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}${within}
-         ORDER BY distance LIMIT ${p.add(o.limit)}`,
-        p.values,
-      );
-      return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance }));
+         WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}`;
+      const knn = `SELECT se.node_id, ${dist} AS distance ${from} ORDER BY distance LIMIT ${p.add(o.limit)}`;
+      const sql = o.also?.length
+        ? `WITH k AS MATERIALIZED (${knn})
+           SELECT node_id, distance, true AS nearest FROM k
+           UNION ALL
+           SELECT se.node_id, ${dist}, false ${from} AND se.node_id = ANY(${p.add(o.also)}::uuid[]) AND se.node_id NOT IN (SELECT node_id FROM k)`
+        : `SELECT node_id, distance, true AS nearest FROM (${knn}) k`;
+      const r = await q.query<{ node_id: string; distance: number; nearest: boolean }>(sql, p.values);
+      return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance, nearest: x.nearest }));
     },
 
     /** Active facts whose vector is missing or from another model: the re-embedding work list. */

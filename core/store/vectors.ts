@@ -10,6 +10,8 @@ export interface VectorSpace {
 export interface VectorHit {
   episodeId: string;
   similarity: number;
+  /** False for an `also` episode outside the nearest ones: its similarity only. */
+  nearest: boolean;
 }
 
 /** Model ids go into index names and partial-index predicates, so they are quoted, never interpolated raw. */
@@ -42,26 +44,37 @@ export function vectorReads(q: Sql) {
       return r.rows.map((x) => x.id);
     },
 
+    /**
+     * The `limit` nearest episodes (approximate, through the model's HNSW index), then, in the same
+     * round trip, the exact similarity of each `also` episode that is not among them (unfiltered:
+     * hybrid search asks for its keyword candidates, which passed the filters already).
+     */
     async search(
       ownerId: string,
       space: VectorSpace,
       vector: Float32Array,
-      o: { limit: number; filters: EpisodeFilters; within?: readonly string[] | undefined },
+      o: { limit: number; filters: EpisodeFilters; also?: readonly string[] | undefined },
     ): Promise<VectorHit[]> {
       const p = new Params();
       const owner = p.add(ownerId);
       const qv = p.add(vectorLiteral(vector));
       const dist = distanceExpr(space, qv);
-      const within = o.within ? ` AND ee.episode_id = ANY(${p.add(o.within)}::uuid[])` : '';
+      const model = quoteLiteral(space.modelId);
       const filters = filterSql(o.filters, p);
       const joinEpisodes = filters ? ` JOIN episodes e ON e.id = ee.episode_id AND e.owner_id = ${owner}${filters}` : '';
-      const r = await q.query<{ episode_id: string; distance: number }>(
-        `SELECT ee.episode_id, ${dist} AS distance FROM episode_embeddings ee${joinEpisodes}
-         WHERE ee.model_id = ${quoteLiteral(space.modelId)} AND ee.owner_id = ${owner}${within}
-         ORDER BY ${dist} LIMIT ${p.add(o.limit)}`,
-        p.values,
-      );
-      return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance }));
+      const knn = `SELECT ee.episode_id, ${dist} AS distance FROM episode_embeddings ee${joinEpisodes}
+         WHERE ee.model_id = ${model} AND ee.owner_id = ${owner}
+         ORDER BY ${dist} LIMIT ${p.add(o.limit)}`;
+      const sql = o.also?.length
+        ? `WITH k AS MATERIALIZED (${knn})
+           SELECT episode_id, distance, true AS nearest FROM k
+           UNION ALL
+           SELECT ee.episode_id, ${dist}, false FROM episode_embeddings ee
+           WHERE ee.model_id = ${model} AND ee.owner_id = ${owner} AND ee.episode_id = ANY(${p.add(o.also)}::uuid[])
+             AND ee.episode_id NOT IN (SELECT episode_id FROM k)`
+        : `SELECT episode_id, distance, true AS nearest FROM (${knn}) k`;
+      const r = await q.query<{ episode_id: string; distance: number; nearest: boolean }>(sql, p.values);
+      return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance, nearest: x.nearest }));
     },
 
     /** Whether any vector of this model exists for the owner: an index probe, not a count. */

@@ -3,7 +3,7 @@ import type { Store } from '../../core/store/store.js';
 import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, rolledBack, useStore } from './helpers.js';
 
 const search = (store: Store, ownerId: string, terms: string[]) =>
-  store.read.bm25.search(ownerId, terms, { limit: 10, filters: {}, params: bm25Params });
+  store.read.bm25.search(ownerId, terms, { limit: 10, filters: {}, params: bm25Params }).then((r) => r.hits);
 
 /** An owner with three indexed episodes. */
 async function indexed(store: Store, ownerId: string) {
@@ -34,6 +34,10 @@ describe('BM25 repository', () => {
     const hits = await search(store(), a, ['snow']);
     expect(hits.map((h) => h.episodeId).sort()).toEqual([gornergrat, boots].sort());
     expect(hits[0]).toMatchObject({ episodeId: boots, matchedTerms: ['snow'] });
+    // The statistics it scored with are the ones a message ranker would read.
+    const { termStats } = await read.search(a, ['snow', 'zermatt', 'snow'], { limit: 10, filters: {}, params: bm25Params });
+    expect(termStats).toEqual(await read.termStats(a, ['snow', 'zermatt']));
+    expect(termStats).toEqual({ docCount: 3, df: new Map([['snow', 2]]) });
 
     await store().transaction((r) => r.bm25.remove(a, [boots]));
     expect(await read.verify(a)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false, episodesWithoutDoc: 1 });

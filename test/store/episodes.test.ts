@@ -111,7 +111,7 @@ describe('episodes repository', () => {
     ).toBe(true);
     expect(await read.bm25.verify(a)).toEqual(CONSISTENT);
     expect(await read.bm25.docCount(a)).toBe(0);
-    expect(await read.bm25.search(a, ['zermatt'], { limit: 5, filters: {}, params: bm25Params })).toEqual([]);
+    expect((await read.bm25.search(a, ['zermatt'], { limit: 5, filters: {}, params: bm25Params })).hits).toEqual([]);
     expect(await read.vectors.count(a, SPACE.modelId)).toBe(0);
   });
 

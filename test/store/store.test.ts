@@ -129,7 +129,7 @@ describe('the store on disk', () => {
     const s = await Store.open({ dir: home });
     try {
       const search = (term: string) =>
-        s.read.bm25.search('me', [term], { limit: 10, filters: {}, params: bm25Params }).then((hs) => hs.map((h) => h.episodeId));
+        s.read.bm25.search('me', [term], { limit: 10, filters: {}, params: bm25Params }).then((r) => r.hits.map((h) => h.episodeId));
       expect(await s.read.bm25.verify('me')).toEqual(CONSISTENT);
       expect(await search('snow')).toEqual([ids[1], ids[0]]);
       await s.transaction((r) => r.bm25.remove('me', [ids[0]!]));
