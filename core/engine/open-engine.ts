@@ -110,10 +110,13 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       warn: o.warn ?? (() => {}),
     };
     await attachLlm(ctx, o.llm, o.llmKeyFromHost);
-    // What a crash or a second writer left wrong is put right before anything reads the indexes.
-    const repair = await repairOnOpen(ctx);
-    for (const line of repair.repaired) ctx.warn(`repaired: ${line}`);
-    for (const line of repair.unrepaired) ctx.warn(`could not repair: ${line}`);
+    // What a crash or a second writer left wrong is put right before anything reads the indexes; a
+    // database nothing touched since Nemori closed it cleanly has neither to show.
+    if (!store.untouchedSinceClose) {
+      const repair = await repairOnOpen(ctx);
+      for (const line of repair.repaired) ctx.warn(`repaired: ${line}`);
+      for (const line of repair.unrepaired) ctx.warn(`could not repair: ${line}`);
+    }
   } catch (e) {
     await store.close();
     throw e;

@@ -55,6 +55,30 @@ function pgliteOptions(dataDir: string | undefined, loadDataDir?: Blob): PGliteO
   };
 }
 
+/**
+ * The record of a clean close, in the data folder: where the write-ahead log stood when the store was
+ * last closed cleanly. Postgres writes a shutdown checkpoint there, and every change to the database
+ * (a crash's recovery, another program writing the folder) moves the last checkpoint past it; so an
+ * open that finds the last checkpoint where the record says knows that nothing touched the database
+ * since, and need not count what a crash or a second writer could have broken.
+ */
+export const CLEAN_CLOSE_FILE = 'closed-cleanly';
+
+/** Takes the record of the last clean close: whether the database is as that close left it. */
+async function untouchedSinceClose(db: PGlite, dir: string): Promise<boolean> {
+  const file = path.join(dir, CLEAN_CLOSE_FILE);
+  let recorded: string;
+  try {
+    recorded = fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return false;
+  }
+  // Taken, not kept: a crash in this session must not find it.
+  fs.rmSync(file, { force: true });
+  const r = await db.query<{ lsn: string }>(`SELECT checkpoint_lsn::text AS lsn FROM pg_control_checkpoint()`);
+  return r.rows[0]?.lsn === recorded;
+}
+
 /** Refuses to run with a WAL setting that did not take (a PGlite that ignores its command line). */
 async function verifyWal(db: PGlite): Promise<void> {
   const r = await db.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`, [
@@ -85,6 +109,8 @@ export class Store {
     private readonly lock: DirLock | null,
     readonly dir: string | null,
     readonly openMs: number,
+    /** Nothing changed the database since this store last closed it cleanly (see CLEAN_CLOSE_FILE). */
+    readonly untouchedSinceClose: boolean,
   ) {
     this.reads = readRepos(db);
   }
@@ -102,7 +128,9 @@ export class Store {
     }
     try {
       const db = await PGlite.create(pgliteOptions(o.dir ? path.join(o.dir, 'pg') : undefined));
+      let untouched = false;
       try {
+        untouched = o.dir ? await untouchedSinceClose(db, o.dir) : false;
         await verifyWal(db);
         await migrate(db, o.migrationsDir ?? defaultMigrationsDir);
         // Owner filters are applied after the HNSW scan; iterative scans keep filtered kNN from coming back short.
@@ -111,7 +139,7 @@ export class Store {
         await db.close();
         throw e;
       }
-      return new Store(db, lock, o.dir ?? null, performance.now() - started);
+      return new Store(db, lock, o.dir ?? null, performance.now() - started, untouched);
     } catch (e) {
       lock?.release();
       throw e;
@@ -301,10 +329,19 @@ export class Store {
     if (this.closed) return;
     this.closed = true;
     try {
-      // What was written since the last checkpoint need not wait in the WAL for the next open.
-      await this.db.exec('CHECKPOINT').finally(() => this.db.close());
-      // PGlite sets some files' modes itself (the relcache init files, 0644): owner-only again before letting go.
-      if (this.dir) makePrivate(this.dir);
+      let closedAt: string | undefined;
+      try {
+        // What was written since the last checkpoint need not wait in the WAL for the next open.
+        await this.db.exec('CHECKPOINT');
+        closedAt = (await this.db.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)).rows[0]?.lsn;
+      } finally {
+        await this.db.close();
+      }
+      if (this.dir) {
+        if (closedAt) fs.writeFileSync(path.join(this.dir, CLEAN_CLOSE_FILE), closedAt, { mode: 0o600 });
+        // PGlite sets some files' modes itself (the relcache init files, 0644): owner-only again before letting go.
+        makePrivate(this.dir);
+      }
     } finally {
       this.lock?.release();
     }

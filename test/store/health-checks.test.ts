@@ -1,8 +1,10 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../core/engine/open-engine.js';
+import { CLEAN_CLOSE_FILE } from '../../core/store/store.js';
 import { fixture, tempDir } from '../helpers/engine.js';
 
 const ownerId = 'me';
@@ -29,6 +31,8 @@ describe('health checks what it reports', { timeout: 120_000 }, () => {
     expect(sick.ok).toBe(false);
     expect(sick.problems).toEqual([expect.objectContaining({ ownerId, check: 'keyword-index', count: 1 })]);
     await engine.close();
+    // ...and was killed: no record of a clean close.
+    fs.rmSync(path.join(home, 'db', CLEAN_CLOSE_FILE));
 
     const warnings: string[] = [];
     const reopened = await openEngine({ home, embedder: null, warn: (w) => warnings.push(w) });
@@ -41,6 +45,34 @@ describe('health checks what it reports', { timeout: 120_000 }, () => {
       expect(found.results.map((r) => r.id)).toContain(first!.id);
     } finally {
       await reopened.close();
+    }
+  });
+
+  it('does not count again after a clean close: only a store something touched since is checked at open', async () => {
+    const { home, engine } = await importedStore();
+    const [first] = (await engine.call('listEpisodes', { ownerId })).episodes;
+    // A fault written through the store itself and closed cleanly: the open trusts the close, health still sees it.
+    await engine.context.store.transaction((r) => r.bm25.remove(ownerId, [first!.id]));
+    await engine.close();
+    const warnings: string[] = [];
+    const trusted = await openEngine({ home, embedder: null, warn: (w) => warnings.push(w) });
+    try {
+      expect(trusted.context.store.untouchedSinceClose).toBe(true);
+      expect(warnings).toEqual([]);
+      expect((await trusted.call('health', {})).problems).toEqual([expect.objectContaining({ check: 'keyword-index', count: 1 })]);
+    } finally {
+      await trusted.close();
+    }
+    // Opened and closed by another program: the database moved on from the recorded close, so it is checked.
+    const other = await PGlite.create({ dataDir: path.join(home, 'db', 'pg'), extensions: { vector } });
+    await other.exec(`CREATE TABLE scratch (x int); DROP TABLE scratch`);
+    await other.close();
+    const checked = await openEngine({ home, embedder: null, warn: (w) => warnings.push(w) });
+    try {
+      expect(checked.context.store.untouchedSinceClose).toBe(false);
+      expect(warnings).toEqual([expect.stringMatching(/^repaired: me: the keyword index was missing 1 of \d+ episodes/)]);
+    } finally {
+      await checked.close();
     }
   });
 
