@@ -131,11 +131,12 @@ export function conversationReads(q: Sql) {
       return r.rows.map((x) => x.conversation_id);
     },
 
-    async pendingMessages(ownerId: string, conversationId: string): Promise<StoredMessage[]> {
+    /** The conversation's messages no episode holds yet, oldest first: all, or the first `limit`. */
+    async pendingMessages(ownerId: string, conversationId: string, limit: number | null = null): Promise<StoredMessage[]> {
       const r = await q.query<MessageRow>(
         `SELECT ${messageColumns} FROM messages
-         WHERE owner_id = $1 AND conversation_id = $2 AND NOT processed ORDER BY sent_at, seq`,
-        [ownerId, conversationId],
+         WHERE owner_id = $1 AND conversation_id = $2 AND NOT processed ORDER BY sent_at, seq LIMIT $3`,
+        [ownerId, conversationId, limit],
       );
       return r.rows.map(toMessage);
     },
