@@ -13,6 +13,20 @@ import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners,
 
 useRealStoreStartup();
 
+/** A store on disk migrated only up to `version`, open in a bare PGlite (for an upgrade to start from). */
+async function storeAtVersion(version: number): Promise<{ home: string; db: PGlite }> {
+  const dir = tempDir();
+  const migrations = path.join(dir, `migrations-v${version}`);
+  fs.mkdirSync(migrations);
+  for (const f of fs.readdirSync(defaultMigrationsDir).filter((f) => Number(f.slice(0, 3)) <= version))
+    fs.copyFileSync(path.join(defaultMigrationsDir, f), path.join(migrations, f));
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+  const db = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
+  await migrate(db, migrations);
+  return { home, db };
+}
+
 describe('the store on disk', () => {
   it('refuses a second open of the same folder, naming the holder', async () => {
     const dir = tempDir();
@@ -95,16 +109,8 @@ describe('the store on disk', () => {
   });
 
   it('upgrades an older store: each indexed document gets its postings, and removing it still removes them', async () => {
-    const dir = tempDir();
-    const v5 = path.join(dir, 'migrations-v5');
-    fs.mkdirSync(v5);
-    for (const f of fs.readdirSync(defaultMigrationsDir).filter((f) => /^00[1-5]_/.test(f)))
-      fs.copyFileSync(path.join(defaultMigrationsDir, f), path.join(v5, f));
-    const home = path.join(dir, 'home');
-    fs.mkdirSync(home);
     // A store as version 5 left it: postings with their by-episode index, documents without their postings.
-    const db = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
-    await migrate(db, v5);
+    const { home, db } = await storeAtVersion(5);
     const ids = await db.transaction(async (tx) => {
       const r = writeRepos(tx, () => {});
       const ids = [await r.episodes.insert('me', null, draft('Gornergrat'), NOW), await r.episodes.insert('me', null, draft('Boots'), NOW)];
@@ -142,15 +148,7 @@ describe('the store on disk', () => {
   });
 
   it('upgrades an older store: the parts of a conversation numbered from 0 each are numbered on, in time order', async () => {
-    const dir = tempDir();
-    const v6 = path.join(dir, 'migrations-v6');
-    fs.mkdirSync(v6);
-    for (const f of fs.readdirSync(defaultMigrationsDir).filter((f) => /^00[1-6]_/.test(f)))
-      fs.copyFileSync(path.join(defaultMigrationsDir, f), path.join(v6, f));
-    const home = path.join(dir, 'home');
-    fs.mkdirSync(home);
-    const db = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
-    await migrate(db, v6);
+    const { home, db } = await storeAtVersion(6);
     await db.transaction(async (tx) => {
       const r = writeRepos(tx, () => {});
       const { id } = await r.conversations.upsert('me', conversation('long', []), NOW);
