@@ -101,7 +101,8 @@ export async function processConversation(
   // an LLM is configured, whose failures fall back to heuristic episodes marked `needs_rebuild`.
   const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
   const window = builder.oneGroup ? ctx.config.segment.buildWindow : null;
-  const conversation = await read.conversations.get(ownerId, conversationId);
+  const stored = await read.conversations.get(ownerId, conversationId);
+  const conversation = stored && { title: stored.title, source: stored.source };
   const session = newBuildSession();
   let created = 0;
   let standIns = 0;
