@@ -159,8 +159,8 @@ const asidesInUse = new Set<string>();
  */
 export function restoreStaging(db: string, at: number): { staged: string; aside: string; done: () => void } {
   const aside = `${db}.before-restore-${at}`;
-  asidesInUse.add(aside);
-  return { staged: `${db}.restoring-${at}`, aside, done: () => asidesInUse.delete(aside) };
+  asidesInUse.add(path.resolve(aside));
+  return { staged: `${db}.restoring-${at}`, aside, done: () => asidesInUse.delete(path.resolve(aside)) };
 }
 
 /**
@@ -195,6 +195,6 @@ export function removeRestoredAsides(db: string): void {
   if (!fs.existsSync(path.join(db, 'pg'))) return;
   for (const name of fs.readdirSync(parent)) {
     const p = path.join(parent, name);
-    if (name.startsWith(`${base}.before-restore-`) && !asidesInUse.has(p)) fs.rmSync(p, { recursive: true, force: true });
+    if (name.startsWith(`${base}.before-restore-`) && !asidesInUse.has(path.resolve(p))) fs.rmSync(p, { recursive: true, force: true });
   }
 }
