@@ -18,7 +18,10 @@ export interface CallOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** Names the call so `cancelCall` can stop it (the bridges use their own call ids). */
   callId?: string;
-  /** Set by the engine for every call: aborted by `cancelCall` or when the engine closes. */
+  /**
+   * Handlers get the engine's own signal for every call: aborted by `cancelCall`, when the engine closes,
+   * or when the signal the caller passed here aborts.
+   */
   signal?: AbortSignal;
 }
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { DEFAULT_OWNER, type OperationName, type OpInput, type OpOutput } from '../api/contract.js';
@@ -79,43 +80,71 @@ const closing: Promise<void>[] = [];
  * command), reached over loopback; or, when none does, one this command opens — and holds, answering other
  * processes until it is done.
  */
-async function withEngine<T>(g: GlobalOptions, opening: Opening, fn: (engine: Pick<Engine, 'call'>) => Promise<T>): Promise<T> {
+async function withEngine<T>(
+  g: GlobalOptions,
+  opening: Opening,
+  fn: (engine: Pick<Engine, 'call'>, stop: AbortSignal) => Promise<T>,
+  o: { stoppable?: boolean } = {},
+): Promise<T> {
   const startup = resolveStartup(g.home);
   const warn = (m: string) => {
     if (!g.json) process.stderr.write(`warning: ${m}\n`);
   };
-  const { loopback } = await import('../http/holder-transport.js');
-  const engine = await connectOrOpenEngine({
-    home: startup.home,
-    transport: loopback,
-    open: ({ lock, moved }) =>
-      opening === 'app'
-        ? openAppEngine({ startup, warn, background: false, lock, onHomeChanged: moved })
-        : openDefaultEngine({
-            home: startup.home,
-            embeddingModel: startup.embeddingModel,
-            embeddings: opening,
-            warn,
-            llm: llmOverrides(g),
-            lock,
-          }),
-    onClient: ({ pid, home }) => {
-      // stderr, whatever the output mode: --json keeps stdout for the result alone.
-      process.stderr.write(`using the Nemori app that holds ${home} (pid ${pid})\n`);
-      if (g.llmModel || g.llmBaseUrl || g.llmApiKey || g.llm === false)
-        warn('the --llm options do not apply: that Nemori uses its own LLM settings');
-    },
-  });
   // Close the database on every exit path, including Ctrl-C mid-import (PGlite does not fsync on its own);
-  // a client's calls running at the holder are cancelled.
-  const onSignal = () => {
-    void engine.close().finally(() => process.exit(130));
+  // a client's calls running at the holder are cancelled. A stoppable command (an import) is stopped at
+  // its next committed step by the first Ctrl-C or SIGTERM instead, and still prints what it did; it
+  // exits as a stopped process does (128 + the signal's number). A second signal quits at once.
+  const stop = new AbortController();
+  let opened: { close(): Promise<void> } | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const code = 128 + (os.constants.signals[signal] ?? 2);
+    if (o.stoppable && !stop.signal.aborted) {
+      stop.abort();
+      process.exitCode = code;
+      if (!g.json) process.stderr.write('stopping once what is under way is stored (again to quit at once)…\n');
+      return;
+    }
+    void (opened?.close() ?? Promise.resolve()).finally(() => process.exit(code));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const listen = (on: boolean) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      if (on) process.on(signal, onSignal);
+      else process.off(signal, onSignal);
+    }
+  };
+  listen(true);
+  const { loopback } = await import('../http/holder-transport.js');
+  let engine: Awaited<ReturnType<typeof connectOrOpenEngine>>;
+  try {
+    engine = await connectOrOpenEngine({
+      home: startup.home,
+      transport: loopback,
+      open: ({ lock, moved }) =>
+        opening === 'app'
+          ? openAppEngine({ startup, warn, background: false, lock, onHomeChanged: moved })
+          : openDefaultEngine({
+              home: startup.home,
+              embeddingModel: startup.embeddingModel,
+              embeddings: opening,
+              warn,
+              llm: llmOverrides(g),
+              lock,
+            }),
+      onClient: ({ pid, home }) => {
+        // stderr, whatever the output mode: --json keeps stdout for the result alone.
+        process.stderr.write(`using the Nemori app that holds ${home} (pid ${pid})\n`);
+        if (g.llmModel || g.llmBaseUrl || g.llmApiKey || g.llm === false)
+          warn('the --llm options do not apply: that Nemori uses its own LLM settings');
+      },
+    });
+  } catch (e) {
+    listen(false);
+    throw e;
+  }
+  opened = engine;
   try {
     await engine.ready;
-    return await fn(engine);
+    return await fn(engine, stop.signal);
   } finally {
     // After the command's output (main waits for it): as the holder, other processes' calls finish first
     // (Ctrl-C meanwhile cuts them off).
@@ -125,10 +154,7 @@ async function withEngine<T>(g: GlobalOptions, opening: Opening, fn: (engine: Pi
         const others = engine.othersInFlight();
         if (others > 0) process.stderr.write(`waiting for ${others} call${others === 1 ? '' : 's'} of other Nemori processes to finish…\n`);
         await engine.close({ drain: true });
-      })().finally(() => {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }),
+      })().finally(() => listen(false)),
     );
   }
 }
@@ -206,23 +232,28 @@ export function buildCli(): Command {
         const files = given.filter((f) => !exports.includes(f));
         if (files.length === 0) return;
         const progress = progressReporter(!g().json);
-        const out = await withEngine(g(), o.dryRun ? 'off' : 'auto', (e) =>
-          e.call(
-            'importFiles',
-            {
-              ownerId: o.owner,
-              paths: files,
-              format: o.format,
-              me: o.me,
-              dryRun: Boolean(o.dryRun),
-              timeZone: o.tz,
-              dateOrder: o.dateOrder,
-            },
-            { onProgress: progress.onProgress },
-          ),
+        const out = await withEngine(
+          g(),
+          o.dryRun ? 'off' : 'auto',
+          (e, stop) =>
+            e.call(
+              'importFiles',
+              {
+                ownerId: o.owner,
+                paths: files,
+                format: o.format,
+                me: o.me,
+                dryRun: Boolean(o.dryRun),
+                timeZone: o.tz,
+                dateOrder: o.dateOrder,
+              },
+              { onProgress: progress.onProgress, signal: stop },
+            ),
+          { stoppable: true },
         ).finally(progress.stop);
         print(g(), out, renderImport);
-        if (out.errors.length > 0) process.exitCode = 1;
+        // A stopped import keeps its signal's exit status.
+        if (out.errors.length > 0) process.exitCode ||= 1;
       },
     );
 

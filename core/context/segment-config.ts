@@ -11,6 +11,12 @@ export const SegmentConfig = z.object({
    */
   maxMessages: z.number().int().positive().default(20),
   maxWords: z.number().int().positive().default(200),
+  /**
+   * Without an LLM, a conversation's new messages are built this many at a time, each window committed
+   * before the next (the last episode of one is rebuilt with the next when they continue): a crash or a
+   * cancel while a long chat is built costs one window, and memory holds one window's work.
+   */
+  buildWindow: z.number().int().positive().default(1000),
   /** Topic-shift cuts never leave an episode smaller than this. */
   minMessages: z.number().int().positive().default(4),
   /** Messages on each side of a candidate cut whose mean vectors are compared. */

@@ -156,9 +156,9 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       if (!path.isAbsolute(file)) throw new NemoriError('INVALID_INPUT', `restoreBackup: file: give a full path (${file} is relative)`);
       // Unpacked and checked beside the store while it is still open: a wrong file changes nothing.
       const db = path.join(startup.home, STORE_FOLDER);
-      const { staged, aside } = restoreStaging(db, Date.now());
-      const { schemaVersion } = await Store.unpackBackup(staged, file, passphrase);
+      const { staged, aside, done } = restoreStaging(db, Date.now());
       try {
+        const { schemaVersion } = await Store.unpackBackup(staged, file, passphrase);
         const safety = await engine.call('backup', passphrase ? { passphrase } : {});
         await change(async () => {
           // Only the database inside `db` is swapped: `db` itself, with the lock and the holder file that
@@ -181,6 +181,7 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       } finally {
         // Swapped in, or left over when something failed before the swap.
         fs.rmSync(staged, { recursive: true, force: true });
+        done();
       }
     },
   };

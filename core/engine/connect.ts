@@ -351,7 +351,9 @@ export async function connectOrOpenEngine(o: ConnectOptions): Promise<ConnectedE
       const s = switching ? await switching : state;
       if (s.kind === 'holder') return (await s.holding.engine).call(name, input, { ...opts, callId });
       const abort = new AbortController();
-      const stop = () => abort.abort();
+      // The caller's stop is the holder's to carry out, as for its own calls: the call ends at its next
+      // committed step and still answers with what it did (an import's report).
+      const stop = () => void call('cancelCall', { callId }).catch(() => {});
       opts.signal?.addEventListener('abort', stop, { once: true });
       running.add(abort);
       try {

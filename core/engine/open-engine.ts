@@ -201,7 +201,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
         const { callId } = parsed as OpInput<'cancelCall'>;
         return { cancelled: calls.cancel(callId) } as OpOutput<typeof name>;
       }
-      const call = calls.start(opts.callId);
+      const call = calls.start(opts.callId, opts.signal);
       try {
         const handler = h[name as Exclude<OperationName, 'cancelCall'>] as (i: unknown, o: CallOptions) => Promise<unknown>;
         return operations[name].output.parse(await handler(parsed, { ...opts, signal: call.signal })) as OpOutput<typeof name>;

@@ -38,6 +38,11 @@ export interface BuildInput {
 export interface EpisodeBuilder {
   /** Recorded as the conversation's processing version. */
   version: string;
+  /**
+   * Whether it yields whatever it is given as one group (one transaction): it is then given a
+   * conversation's pending messages a window at a time (core/episodes/process.ts).
+   */
+  oneGroup: boolean;
   /** Yields episodes in groups; each group is stored in one transaction, so a crash loses at most one group's work. */
   build(ctx: EngineContext, input: BuildInput): AsyncGenerator<BuiltEpisode[]>;
 }
@@ -93,6 +98,7 @@ async function memoryIdf(ctx: EngineContext, ownerId: string, messages: readonly
 
 export const heuristicConversationBuilder: EpisodeBuilder = {
   version: HEURISTIC_VERSION,
+  oneGroup: true,
   async *build(ctx, input) {
     yield await heuristicEpisodes(ctx, input.ownerId, input.messages, 'ready');
   },
@@ -121,6 +127,8 @@ export async function tryLlmEpisode(ctx: EngineContext, llm: Llm, input: BuildIn
 export function llmConversationBuilder(llm: Llm): EpisodeBuilder {
   return {
     version: LLM_EPISODE_VERSION,
+    // Groups of `llmEpisodes.groupEpisodes` episodes, whatever the conversation's length.
+    oneGroup: false,
     async *build(ctx, input) {
       const c = ctx.config.llmEpisodes;
       let pending: Span[] = [];

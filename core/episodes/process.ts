@@ -1,6 +1,7 @@
 import type { EngineContext } from '../context/engine-context.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
-import { builderFor, newBuildSession, type BuiltEpisode } from './builders.js';
+import type { StoredMessage } from '../domain/conversation.js';
+import { builderFor, newBuildSession, type BuildInput, type BuiltEpisode, type EpisodeBuilder } from './builders.js';
 
 /**
  * What building a conversation reports as it goes, so an import can show each step's progress:
@@ -12,6 +13,8 @@ export type BuildStep =
 
 export interface BuildOptions {
   onProgress?: (s: BuildStep) => void;
+  /** Stops building between windows (see processConversation); what is left stays pending. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -81,7 +84,11 @@ export async function storeEpisodes(
 /**
  * Builds episodes from a conversation's messages that have none yet, and stores them with their BM25
  * entries, vectors and message links, one transaction per group of episodes: a crash leaves the
- * messages of unfinished groups pending, never a half-indexed episode.
+ * messages of unfinished groups pending, never a half-indexed episode. A builder that makes one group
+ * of whatever it is given (the heuristic one) is given the pending messages a window at a time
+ * (`segment.buildWindow`), each window stored before the next is read, so a 5,000-message part is
+ * not one transaction: a crash or a cancel (`signal`, checked between windows) costs one window, and
+ * the next import or `rebuild` goes on from the same state an uninterrupted build would have reached.
  */
 export async function processConversation(
   ctx: EngineContext,
@@ -90,11 +97,48 @@ export async function processConversation(
   o: BuildOptions = {},
 ): Promise<number> {
   const read = ctx.store.read;
-  const fresh = await read.conversations.pendingMessages(ownerId, conversationId);
-  if (fresh.length === 0) return 0;
-  // Messages that continue the last episode (appended by a re-import, or the next part of a long chat)
-  // are rebuilt together with it rather than starting a new episode mid-conversation. Episodes a person
-  // edited, or an LLM wrote, are left as they are.
+  // The builder is chosen by the conversation's data type (core/episodes/builders.ts): the LLM one when
+  // an LLM is configured, whose failures fall back to heuristic episodes marked `needs_rebuild`.
+  const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
+  const window = builder.oneGroup ? ctx.config.segment.buildWindow : null;
+  const stored = await read.conversations.get(ownerId, conversationId);
+  const conversation = stored && { title: stored.title, source: stored.source };
+  const session = newBuildSession();
+  let created = 0;
+  let standIns = 0;
+  while (o.signal?.aborted !== true) {
+    const fresh = await read.conversations.pendingMessages(ownerId, conversationId, window);
+    if (fresh.length === 0) break;
+    const pass = await buildPass(ctx, ownerId, conversationId, fresh, builder, { conversation, session }, o);
+    created += pass.created;
+    standIns += pass.standIns;
+    // The last window, or a builder that stored nothing (reading the same messages again would not either).
+    if (window === null || fresh.length < window || pass.groups === 0) break;
+  }
+  if (standIns > 0) {
+    const why = session.down ?? session.lastError;
+    ctx.warn(
+      `the LLM could not build ${standIns} episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
+    );
+  }
+  await ctx.store.maintain();
+  return created;
+}
+
+/** Builds and stores episodes from these pending messages (with the last episode, when they continue it). */
+async function buildPass(
+  ctx: EngineContext,
+  ownerId: string,
+  conversationId: string,
+  fresh: readonly StoredMessage[],
+  builder: EpisodeBuilder,
+  about: Pick<BuildInput, 'conversation' | 'session'>,
+  o: BuildOptions,
+): Promise<{ created: number; standIns: number; groups: number }> {
+  const read = ctx.store.read;
+  // Messages that continue the last episode (appended by a re-import, the next part of a long chat, or
+  // the next window) are rebuilt together with it rather than starting a new episode mid-conversation.
+  // Episodes a person edited, or an LLM wrote, are left as they are.
   const last = await read.episodes.latestInConversation(ownerId, conversationId);
   const continues =
     last !== null &&
@@ -106,39 +150,23 @@ export async function processConversation(
         (a, b) => a.sentAt.getTime() - b.sentAt.getTime() || a.seq - b.seq,
       )
     : fresh;
-  // The builder is chosen by the conversation's data type (core/episodes/builders.ts): the LLM one when
-  // an LLM is configured, whose failures fall back to heuristic episodes marked `needs_rebuild`.
-  const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
-  const conversation = await read.conversations.get(ownerId, conversationId);
-  const session = newBuildSession();
   let created = 0;
   let standIns = 0;
+  let groups = 0;
   let replaces = continues ? last.id : null;
-  const input = {
-    ownerId,
-    messages: pending,
-    conversation: conversation && { title: conversation.title, source: conversation.source },
-    session,
-  };
   // The rebuilt tail of the last episode was gathered before: only pending messages count as progress.
   const freshIds = new Set(fresh.map((m) => m.id));
-  for await (const group of builder.build(ctx, input)) {
+  for await (const group of builder.build(ctx, { ownerId, messages: pending, ...about })) {
     const embedded = await storeEpisodes(ctx, ownerId, conversationId, group, builder.version, replaces);
     const gathered = group.reduce((n, b) => n + b.messages.filter((m) => freshIds.has(m.id)).length, 0);
     o.onProgress?.({ step: 'gathered', messages: gathered, episodes: group.length });
     if (embedded) o.onProgress?.({ step: 'embedded', episodes: group.length });
     replaces = null;
+    groups++;
     created += group.length;
     standIns += group.filter((b) => b.draft.processingStatus === 'needs_rebuild').length;
   }
-  if (standIns > 0) {
-    const why = session.down ?? session.lastError;
-    ctx.warn(
-      `the LLM could not build ${standIns} episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
-    );
-  }
-  await ctx.store.maintain();
-  return created - (continues ? 1 : 0);
+  return { created: created - (continues && groups > 0 ? 1 : 0), standIns, groups };
 }
 
 /** Finishes work a crash or a failed build left behind. */

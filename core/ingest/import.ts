@@ -200,7 +200,10 @@ function summarise(files: ImportFileReport[], dryRun: boolean, discovery: Discov
 
 export interface ImportOptions {
   onProgress?: (p: Progress) => void;
-  /** A cancel stops after the conversation being stored. */
+  /**
+   * A cancel stops once the conversation being stored is in, and its episodes between two windows
+   * (core/episodes/process.ts): what is not built yet stays pending, built by the next import or `rebuild`.
+   */
   signal?: AbortSignal | undefined;
 }
 
@@ -210,8 +213,8 @@ export async function importFiles(
   i: ImportFiles,
   o: ImportOptions = {},
 ): Promise<ImportFilesOutput> {
-  // A cancel stops after the conversation being stored: each one is committed whole, and importing
-  // the file again adds only what is missing.
+  // A cancel stops after the conversation being stored: its messages are committed whole, and
+  // importing the file again adds only what is missing and builds what is pending.
   const cancelled = () => o.signal?.aborted === true;
   // Pass 1 validates and measures every file (the preview, and the totals the progress counts
   // towards); pass 2 stores them. Bad input stores nothing, and neither pass holds more than one
@@ -243,7 +246,7 @@ export async function importFiles(
       for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone, dateOrder: i.dateOrder })) {
         if (cancelled()) break;
         const conversation = progress?.conversation(c.messages.length, file);
-        const r = await ingestConversation(ctx, i.ownerId, withMe(c, report.me), conversation ?? {});
+        const r = await ingestConversation(ctx, i.ownerId, withMe(c, report.me), { ...conversation, signal: o.signal });
         conversation?.processed();
         report.messagesAdded += r.messagesAdded;
         report.episodesCreated += r.episodesCreated;

@@ -80,7 +80,7 @@ export async function addTurns(ctx: EngineContext, i: AddTurnsInput): Promise<Ad
   );
   return ctx.store.transaction(async (r) => {
     const { id } = await r.conversations.upsert(i.ownerId, c, now);
-    const stored = await r.conversations.addMessages(i.ownerId, id, c, await r.conversations.nextSeq(i.ownerId, id));
+    const stored = await r.conversations.addMessages(i.ownerId, id, c);
     const ids = await r.conversations.idsOf(i.ownerId, id, c.messages);
     return {
       conversationId: id,

@@ -27,6 +27,13 @@ export interface LiveBuilding {
   recover(): Promise<void>;
   /** Resolves when nothing is queued or running, after closing the tails that are idle by the clock. */
   idle(): Promise<void>;
+  /**
+   * Runs `work` with no tail rebuild running and none starting until it is done, one such work at a
+   * time: work that builds episodes from pending messages (a rebuild, `ingestConversation`) would
+   * otherwise build a live tail's turns beside its rebuild, and the later of the two relink messages
+   * the other had stored (an open episode left with none).
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** Aborts and waits for the running rebuilds; nothing starts afterwards. */
   stop(): Promise<void>;
 }
@@ -71,6 +78,9 @@ export function liveBuilding(
   const queue = new Map<string, Job>();
   const running = new Map<string, Promise<void>>();
   let recovering: Promise<void> = Promise.resolve();
+  /** Exclusive work under way (rebuilds wait), and the chain that runs such work one at a time. */
+  let excluding = 0;
+  let exclusiveChain: Promise<unknown> = Promise.resolve();
   const keyOf = (ownerId: string, conversationId: string) => `${ownerId}\u0000${conversationId}`;
   const idleMs = () => ctx.config.segment.idleMinutes * 60_000;
 
@@ -91,6 +101,7 @@ export function liveBuilding(
   }
 
   function pump(): void {
+    if (excluding > 0) return;
     const now = performance.now();
     let next = Infinity;
     for (const [key, job] of queue) {
@@ -177,10 +188,29 @@ export function liveBuilding(
       flushing = true;
       try {
         pump();
-        while (running.size > 0 || queue.size > 0) await Promise.allSettled([...running.values()]);
+        while (running.size > 0 || queue.size > 0) {
+          // Exclusive work holds the queue: what waits starts after it.
+          if (running.size === 0) await exclusiveChain;
+          pump();
+          await Promise.allSettled([...running.values()]);
+        }
       } finally {
         flushing = false;
       }
+    },
+    exclusive(work) {
+      const run = exclusiveChain.then(async () => {
+        excluding++;
+        try {
+          while (running.size > 0) await Promise.allSettled([...running.values()]);
+          return await work();
+        } finally {
+          excluding--;
+          pump();
+        }
+      });
+      exclusiveChain = run.catch(() => {});
+      return run;
     },
     async stop() {
       abort.abort();

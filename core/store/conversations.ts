@@ -85,15 +85,6 @@ const toConversation = (row: ConversationRow): StoredConversation => ({
 /** Conversations and their messages: the raw material every episode is built from. */
 export function conversationReads(q: Sql) {
   return {
-    /** The seq after the conversation's last message: where the next live turns are numbered from. */
-    async nextSeq(ownerId: string, conversationId: string): Promise<number> {
-      const r = await q.query<{ n: number }>(
-        `SELECT COALESCE(max(seq) + 1, 0)::int AS n FROM messages WHERE owner_id = $1 AND conversation_id = $2`,
-        [ownerId, conversationId],
-      );
-      return r.rows[0]?.n ?? 0;
-    },
-
     /** The stored ids of these messages (each as `addMessages` keyed it), in their order; null where none is stored. */
     async idsOf(ownerId: string, conversationId: string, messages: readonly IncomingMessage[]): Promise<(string | null)[]> {
       const keys = dedupeKeys(messages);
@@ -140,11 +131,12 @@ export function conversationReads(q: Sql) {
       return r.rows.map((x) => x.conversation_id);
     },
 
-    async pendingMessages(ownerId: string, conversationId: string): Promise<StoredMessage[]> {
+    /** The conversation's messages no episode holds yet, oldest first: all, or the first `limit`. */
+    async pendingMessages(ownerId: string, conversationId: string, limit: number | null = null): Promise<StoredMessage[]> {
       const r = await q.query<MessageRow>(
         `SELECT ${messageColumns} FROM messages
-         WHERE owner_id = $1 AND conversation_id = $2 AND NOT processed ORDER BY sent_at, seq`,
-        [ownerId, conversationId],
+         WHERE owner_id = $1 AND conversation_id = $2 AND NOT processed ORDER BY sent_at, seq LIMIT $3`,
+        [ownerId, conversationId, limit],
       );
       return r.rows.map(toMessage);
     },
@@ -232,10 +224,17 @@ export function conversationWrites(q: Sql) {
     },
 
     /**
-     * Stores messages not seen before; returns how many were new. `firstSeq` numbers them after the
-     * conversation's earlier messages (live turns arrive a few at a time; see `nextSeq`).
+     * Stores messages not seen before; returns how many were new. They are numbered (`seq`) after the
+     * conversation's earlier messages: a long chat arrives in parts and live turns a few at a time, and
+     * readers take seq ± 1 for the turn before and after. Messages stored before keep their number, so a
+     * re-import changes nothing.
      */
-    async addMessages(ownerId: string, conversationId: string, c: IncomingConversation, firstSeq = 0): Promise<number> {
+    async addMessages(ownerId: string, conversationId: string, c: IncomingConversation): Promise<number> {
+      const next = await q.query<{ n: number }>(
+        `SELECT COALESCE(max(seq) + 1, 0)::int AS n FROM messages WHERE owner_id = $1 AND conversation_id = $2`,
+        [ownerId, conversationId],
+      );
+      const firstSeq = next.rows[0]?.n ?? 0;
       let added = 0;
       const hashes = c.messages.map((m) => sha256(m.text));
       const keys = dedupeKeys(c.messages, hashes);

@@ -146,15 +146,29 @@ export function makePrivate(folder: string): void {
   if (fs.existsSync(folder)) walk(folder);
 }
 
-/** Beside the database folder while a backup is restored (core/engine/app-engine.ts): the backup unpacked, and the store set aside. */
-export const restoreStaging = (db: string, at: number) => ({ staged: `${db}.restoring-${at}`, aside: `${db}.before-restore-${at}` });
+/**
+ * Stores set aside by a restore running in this process. The restore reopens the store while it still
+ * needs its aside (to put it back if that open fails); any other aside is what a restore killed after
+ * its swap left behind.
+ */
+const asidesInUse = new Set<string>();
+
+/**
+ * Beside the database folder while a backup is restored (core/engine/app-engine.ts): the backup
+ * unpacked, and the store set aside, kept until `done` (after the restore removed or put back its aside).
+ */
+export function restoreStaging(db: string, at: number): { staged: string; aside: string; done: () => void } {
+  const aside = `${db}.before-restore-${at}`;
+  asidesInUse.add(path.resolve(aside));
+  return { staged: `${db}.restoring-${at}`, aside, done: () => asidesInUse.delete(path.resolve(aside)) };
+}
 
 /**
  * A restore killed part way leaves its folders beside the database — and, killed between its two
  * renames, no database at all, which the next open would take for a new, empty memory. Puts back the
  * store that was set aside when nothing took its place, and removes unpacked backups left over. A
- * store set aside behind a finished swap is left alone: the restore reopening the store still needs
- * it if that open fails. Called with the lock held.
+ * store set aside behind a finished swap is left for `removeRestoredAsides`, once the restored store
+ * has opened. Called with the lock held.
  */
 export function finishInterruptedRestore(db: string): void {
   const parent = path.dirname(db);
@@ -167,5 +181,20 @@ export function finishInterruptedRestore(db: string): void {
       fs.renameSync(path.join(p, 'pg'), path.join(db, 'pg'));
       fs.rmSync(p, { recursive: true, force: true });
     }
+  }
+}
+
+/**
+ * Removes the stores that restores killed after their swap set aside (the restored store opened, so
+ * the swap is complete; the restore backed the old store up before swapping). A restore still running
+ * in this process keeps its own. Called with the lock held, once the store has opened and migrated.
+ */
+export function removeRestoredAsides(db: string): void {
+  const parent = path.dirname(db);
+  const base = path.basename(db);
+  if (!fs.existsSync(path.join(db, 'pg'))) return;
+  for (const name of fs.readdirSync(parent)) {
+    const p = path.join(parent, name);
+    if (name.startsWith(`${base}.before-restore-`) && !asidesInUse.has(path.resolve(p))) fs.rmSync(p, { recursive: true, force: true });
   }
 }

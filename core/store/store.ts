@@ -6,7 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { acquireLock, type DirLock } from './lock.js';
 import { readBackupArchive } from './backup-archive.js';
-import { finishInterruptedRestore, makePrivate } from './data-folder.js';
+import { finishInterruptedRestore, makePrivate, removeRestoredAsides } from './data-folder.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
@@ -135,6 +135,7 @@ export class Store {
         await migrate(db, o.migrationsDir ?? defaultMigrationsDir);
         // Owner filters are applied after the HNSW scan; iterative scans keep filtered kNN from coming back short.
         await db.exec(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64; SET work_mem = '32MB';`);
+        if (o.dir) removeRestoredAsides(o.dir);
       } catch (e) {
         await db.close();
         throw e;

@@ -60,11 +60,34 @@ describe('long chats in parts', () => {
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it('Telegram through the engine: one conversation holding every message', async () => {
+  it('Telegram through the engine: one conversation holding every message, numbered on across its parts', async () => {
     const ownerId = newOwner('parts');
-    const out = await engine.call('importFiles', { ownerId, paths: [telegramChat()] });
+    const file = telegramChat();
+    const out = await engine.call('importFiles', { ownerId, paths: [file] });
     expect(out.files[0]).toMatchObject({ error: null, messages: total - 4, messagesAdded: total - 4 });
     expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ conversations: 1, messages: total - 4 });
+
+    // Every message in the order readers use (time, then seq), with its number: seq ± 1 is the turn
+    // before and after, across the cut between the parts too (each part used to start again at 0).
+    const numbered = async () => {
+      const read = engine.context.store.read;
+      const episodes = await read.episodes.list(ownerId, { limit: 10_000 });
+      const messages = await read.conversations.messagesByIds(
+        ownerId,
+        episodes.flatMap((e) => e.messageIds),
+      );
+      return messages.map((m) => [m.externalId, m.seq]);
+    };
+    const first = await numbered();
+    expect(first).toHaveLength(total - 4);
+    expect(first.map(([, seq]) => seq)).toEqual(first.map((_, i) => i));
+    const cut = PART_MESSAGES + 1; // the first message of the second part
+    expect(first.slice(cut - 1, cut + 1).map(([id]) => Number(id))).toEqual([cut, cut + 1]);
+
+    // Re-importing adds nothing and renumbers nothing.
+    const again = await engine.call('importFiles', { ownerId, paths: [file] });
+    expect(again.files[0]).toMatchObject({ error: null, messagesAdded: 0 });
+    expect(await numbered()).toEqual(first);
   });
 
   it('Discord and Slack channels come in parts too', async () => {

@@ -7,18 +7,11 @@
  * for a dead holder's lock). NEMORI_RELIABILITY_ROUNDS scales the kills: 2 (default) → 22 kill
  * attempts, 1 → 11; 0 is the smoke subset .ci/run runs: one kill in each of import, rebuild, forget, restore.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_BUNDLE_ENV } from '../helpers/cli-bundle.js';
-import { nemoriAt } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
-
-const ROUNDS = Number(process.env.NEMORI_RELIABILITY_ROUNDS ?? 2);
-/** How many kill attempts an operation gets: `n` per round, one in the smoke subset. */
-const attempts = (n: number) => (ROUNDS > 0 ? n * ROUNDS : 1);
-const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
+import { at, attempts, json, killedAfter, timed, whole } from './processes.js';
 
 /** A chat export of `n` conversations of 6 messages, one topic word each (Nemori's JSON). */
 function exportFile(dir: string, name: string, n: number, from = 0): string {
@@ -41,50 +34,6 @@ function exportFile(dir: string, name: string, n: number, from = 0): string {
     }),
   );
   return file;
-}
-
-/** Starts `nemori --home HOME …args` and kills it with SIGKILL after `ms` (or lets it finish first). */
-function killedAfter(home: string, args: string[], ms: number): Promise<'killed' | 'finished'> {
-  const child = spawn(process.execPath, [process.env[CLI_BUNDLE_ENV] || bin, '--home', home, '--no-llm', ...args], {
-    env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_HOME: '', NEMORI_MODEL_DIR: '' },
-    stdio: 'ignore',
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  return new Promise((resolve) =>
-    child.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      resolve(signal === 'SIGKILL' ? 'killed' : 'finished');
-    }),
-  );
-}
-
-async function json<T>(home: string, ...args: string[]): Promise<T> {
-  const r = await nemoriAt(home, '--no-llm', '--json', ...args);
-  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-  return JSON.parse(r.stdout) as T;
-}
-
-interface Health {
-  ok: boolean;
-  problems: { message: string }[];
-  owners: { messages: number; episodes: number; conversations: number }[];
-}
-
-/** Opens the store again and checks it deeply: the only acceptable answer is ok. */
-async function whole(home: string): Promise<Health['owners'][number]> {
-  const h = await json<Health>(home, 'health', '--deep');
-  expect(h.problems.map((p) => p.message)).toEqual([]);
-  expect(h.ok).toBe(true);
-  return h.owners[0] ?? { messages: 0, episodes: 0, conversations: 0 };
-}
-
-/** A random point in [from, to) ms. */
-const at = (from: number, to: number) => Math.floor(from + Math.random() * (to - from));
-
-async function timed(home: string, ...args: string[]): Promise<number> {
-  const t = performance.now();
-  await json(home, ...args);
-  return performance.now() - t;
 }
 
 describe('kill -9 at random points', { timeout: 1_800_000 }, () => {
@@ -135,6 +84,8 @@ describe('kill -9 at random points', { timeout: 1_800_000 }, () => {
       if ((await killedAfter(home, ['data', 'restore', backup.file], at(300, restoreMs))) === 'killed') kills.restore!++;
       const now = await whole(home);
       expect([total.messages, before.messages]).toContain(now.messages);
+      // Killed after its swap, a restore leaves the old store aside: the next open removes it.
+      expect(fs.readdirSync(home).filter((f) => f.includes('restor'))).toEqual([]);
     }
 
     const n = Object.values(kills).reduce((a, b) => a + b, 0);

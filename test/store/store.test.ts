@@ -13,6 +13,20 @@ import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners,
 
 useRealStoreStartup();
 
+/** A store on disk migrated only up to `version`, open in a bare PGlite (for an upgrade to start from). */
+async function storeAtVersion(version: number): Promise<{ home: string; db: PGlite }> {
+  const dir = tempDir();
+  const migrations = path.join(dir, `migrations-v${version}`);
+  fs.mkdirSync(migrations);
+  for (const f of fs.readdirSync(defaultMigrationsDir).filter((f) => Number(f.slice(0, 3)) <= version))
+    fs.copyFileSync(path.join(defaultMigrationsDir, f), path.join(migrations, f));
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+  const db = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
+  await migrate(db, migrations);
+  return { home, db };
+}
+
 describe('the store on disk', () => {
   it('refuses a second open of the same folder, naming the holder', async () => {
     const dir = tempDir();
@@ -95,16 +109,8 @@ describe('the store on disk', () => {
   });
 
   it('upgrades an older store: each indexed document gets its postings, and removing it still removes them', async () => {
-    const dir = tempDir();
-    const v5 = path.join(dir, 'migrations-v5');
-    fs.mkdirSync(v5);
-    for (const f of fs.readdirSync(defaultMigrationsDir).filter((f) => /^00[1-5]_/.test(f)))
-      fs.copyFileSync(path.join(defaultMigrationsDir, f), path.join(v5, f));
-    const home = path.join(dir, 'home');
-    fs.mkdirSync(home);
     // A store as version 5 left it: postings with their by-episode index, documents without their postings.
-    const db = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
-    await migrate(db, v5);
+    const { home, db } = await storeAtVersion(5);
     const ids = await db.transaction(async (tx) => {
       const r = writeRepos(tx, () => {});
       const ids = [await r.episodes.insert('me', null, draft('Gornergrat'), NOW), await r.episodes.insert('me', null, draft('Boots'), NOW)];
@@ -139,6 +145,45 @@ describe('the store on disk', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('upgrades an older store: the parts of a conversation numbered from 0 each are numbered on, in time order', async () => {
+    const { home, db } = await storeAtVersion(6);
+    await db.transaction(async (tx) => {
+      const r = writeRepos(tx, () => {});
+      const { id } = await r.conversations.upsert('me', conversation('long', []), NOW);
+      await r.conversations.addMessages('me', id, conversation('long', ['a', 'b', 'c', 'd', 'e']));
+      // As version 6 stored a chat of two parts: the second part numbered from 0 again.
+      await tx.query(`UPDATE messages SET seq = seq - 3 WHERE seq >= 3`);
+    });
+    await db.close();
+
+    const s = await Store.open({ dir: home });
+    try {
+      const c = (await s.read.conversations.byExternalId('me', 'long'))[0]!;
+      const messages = await s.read.conversations.pendingMessages('me', c.id);
+      expect(messages.map((m) => [m.text, m.seq])).toEqual([
+        ['a', 0],
+        ['b', 1],
+        ['c', 2],
+        ['d', 3],
+        ['e', 4],
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('removes the store a restore killed after its swap set aside, once the restored store opens', async () => {
+    const parent = tempDir();
+    const dir = path.join(parent, 'db');
+    await (await Store.open({ dir })).close();
+    const aside = path.join(parent, 'db.before-restore-1700000000000');
+    fs.mkdirSync(path.join(aside, 'pg'), { recursive: true });
+    fs.writeFileSync(path.join(aside, 'pg', 'PG_VERSION'), '17');
+    const s = await Store.open({ dir });
+    await s.close();
+    expect(fs.readdirSync(parent)).toEqual(['db']);
   });
 
   it('writes a backup that a new store can be opened from', async () => {

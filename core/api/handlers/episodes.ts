@@ -7,6 +7,7 @@ import { episodeView, messageView } from '../views.js';
 
 export function episodeHandlers({
   ctx,
+  live,
 }: HandlerEnv): Handlers<'getEpisode' | 'listEpisodes' | 'createEpisode' | 'updateEpisode' | 'deleteEpisode' | 'rebuildIndexes'> {
   const { store } = ctx;
   return {
@@ -54,10 +55,13 @@ export function episodeHandlers({
     },
 
     async rebuildIndexes(i, opts) {
-      await processPending(ctx, i.ownerId);
-      const episodes = await rebuildIndexes(ctx, i.ownerId, {
-        reembed: i.reembed,
-        onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildIndexes', phase: 'index', done, total }),
+      // Pending messages include live turns: never built beside their tail's rebuild (core/jobs/live-building.ts).
+      const episodes = await live.exclusive(async () => {
+        await processPending(ctx, i.ownerId);
+        return rebuildIndexes(ctx, i.ownerId, {
+          reembed: i.reembed,
+          onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildIndexes', phase: 'index', done, total }),
+        });
       });
       const facts = await reindexFacts(ctx, i.ownerId, { reembed: i.reembed });
       return { ...episodes, facts: facts.facts, factsEmbedded: facts.embedded };

@@ -2,7 +2,7 @@ import { IncomingConversation, parseIsoWithOffset } from '../../domain/conversat
 import { importFiles, ingestConversation } from '../../ingest/import.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 
-export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingestConversation' | 'importFiles'> {
+export function importHandlers({ ctx, discovery, live }: HandlerEnv): Handlers<'ingestConversation' | 'importFiles'> {
   return {
     async ingestConversation(i) {
       const c = IncomingConversation.parse({
@@ -15,7 +15,8 @@ export function importHandlers({ ctx, discovery }: HandlerEnv): Handlers<'ingest
           return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
         }),
       });
-      const r = await ingestConversation(ctx, i.ownerId, c);
+      // The conversation may be a live one (the same source and id): not built beside its tail's rebuild.
+      const r = await live.exclusive(() => ingestConversation(ctx, i.ownerId, c));
       // A companion feeding conversations live must not wait for the LLM to read them: discovery runs behind.
       if (r.episodesCreated > 0) discovery.kick(i.ownerId);
       return r;

@@ -128,10 +128,13 @@ export function llmHandlers(
   const { store } = ctx;
   return {
     async rebuildEpisodes(i, opts) {
-      return rebuildEpisodesWithLlm(ctx, i.ownerId, {
-        scope: i.scope,
-        onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildEpisodes', phase: 'rebuild', done, total }),
-      });
+      // It builds pending messages first, live turns among them: not beside their tail's rebuild.
+      return env.live.exclusive(() =>
+        rebuildEpisodesWithLlm(ctx, i.ownerId, {
+          scope: i.scope,
+          onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildEpisodes', phase: 'rebuild', done, total }),
+        }),
+      );
     },
 
     async getLlmSettings() {

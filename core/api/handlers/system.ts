@@ -46,9 +46,16 @@ export function systemHandlers({
   explicitConfig,
 }: HandlerEnv): Handlers<'stats' | 'health' | 'getEngineSettings' | 'setEngineSettings' | 'backup'> {
   const { store } = ctx;
+  /**
+   * The model whose vectors count: the loaded one, or the one found for this folder when the engine was
+   * opened without loading it (`nemori stats` and `health` do not load the model), so every front end
+   * reports the same store the same way.
+   */
+  const vectorModel = () => ctx.embedder?.modelId ?? (embeddingStatus.available ? embeddingStatus.modelId : null);
   const ownerStats = async (ownerId: string) => {
     const c = await store.read.episodes.counts(ownerId);
-    const embedded = ctx.embedder ? await store.read.vectors.count(ownerId, ctx.embedder.modelId) : 0;
+    const modelId = vectorModel();
+    const embedded = modelId ? await store.read.vectors.count(ownerId, modelId) : 0;
     const sources = await store.read.episodes.sources(ownerId);
     return {
       ownerId,
@@ -63,7 +70,7 @@ export function systemHandlers({
 
   /** The integrity counts of core/store/integrity.ts and the keyword index's own check, worded. */
   const ownerProblems = async (ownerId: string) => {
-    const modelId = ctx.embedder?.modelId ?? null;
+    const modelId = vectorModel();
     const c = await store.read.integrity.counts(ownerId, modelId);
     const bm25 = await store.read.bm25.verify(ownerId);
     const found: HealthProblem[] = [];

@@ -1,0 +1,56 @@
+/** Real `nemori` processes for the crash suites: run one and kill it, run one for its JSON, check a store whole. */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { CLI_BUNDLE_ENV } from '../helpers/cli-bundle.js';
+import { nemoriAt } from '../helpers/cli.js';
+
+const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
+
+const ROUNDS = Number(process.env.NEMORI_RELIABILITY_ROUNDS ?? 2);
+/** How many kill attempts an operation gets: `n` per round, one in the smoke subset (NEMORI_RELIABILITY_ROUNDS=0). */
+export const attempts = (n: number) => (ROUNDS > 0 ? n * ROUNDS : 1);
+
+/** Starts `nemori --home HOME …args` and kills it with SIGKILL after `ms` (or lets it finish first). */
+export function killedAfter(home: string, args: string[], ms: number): Promise<'killed' | 'finished'> {
+  const child = spawn(process.execPath, [process.env[CLI_BUNDLE_ENV] || bin, '--home', home, '--no-llm', ...args], {
+    env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_HOME: '', NEMORI_MODEL_DIR: '' },
+    stdio: 'ignore',
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  return new Promise((resolve) =>
+    child.on('exit', (_code, signal) => {
+      clearTimeout(timer);
+      resolve(signal === 'SIGKILL' ? 'killed' : 'finished');
+    }),
+  );
+}
+
+export async function json<T>(home: string, ...args: string[]): Promise<T> {
+  const r = await nemoriAt(home, '--no-llm', '--json', ...args);
+  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+
+export interface Health {
+  ok: boolean;
+  problems: { message: string }[];
+  owners: { messages: number; episodes: number; conversations: number }[];
+}
+
+/** Opens the store again and checks it deeply: the only acceptable answer is ok. */
+export async function whole(home: string): Promise<Health['owners'][number]> {
+  const h = await json<Health>(home, 'health', '--deep');
+  expect(h.problems.map((p) => p.message)).toEqual([]);
+  expect(h.ok).toBe(true);
+  return h.owners[0] ?? { messages: 0, episodes: 0, conversations: 0 };
+}
+
+/** A random point in [from, to) ms. */
+export const at = (from: number, to: number) => Math.floor(from + Math.random() * (to - from));
+
+export async function timed(home: string, ...args: string[]): Promise<number> {
+  const t = performance.now();
+  await json(home, ...args);
+  return performance.now() - t;
+}
