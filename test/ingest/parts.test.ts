@@ -9,6 +9,7 @@ import { PART_MESSAGES } from '../../core/ingest/parts.js';
 import { qqImport } from '../../core/ingest/qq.js';
 import { slackImport } from '../../core/ingest/slack.js';
 import { telegramImport } from '../../core/ingest/telegram.js';
+import { wechatFormat } from '../../core/ingest/wechat.js';
 import { whatsappImport } from '../../core/ingest/whatsapp.js';
 import { newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { readAll } from './read-all.js';
@@ -222,5 +223,20 @@ describe('line-based text exports in parts', () => {
     ]);
     // The store keeps the last part's title, read after the whole file.
     expect(conversations.map((c) => c.title)).toEqual(['journal', 'My journal', 'My journal']);
+  });
+
+  it('WeChat CSV: a chat longer than a part comes in parts beside the short one it is interleaved with', async () => {
+    const rows = ['localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime'];
+    for (let i = 0; i < total; i++) rows.push(`${i + 1},3,1,0,${i % 2},,2,message ${i + 1},${wall(i).slice(0, 19).replace('T', ' ')}`);
+    rows.splice(100, 0, `${total + 1},5,1,0,0,,2,妈妈的消息,${wall(99).slice(0, 19).replace('T', ' ')}`);
+    const file = path.join(dir, 'messages.csv');
+    fs.writeFileSync(file, `${rows.join('\n')}\n`);
+    const { conversations } = await readAll(wechatFormat({ timeZone: 'UTC' }), file);
+    expect(conversations.map((c) => [c.externalId, c.messages.length, c.metadata.continued])).toEqual([
+      ['messages#3', PART_MESSAGES, undefined],
+      ['messages#3', PART_MESSAGES, true],
+      ['messages#3', 1, true],
+      ['messages#5', 1, undefined],
+    ]);
   });
 });
