@@ -1,9 +1,13 @@
 /**
- * Big-export import benchmark: writes a deterministic Telegram Desktop export (`result.json`, one chat)
- * of about `--mb` megabytes, imports it through the API into a fresh store on disk, and prints one JSON
- * object with messages/s and the peak RSS sampled during the import.
+ * Big-export import benchmark: writes a deterministic single-chat export of about `--mb` megabytes —
+ * a Telegram Desktop `result.json` or a WhatsApp `.txt` (iOS lines with seconds) — imports it through
+ * the API into a fresh store on disk, and prints one JSON object with messages/s, the peak RSS sampled
+ * during the import, and the load average (the machine may be shared).
  *
- *   npx tsx bench/import-big.ts [--mb 200] [--model none|tiny] [--dir DIR]
+ *   npx tsx bench/import-big.ts [--mb 200] [--format telegram|whatsapp] [--model none|tiny] [--dir DIR] [--dry-run]
+ *
+ * `--dry-run` runs the import's first pass only (read and validate the whole file, store nothing): the
+ * readers' own memory at full size, without the disk and the hour a full import of 200 MB takes here.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,54 +19,94 @@ import { rng, syntheticConversation } from './synthetic.js';
 
 const argv = process.argv.slice(2);
 const targetBytes = Number(argValue(argv, 'mb') ?? 200) * 1024 * 1024;
+const format = argValue(argv, 'format') ?? 'telegram';
 const model = argValue(argv, 'model') ?? 'none';
+const dryRun = argv.includes('--dry-run');
 const dir = argValue(argv, 'dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-big-'));
-const file = path.join(dir, 'result.json');
+if (format !== 'telegram' && format !== 'whatsapp') throw new Error(`--format telegram|whatsapp, not ${format}`);
+const file = path.join(dir, format === 'telegram' ? 'result.json' : 'WhatsApp Chat with Family.txt');
 
-/** Streams the export to disk so the generator itself stays small. */
-function writeTelegramExport(): number {
-  const fd = fs.openSync(file, 'w');
-  fs.writeSync(fd, '{\n "name": "Family",\n "type": "private_group",\n "id": 777,\n "messages": [\n');
-  const r = rng(7);
-  let written = 0;
-  let id = 0;
-  let t = Date.UTC(2016, 0, 1) / 1000;
-  for (let c = 0; written < targetBytes; c++) {
-    for (const m of syntheticConversation(c, 50).messages) {
-      t += r() < 0.05 ? 3600 * (2 + Math.floor(r() * 30)) : 30 + Math.floor(r() * 300);
-      const local = new Date((t + 3600) * 1000).toISOString().slice(0, 19);
-      const speaker = m.speaker;
-      const entry = {
-        id: ++id,
-        type: 'message',
-        date: local,
-        date_unixtime: String(t),
-        from: speaker,
-        from_id: `user${speaker.length}${speaker.charCodeAt(0)}`,
-        text: m.text,
-        text_entities: [{ type: 'plain', text: m.text }],
-      };
-      const line = `${id > 1 ? ',\n' : ''}  ${JSON.stringify(entry)}`;
-      fs.writeSync(fd, line);
-      written += Buffer.byteLength(line);
-      if (written >= targetBytes) break;
-    }
-  }
-  fs.writeSync(fd, '\n ]\n}\n');
-  fs.closeSync(fd);
-  return id;
+interface Line {
+  id: number;
+  /** Unix seconds. */
+  t: number;
+  speaker: string;
+  text: string;
 }
 
-const generated = writeTelegramExport();
+/**
+ * The chat's messages, one at a time: synthetic conversations, messages minutes apart, hours between
+ * sessions. A WhatsApp line is a third of a Telegram entry, so its chat is busier (fewer long pauses):
+ * 200 MB of it still ends before 2200, the last year an import takes.
+ */
+function* chat(): Generator<Line> {
+  const r = rng(7);
+  const pause = format === 'telegram' ? 0.05 : 0.01;
+  let id = 0;
+  let t = Date.UTC(2016, 0, 1) / 1000;
+  for (let c = 0; ; c++) {
+    for (const m of syntheticConversation(c, 50).messages) {
+      t += r() < pause ? 3600 * (2 + Math.floor(r() * 30)) : 30 + Math.floor(r() * 300);
+      yield { id: ++id, t, speaker: m.speaker, text: m.text };
+    }
+  }
+}
+
+function telegramEntry(m: Line): string {
+  const entry = {
+    id: m.id,
+    type: 'message',
+    date: new Date((m.t + 3600) * 1000).toISOString().slice(0, 19),
+    date_unixtime: String(m.t),
+    from: m.speaker,
+    from_id: `user${m.speaker.length}${m.speaker.charCodeAt(0)}`,
+    text: m.text,
+    text_entities: [{ type: 'plain', text: m.text }],
+  };
+  return `${m.id > 1 ? ',\n' : ''}  ${JSON.stringify(entry)}`;
+}
+
+/** `[31/12/2023, 21:41:05] Emma: text`, the wall clock read in UTC (the import passes `timeZone: 'UTC'`). */
+function whatsappLine(m: Line): string {
+  const d = new Date(m.t * 1000).toISOString();
+  return `[${d.slice(8, 10)}/${d.slice(5, 7)}/${d.slice(0, 4)}, ${d.slice(11, 19)}] ${m.speaker}: ${m.text}\n`;
+}
+
+/** Streams the export to disk so the generator itself stays small; returns how many messages it holds. */
+function writeExport(): number {
+  const fd = fs.openSync(file, 'w');
+  if (format === 'telegram') fs.writeSync(fd, '{\n "name": "Family",\n "type": "private_group",\n "id": 777,\n "messages": [\n');
+  let written = 0;
+  let count = 0;
+  for (const m of chat()) {
+    const line = format === 'telegram' ? telegramEntry(m) : whatsappLine(m);
+    fs.writeSync(fd, line);
+    written += Buffer.byteLength(line);
+    count = m.id;
+    if (written >= targetBytes) break;
+  }
+  if (format === 'telegram') fs.writeSync(fd, '\n ]\n}\n');
+  fs.closeSync(fd);
+  return count;
+}
+
+const generated = writeExport();
 const { embedder, status } = model === 'none' ? { embedder: null, status: undefined } : await benchEmbedder(model as 'tiny' | 'product');
 const engine = await openEngine({ home: path.join(dir, 'home'), embedder, ...(status ? { embeddingStatus: status } : {}) });
-let peak = process.memoryUsage().rss;
-const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 200);
+// The sample with the highest RSS, whole: how much of it is V8's heap and how much the database's
+// WebAssembly memory (`external` holds it) says where to look.
+let peak = process.memoryUsage();
+const sample = () => {
+  const now = process.memoryUsage();
+  if (now.rss > peak.rss) peak = now;
+};
+const sampler = setInterval(sample, 200);
+const loadBefore = os.loadavg()[0]!;
 const started = performance.now();
-const out = await engine.call('importFiles', { ownerId: 'big', paths: [file] });
+const out = await engine.call('importFiles', { ownerId: 'big', paths: [file], timeZone: 'UTC', dryRun });
 const seconds = (performance.now() - started) / 1000;
 clearInterval(sampler);
-peak = Math.max(peak, process.memoryUsage().rss);
+sample();
 const stats = await engine.call('stats', { ownerId: 'big' });
 await engine.close();
 
@@ -72,12 +116,20 @@ console.log(
       format: out.format,
       fileMB: round(fs.statSync(file).size / 1048576, 1),
       messagesInFile: generated,
+      dryRun,
+      messagesRead: out.messages,
       messagesImported: out.files[0]?.messagesAdded ?? 0,
       episodes: stats.owners[0]?.episodes ?? 0,
       embeddingModel: embedder?.modelId ?? null,
       seconds: round(seconds, 1),
-      messagesPerSecond: round((out.files[0]?.messagesAdded ?? 0) / seconds, 0),
-      peakRssMB: round(peak / 1048576, 0),
+      messagesPerSecond: round((dryRun ? out.messages : (out.files[0]?.messagesAdded ?? 0)) / seconds, 0),
+      peakRssMB: round(peak.rss / 1048576, 0),
+      atPeakMB: {
+        heapUsed: round(peak.heapUsed / 1048576, 0),
+        heapTotal: round(peak.heapTotal / 1048576, 0),
+        external: round(peak.external / 1048576, 0),
+      },
+      loadAverage: { before: round(loadBefore, 2), after: round(os.loadavg()[0]!, 2) },
       errors: out.errors,
       dir,
     },

@@ -54,7 +54,7 @@ for (let i = 0; i < 3; i++) {
   await s.close();
 }
 
-// The engine's open adds the integrity counts every open runs (core/episodes/repair.ts): what a companion waits for.
+// The engine's open is what a companion waits for (after a crash it also counts integrity: core/episodes/repair.ts).
 const engineOpened = performance.now();
 engine = await openEngine({ home, embedder, embeddingStatus: status, config });
 const engineOpenMs = performance.now() - engineOpened;

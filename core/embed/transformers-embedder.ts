@@ -6,7 +6,7 @@
  * holds another ONNX session (hundreds of MB for real models) that is only freed by
  * an explicit dispose. The last `dispose()` of an embedder releases it.
  */
-import { env, pipeline, type FeatureExtractionPipeline, type ProgressInfo, type Tensor } from '@huggingface/transformers';
+import type { FeatureExtractionPipeline, ProgressInfo, Tensor } from '@huggingface/transformers';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -95,8 +95,15 @@ export function loadedPipelines(): LoadedPipelineInfo[] {
 // run one at a time, each with the settings of its own source.
 let envQueue: Promise<unknown> = Promise.resolve();
 
+/**
+ * transformers.js with ONNX Runtime, loaded when the first model is: importing it costs about 160 MB of
+ * memory, which an engine without an embedding model (`--no-model`, a failed load) never needs.
+ */
+const transformers = () => import('@huggingface/transformers');
+
 function withEnvFor<T>(source: ModelSource, task: () => Promise<T>): Promise<T> {
-  const run = envQueue.then(() => {
+  const run = envQueue.then(async () => {
+    const { env } = await transformers();
     const local = source.kind !== 'remote';
     env.allowLocalModels = true;
     env.localModelPath = source.root;
@@ -149,6 +156,7 @@ async function loadModel(source: ModelSource, onProgress: ((p: ModelProgress) =>
 
   let pipe: FeatureExtractionPipeline;
   try {
+    const { pipeline } = await transformers();
     pipe = await withEnvFor(source, () =>
       pipeline('feature-extraction', source.name, {
         dtype: source.spec.dtype,

@@ -3,6 +3,7 @@ import type { Attachment, IncomingConversation, IncomingMessage } from '../domai
 import { makeConversation, makeMessage, normalizeSpaces, stripDirectionMarks } from './chat-text.js';
 import { importError, type ImportFormat, withTimeZone } from './import-format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
+import { ChatParts, type ChatPart } from './parts.js';
 import { readLines } from './text-lines.js';
 
 /**
@@ -126,31 +127,58 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
   // Lines that continue a skipped notice (a group note, a long announcement) are skipped with it.
   let afterSkipped = false;
   let started = false;
-  const messages: IncomingMessage[] = [];
-  const participants = new Set<string>();
-  const skipped = { system: 0, call: 0 };
+  // The chat in parts (see parts.ts); skipped lines are counted per part, the import report adds them up.
+  const parts = new ChatParts();
+  let skipped = { system: 0, call: 0 };
 
-  const push = (speaker: string, rawText: string, wall: Quoted['wall']) => {
+  const conversation = (part: ChatPart): IncomingConversation => {
+    const chat =
+      name ||
+      chatName(
+        path
+          .basename(file)
+          .replace(/\.txt$/i, '')
+          .replace(/^\[LINE\]\s*/, ''),
+      );
+    const c = makeConversation({
+      source: 'line',
+      externalId: chat,
+      title: chat,
+      participants: part.participants,
+      metadata: {
+        skipped: skipped.system + skipped.call,
+        skippedBy: skipped,
+        savedOn,
+        timeZone,
+        ...(part.continued ? { continued: true } : {}),
+      },
+      messages: part.messages,
+    });
+    skipped = { system: 0, call: 0 };
+    return c;
+  };
+
+  /** The message said, or null for a call or a notice; it becomes `last`, which lines after it may continue. */
+  const said = (speaker: string, rawText: string, wall: Quoted['wall']): IncomingMessage | null => {
     const text = rawText.trim();
     afterSkipped = false;
     if (text.startsWith('☎')) {
       skipped.call++;
       last = null;
       afterSkipped = true;
-      return;
+      return null;
     }
     if (isNotice(speaker, text)) {
       skipped.system++;
       last = null;
       afterSkipped = true;
-      return;
+      return null;
     }
     const ph = PLACEHOLDER.exec(text);
     const kind = ph ? PLACEHOLDERS[ph[1]!] : undefined;
     const { at, utcOffsetMin } = wallTimeToInstant(wall, timeZone);
-    participants.add(speaker);
     last = makeMessage({ speaker, text: kind ? '' : text, sentAt: at, utcOffsetMin, attachments: kind ? [{ kind }] : undefined });
-    messages.push(last);
+    return last;
   };
 
   for await (const { line: raw, lineNo } of readLines(file)) {
@@ -161,7 +189,10 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
       if (trailing % 2 === 1) {
         q.parts.push(raw.slice(0, -1));
         quoted = null;
-        push(q.speaker, q.parts.join('\n').replace(/""/g, '"'), q.wall);
+        const message = said(q.speaker, q.parts.join('\n').replace(/""/g, '"'), q.wall);
+        // The part before is handed over only now that a new message starts: nothing changes it any more.
+        const full = message && parts.add(message);
+        if (full) yield conversation(full);
       } else {
         q.parts.push(raw);
       }
@@ -217,7 +248,9 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
         quoted = { startLine: lineNo, wall, speaker, parts: [text.slice(1)] };
         continue;
       }
-      push(speaker, text, wall);
+      const message = said(speaker, text, wall);
+      const full = message && parts.add(message);
+      if (full) yield conversation(full);
       continue;
     }
     if (!started)
@@ -243,22 +276,7 @@ async function* readLine(file: string, o: LineOptions): AsyncGenerator<IncomingC
       'a quoted message that starts on this line is never closed (truncated export?)',
     );
   if (!started) throw importError(file, { line: 1 }, 'no LINE messages in this file (empty, or not a LINE chat export)');
-  const chat =
-    name ||
-    chatName(
-      path
-        .basename(file)
-        .replace(/\.txt$/i, '')
-        .replace(/^\[LINE\]\s*/, ''),
-    );
-  yield makeConversation({
-    source: 'line',
-    externalId: chat,
-    title: chat,
-    participants: [...participants],
-    metadata: { skipped: skipped.system + skipped.call, skippedBy: skipped, savedOn, timeZone },
-    messages,
-  });
+  yield conversation(parts.take());
 }
 
 /** `"hello"` on one line is a complete quoted message only if its last quote is not half of a "" pair. */

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { IncomingConversation, IncomingMessage } from '../domain/conversation.js';
+import type { IncomingConversation } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 import { charLength, makeConversation, makeMessage } from './chat-text.js';
 import { importError, type ImportFormat, withTimeZone } from './import-format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant, type WallTime } from './local-time.js';
+import { ChatParts, type ChatPart } from './parts.js';
 import { readLines } from './text-lines.js';
 
 /**
@@ -82,9 +83,18 @@ function paragraphId(text: string, seen: Map<string, number>): string {
   return n === 1 ? `p:${h}` : `p:${h}#${n}`;
 }
 
-async function readMarkdownFile(file: string, relative: string, o: MarkdownOptions, timeZone: string): Promise<IncomingConversation> {
-  const messages: IncomingMessage[] = [];
+/** One file as one conversation, in parts (see parts.ts): one part's paragraphs in memory, however long the file. */
+async function* readMarkdownFile(
+  file: string,
+  relative: string,
+  o: MarkdownOptions,
+  timeZone: string,
+): AsyncGenerator<IncomingConversation> {
+  const parts = new ChatParts();
+  /** A part handed back by the paragraph that did not fit in it, yielded before the next line is read. */
+  const ready: ChatPart[] = [];
   const ids = new Map<string, number>();
+  // Counted per part: the import report adds the parts up.
   let skipped = 0;
   let codeBlocks = 0;
   let front: Record<string, string> | null = null;
@@ -122,13 +132,30 @@ async function readMarkdownFile(file: string, relative: string, o: MarkdownOptio
     }
     const when = headingWhen ?? (await baseWhen());
     sources.add(when.source);
-    messages.push(
+    const full = parts.add(
       makeMessage({ externalId: paragraphId(text, ids), speaker, role: 'user', text, sentAt: when.at, utcOffsetMin: when.utcOffsetMin }),
     );
+    if (full) ready.push(full);
+  };
+
+  // The title so far: the store keeps the last part's, which has seen the whole file.
+  const conversation = (part: ChatPart): IncomingConversation => {
+    const fm = front as Record<string, string> | null;
+    const c = makeConversation({
+      source: 'markdown',
+      externalId: relative,
+      title: fm?.title || title || path.basename(file).replace(/\.(md|markdown)$/i, ''),
+      participants: part.participants,
+      metadata: { skipped, codeBlocks, timeFrom: [...sources], timeZone, ...(part.continued ? { continued: true } : {}) },
+      messages: part.messages,
+    });
+    skipped = 0;
+    return c;
   };
 
   let first = true;
   for await (const { line, lineNo } of readLines(file)) {
+    for (const part of ready.splice(0)) yield conversation(part);
     if (first) {
       first = false;
       if (/^---\s*$/.test(line)) {
@@ -199,15 +226,8 @@ async function readMarkdownFile(file: string, relative: string, o: MarkdownOptio
   if (fence)
     throw importError(file, { line: (fence as { line: number }).line }, 'a code block opened here is never closed (truncated file?)');
   await endParagraph();
-  const fm = front as Record<string, string> | null;
-  return makeConversation({
-    source: 'markdown',
-    externalId: relative,
-    title: fm?.title || title || path.basename(file).replace(/\.(md|markdown)$/i, ''),
-    participants: messages.length ? [speaker] : [],
-    metadata: { skipped, codeBlocks, timeFrom: [...sources], timeZone },
-    messages,
-  });
+  for (const part of ready.splice(0)) yield conversation(part);
+  yield conversation(parts.take());
 }
 
 const IGNORED_DIRS = new Set(['node_modules', '.git', '.obsidian', '.trash']);
@@ -243,12 +263,12 @@ async function* readMarkdown(target: string, o: MarkdownOptions): AsyncGenerator
     });
   }
   if (!stat.isDirectory()) {
-    yield await readMarkdownFile(target, path.basename(target), o, timeZone);
+    yield* readMarkdownFile(target, path.basename(target), o, timeZone);
     return;
   }
   const files = await markdownFiles(target);
   if (files.length === 0) throw importError(target, { line: 1 }, 'no Markdown files (*.md) in this folder');
-  for (const f of files) yield await readMarkdownFile(f, path.relative(target, f).split(path.sep).join('/'), o, timeZone);
+  for (const f of files) yield* readMarkdownFile(f, path.relative(target, f).split(path.sep).join('/'), o, timeZone);
 }
 
 export function markdownFormat(o: MarkdownOptions = {}): ImportFormat {

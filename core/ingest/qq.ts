@@ -3,6 +3,7 @@ import type { Attachment, IncomingConversation, IncomingMessage } from '../domai
 import { makeConversation, makeMessage } from './chat-text.js';
 import { importError, type ImportFormat, withTimeZone } from './import-format.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
+import { ChatParts, type ChatPart } from './parts.js';
 import { asciiView, readLines } from './text-lines.js';
 
 /**
@@ -61,11 +62,14 @@ const PLACEHOLDER = new RegExp(`\\[(${Object.keys(PLACEHOLDERS).join('|')})\\]`,
 interface Section {
   name: string | null;
   group: string | null;
-  messages: IncomingMessage[];
-  /** Sender id per message (parallel to `messages`), resolved to the last nickname at the end. */
-  ids: string[];
-  lastName: Map<string, string>;
+  /** The section's messages in parts (see parts.ts): one part in memory, however long the chat. */
+  parts: ChatParts;
+  /** Skipped since the last part: the import report adds the parts up. */
   skipped: number;
+  /** Fixed when its first part is handed over: every part carries it. */
+  externalId: string | null;
+  /** The last nickname of each sender id in this section. */
+  lastName: Map<string, string>;
 }
 
 interface Pending {
@@ -76,16 +80,44 @@ interface Pending {
   lines: string[];
 }
 
+/**
+ * The last nickname each sender id used, per section in file order: a first pass, because a chat's
+ * parts are stored before its end is read, and a renamed member must be one speaker in all of them.
+ * Sections and messages start where `readQq` starts them.
+ */
+async function lastNicknames(file: string): Promise<Map<string, string>[]> {
+  const sections = [new Map<string, string>()];
+  let inMessage = false;
+  for await (const { line } of readLines(file)) {
+    if (RULE.test(line)) {
+      inMessage = false;
+      continue;
+    }
+    if (!inMessage && TARGET.test(line.trim())) {
+      sections.push(new Map());
+      continue;
+    }
+    const h = HEADER.exec(line);
+    if (!h) continue;
+    inMessage = true;
+    const name = h[7]!.trim();
+    if (name) sections.at(-1)!.set(h[8] ?? h[9]!, name);
+  }
+  return sections;
+}
+
 async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConversation> {
   const timeZone = checkTimeZone(o.timeZone ?? machineTimeZone());
   const stem = path.basename(file).replace(/\.txt$/i, '');
+  const nicknames = await lastNicknames(file);
+  let sections = 0;
   const newSection = (name: string | null, group: string | null): Section => ({
     name,
     group,
-    messages: [],
-    ids: [],
-    lastName: new Map(),
+    parts: new ChatParts(),
     skipped: 0,
+    externalId: null,
+    lastName: nicknames[sections++] ?? new Map(),
   });
   let section = newSection(null, null);
   let group: string | null = null;
@@ -94,13 +126,34 @@ async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConve
   let lastContentLine: { lineNo: number; line: string; isHeader: boolean } | null = null;
   const seenNames = new Map<string, number>();
 
-  const flushMessage = () => {
-    if (!pending) return;
+  const conversation = (s: Section, part: ChatPart): IncomingConversation => {
+    const base = s.name ?? stem;
+    if (s.externalId === null) {
+      // The same contact name twice (a friend and a group both called "家人"): keep both, apart.
+      const n = (seenNames.get(base) ?? 0) + 1;
+      seenNames.set(base, n);
+      s.externalId = n === 1 ? base : `${base} (${n})`;
+    }
+    const c = makeConversation({
+      source: 'qq',
+      externalId: s.externalId,
+      title: base,
+      participants: part.participants,
+      metadata: { skipped: s.skipped, group: s.group, timeZone, ...(part.continued ? { continued: true } : {}) },
+      messages: part.messages,
+    });
+    s.skipped = 0;
+    return c;
+  };
+
+  /** The message whose lines have all been read, as its section's next message; null when it is a system notice. */
+  const flushMessage = (): IncomingMessage | null => {
+    if (!pending) return null;
     const p = pending;
     pending = null;
     if (SYSTEM_IDS.has(p.id)) {
       section.skipped++;
-      return;
+      return null;
     }
     while (p.lines.length && p.lines.at(-1)!.trim() === '') p.lines.pop();
     const raw = p.lines.join('\n');
@@ -112,40 +165,29 @@ async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConve
       })
       .trim();
     const { at, utcOffsetMin } = wallTimeToInstant(p.wall, timeZone);
-    if (p.name) section.lastName.set(p.id, p.name);
-    section.ids.push(p.id);
-    section.messages.push(makeMessage({ speaker: p.id, text, sentAt: at, utcOffsetMin, attachments }));
+    const speaker = section.lastName.get(p.id) || p.id;
+    return makeMessage({ speaker, text, sentAt: at, utcOffsetMin, attachments });
+  };
+  /** Ends the message being read; the section's part it fills up, if it starts the next one. */
+  const endMessage = (): IncomingConversation | null => {
+    const m = flushMessage();
+    const full = m && section.parts.add(m);
+    return full ? conversation(section, full) : null;
   };
 
+  /** The section's last part: none for the lines before the first section when they hold no message. */
   const finishSection = (): IncomingConversation | null => {
-    flushMessage();
-    const s = section;
-    if (s.name === null && s.messages.length === 0) return null;
-    const participants = new Set<string>();
-    s.messages.forEach((m, i) => {
-      const id = s.ids[i]!;
-      m.speaker = s.lastName.get(id) || id;
-      participants.add(m.speaker);
-    });
-    // The same contact name twice (a friend and a group both called "家人"): keep both, apart.
-    const base = s.name ?? stem;
-    const n = (seenNames.get(base) ?? 0) + 1;
-    seenNames.set(base, n);
-    return makeConversation({
-      source: 'qq',
-      externalId: n === 1 ? base : `${base} (${n})`,
-      title: base,
-      participants: [...participants],
-      metadata: { skipped: s.skipped, group: s.group, timeZone },
-      messages: s.messages,
-    });
+    const part = section.parts.take();
+    if (section.name === null && part.messages.length === 0) return null;
+    return conversation(section, part);
   };
 
   for await (const { line, lineNo } of readLines(file)) {
     const trimmed = line.trim();
     if (trimmed !== '') lastContentLine = { lineNo, line, isHeader: false };
     if (RULE.test(line)) {
-      flushMessage();
+      const full = endMessage();
+      if (full) yield full;
       continue;
     }
     const g = GROUP.exec(trimmed);
@@ -156,6 +198,7 @@ async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConve
     // "消息对象:" inside a message is its text: sections only start after a rule, and rules end messages.
     const t = TARGET.exec(trimmed);
     if (t && !pending) {
+      // Not in a message: a rule ended it.
       const done = finishSection();
       if (done) yield done;
       section = newSection(t[1]!.trim() || null, group);
@@ -164,7 +207,8 @@ async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConve
     }
     const h = HEADER.exec(line);
     if (h) {
-      flushMessage();
+      const full = endMessage();
+      if (full) yield full;
       const wall = { year: +h[1]!, month: +h[2]!, day: +h[3]!, hour: +h[4]!, minute: +h[5]!, second: +h[6]! };
       if (!isValidWallTime(wall))
         throw importError(file, { line: lineNo }, `invalid date or time "${h[1]}-${h[2]}-${h[3]} ${h[4]}:${h[5]}:${h[6]}"`);
@@ -194,6 +238,8 @@ async function* readQq(file: string, o: QqOptions): AsyncGenerator<IncomingConve
       'the file ends at a message header with no message after it (truncated export?)',
     );
   }
+  const full = endMessage();
+  if (full) yield full;
   const done = finishSection();
   if (done) yield done;
 }

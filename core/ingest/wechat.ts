@@ -8,6 +8,7 @@ import { makeConversation, makeMessage } from './chat-text.js';
 import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
 import { fileSource, jsonError, shapeError, valueError, walkJson, type JsonSource } from './json-stream.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant } from './local-time.js';
+import { ChatParts, type ChatPart } from './parts.js';
 import { asciiView, openText } from './text-lines.js';
 import { readTime, type Instant } from './time-shapes.js';
 import { checkJsonMessage, checkLineMessage } from './message-checks.js';
@@ -373,10 +374,11 @@ const ROWS_PER_PASS = 300_000;
 
 interface Building {
   talker: string;
-  messages: IncomingMessage[];
-  participants: Set<string>;
+  /** The conversation in parts (see parts.ts): a chat of millions of rows holds one part in memory. */
+  parts: ChatParts;
   /** The name the others go by, for the title of a one-to-one chat. */
   otherNames: Set<string>;
+  /** Skipped since the last part: the import report adds the parts up. */
   skipped: { system: number; call: number; unknown: number };
 }
 
@@ -402,13 +404,33 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
   }
   if (current.length) passes.push(current);
 
+  // The title so far (the store keeps the last part's, which has seen every row of the chat).
+  const conversation = (b: Building, part: ChatPart): IncomingConversation => {
+    const others = [...b.otherNames];
+    const title = single ? stem : others.length === 1 ? others[0]! : `${stem} (${b.talker || 'no TalkerId'})`;
+    const c = makeConversation({
+      source: 'wechat',
+      externalId: single ? stem : `${stem}#${b.talker}`,
+      title,
+      participants: part.participants,
+      metadata: {
+        skipped: b.skipped.system + b.skipped.call + b.skipped.unknown,
+        skippedBy: b.skipped,
+        talkerId: b.talker || null,
+        timeZone,
+        exporter: n.typeName ? 'pywxdump-csv' : 'wechatmsg-csv',
+        ...(part.continued ? { continued: true } : {}),
+      },
+      messages: part.messages,
+    });
+    b.skipped = { system: 0, call: 0, unknown: 0 };
+    return c;
+  };
+
   const unknownTypes = new Set<string>();
   for (const pass of passes) {
     const building = new Map<string, Building>(
-      pass.map((t) => [
-        t.id,
-        { talker: t.id, messages: [], participants: new Set(), otherNames: new Set(), skipped: { system: 0, call: 0, unknown: 0 } },
-      ]),
+      pass.map((t) => [t.id, { talker: t.id, parts: new ChatParts(), otherNames: new Set(), skipped: { system: 0, call: 0, unknown: 0 } }]),
     );
     for await (const { record, line } of csvRecords(file)) {
       const b = building.get(talkerOf(record, layout));
@@ -446,32 +468,16 @@ async function* readCsv(file: string, o: WeChatOptions, ctx: ReadContext): Async
       const speaker = isMe ? nick || remark || 'me' : remark || nick || wxid || (single ? stem : `contact #${b.talker || '?'}`);
       const role: MessageRole = isMe ? 'user' : 'other';
       const { text, attachments } = body(kind, col(record, n.content!) ?? '');
-      b.participants.add(speaker);
       if (!isMe) b.otherNames.add(speaker);
       const msg = makeMessage({ speaker, role, text, sentAt: time.at, utcOffsetMin: time.utcOffsetMin, attachments });
       checkLineMessage(file, line, msg);
-      b.messages.push(msg);
+      const full = b.parts.add(msg);
+      if (full) yield conversation(b, full);
     }
     for (const t of pass) {
       const b = building.get(t.id)!;
       building.delete(t.id);
-      const others = [...b.otherNames];
-      const title = single ? stem : others.length === 1 ? others[0]! : `${stem} (${t.id || 'no TalkerId'})`;
-      const skipped = b.skipped.system + b.skipped.call + b.skipped.unknown;
-      yield makeConversation({
-        source: 'wechat',
-        externalId: single ? stem : `${stem}#${t.id}`,
-        title,
-        participants: [...b.participants],
-        metadata: {
-          skipped,
-          skippedBy: b.skipped,
-          talkerId: t.id || null,
-          timeZone,
-          exporter: n.typeName ? 'pywxdump-csv' : 'wechatmsg-csv',
-        },
-        messages: b.messages,
-      });
+      yield conversation(b, b.parts.take());
     }
   }
   if (unknownTypes.size) ctx.warn(`${file}: skipped messages of WeChat types Nemori does not read (${[...unknownTypes].join(', ')})`);

@@ -5,6 +5,7 @@ import type { Attachment, IncomingConversation, IncomingMessage } from '../domai
 import { importError, type DateOrder, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
 import { fileAttachment, makeConversation, makeMessage, normalizeSpaces, stripDirectionMarks } from './chat-text.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
+import { ChatParts, type ChatPart } from './parts.js';
 import { readLines, refuseNul, splitLines, type TextLine } from './text-lines.js';
 import { listZipEntries, looksLikeZip, zipEntryNamesSync, zipEntryStream } from './zip.js';
 
@@ -285,7 +286,8 @@ interface Pending {
   parts: string[];
 }
 
-async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext): Promise<IncomingConversation> {
+/** The chat in parts (see parts.ts): one part's messages in memory, however long the chat. */
+async function* parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
   const timeZone = checkTimeZone(o.timeZone ?? machineTimeZone());
   const inferred = await inferDateOrder(input.lines());
   let order: DateOrder | 'ymd';
@@ -296,19 +298,42 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
     orderSource = o.dateOrder ? 'option' : 'locale';
   }
 
-  const messages: IncomingMessage[] = [];
-  const participants = new Set<string>();
+  const parts = new ChatParts();
   // One string per speaker instead of one slice of the file per message.
   const names = new Map<string, string>();
-  const skipped = { system: 0, deleted: 0, call: 0 };
+  // Counted per part: the import report adds the parts up.
+  let skipped = { system: 0, deleted: 0, call: 0 };
   let sawAmbiguousDate = false;
   let platform: Header['platform'] | null = null;
   let pending: Pending | null = null;
   let lastLine: TextLine | null = null;
   let any = false;
 
-  const flush = () => {
-    if (!pending) return;
+  const conversation = (part: ChatPart): IncomingConversation => {
+    const c = makeConversation({
+      source: 'whatsapp',
+      externalId: input.chatName,
+      title: input.chatName,
+      participants: part.participants,
+      metadata: {
+        skipped: skipped.system + skipped.deleted + skipped.call,
+        skippedBy: skipped,
+        platform,
+        dateOrder: order,
+        // Until a date reads two ways, the order is not in question (the report takes the first part that says it is).
+        dateOrderFrom: sawAmbiguousDate ? orderSource : 'file',
+        timeZone,
+        ...(part.continued ? { continued: true } : {}),
+      },
+      messages: part.messages,
+    });
+    skipped = { system: 0, deleted: 0, call: 0 };
+    return c;
+  };
+
+  /** The pending message, complete now that the line after it is read; null when it is not one to keep. */
+  const flush = (): IncomingMessage | null => {
+    if (!pending) return null;
     const p = pending;
     pending = null;
     const h = p.header;
@@ -336,26 +361,23 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
     }
     if (p.speaker === null) {
       skipped.system++;
-      return;
+      return null;
     }
     const raw = p.parts.length === 1 ? p.parts[0]! : p.parts.join('\n');
     const c = classifyAuthored(raw, input.media);
     if (c.type === 'skip') {
       skipped[c.why]++;
-      return;
+      return null;
     }
     const { at, utcOffsetMin } = wallTimeToInstant(wall, timeZone);
-    participants.add(p.speaker);
-    messages.push(
-      makeMessage({
-        speaker: p.speaker,
-        text: c.text,
-        sentAt: at,
-        utcOffsetMin,
-        attachments: c.attachments,
-        metadata: c.edited ? { edited: true } : undefined,
-      }),
-    );
+    return makeMessage({
+      speaker: p.speaker,
+      text: c.text,
+      sentAt: at,
+      utcOffsetMin,
+      attachments: c.attachments,
+      metadata: c.edited ? { edited: true } : undefined,
+    });
   };
 
   for await (const tl of input.lines()) {
@@ -375,7 +397,9 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
       continue;
     }
     any = true;
-    flush();
+    const done = flush();
+    const full = done && parts.add(done);
+    if (full) yield conversation(full);
     platform ??= h.platform;
     const rest = h.rest;
     const colon = rest.indexOf(': ');
@@ -402,30 +426,16 @@ async function parseChat(input: ParseInput, o: WhatsAppOptions, ctx: ReadContext
   if (lastLine && isCutHeader(lastLine.line)) {
     throw importError(input.label, { line: lastLine.lineNo }, 'the file ends in the middle of a message header (truncated export?)');
   }
-  flush();
+  const last = flush();
+  const full = last && parts.add(last);
+  if (full) yield conversation(full);
 
   if (sawAmbiguousDate && orderSource === 'locale') {
     ctx.warn(
       `${input.label}: no date in this chat has a day above 12, so day/month order cannot be told from the file; assumed ${order === 'dmy' ? 'day/month' : 'month/day'} (locale ${o.locale ?? 'of this machine'}). Re-import with the other order if dates look wrong.`,
     );
   }
-  const total = skipped.system + skipped.deleted + skipped.call;
-  return makeConversation({
-    source: 'whatsapp',
-    externalId: input.chatName,
-    title: input.chatName,
-    participants: [...participants],
-    metadata: {
-      skipped: total,
-      skippedBy: skipped,
-      platform,
-      dateOrder: order,
-      // When every date reads the same either way, the order was never a question.
-      dateOrderFrom: sawAmbiguousDate ? orderSource : 'file',
-      timeZone,
-    },
-    messages,
-  });
+  yield conversation(parts.take());
 }
 
 // ---- zip ------------------------------------------------------------------------------------
@@ -460,7 +470,7 @@ async function* decodeUtf8(s: Readable): AsyncGenerator<string> {
   if (tail) yield tail;
 }
 
-async function readZip(file: string, o: WhatsAppOptions, ctx: ReadContext): Promise<IncomingConversation> {
+async function* readZip(file: string, o: WhatsAppOptions, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
   const names = (await listZipEntries(file)).map((e) => e.name);
   const entry = pickChatEntry(names);
   if (!entry)
@@ -475,7 +485,7 @@ async function readZip(file: string, o: WhatsAppOptions, ctx: ReadContext): Prom
   };
   // iOS names the text _chat.txt and the archive after the chat; Android names both after the chat.
   const chatName = chatNameFromPath(/^_chat\.txt$/i.test(path.posix.basename(entry)) ? file : entry);
-  return parseChat({ label: `${file}/${entry}`, chatName, lines: () => entryLines(file, entry), media }, o, ctx);
+  yield* parseChat({ label: `${file}/${entry}`, chatName, lines: () => entryLines(file, entry), media }, o, ctx);
 }
 
 // ---- the format -----------------------------------------------------------------------------
@@ -501,10 +511,10 @@ export function whatsappFormat(o: WhatsAppOptions = {}): ImportFormat {
     },
     async *read(file, ctx) {
       if (path.extname(file).toLowerCase() === '.zip') {
-        yield await readZip(file, withTimeZone(o, ctx), ctx);
+        yield* readZip(file, withTimeZone(o, ctx), ctx);
         return;
       }
-      yield await parseChat(
+      yield* parseChat(
         { label: file, chatName: chatNameFromPath(file), lines: () => readLines(file), media: folderMedia(file) },
         withTimeZone(o, ctx),
         ctx,

@@ -3,9 +3,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { discordImport } from '../../core/ingest/discord.js';
+import { lineImport } from '../../core/ingest/line.js';
+import { markdownImport } from '../../core/ingest/markdown.js';
 import { PART_MESSAGES } from '../../core/ingest/parts.js';
+import { qqImport } from '../../core/ingest/qq.js';
 import { slackImport } from '../../core/ingest/slack.js';
 import { telegramImport } from '../../core/ingest/telegram.js';
+import { wechatFormat } from '../../core/ingest/wechat.js';
+import { whatsappImport } from '../../core/ingest/whatsapp.js';
 import { newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { readAll } from './read-all.js';
 import { writeZip } from './zip-writer.js';
@@ -126,6 +131,135 @@ describe('long chats in parts', () => {
     expect(slack.map((c) => [c.externalId, c.messages.length, c.metadata.continued])).toEqual([
       ['C1', PART_MESSAGES + 1, undefined],
       ['C1', PART_MESSAGES, true],
+    ]);
+  });
+});
+
+/** Wall clock of message i, one minute apart from 2024-01-01 00:00 (UTC fields, read in the import's zone). */
+const wall = (i: number) => new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString();
+
+/**
+ * A WhatsApp chat of `total` messages whose messages PART_MESSAGES-1 … PART_MESSAGES+1 are the same
+ * "ok" in the same minute: the store must keep all three, and a part must not cut between them.
+ */
+function whatsappChat(): string {
+  const out: string[] = [];
+  for (let i = 0; i < total; i++) {
+    const repeat = i >= PART_MESSAGES - 1 && i <= PART_MESSAGES + 1;
+    const w = wall(repeat ? PART_MESSAGES - 1 : i);
+    const line = `[${w.slice(8, 10)}/${w.slice(5, 7)}/${w.slice(0, 4)}, ${w.slice(11, 19)}] ${i % 2 ? 'Ana' : '李雷'}: ${repeat ? 'ok' : `message ${i + 1}`}`;
+    // Every 1000th message has a second line, and every 1000th line is a group event (skipped).
+    out.push(i % 1000 === 500 ? `${line}\nsecond line` : line);
+    if (i % 1000 === 999) out.push(`[${w.slice(8, 10)}/${w.slice(5, 7)}/${w.slice(0, 4)}, ${w.slice(11, 19)}] \u200eAna added Ben`);
+  }
+  const file = path.join(dir, 'whatsapp', 'WhatsApp Chat with Family.txt');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${out.join('\n')}\n`);
+  return file;
+}
+
+describe('line-based text exports in parts', () => {
+  it('WhatsApp: parts share the chat name, keep a repeated message of one minute together and count their skipped lines', async () => {
+    const { conversations } = await readAll(whatsappImport, whatsappChat(), 'UTC');
+    expect(conversations.map((c) => [c.externalId, c.messages.length, c.metadata.continued])).toEqual([
+      // The part waits for the minute of the three "ok" to end.
+      ['Family', PART_MESSAGES + 2, undefined],
+      ['Family', PART_MESSAGES - 1, true],
+    ]);
+    expect(conversations.map((c) => c.metadata.skipped as number).reduce((a, b) => a + b)).toBe(Math.floor(total / 1000));
+    expect(conversations[0]!.messages.slice(-3).map((m) => m.text)).toEqual(['ok', 'ok', 'ok']);
+    expect(conversations[0]!.messages[500]!.text).toBe('message 501\nsecond line');
+    expect(conversations.map((c) => c.participants.sort())).toEqual([
+      ['Ana', '李雷'],
+      ['Ana', '李雷'],
+    ]);
+  });
+
+  it('WhatsApp through the engine: one conversation holding every message, the three "ok" included; again, nothing added', async () => {
+    const ownerId = newOwner('parts');
+    const file = whatsappChat();
+    const out = await engine.call('importFiles', { ownerId, paths: [file], timeZone: 'UTC' });
+    expect(out.files[0]).toMatchObject({ error: null, conversations: 1, messages: total, messagesAdded: total, skipped: 10 });
+    expect((await engine.call('importFiles', { ownerId, paths: [file], timeZone: 'UTC' })).files[0]).toMatchObject({
+      error: null,
+      messagesAdded: 0,
+    });
+    expect((await engine.call('stats', { ownerId })).owners[0]).toMatchObject({ conversations: 1, messages: total });
+  });
+
+  it('LINE: a long chat comes in parts, a message continued on the next line stays whole', async () => {
+    const out = ['[LINE] Chat history with Ana', ''];
+    let day = '';
+    for (let i = 0; i < total; i++) {
+      const w = wall(i);
+      if (w.slice(0, 10) !== day) {
+        day = w.slice(0, 10);
+        out.push('', day.replaceAll('-', '/'));
+      }
+      out.push(`${w.slice(11, 16)}\t${i % 2 ? 'Ana' : 'Ben'}\tmessage ${i + 1}`);
+      if (i === PART_MESSAGES) out.push('continued');
+    }
+    const file = path.join(dir, '[LINE] Chat history with Ana.txt');
+    fs.writeFileSync(file, out.join('\n'));
+    const { conversations } = await readAll(lineImport, file, 'UTC');
+    expect(conversations.map((c) => [c.externalId, c.messages.length, c.metadata.continued])).toEqual([
+      ['Ana', PART_MESSAGES, undefined],
+      ['Ana', PART_MESSAGES, true],
+      ['Ana', 1, true],
+    ]);
+    expect(conversations[1]!.messages[0]!.text).toBe(`message ${PART_MESSAGES + 1}\ncontinued`);
+  });
+
+  it('QQ: a renamed member is shown under their last nickname in every part', async () => {
+    const out = ['消息记录（此消息记录为文本格式，不支持重新导入）', '', '='.repeat(64), '消息对象:家人', '='.repeat(64), ''];
+    for (let i = 0; i < total; i++) {
+      const w = wall(i);
+      const who = i % 2 ? `${i === total - 2 ? '张三丰' : '张三'}(12345)` : '小明<xiaoming@example.com>';
+      out.push(`${w.slice(0, 10)} ${w.slice(11, 19)} ${who}`, `消息 ${i + 1}`, '');
+    }
+    const file = path.join(dir, 'qq.txt');
+    fs.writeFileSync(file, out.join('\n'));
+    const { conversations } = await readAll(qqImport, file, 'UTC');
+    expect(conversations.map((c) => [c.externalId, c.messages.length, c.metadata.continued])).toEqual([
+      ['家人', PART_MESSAGES, undefined],
+      ['家人', PART_MESSAGES, true],
+      ['家人', 1, true],
+    ]);
+    expect(conversations[0]!.messages[1]!.speaker).toBe('张三丰');
+    expect(conversations.map((c) => c.participants.sort())).toEqual([['小明', '张三丰'].sort(), ['小明', '张三丰'].sort(), ['小明']]);
+  });
+
+  it('Markdown: a long journal comes in parts; every part carries the title, however late it comes', async () => {
+    const out: string[] = [];
+    for (let i = 0; i < total; i++) {
+      const w = wall(i);
+      out.push(`## ${w.slice(0, 10)} ${w.slice(11, 16)}`, '', `Journal paragraph number ${i + 1}, long enough to keep.`, '');
+      if (i === PART_MESSAGES + 10) out.push('# My journal', '');
+    }
+    const file = path.join(dir, 'journal.md');
+    fs.writeFileSync(file, out.join('\n'));
+    const { conversations } = await readAll(markdownImport, file, 'UTC');
+    expect(conversations.map((c) => [c.externalId, c.messages.length, c.metadata.continued])).toEqual([
+      ['journal.md', PART_MESSAGES, undefined],
+      ['journal.md', PART_MESSAGES, true],
+      ['journal.md', 1, true],
+    ]);
+    // The store keeps the last part's title, read after the whole file.
+    expect(conversations.map((c) => c.title)).toEqual(['journal', 'My journal', 'My journal']);
+  });
+
+  it('WeChat CSV: a chat longer than a part comes in parts beside the short one it is interleaved with', async () => {
+    const rows = ['localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime'];
+    for (let i = 0; i < total; i++) rows.push(`${i + 1},3,1,0,${i % 2},,2,message ${i + 1},${wall(i).slice(0, 19).replace('T', ' ')}`);
+    rows.splice(100, 0, `${total + 1},5,1,0,0,,2,妈妈的消息,${wall(99).slice(0, 19).replace('T', ' ')}`);
+    const file = path.join(dir, 'messages.csv');
+    fs.writeFileSync(file, `${rows.join('\n')}\n`);
+    const { conversations } = await readAll(wechatFormat({ timeZone: 'UTC' }), file);
+    expect(conversations.map((c) => [c.externalId, c.messages.length, c.metadata.continued])).toEqual([
+      ['messages#3', PART_MESSAGES, undefined],
+      ['messages#3', PART_MESSAGES, true],
+      ['messages#3', 1, true],
+      ['messages#5', 1, undefined],
     ]);
   });
 });
