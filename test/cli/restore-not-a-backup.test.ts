@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { nemoriAt } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { CLEAN_CLOSE_FILE } from '../../core/store/store.js';
 
 /**
  * `nemori data restore` with files that are not backups, in a real process: PGlite's loader used to
@@ -26,8 +27,8 @@ describe('restoring a file that is not a backup', { timeout: 120_000 }, () => {
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain(`${path.basename(file)} is not a Nemori backup`);
       expect(r.stderr).not.toMatch(/Z_DATA_ERROR|incorrect header check|triggerUncaughtException/);
-      // The process closed the store: its lock is released, nothing was staged beside it.
-      expect(fs.readdirSync(path.join(home, 'db')).sort()).toEqual(['pg']);
+      // The process closed the store (cleanly: it says so): its lock is released, nothing was staged beside it.
+      expect(fs.readdirSync(path.join(home, 'db')).sort()).toEqual([CLEAN_CLOSE_FILE, 'pg']);
     }
     const health = await nemoriAt(home, '--no-llm', '--json', 'health');
     expect(health.code, health.stderr).toBe(0);

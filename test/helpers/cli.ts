@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CLI_BUNDLE_ENV } from './cli-bundle.js';
@@ -41,4 +41,27 @@ export async function runNemori(args: readonly string[], env: Record<string, str
 /** `nemori --home HOME …` */
 export function nemoriAt(home: string, ...args: string[]): Promise<CliResult> {
   return runNemori(['--home', home, ...args]);
+}
+
+export interface RunningNemori {
+  child: ChildProcess;
+  /** What it printed so far. */
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the real `nemori` command (as `runNemori` does) and leaves it running: for tests that signal it. */
+export function spawnNemori(args: readonly string[], env: Record<string, string> = {}): RunningNemori {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NEMORI_')));
+  const child = spawn(process.execPath, [process.env[CLI_BUNDLE_ENV] || bin, ...args], {
+    env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }

@@ -13,6 +13,7 @@ import { openEngine, type ProgressEvent } from '../../core/engine/open-engine.js
 import { loopback } from '../../core/http/holder-transport.js';
 import { startWeb } from '../../core/http/web.js';
 import { resolveStartup } from '../../core/engine/startup.js';
+import { CLEAN_CLOSE_FILE } from '../../core/store/store.js';
 import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
 import { TINY_MODEL_DIR } from '../fixtures/tiny-model/index.js';
 import { request } from '../http/client.js';
@@ -157,7 +158,7 @@ describe('one engine per data folder, in one process', () => {
     const holder = await connect(home);
     expect(fs.readdirSync(path.join(home, 'db')).sort()).toEqual(['engine.json', 'nemori.lock', 'pg']);
     await holder.close();
-    expect(fs.readdirSync(path.join(home, 'db'))).toEqual(['pg']);
+    expect(fs.readdirSync(path.join(home, 'db')).sort()).toEqual([CLEAN_CLOSE_FILE, 'pg']);
   });
 });
 

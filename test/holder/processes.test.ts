@@ -10,12 +10,10 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holderFileOf, lockFileOf } from '../../core/engine/holder.js';
 import { openEngine } from '../../core/engine/open-engine.js';
-import { CLI_BUNDLE_ENV } from '../helpers/cli-bundle.js';
-import { nemoriAt } from '../helpers/cli.js';
+import { nemoriAt, spawnNemori } from '../helpers/cli.js';
 import { fixture, manyConversationsFile, tempDir } from '../helpers/engine.js';
 
 const here = import.meta.dirname;
-const bin = path.join(here, '..', '..', 'bin', 'nemori.mjs');
 
 interface Child {
   child: ChildProcessWithoutNullStreams;
@@ -111,21 +109,13 @@ describe('many processes, one memory', { timeout: 600_000 }, () => {
     const home = tempDir('nemori-held-stop-');
     const holder = await holdFolder(home);
     const file = manyConversationsFile(400);
-    const child = spawn(process.execPath, [process.env[CLI_BUNDLE_ENV] || bin, '--home', home, '--json', 'import', file], {
-      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NEMORI_'))),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const run = spawnNemori(['--home', home, '--json', 'import', file]);
     // A client now, its import running at the holder (well under way a few seconds later).
-    while (!stderr.includes(note(home, holder.pid))) await new Promise((r) => setTimeout(r, 50));
+    while (!run.stderr().includes(note(home, holder.pid))) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 3000));
-    child.kill('SIGTERM');
-    expect(await exited, stderr).toBe(143);
-    const report = JSON.parse(stdout) as { cancelled: boolean; files: { messagesAdded: number }[] };
+    run.child.kill('SIGTERM');
+    expect(await run.exited, run.stderr()).toBe(143);
+    const report = JSON.parse(run.stdout()) as { cancelled: boolean; files: { messagesAdded: number }[] };
     expect(report.cancelled).toBe(true);
     const stats = await nemoriAt(home, '--json', 'stats');
     expect(messagesIn(JSON.parse(stats.stdout), 'default')).toBe(report.files[0]!.messagesAdded);
