@@ -3,7 +3,8 @@
  * start) through the environment:
  * - the template new stores start from (test/helpers/store-template.mjs), made by the real Store.open:
  *   initdb and every migration;
- * - the `nemori` command prebuilt as one module (test/helpers/cli-bundle.ts).
+ * - the `nemori` command prebuilt as one module (test/helpers/cli-bundle.ts);
+ * - a temporary folder for everything the run writes, removed at its end.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,6 +44,11 @@ export default async function setup(): Promise<() => void> {
   const [, bundle] = await Promise.all([buildStoreTemplate(template), buildCliBundle(cli)]);
   process.env[TEMPLATE_ENV] = template;
   process.env[CLI_BUNDLE_ENV] = bundle;
+  // Every temporary folder a test or a process it starts makes (os.tmpdir()) goes in this run's folder,
+  // which goes when the run ends: thousands of stores a day otherwise fill the disk.
+  const tmp = path.join(dir, 'tmp');
+  fs.mkdirSync(tmp);
+  process.env.TMPDIR = tmp;
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--import=${pathToFileURL(PRELOAD).href}`].filter(Boolean).join(' ');
-  return () => fs.rmSync(dir, { recursive: true, force: true });
+  return () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
