@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
+import { fileSource, shapeError, valueError, walkMessages } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
@@ -85,13 +85,8 @@ async function* readDiscord(file: string, ctx: ReadContext): AsyncGenerator<Inco
   let messages: IncomingMessage[] = [];
   let skipped = 0;
   let parts = 0;
-  let sawMessages = false;
-  for await (const ev of walkJson(
-    src,
-    (p, type) => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array'),
-  )) {
-    if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
-    if (ev.kind !== 'value') continue;
+  const found = { messages: false };
+  for await (const ev of walkMessages(src, found)) {
     const [top, index] = ev.path;
     if (top === 'guild') {
       const g = Guild.safeParse(ev.value);
@@ -142,7 +137,7 @@ async function* readDiscord(file: string, ctx: ReadContext): AsyncGenerator<Inco
       throw await valueError(src, [], 'expected a DiscordChatExporter object ({"guild", "channel", "messages"})');
     }
   }
-  if (!channel || !sawMessages)
+  if (!channel || !found.messages)
     throw await valueError(src, [], 'no "channel" and "messages" here; is this a DiscordChatExporter JSON export?');
   if (messages.length > 0) yield conversation(guild, channel, messages, skipped, parts > 0);
 }

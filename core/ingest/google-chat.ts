@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { IncomingConversation, type IncomingMessage } from '../domain/conversation.js';
 import { normalizeSpaces } from './chat-text.js';
 import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
+import { fileSource, shapeError, valueError, walkMessages } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { checkJsonMessage } from './message-checks.js';
 import { partIsFull } from './parts.js';
@@ -76,7 +76,7 @@ async function* readGoogleChat(file: string, ctx: ReadContext): AsyncGenerator<I
   let messages: IncomingMessage[] = [];
   let skipped = 0;
   let parts = 0;
-  let sawMessages = false;
+  const found = { messages: false };
   const conversation = (): IncomingConversation => {
     const metadata: Record<string, unknown> = { skipped, timeZone: 'UTC (Takeout writes times in UTC)' };
     if (parts > 0) metadata.continued = true;
@@ -90,12 +90,7 @@ async function* readGoogleChat(file: string, ctx: ReadContext): AsyncGenerator<I
       messages,
     });
   };
-  for await (const ev of walkJson(
-    src,
-    (p, type) => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array'),
-  )) {
-    if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
-    if (ev.kind !== 'value') continue;
+  for await (const ev of walkMessages(src, found)) {
     if (ev.path.length === 0) throw await valueError(src, [], 'expected a Google Chat messages.json object ({"messages": […]})');
     const [top, index] = ev.path;
     if (top !== 'messages' || typeof index !== 'number') continue;
@@ -139,7 +134,7 @@ async function* readGoogleChat(file: string, ctx: ReadContext): AsyncGenerator<I
     }
     messages.push(message);
   }
-  if (!sawMessages) throw await valueError(src, [], 'no "messages" array here; is this a Google Chat messages.json from Takeout?');
+  if (!found.messages) throw await valueError(src, [], 'no "messages" array here; is this a Google Chat messages.json from Takeout?');
   if (messages.length > 0) yield conversation();
 }
 

@@ -398,3 +398,22 @@ export async function shapeError(src: JsonSource, at: JsonPath, what: string, er
 export async function valueError(src: JsonSource, at: JsonPath, problem: string): Promise<NemoriError> {
   return jsonError(src, await locate(src, at), problem);
 }
+
+/**
+ * The shape most chat exports share: a top-level object (walked into, never assembled whole) whose
+ * `messages` array arrives item by item; every other value arrives whole, as does a root that is not
+ * an object (`anyRoot`: walked into whatever it is). `found.messages` tells the caller, once the walk
+ * is over, whether there was a `messages` array at all.
+ */
+export async function* walkMessages(
+  src: JsonSource,
+  found: { messages: boolean },
+  o: { anyRoot?: boolean } = {},
+): AsyncGenerator<{ path: JsonPath; value: unknown }> {
+  const descend = (p: JsonPath, type: 'object' | 'array') =>
+    (p.length === 0 && (o.anyRoot || type === 'object')) || (p.length === 1 && p[0] === 'messages' && type === 'array');
+  for await (const ev of walkJson(src, descend)) {
+    if (ev.kind === 'enter' && ev.path.length === 1) found.messages = true;
+    if (ev.kind === 'value') yield ev;
+  }
+}

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkJson } from './json-stream.js';
+import { fileSource, shapeError, valueError, walkMessages } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 import { checkJsonMessage } from './message-checks.js';
@@ -126,13 +126,8 @@ async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<In
   const meta: Record<string, unknown> = {};
   const messages: IncomingMessage[] = [];
   let skipped = 0;
-  let sawMessages = false;
-  for await (const ev of walkJson(
-    src,
-    (p, type) => (p.length === 0 && type === 'object') || (p.length === 1 && p[0] === 'messages' && type === 'array'),
-  )) {
-    if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
-    if (ev.kind !== 'value') continue;
+  const found = { messages: false };
+  for await (const ev of walkMessages(src, found)) {
     const [top, index] = ev.path;
     if (ev.path.length === 0) throw await valueError(src, [], 'expected a Messenger thread object ({"participants", "messages", …})');
     if (top !== 'messages' || typeof index !== 'number') {
@@ -162,7 +157,7 @@ async function* readMessenger(file: string, ctx: ReadContext): AsyncGenerator<In
     await checkJsonMessage(src, ev.path, `message ${index + 1}`, message);
     messages.push(message);
   }
-  if (!sawMessages) throw await valueError(src, [], 'no "messages" array here; is this a Messenger or Instagram message_N.json?');
+  if (!found.messages) throw await valueError(src, [], 'no "messages" array here; is this a Messenger or Instagram message_N.json?');
   // Newest first in the file; a stable sort keeps same-millisecond messages in the order they were sent.
   messages.reverse().sort((a, b) => a.sentAt.getTime() - b.sentAt.getTime());
   if (messages.length === 0) return;

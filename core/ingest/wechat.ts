@@ -6,7 +6,7 @@ import type { Attachment, IncomingConversation, IncomingMessage, MessageRole } f
 import { NemoriError } from '../domain/errors.js';
 import { makeConversation, makeMessage } from './chat-text.js';
 import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
-import { fileSource, jsonError, shapeError, valueError, walkJson, type JsonSource } from './json-stream.js';
+import { fileSource, jsonError, shapeError, valueError, walkMessages, type JsonSource } from './json-stream.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant } from './local-time.js';
 import { ChatParts, type ChatPart } from './parts.js';
 import { asciiView, openText } from './text-lines.js';
@@ -525,18 +525,14 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
   const timeZone = checkTimeZone(o.timeZone ?? machineTimeZone());
   const src: JsonSource = fileSource(file);
   let session: z.infer<typeof Session> | null = null;
-  let sawMessages = false;
+  const found = { messages: false };
   const messages: IncomingMessage[] = [];
   const skipped = { system: 0, call: 0, unknown: 0 };
   const unknownTypes = new Set<string>();
   // Rows from others need the chat's name when they carry no sender name, and the session may come last.
   const unnamed: Array<{ msg: IncomingMessage; sender: string }> = [];
   // Walk into the root (whatever it is, so a wrong file is never assembled whole) and the messages array.
-  const descend = (p: (string | number)[], type: 'object' | 'array') =>
-    p.length === 0 || (p.length === 1 && p[0] === 'messages' && type === 'array');
-  for await (const ev of walkJson(src, descend)) {
-    if (ev.kind === 'enter' && ev.path.length === 1) sawMessages = true;
-    if (ev.kind !== 'value') continue;
+  for await (const ev of walkMessages(src, found, { anyRoot: true })) {
     if (ev.path.length === 1 && ev.path[0] === 'session') {
       const parsed = Session.safeParse(ev.value);
       if (!parsed.success) throw await shapeError(src, ['session'], 'session', parsed.error);
@@ -579,7 +575,7 @@ async function readEchoJson(file: string, o: WeChatOptions, ctx: ReadContext): P
     if (!name && !isMe) unnamed.push({ msg, sender: sender.trim() });
     messages.push(msg);
   }
-  if (!sawMessages) throw jsonError(src, { line: 1, column: 1 }, 'no "messages" array: not an EchoTrace/WeFlow WeChat export');
+  if (!found.messages) throw jsonError(src, { line: 1, column: 1 }, 'no "messages" array: not an EchoTrace/WeFlow WeChat export');
   const s = session as z.infer<typeof Session> | null;
   const stem = path.basename(file).replace(/\.json$/i, '');
   const title = s?.remark || s?.displayName || s?.nickname || stem;
