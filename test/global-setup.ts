@@ -18,6 +18,7 @@ import { buildCliBundle, CLI_BUNDLE_ENV } from './helpers/cli-bundle.js';
 import { TEMPLATE_ENV } from './helpers/store-template.mjs';
 
 const PRELOAD = path.join(import.meta.dirname, 'helpers', 'store-template.mjs');
+const TMP_BASE_ENV = 'TEST_NEMORI_TMP_BASE';
 
 async function buildStoreTemplate(dir: string): Promise<void> {
   const store = await Store.open();
@@ -36,7 +37,10 @@ async function buildStoreTemplate(dir: string): Promise<void> {
 }
 
 export default async function setup(): Promise<() => void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-test-run-'));
+  // Under the machine's temporary folder, also when vitest sets up several projects in one process
+  // (each would otherwise nest in the last one's, past the length a Unix socket path may have).
+  const base = (process.env[TMP_BASE_ENV] ??= os.tmpdir());
+  const dir = fs.mkdtempSync(path.join(base, 'nemori-test-run-'));
   const template = path.join(dir, 'store-template');
   const cli = path.join(dir, 'cli');
   fs.mkdirSync(template);
