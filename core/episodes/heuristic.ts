@@ -2,7 +2,7 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import { tokenize } from '../text/tokenize.js';
 import { describeSpan, joinNames } from '../text/describe.js';
-import { keywords, properNouns, topicPhrases, type Idf } from '../text/keywords.js';
+import { properNouns, topicsOf, type Idf } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
 
@@ -59,9 +59,8 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
   const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
-  const kw = keywords(said, 8, { exclude: speakerTerms, idf: o.idf });
   const cjk = isMostlyCjk(body);
-  const phrases = topicPhrases(said, cjk ? 3 : 2, { exclude: speakerTerms, idf: o.idf });
+  const { keywords: kw, phrases } = topicsOf(said, { keywords: 8, phrases: cjk ? 3 : 2 }, { exclude: speakerTerms, idf: o.idf });
   const entities = [...new Set([...speakers, ...properNouns(body, 8)])];
 
   const lines = messages.map((m, i) => `${m.speaker}: ${annotateRelativeTimes(texts[i]!, m.sentAt, m.utcOffsetMin)}`);

@@ -654,12 +654,8 @@ interface Word {
 
 const SENTENCE_END = /[.!?。！？\n]/u;
 
-/** Episodes ask for a text's keywords and then its topic phrases: its words are kept for the second. */
-let lastWords: { text: string; words: readonly Word[] } | null = null;
-
 /** Word segments of a text with their term, sentence and whether they open it. */
-function words(text: string): readonly Word[] {
-  if (lastWords?.text === text) return lastWords.words;
+function words(text: string): Word[] {
   const out: Word[] = [];
   let sentence = 0;
   let first = true;
@@ -676,7 +672,6 @@ function words(text: string): readonly Word[] {
     out.push({ word: seg.segment, term, sentence, first, before: prev && !first ? prev.word.toLowerCase() : null });
     first = false;
   }
-  lastWords = { text, words: out };
   return out;
 }
 
@@ -729,32 +724,39 @@ function maxIdfOf(terms: Iterable<string>, idf: Idf | undefined): number {
 }
 
 /**
- * Salient words of a text, in their readable surface form: terms are counted by their BM25 stem (so
- * "hike", "hiking", "hiked" add up), weighted by how rare they are in the person's memory, and shown
- * as the form used most often. Interjections, chat fillers, general verbs and words seen only at the
- * start of a sentence are left out, in English and Chinese.
+ * What a text is about, from one reading of it:
+ * - `keywords`: its salient words, in their readable surface form. Terms are counted by their BM25 stem
+ *   (so "hike", "hiking", "hiked" add up), weighted by how rare they are in the person's memory, and
+ *   shown as the form used most often. Interjections, chat fillers, general verbs and words seen only at
+ *   the start of a sentence are left out, in English and Chinese.
+ * - `phrases`: short phrases for a title — the most salient words, joined with the salient words next
+ *   to them where the text runs them together ("LGBTQ support group", "seed catalogue"), best first, no
+ *   word twice.
  */
-export function keywords(text: string, limit: number, o: KeywordOptions | ReadonlySet<string> = {}): string[] {
-  const opts: KeywordOptions = o instanceof Set ? { exclude: o } : (o as KeywordOptions);
-  const occ = collect(words(text), opts.exclude ?? new Set());
-  const maxIdf = maxIdfOf(occ.keys(), opts.idf);
-  return [...occ]
-    .map(([t, x]) => ({ t, x, s: salience(x, t, opts.idf, maxIdf) }))
-    .sort((a, b) => b.s - a.s || b.x.count - a.x.count || a.t.localeCompare(b.t))
-    .slice(0, limit)
-    .map(({ x }) => surfaceOf(x));
-}
-
-/**
- * What a conversation was about, as up to `limit` short phrases for a title: the most salient words,
- * joined with the salient words next to them where the text runs them together ("LGBTQ support
- * group", "seed catalogue"), best first, no word twice.
- */
-export function topicPhrases(text: string, limit: number, o: KeywordOptions = {}): string[] {
+export function topicsOf(
+  text: string,
+  limits: { keywords: number; phrases: number },
+  o: KeywordOptions = {},
+): { keywords: string[]; phrases: string[] } {
   const ws = words(text);
   const occ = collect(ws, o.exclude ?? new Set());
   const maxIdf = maxIdfOf(occ.keys(), o.idf);
   const score = new Map([...occ].map(([t, x]) => [t, salience(x, t, o.idf, maxIdf)]));
+  const keywords = [...occ]
+    .map(([t, x]) => ({ x, t, s: score.get(t)! }))
+    .sort((a, b) => b.s - a.s || b.x.count - a.x.count || a.t.localeCompare(b.t))
+    .slice(0, limits.keywords)
+    .map(({ x }) => surfaceOf(x));
+  return { keywords, phrases: phrasesOf(ws, occ, score, limits.phrases) };
+}
+
+/** A text's salient words alone (see topicsOf). */
+export function keywords(text: string, limit: number, o: KeywordOptions = {}): string[] {
+  return topicsOf(text, { keywords: limit, phrases: 0 }, o).keywords;
+}
+
+function phrasesOf(ws: readonly Word[], occ: Map<string, Occurrence>, score: Map<string, number>, limit: number): string[] {
+  if (limit === 0) return [];
   // Runs of two or three adjacent salient words in one sentence (for CJK: adjacent segmenter words)
   // make a phrase.
   const phrases = new Map<string, { terms: string[]; count: number; forms: Map<string, number> }>();
