@@ -49,17 +49,8 @@ export const EpisodeView = z.object({
 export type EpisodeView = z.infer<typeof EpisodeView>;
 
 export function messageView(m: StoredMessage): MessageView {
-  return {
-    id: m.id,
-    conversationId: m.conversationId,
-    externalId: m.externalId,
-    speaker: m.speaker,
-    role: m.role,
-    text: m.text,
-    sentAt: m.sentAt.toISOString(),
-    utcOffsetMin: m.utcOffsetMin,
-    attachments: m.attachments,
-  };
+  const { seq: _seq, episodeId: _episodeId, sentAt, ...rest } = m;
+  return { ...rest, sentAt: sentAt.toISOString() };
 }
 
 export function episodeView(e: Episode): EpisodeView {
@@ -102,29 +93,24 @@ export const FactView = z.object({
 export type FactView = z.infer<typeof FactView>;
 
 export function factView(n: Fact): FactView {
+  // Owner and the forgetting bookkeeping stay inside the engine; the view says only what a person sees.
+  const {
+    ownerId: _ownerId,
+    baseImportance: _baseImportance,
+    tierChangedAt: _tierChangedAt,
+    tierReason: _tierReason,
+    markedImportant,
+    lastAccessed,
+    createdAt,
+    updatedAt,
+    ...rest
+  } = n;
   return {
-    id: n.id,
-    key: n.key,
-    entityType: n.entityType,
-    label: n.label,
-    value: n.value,
-    context: n.context,
-    confidence: n.confidence,
-    version: n.version,
-    discoveryEpisodeId: n.discoveryEpisodeId,
-    discoveryMethod: n.discoveryMethod,
-    keywords: n.keywords,
-    tags: n.tags,
-    source: n.source,
-    accessCount: n.accessCount,
-    lastAccessed: n.lastAccessed?.toISOString() ?? null,
-    relevance: n.relevance,
-    importance: n.importance,
-    tokens: n.tokens,
-    tier: n.tier,
-    marked: n.markedImportant,
-    createdAt: n.createdAt.toISOString(),
-    updatedAt: n.updatedAt.toISOString(),
+    ...rest,
+    lastAccessed: lastAccessed?.toISOString() ?? null,
+    marked: markedImportant,
+    createdAt: createdAt.toISOString(),
+    updatedAt: updatedAt.toISOString(),
   };
 }
 

@@ -1,15 +1,5 @@
 import { Option, type Command } from 'commander';
-import { NemoriError } from '../domain/errors.js';
-import {
-  claudeCodeAddCommand,
-  clientConfigFile,
-  configSnippet,
-  MCP_CLIENTS,
-  serverEntry,
-  serversKey,
-  writeClientConfig,
-  type McpClient,
-} from '../companions/mcp-config.js';
+import { clientSetup, MCP_CLIENTS, serverEntry, writeClientConfig, type McpClient } from '../companions/mcp-config.js';
 import { resolveStartup } from '../engine/startup.js';
 import type { RunOperation } from './run-operation.js';
 
@@ -60,26 +50,22 @@ export function addCompanionCommands(program: Command, cli: CompanionCli): void 
     .action((o: { client: McpClient; write?: boolean; configFile?: string; readOnly?: boolean }) => {
       const { home, json } = cli.global();
       const entry = serverEntry(o.client, { home, readOnly: Boolean(o.readOnly || mcp.opts<{ readOnly?: boolean }>().readOnly) });
-      const file = o.configFile ?? clientConfigFile(o.client);
+      const setup = clientSetup(o.client, entry, o.configFile);
+      const { file } = setup;
       if (!o.write) {
-        const snippet = configSnippet(o.client, entry);
         if (json) {
-          process.stdout.write(`${JSON.stringify({ client: o.client, file, key: serversKey(o.client), entry, snippet }, null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ client: o.client, file, key: setup.serversKey, entry, snippet: setup.snippet }, null, 2)}\n`,
+          );
           return;
         }
-        const claudeCode = o.client === 'claude-code' ? `\nor run:\n  ${claudeCodeAddCommand(entry)}\n` : '';
+        const claudeCode = setup.command ? `\nor run:\n  ${setup.command}\n` : '';
         process.stdout.write(
-          `Add this to ${file} (under "${serversKey(o.client)}", beside any other servers):\n${JSON.stringify(snippet, null, 2)}\n${claudeCode}\nor let Nemori do it: nemori mcp config --client ${o.client} --write\n`,
+          `Add this to ${file} (under "${setup.serversKey}", beside any other servers):\n${JSON.stringify(setup.snippet, null, 2)}\n${claudeCode}\nor let Nemori do it: nemori mcp config --client ${o.client} --write\n`,
         );
         return;
       }
-      let result;
-      try {
-        result = writeClientConfig(file, o.client, entry);
-      } catch (e) {
-        if (e instanceof NemoriError) throw e;
-        throw new NemoriError('INVALID_INPUT', `cannot write ${file}: ${(e as Error).message}`);
-      }
+      const result = writeClientConfig(file, o.client, entry);
       if (json) {
         process.stdout.write(`${JSON.stringify({ client: o.client, ...result, entry }, null, 2)}\n`);
         return;

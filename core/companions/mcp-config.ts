@@ -93,6 +93,23 @@ export function configSnippet(client: McpClient, entry: ServerEntry): Record<str
   return { [serversKey(client)]: { [SERVER_NAME]: entry } };
 }
 
+/** What a person needs to add the entry by hand: the file, where in it, the snippet and (Claude Code) the command instead. */
+export interface ClientSetup {
+  file: string;
+  serversKey: string;
+  snippet: Record<string, unknown>;
+  command: string | null;
+}
+
+export function clientSetup(client: McpClient, entry: ServerEntry, file: string = clientConfigFile(client)): ClientSetup {
+  return {
+    file,
+    serversKey: serversKey(client),
+    snippet: configSnippet(client, entry),
+    command: client === 'claude-code' ? claudeCodeAddCommand(entry) : null,
+  };
+}
+
 function parseConfig(text: string, file: string): Record<string, unknown> {
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -132,8 +149,20 @@ export interface WriteResult {
   backup: string | null;
 }
 
-/** Sets the nemori entry in `file`: a backup of the old file first, then the new one written whole. */
+/**
+ * Sets the nemori entry in `file`: a backup of the old file first, then the new one written whole. A file
+ * that cannot be read or written is an INVALID_INPUT error naming it.
+ */
 export function writeClientConfig(file: string, client: McpClient, entry: ServerEntry, now: Date = new Date()): WriteResult {
+  try {
+    return writeMerged(file, client, entry, now);
+  } catch (e) {
+    if (e instanceof NemoriError) throw e;
+    throw new NemoriError('INVALID_INPUT', `cannot write ${file}: ${(e as Error).message}`);
+  }
+}
+
+function writeMerged(file: string, client: McpClient, entry: ServerEntry, now: Date): WriteResult {
   const exists = fs.existsSync(file);
   const before = exists ? fs.readFileSync(file, 'utf8') : '';
   const after = mergeConfig(before, client, entry, file);

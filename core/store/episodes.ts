@@ -251,31 +251,16 @@ export function episodeReads(q: Sql) {
     /** What a packed block of evidence names about its episode (no content, no vectors): title, time, people, topics. */
     async headers(ownerId: string, ids: readonly string[]): Promise<EpisodeHeader[]> {
       if (ids.length === 0) return [];
-      const r = await q.query<{
-        id: string;
-        conversation_id: string | null;
-        title: string;
-        start_at: Date;
-        end_at: Date;
-        utc_offset_min: number;
-        keywords: string[];
-        entities: string[] | null;
-        participants: string[] | null;
-      }>(
-        `SELECT e.id, e.conversation_id, e.title, e.start_at, e.end_at, e.utc_offset_min, e.keywords,
+      const r = await q.query<Omit<EpisodeHeader, 'temporal'> & { start_at: Date; end_at: Date; utc_offset_min: number }>(
+        `SELECT e.id, e.conversation_id AS "conversationId", e.title, e.start_at, e.end_at, e.utc_offset_min, e.keywords,
                 ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'entities', '[]'))) AS entities,
                 ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'participants', '[]'))) AS participants
          FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
         [ownerId, ids],
       );
-      return r.rows.map((x) => ({
-        id: x.id,
-        conversationId: x.conversation_id,
-        title: x.title,
-        temporal: { start: x.start_at, end: x.end_at, utcOffsetMin: x.utc_offset_min },
-        keywords: x.keywords,
-        entities: x.entities ?? [],
-        participants: x.participants ?? [],
+      return r.rows.map(({ start_at, end_at, utc_offset_min, ...header }) => ({
+        ...header,
+        temporal: { start: start_at, end: end_at, utcOffsetMin: utc_offset_min },
       }));
     },
 
@@ -354,30 +339,16 @@ export function episodeReads(q: Sql) {
      */
     async rebuildCandidates(ownerId: string, scope: 'needs_rebuild' | 'heuristic'): Promise<RebuildRow[]> {
       const marked = scope === 'heuristic' ? `x.builder = 'heuristic'` : `x.processing_status = 'needs_rebuild'`;
-      const r = await q.query<{
-        id: string;
-        conversation_id: string;
-        processing_status: string;
-        builder: string;
-        tier: string;
-        message_count: number;
-      }>(
-        `SELECT e.id, e.conversation_id, e.processing_status, e.builder, e.tier,
-                (SELECT count(*)::int FROM messages m WHERE m.owner_id = e.owner_id AND m.episode_id = e.id) AS message_count
+      const r = await q.query<RebuildRow>(
+        `SELECT e.id, e.conversation_id AS "conversationId", e.processing_status AS status, e.builder, e.tier,
+                (SELECT count(*)::int FROM messages m WHERE m.owner_id = e.owner_id AND m.episode_id = e.id) AS "messageCount"
          FROM episodes e
          WHERE e.owner_id = $1 AND e.conversation_id IN (
            SELECT x.conversation_id FROM episodes x WHERE x.owner_id = $1 AND x.conversation_id IS NOT NULL AND ${marked})
          ORDER BY e.conversation_id, e.start_at, e.id`,
         [ownerId],
       );
-      return r.rows.map((x) => ({
-        id: x.id,
-        conversationId: x.conversation_id,
-        status: x.processing_status,
-        builder: x.builder,
-        tier: x.tier,
-        messageCount: x.message_count,
-      }));
+      return r.rows;
     },
   };
 }

@@ -184,40 +184,18 @@ export function factReads(q: Sql) {
      */
     async searchResults(ownerId: string, ids: readonly string[]): Promise<FactResultRow[]> {
       if (ids.length === 0) return [];
-      const r = await q.query<{
-        id: string;
-        key: string;
-        entity_type: string;
-        label: string;
-        value: string;
-        context: string;
-        version: number;
-        confidence: number;
-        updated_at: Date;
-        sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[];
-        episode_ids: string[] | null;
-      }>(
-        `SELECT n.id, n.key, n.entity_type, n.label, n.value, n.context, n.version, n.confidence, n.updated_at,
+      const r = await q.query<
+        Omit<FactResultRow, 'sources'> & { sources: { id: string; externalId: string | null; speaker: string; sentAt: string }[] }
+      >(
+        `SELECT n.id, n.key, n.entity_type AS "entityType", n.label, n.value, n.context, n.version, n.confidence, n.updated_at AS "updatedAt",
                 COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at) ORDER BY m.sent_at, m.seq)
                           FROM (SELECT DISTINCT unnest(v.source_message_ids) AS mid FROM semantic_versions v WHERE v.node_id = n.id) s
                           CROSS JOIN LATERAL (SELECT * FROM messages m WHERE m.id = s.mid AND m.owner_id = $1) m), '[]'::json) AS sources,
-                (SELECT array_agg(DISTINCT l.episode_id) FROM semantic_episode_links l WHERE l.node_id = n.id) AS episode_ids
+                COALESCE((SELECT array_agg(DISTINCT l.episode_id) FROM semantic_episode_links l WHERE l.node_id = n.id), '{}') AS "episodeIds"
          FROM semantic_nodes n WHERE n.owner_id = $1 AND n.id = ANY($2::uuid[])`,
         [ownerId, ids],
       );
-      return r.rows.map((x) => ({
-        id: x.id,
-        key: x.key,
-        entityType: x.entity_type,
-        label: x.label,
-        value: x.value,
-        context: x.context,
-        version: x.version,
-        confidence: x.confidence,
-        updatedAt: x.updated_at,
-        sources: x.sources.map((m) => ({ ...m, sentAt: new Date(m.sentAt) })),
-        episodeIds: x.episode_ids ?? [],
-      }));
+      return r.rows.map((x) => ({ ...x, sources: x.sources.map((m) => ({ ...m, sentAt: new Date(m.sentAt) })) }));
     },
   };
 }

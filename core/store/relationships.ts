@@ -1,34 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { RelationshipType, FactRelationship } from '../domain/fact.js';
+import type { FactRelationship } from '../domain/fact.js';
 import type { Sql } from './sql.js';
 
 /** Typed, weighted relationships between two facts (table `semantic_relationships`). */
-
-interface RelationshipRow {
-  id: string;
-  source_id: string;
-  target_id: string;
-  type: RelationshipType;
-  strength: number;
-  description: string;
-  discovery_episode_id: string | null;
-  created_at: Date;
-  last_reinforced: Date;
-}
-
-function toRelationship(r: RelationshipRow): FactRelationship {
-  return {
-    id: r.id,
-    sourceId: r.source_id,
-    targetId: r.target_id,
-    type: r.type,
-    strength: r.strength,
-    description: r.description,
-    discoveryEpisodeId: r.discovery_episode_id,
-    createdAt: r.created_at,
-    lastReinforced: r.last_reinforced,
-  };
-}
 
 /** A relationship as it is first recorded: the store gives it its id and times. */
 export type NewRelationship = Omit<FactRelationship, 'id' | 'createdAt' | 'lastReinforced'>;
@@ -38,15 +12,17 @@ export function relationshipReads(q: Sql) {
     /** Relationships touching any of the facts, in either direction, between facts not in the trash. */
     async of(ownerId: string, factIds: readonly string[]): Promise<FactRelationship[]> {
       if (factIds.length === 0) return [];
-      const r = await q.query<RelationshipRow>(
-        `SELECT r.* FROM semantic_relationships r
+      const r = await q.query<FactRelationship>(
+        `SELECT r.id, r.source_id AS "sourceId", r.target_id AS "targetId", r.type, r.strength, r.description,
+                r.discovery_episode_id AS "discoveryEpisodeId", r.created_at AS "createdAt", r.last_reinforced AS "lastReinforced"
+         FROM semantic_relationships r
          JOIN semantic_nodes s ON s.id = r.source_id AND s.tier <> 'trash'
          JOIN semantic_nodes t ON t.id = r.target_id AND t.tier <> 'trash'
          WHERE r.owner_id = $1 AND (r.source_id = ANY($2::uuid[]) OR r.target_id = ANY($2::uuid[]))
          ORDER BY r.strength DESC, r.created_at`,
         [ownerId, factIds],
       );
-      return r.rows.map(toRelationship);
+      return r.rows;
     },
   };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { detectFormat } from '../../core/ingest/detect-format.js';
 import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
+import { writeTemp } from './chat-helpers.js';
 import { writeZip } from './zip-writer.js';
 
 /** End to end through the engine: detection, the validate-then-store passes, idempotent re-import. */
@@ -77,13 +78,9 @@ describe('chat exports through the engine', () => {
     const ownerId = newOwner('broken');
     // The damage is in the last conversation/message: a streaming importer has already read the good ones.
     const chatgpt = fs.readFileSync(fixture('ingest', 'chatgpt', 'conversations.json'), 'utf8');
-    const brokenChatgpt = path.join(dir, 'chatgpt-broken', 'conversations.json');
-    fs.mkdirSync(path.dirname(brokenChatgpt));
-    fs.writeFileSync(brokenChatgpt, chatgpt.slice(0, chatgpt.lastIndexOf('"m2"')));
+    const brokenChatgpt = writeTemp(path.join('chatgpt-broken', 'conversations.json'), chatgpt.slice(0, chatgpt.lastIndexOf('"m2"')));
     const telegram = fs.readFileSync(fixture('ingest', 'telegram', 'account', 'result.json'), 'utf8');
-    const brokenTelegram = path.join(dir, 'telegram-broken', 'result.json');
-    fs.mkdirSync(path.dirname(brokenTelegram));
-    fs.writeFileSync(brokenTelegram, telegram.replace('"id": 10,', '"id": "ten",'));
+    const brokenTelegram = writeTemp(path.join('telegram-broken', 'result.json'), telegram.replace('"id": 10,', '"id": "ten",'));
     const discord = fs.readFileSync(fixture('ingest', 'discord', 'channel.json'), 'utf8');
     const brokenDiscord = path.join(dir, 'discord-broken.json');
     fs.writeFileSync(brokenDiscord, discord.slice(0, discord.lastIndexOf('Gear list')));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { chatgptImport } from '../../core/ingest/chatgpt.js';
 import { detectFormat } from '../../core/ingest/detect-format.js';
 import { fixture, tempDir } from '../helpers/engine.js';
+import { writeTemp } from './chat-helpers.js';
 import { lines, readAll } from './read-all.js';
 import { writeZip } from './zip-writer.js';
 
@@ -112,16 +113,15 @@ describe('ChatGPT export', () => {
 
   it('names the file and the line of malformed or truncated input', async () => {
     const text = fs.readFileSync(file, 'utf8');
-    const cut = path.join(dir, 'truncated', 'conversations.json');
-    fs.mkdirSync(path.dirname(cut));
-    fs.writeFileSync(cut, text.slice(0, 5000));
+    const cut = writeTemp(path.join('truncated', 'conversations.json'), text.slice(0, 5000));
     await expect(readAll(chatgptImport, cut)).rejects.toThrow(
       /truncated[\\/]conversations\.json: line \d+, column \d+: the file ends in the middle of the data/,
     );
 
-    const bad = path.join(dir, 'bad', 'conversations.json');
-    fs.mkdirSync(path.dirname(bad));
-    fs.writeFileSync(bad, text.replace('"create_time": 1717236012.75', '"create_time": "yesterday"'));
+    const bad = writeTemp(
+      path.join('bad', 'conversations.json'),
+      text.replace('"create_time": 1717236012.75', '"create_time": "yesterday"'),
+    );
     const line = text.split('\n').findIndex((l) => l.includes('"create_time": 1717236012.75')) + 1;
     await expect(readAll(chatgptImport, bad)).rejects.toThrow(
       new RegExp(
@@ -135,9 +135,7 @@ describe('ChatGPT export', () => {
       '"create_time":1717236012.75',
       '"create_time":"昨天"',
     );
-    const bad = path.join(dir, 'minified', 'conversations.json');
-    fs.mkdirSync(path.dirname(bad));
-    fs.writeFileSync(bad, minified);
+    const bad = writeTemp(path.join('minified', 'conversations.json'), minified);
     const at = minified.indexOf('"昨天"');
     const byte = Buffer.byteLength(minified.slice(0, at));
     expect(byte).toBeGreaterThan(at); // Chinese titles before it: bytes and columns differ.

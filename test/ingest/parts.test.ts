@@ -13,6 +13,7 @@ import { wechatFormat } from '../../core/ingest/wechat.js';
 import { whatsappImport } from '../../core/ingest/whatsapp.js';
 import { newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 import { readAll } from './read-all.js';
+import { writeTemp } from './chat-helpers.js';
 import { writeZip } from './zip-writer.js';
 
 /**
@@ -36,9 +37,10 @@ function telegramChat(): string {
     from_id: i % 2 ? 'user1' : 'user2',
     text: `message ${i + 1}`,
   }));
-  const file = path.join(dir, 'telegram', 'result.json');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ name: 'Long chat', type: 'private_group', id: 42, messages }));
+  const file = writeTemp(
+    path.join('telegram', 'result.json'),
+    JSON.stringify({ name: 'Long chat', type: 'private_group', id: 42, messages }),
+  );
   return file;
 }
 
@@ -152,9 +154,7 @@ function whatsappChat(): string {
     out.push(i % 1000 === 500 ? `${line}\nsecond line` : line);
     if (i % 1000 === 999) out.push(`[${w.slice(8, 10)}/${w.slice(5, 7)}/${w.slice(0, 4)}, ${w.slice(11, 19)}] \u200eAna added Ben`);
   }
-  const file = path.join(dir, 'whatsapp', 'WhatsApp Chat with Family.txt');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${out.join('\n')}\n`);
+  const file = writeTemp(path.join('whatsapp', 'WhatsApp Chat with Family.txt'), `${out.join('\n')}\n`);
   return file;
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { telegramImport } from '../../core/ingest/telegram.js';
 import { fixture, tempDir } from '../helpers/engine.js';
+import { writeTemp } from './chat-helpers.js';
 import { lines, readAll } from './read-all.js';
 
 const single = fixture('ingest', 'telegram', 'single', 'result.json');
@@ -168,24 +169,18 @@ describe('Telegram Desktop export', () => {
 
   it('names the file and the line of malformed or truncated input', async () => {
     const text = fs.readFileSync(single, 'utf8');
-    const cut = path.join(dir, 'cut', 'result.json');
-    fs.mkdirSync(path.dirname(cut));
-    fs.writeFileSync(cut, text.slice(0, text.indexOf('收到')));
+    const cut = writeTemp(path.join('cut', 'result.json'), text.slice(0, text.indexOf('收到')));
     await expect(readAll(telegramImport, cut)).rejects.toThrow(
       /cut[\\/]result\.json: line \d+, column \d+: the file ends in the middle of the data/,
     );
 
-    const bad = path.join(dir, 'bad', 'result.json');
-    fs.mkdirSync(path.dirname(bad));
-    fs.writeFileSync(bad, text.replace('"date_unixtime": "1707494405"', '"date_unixtime": "1707494405s"'));
+    const bad = writeTemp(path.join('bad', 'result.json'), text.replace('"date_unixtime": "1707494405"', '"date_unixtime": "1707494405s"'));
     const line = text.split('\n').findIndex((l) => l.includes('"date_unixtime": "1707494405"')) + 1;
     await expect(readAll(telegramImport, bad)).rejects.toThrow(
       new RegExp(`bad[\\\\/]result\\.json: line ${line}, column 21 \\(byte \\d+\\): message 102: date_unixtime: `),
     );
 
-    const broken = path.join(dir, 'broken', 'result.json');
-    fs.mkdirSync(path.dirname(broken));
-    fs.writeFileSync(broken, text.replace('"新年快乐！🧧"', '"新年快乐！🧧" oops'));
+    const broken = writeTemp(path.join('broken', 'result.json'), text.replace('"新年快乐！🧧"', '"新年快乐！🧧" oops'));
     // The stray word starts at column 22 of line 13 (columns count UTF-16 units, as editors do).
     await expect(readAll(telegramImport, broken)).rejects.toThrow(
       /broken[\\/]result\.json: line 13, column 22: invalid JSON: expected ','/,

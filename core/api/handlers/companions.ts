@@ -1,14 +1,5 @@
 import { z } from 'zod';
-import {
-  claudeCodeAddCommand,
-  clientConfigFile,
-  configSnippet,
-  MCP_CLIENTS,
-  serverEntry,
-  serversKey,
-  writeClientConfig,
-  type McpClient,
-} from '../../companions/mcp-config.js';
+import { clientConfigFile, clientSetup, MCP_CLIENTS, serverEntry, writeClientConfig, type McpClient } from '../../companions/mcp-config.js';
 import type { EngineContext } from '../../context/engine-context.js';
 import { NemoriError } from '../../domain/errors.js';
 import { CompanionView, DEFAULT_CAN_WRITE } from '../companion-access-contract.js';
@@ -142,14 +133,8 @@ export function companionAccess({ ctx, companionHome, mcpAddress }: HandlerEnv):
     async companionConfigs(i) {
       const clients = MCP_CLIENTS.map((client) => {
         const entry = entryFor(client, i.readOnly);
-        return {
-          client,
-          file: clientConfigFile(client),
-          serversKey: serversKey(client),
-          entry,
-          snippet: JSON.stringify(configSnippet(client, entry), null, 2),
-          command: client === 'claude-code' ? claudeCodeAddCommand(entry) : null,
-        };
+        const setup = clientSetup(client, entry);
+        return { client, ...setup, entry, snippet: JSON.stringify(setup.snippet, null, 2) };
       });
       const at = mcpAddress();
       return { clients, http: at ? { url: `http://127.0.0.1:${at.port}/mcp`, token: at.token } : null };
@@ -157,13 +142,7 @@ export function companionAccess({ ctx, companionHome, mcpAddress }: HandlerEnv):
 
     async addCompanionConfig(i) {
       const entry = entryFor(i.client, i.readOnly);
-      const file = clientConfigFile(i.client);
-      try {
-        return { client: i.client, ...writeClientConfig(file, i.client, entry, ctx.clock.now()), entry };
-      } catch (e) {
-        if (e instanceof NemoriError) throw e;
-        throw new NemoriError('INVALID_INPUT', `cannot write ${file}: ${(e as Error).message}`);
-      }
+      return { client: i.client, ...writeClientConfig(clientConfigFile(i.client), i.client, entry, ctx.clock.now()), entry };
     },
   };
 
