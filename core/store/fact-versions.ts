@@ -7,30 +7,6 @@ import type { Sql } from './sql.js';
  * world changed) or `corrects` (the person said it was wrong) version n.
  */
 
-/** A row of `semantic_versions`: the columns named like the domain's fields hold them as they are. */
-interface VersionRow extends Pick<FactVersion, 'version' | 'value' | 'context' | 'confidence' | 'link' | 'corrected' | 'method'> {
-  node_id: string;
-  episode_id: string | null;
-  source_message_ids: string[];
-  created_at: Date;
-}
-
-function toVersion(r: VersionRow): FactVersion {
-  return {
-    nodeId: r.node_id,
-    version: r.version,
-    value: r.value,
-    context: r.context,
-    confidence: r.confidence,
-    link: r.link,
-    corrected: r.corrected,
-    method: r.method,
-    episodeId: r.episode_id,
-    sourceMessageIds: r.source_message_ids,
-    createdAt: r.created_at,
-  };
-}
-
 export interface NewFactVersion {
   version: number;
   value: string;
@@ -46,11 +22,13 @@ export function factVersionReads(q: Sql) {
   return {
     /** A fact's kept versions, oldest first. */
     async list(ownerId: string, factId: string): Promise<FactVersion[]> {
-      const r = await q.query<VersionRow>(`SELECT * FROM semantic_versions WHERE owner_id = $1 AND node_id = $2 ORDER BY version`, [
-        ownerId,
-        factId,
-      ]);
-      return r.rows.map(toVersion);
+      const r = await q.query<FactVersion>(
+        `SELECT node_id AS "nodeId", version, value, context, confidence, link, corrected, method, episode_id AS "episodeId",
+                source_message_ids AS "sourceMessageIds", created_at AS "createdAt"
+         FROM semantic_versions WHERE owner_id = $1 AND node_id = $2 ORDER BY version`,
+        [ownerId, factId],
+      );
+      return r.rows;
     },
 
     /** Source messages of every kept version, per fact (the provenance of a fact). */
