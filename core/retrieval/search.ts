@@ -61,7 +61,11 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
         termStats: r.termStats,
       })),
     // Whether there are episodes at all, the keyword search finds out as cheaply as a probe would.
-    presence: async (modelId) => ({ items: true, vectors: modelId !== null && (await read.vectors.any(ownerId, modelId)) }),
+    presence: async (modelId) => ({
+      items: true,
+      vectors:
+        modelId !== null && (await store.untilNextWrite(`episode-vectors:${ownerId}:${modelId}`, (r) => r.vectors.any(ownerId, modelId))),
+    }),
     nearest: (space, vector, limit, also) =>
       read.vectors
         .search(ownerId, space, vector, { limit, filters, also })
@@ -75,7 +79,10 @@ export function factSource(store: Store, ownerId: string, filters: FactFilters, 
     kind: 'semantic',
     keyword: (terms, limit) =>
       read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b }).then((hits) => ({ hits })),
-    presence: (modelId) => read.factVectors.presence(ownerId, modelId).then((p) => ({ items: p.facts, vectors: p.vectors })),
+    presence: (modelId) =>
+      store
+        .untilNextWrite(`facts:${ownerId}:${modelId}`, (r) => r.factVectors.presence(ownerId, modelId))
+        .then((p) => ({ items: p.facts, vectors: p.vectors })),
     nearest: (space, vector, limit, also) => read.factVectors.search(ownerId, space, vector, { limit, filters, also }),
   };
 }

@@ -103,6 +103,7 @@ export class Store {
   };
   /** Built once: repositories hold nothing but the connection. */
   private readonly reads: ReadRepos;
+  private readonly remembered = new Map<string, Promise<unknown>>();
 
   private constructor(
     private readonly db: PGlite,
@@ -160,7 +161,27 @@ export class Store {
    */
   async transaction<T>(fn: (r: Repos) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.db.transaction((tx) => fn(writeRepos(tx, this.track)));
+    try {
+      return await this.db.transaction((tx) => fn(writeRepos(tx, this.track)));
+    } finally {
+      this.remembered.clear();
+    }
+  }
+
+  /**
+   * A read that only a write can change and that a hot path asks again and again (does this owner have
+   * any vector of this model at all?): answered once, then remembered until the next transaction ends,
+   * committed or not. Writes go only through `transaction`, and one process holds the store.
+   */
+  untilNextWrite<T>(key: string, read: (r: ReadRepos) => Promise<T>): Promise<T> {
+    const known = this.remembered.get(key) as Promise<T> | undefined;
+    if (known) return known;
+    const answer = read(this.read);
+    this.remembered.set(key, answer);
+    answer.catch(() => {
+      if (this.remembered.get(key) === answer) this.remembered.delete(key);
+    });
+    return answer;
   }
 
   /**

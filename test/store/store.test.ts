@@ -267,6 +267,36 @@ describe('reads and writes', () => {
     expect(await read.importPreferences.me(a, 'test')).toBeNull();
   });
 
+  it('remembers a read until the next transaction ends, committed or rolled back; a failed read is asked again', async () => {
+    const [a] = owners();
+    let asked = 0;
+    const episodesOfA = () =>
+      store().untilNextWrite(`test:${a}`, async (r) => {
+        asked++;
+        return (await r.episodes.counts(a)).episodes;
+      });
+    expect(await episodesOfA()).toBe(0);
+    expect(await episodesOfA()).toBe(0);
+    expect(asked).toBe(1);
+
+    await store().transaction((r) => r.episodes.insert(a, null, draft('Kite'), NOW));
+    expect(await episodesOfA()).toBe(1);
+    expect(asked).toBe(2);
+
+    await rolledBack(store(), (r) => r.episodes.insert(a, null, draft('Lost kite'), NOW));
+    expect(await episodesOfA()).toBe(1);
+    expect(asked).toBe(3);
+
+    const failing = () =>
+      store().untilNextWrite(`test-failing:${a}`, async () => {
+        asked++;
+        throw new Error('unreadable');
+      });
+    await expect(failing()).rejects.toThrow('unreadable');
+    await expect(failing()).rejects.toThrow('unreadable');
+    expect(asked).toBe(5);
+  });
+
   it('refuses reads and transactions once closed', async () => {
     const s = await Store.open();
     await s.close();
