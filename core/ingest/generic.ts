@@ -201,16 +201,28 @@ function bothShapes(): z.ZodError {
  */
 export const JSONL_WAITING_MESSAGES = 2 * PART_MESSAGES;
 
+interface JsonlChat {
+  header: Header;
+  parts: ChatParts;
+  /** The instant of its last message. */
+  lastAt: number;
+}
+
 /**
  * One message per line, conversations told apart by `conversation` and possibly interleaved. Each
  * conversation's messages keep their order in the file; a conversation comes back in parts when its
- * part is full, or early when JSONL_WAITING_MESSAGES wait in all (the largest first, down to half).
+ * part is full, or early when JSONL_WAITING_MESSAGES wait in all: the conversations with most waiting
+ * go first, until half remain. A part never ends inside an instant the conversation's next line may
+ * still continue (see partIsFull): one whose last instant is the latest read so far keeps that
+ * instant's messages back; an earlier one is over wherever the file is in time order, and in a file
+ * written a conversation at a time, that conversation is done.
  */
 async function* readJsonl(file: string, ctx: ReadContext): AsyncIterable<IncomingConversation> {
   const timeZone = importTimeZone(ctx);
   const source = 'nemori-jsonl';
-  const chats = new Map<string, { header: Header; parts: ChatParts }>();
+  const chats = new Map<string, JsonlChat>();
   let waiting = 0;
+  let latest = -Infinity;
   for await (const { line, lineNo } of readLines(file)) {
     if (!line.trim()) continue;
     let value: unknown;
@@ -228,23 +240,25 @@ async function* readJsonl(file: string, ctx: ReadContext): AsyncIterable<Incomin
     let chat = chats.get(id);
     if (!chat) {
       // The title is the conversation's first line's.
-      chat = { header: { id, title: conversation_title }, parts: new ChatParts() };
+      chat = { header: { id, title: conversation_title }, parts: new ChatParts(), lastAt: 0 };
       chats.set(id, chat);
     }
+    chat.lastAt = m.sentAt.getTime();
+    latest = Math.max(latest, chat.lastAt);
     const full = chat.parts.add(m);
     waiting++;
     if (full) {
       waiting -= full.messages.length;
       yield toIncoming(source, chat.header, full);
     }
-    if (waiting > JSONL_WAITING_MESSAGES) {
-      for (const c of [...chats.values()].sort((a, b) => b.parts.length - a.parts.length)) {
-        if (waiting <= JSONL_WAITING_MESSAGES / 2) break;
-        const part = c.parts.takeSettled();
-        if (!part) continue;
-        waiting -= part.messages.length;
-        yield toIncoming(source, c.header, part);
-      }
+    if (waiting <= JSONL_WAITING_MESSAGES) continue;
+    const largest = [...chats.values()].filter((c) => c.parts.length > 0).sort((a, b) => b.parts.length - a.parts.length);
+    for (const c of largest) {
+      if (waiting <= JSONL_WAITING_MESSAGES / 2) break;
+      const part = c.lastAt < latest ? c.parts.take() : c.parts.takeSettled();
+      if (!part) continue;
+      waiting -= part.messages.length;
+      yield toIncoming(source, c.header, part);
     }
   }
   for (const { header, parts } of chats.values()) {

@@ -64,20 +64,27 @@ const idLast = (id: string, messages: Written[]) =>
 
 const shape = (cs: IncomingConversation[]) => cs.map((c) => [c.externalId, c.messages.length, c.metadata.continued]);
 
-/** What a person would find in the store: every message in reading order, and every episode with its messages. */
+/** Rows in an order that does not depend on how the store breaks ties (several conversations in one minute). */
+const sorted = <T>(rows: T[]) =>
+  rows
+    .map((r) => [JSON.stringify(r), r] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, r]) => r);
+
+/** What a person would find in the store: every message with its number, and every episode with its messages. */
 async function snapshot(ownerId: string) {
   const read = engine.context.store.read;
-  const episodes = (await read.episodes.list(ownerId, { limit: 10_000 })).sort(
-    (a, b) => a.temporal.start.getTime() - b.temporal.start.getTime(),
-  );
+  const episodes = await read.episodes.list(ownerId, { limit: 10_000 });
   const messages = await read.conversations.messagesByIds(
     ownerId,
     episodes.flatMap((e) => e.messageIds),
   );
   const external = new Map(messages.map((m) => [m.id, m.externalId ?? `${m.speaker}: ${m.text}`]));
   return {
-    messages: messages.map((m) => [m.externalId, m.seq, m.speaker, m.text, m.sentAt.toISOString()]),
-    episodes: episodes.map((e) => [e.title, e.content, e.temporal.start, e.temporal.end, e.messageIds.map((id) => external.get(id))]),
+    messages: sorted(messages.map((m) => [m.sentAt.toISOString(), m.externalId, m.seq, m.speaker, m.text])),
+    episodes: sorted(
+      episodes.map((e) => [e.temporal.start, e.temporal.end, e.title, e.content, e.messageIds.map((id) => external.get(id))]),
+    ),
   };
 }
 
@@ -191,14 +198,15 @@ describe('Nemori JSONL', () => {
     const lines: Array<Written & { conversation: string }> = [];
     for (let i = 0; i < each; i++)
       for (const [k, conversation] of chats.entries()) {
-        // a's messages 3332-3334 are one "ok" three times in one minute, without ids, around the cap.
-        const ok = conversation === 'a' && i >= 3332 && i <= 3334;
+        // Lines 9997-10005 are one minute, in which a says "ok" three times, without ids, around the cap.
+        const minute = i >= 3332 && i <= 3334;
+        const ok = minute && conversation === 'a';
         lines.push({
           conversation,
           ...(ok ? {} : { id: `${conversation}${i}` }),
           speaker: i % 2 ? 'Ana' : 'Bob',
           text: ok ? 'ok' : `${conversation} says ${i}`,
-          timestamp: at(sessionMinute(ok ? 3332 : i, 3) + k),
+          timestamp: at(minute ? sessionMinute(3332, 3) : sessionMinute(i, 3) + k),
         });
       }
     return { file: writeTemp('chat.jsonl', lines.map((l) => JSON.stringify(l)).join('\n')), lines };
@@ -208,13 +216,14 @@ describe('Nemori JSONL', () => {
     expect(JSONL_WAITING_MESSAGES).toBe(10_000);
     const { file, lines } = interleaved();
     const { conversations } = await readAll(genericJsonl, file);
-    // At line 10,001 a and b hold 3,334 each and c 3,333: a goes back without its last two ("ok" in
-    // the minute the next line continues), then b, until no more than 5,000 wait.
+    // At line 10,001 a and b hold 3,334 each and c 3,333: a goes back without its last two (two "ok"
+    // in the minute being read, which its next line continues), then b without its last two, until no
+    // more than 5,000 wait.
     expect(shape(conversations)).toEqual([
       ['a', 3332, undefined],
-      ['b', 3333, undefined],
+      ['b', 3332, undefined],
       ['a', 668, true],
-      ['b', 667, true],
+      ['b', 668, true],
       ['c', 4000, undefined],
     ]);
     for (const id of chats)
@@ -222,6 +231,15 @@ describe('Nemori JSONL', () => {
         lines.filter((l) => l.conversation === id).map((l) => l.text),
       );
     expect(conversations[2]!.messages.slice(0, 3).map((m) => m.text)).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('hands back whole the conversations a file written one after another has left behind', async () => {
+    const lines = Array.from({ length: 3 * each }, (_, i) =>
+      JSON.stringify({ conversation: `day ${Math.floor(i / 3)}`, speaker: 'Ana', text: `note ${i}`, timestamp: at(sessionMinute(i)) }),
+    );
+    const { conversations } = await readAll(genericJsonl, writeTemp('days.jsonl', lines.join('\n')));
+    expect(conversations).toHaveLength(each);
+    expect(conversations.every((c, n) => c.externalId === `day ${n}` && c.messages.length === 3 && !c.metadata.continued)).toBe(true);
   });
 
   it('imports what the conversations give whole, the three "ok" included; again, nothing added', async () => {
@@ -242,7 +260,7 @@ describe('Nemori JSONL', () => {
     });
     await engine.call('importFiles', { ownerId: asWhole, paths: [writeTemp('grouped.json', conversationsFile(grouped))] });
     const got = await snapshot(inParts);
-    expect(got.messages.filter((m) => m[3] === 'ok')).toHaveLength(3);
+    expect(got.messages.filter((m) => m[4] === 'ok')).toHaveLength(3);
     expect(got).toEqual(await snapshot(asWhole));
     expect((await engine.call('importFiles', { ownerId: inParts, paths: [file] })).files[0]).toMatchObject({
       error: null,
