@@ -70,16 +70,6 @@ function toIncoming(source: string, h: Header, part: ChatPart): IncomingConversa
   });
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.length
-    ? issue.path
-        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-        .join('')
-        .replace(/^\./, '')
-    : 'the file';
-  return `${where}: ${issue.message}`;
-}
-
 /** "chat.json: line 19, column 31: conversations[1].messages[0].timestamp: …": the bad field, found in the file. */
 async function fieldError(src: JsonSource, at: JsonPath, error: z.ZodError): Promise<Error> {
   const issue = firstIssue(error);
@@ -232,7 +222,10 @@ async function* readJsonl(file: string, ctx: ReadContext): AsyncIterable<Incomin
       throw importError(file, { line: lineNo }, `invalid JSON (${(e as Error).message})`);
     }
     const parsed = GenericLine.safeParse(value);
-    if (!parsed.success) throw importError(file, { line: lineNo }, describeIssue(parsed.error.issues[0]!));
+    if (!parsed.success) {
+      const issue = firstIssue(parsed.error);
+      throw importError(file, { line: lineNo }, `${describePath(issue.path) || 'the line'}: ${issue.message}`);
+    }
     const { conversation, conversation_title, ...message } = parsed.data;
     const m = toMessage(message, timeZone);
     checkLineMessage(file, lineNo, m);
