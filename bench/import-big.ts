@@ -1,10 +1,12 @@
 /**
- * Big-export import benchmark: writes a deterministic single-chat export of about `--mb` megabytes —
- * a Telegram Desktop `result.json` or a WhatsApp `.txt` (iOS lines with seconds) — imports it through
- * the API into a fresh store on disk, and prints one JSON object with messages/s, the peak RSS sampled
- * during the import, and the load average (the machine may be shared).
+ * Big-export import benchmark: writes a deterministic export of about `--mb` megabytes — a Telegram
+ * Desktop `result.json` or a WhatsApp `.txt` (iOS lines with seconds), one chat; or Nemori's own JSON
+ * (`{"conversations": […]}`, chats of CHAT_MESSAGES messages one after the other) or JSONL (the lines
+ * of JSONL_CHATS chats interleaved at random) — imports it through the API into a fresh store on disk,
+ * and prints one JSON object with messages/s, the peak RSS sampled during the import, and the load
+ * average (the machine may be shared).
  *
- *   npx tsx bench/import-big.ts [--mb 200] [--format telegram|whatsapp] [--model none|tiny] [--dir DIR] [--dry-run]
+ *   npx tsx bench/import-big.ts [--mb 200] [--format telegram|whatsapp|json|jsonl] [--model none|tiny] [--dir DIR] [--dry-run]
  *
  * `--dry-run` runs the import's first pass only (read and validate the whole file, store nothing): the
  * readers' own memory at full size, without the disk and the hour a full import of 200 MB takes here.
@@ -23,8 +25,19 @@ const format = argValue(argv, 'format') ?? 'telegram';
 const model = argValue(argv, 'model') ?? 'none';
 const dryRun = argv.includes('--dry-run');
 const dir = argValue(argv, 'dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-big-'));
-if (format !== 'telegram' && format !== 'whatsapp') throw new Error(`--format telegram|whatsapp, not ${format}`);
-const file = path.join(dir, format === 'telegram' ? 'result.json' : 'WhatsApp Chat with Family.txt');
+const FILES: Record<string, string> = {
+  telegram: 'result.json',
+  whatsapp: 'WhatsApp Chat with Family.txt',
+  json: 'chats.json',
+  jsonl: 'chats.jsonl',
+};
+const fileName = FILES[format];
+if (!fileName) throw new Error(`--format ${Object.keys(FILES).join('|')}, not ${format}`);
+const file = path.join(dir, fileName);
+/** Messages per chat in the Nemori JSON file: each chat is several parts long. */
+const CHAT_MESSAGES = 50_000;
+/** Chats whose lines the Nemori JSONL file interleaves. */
+const JSONL_CHATS = 8;
 
 interface Line {
   id: number;
@@ -72,20 +85,52 @@ function whatsappLine(m: Line): string {
   return `[${d.slice(8, 10)}/${d.slice(5, 7)}/${d.slice(0, 4)}, ${d.slice(11, 19)}] ${m.speaker}: ${m.text}\n`;
 }
 
+/** A message in Nemori's own formats (README "Formats"). */
+function nemoriMessage(m: Line): Record<string, unknown> {
+  return { id: m.id, speaker: m.speaker, text: m.text, timestamp: new Date(m.t * 1000).toISOString() };
+}
+
+/** `{"conversations": [{"id", "title", "messages": [` … `]}, …]}`, a new chat every CHAT_MESSAGES messages. */
+function jsonEntry(m: Line): string {
+  const k = Math.floor((m.id - 1) / CHAT_MESSAGES);
+  const chatStart = (m.id - 1) % CHAT_MESSAGES === 0;
+  const head = chatStart ? `${k > 0 ? '\n ]},\n' : ''} {"id": "chat-${k}", "title": "Chat ${k}", "messages": [\n` : ',\n';
+  return `${head}  ${JSON.stringify(nemoriMessage(m))}`;
+}
+
+const jsonlPick = rng(11);
+/** One line of one of JSONL_CHATS chats, picked at random: their lines interleave. */
+function jsonlLine(m: Line): string {
+  const k = Math.floor(jsonlPick() * JSONL_CHATS);
+  return `${JSON.stringify({ conversation: `chat-${k}`, conversation_title: `Chat ${k}`, ...nemoriMessage(m) })}\n`;
+}
+
+const WRITERS: Record<string, { head: string; entry: (m: Line) => string; tail: string }> = {
+  telegram: {
+    head: '{\n "name": "Family",\n "type": "private_group",\n "id": 777,\n "messages": [\n',
+    entry: telegramEntry,
+    tail: '\n ]\n}\n',
+  },
+  whatsapp: { head: '', entry: whatsappLine, tail: '' },
+  json: { head: '{"conversations": [\n', entry: jsonEntry, tail: '\n ]}\n]}\n' },
+  jsonl: { head: '', entry: jsonlLine, tail: '' },
+};
+
 /** Streams the export to disk so the generator itself stays small; returns how many messages it holds. */
 function writeExport(): number {
+  const writer = WRITERS[format]!;
   const fd = fs.openSync(file, 'w');
-  if (format === 'telegram') fs.writeSync(fd, '{\n "name": "Family",\n "type": "private_group",\n "id": 777,\n "messages": [\n');
+  fs.writeSync(fd, writer.head);
   let written = 0;
   let count = 0;
   for (const m of chat()) {
-    const line = format === 'telegram' ? telegramEntry(m) : whatsappLine(m);
+    const line = writer.entry(m);
     fs.writeSync(fd, line);
     written += Buffer.byteLength(line);
     count = m.id;
     if (written >= targetBytes) break;
   }
-  if (format === 'telegram') fs.writeSync(fd, '\n ]\n}\n');
+  fs.writeSync(fd, writer.tail);
   fs.closeSync(fd);
   return count;
 }

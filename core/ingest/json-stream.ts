@@ -100,6 +100,7 @@ function childPath(top: Frame | undefined): JsonPath {
 export async function* walkJson(
   src: JsonSource,
   descend: (path: JsonPath, type: 'object' | 'array') => boolean,
+  o: SyntaxWording = {},
 ): AsyncGenerator<JsonEvent> {
   const input = await openOrExplain(src);
   const tokenize = jsonParser({ packValues: true, streamValues: false });
@@ -198,11 +199,11 @@ export async function* walkJson(
     if (e instanceof NemoriError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code) throw new NemoriError('INVALID_INPUT', `${sourceLabel(src)}: cannot read (${code})`, { file: src.file });
-    throw await syntaxError(src, `invalid JSON: ${(e as Error).message}`);
+    throw await syntaxError(src, `invalid JSON: ${(e as Error).message}`, o);
   }
   // Without a final flush the tokenizer cannot tell a cut-off file from one still arriving: the walk
   // knows, because the root value never closed.
-  if (!rootDone) throw await syntaxError(src, sawToken ? 'expected a JSON object or array at the top of the file' : 'the file is empty');
+  if (!rootDone) throw await syntaxError(src, sawToken ? 'expected a JSON object or array at the top of the file' : 'the file is empty', o);
 }
 
 async function openOrExplain(src: JsonSource): Promise<Readable> {
@@ -216,11 +217,19 @@ async function openOrExplain(src: JsonSource): Promise<Readable> {
   }
 }
 
+export interface SyntaxWording {
+  /**
+   * Say "invalid JSON" first for a file that stops mid-value too: Nemori's own format always has, and
+   * the scripts that write it may match on that.
+   */
+  truncatedIsInvalid?: boolean;
+}
+
 /**
  * Re-reads the document with stream-json's verifier, which knows the exact line and column. `otherwise`
  * is the problem to report when the verifier finds the JSON valid (a scalar where an object belongs).
  */
-async function syntaxError(src: JsonSource, otherwise: string): Promise<NemoriError> {
+async function syntaxError(src: JsonSource, otherwise: string, o: SyntaxWording): Promise<NemoriError> {
   const input = await openOrExplain(src);
   // Characters up to the last non-blank one: an error there means the text stops mid-value.
   const decoder = new StringDecoder('utf8');
@@ -246,11 +255,14 @@ async function syntaxError(src: JsonSource, otherwise: string): Promise<NemoriEr
     const v = e as Error & { line?: number; pos?: number; offset?: number };
     if (typeof v.line === 'number' && typeof v.pos === 'number') {
       const what = v.message.replace(/^ERROR at \d+ \(\d+, \d+\): /, '').replace(/^Verifier (cannot parse input: |has )/, '');
+      // Nothing but blanks: an empty file, not a cut-off one.
+      if (lastInk === 0) return jsonError(src, { line: 1, column: 1, byte: 0 }, otherwise);
       const truncated = typeof v.offset === 'number' && v.offset >= lastInk;
+      const cutOff = `the file ends in the middle of the data (truncated?): ${what}`;
       return jsonError(
         src,
         { line: v.line, column: v.pos },
-        truncated ? `the file ends in the middle of the data (truncated?): ${what}` : `invalid JSON: ${what}`,
+        truncated ? (o.truncatedIsInvalid ? `invalid JSON: ${cutOff}` : cutOff) : `invalid JSON: ${what}`,
       );
     }
   }

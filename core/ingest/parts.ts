@@ -47,11 +47,35 @@ export class ChatParts {
     return full;
   }
 
+  /** How many messages wait for the next part. */
+  get length(): number {
+    return this.messages.length;
+  }
+
   /** The messages added since the last part, as a part (the chat's last one, at its end). */
   take(): ChatPart {
     const part = { messages: this.messages, participants: [...this.speakers], continued: this.taken > 0 };
     this.messages = [];
     this.speakers = new Set();
+    this.taken++;
+    return part;
+  }
+
+  /**
+   * Hands back what waits before the part is full, for a reader that must free memory: every message
+   * but those of the last instant, which the next message may share (see partIsFull) and the last of
+   * which a reader may still change. Null when they all share that instant.
+   */
+  takeSettled(): ChatPart | null {
+    const last = this.messages.at(-1)?.sentAt.getTime();
+    let cut = this.messages.length;
+    while (cut > 0 && this.messages[cut - 1]!.sentAt.getTime() === last) cut--;
+    if (cut === 0) return null;
+    const kept = this.messages.splice(cut);
+    const speakers = (messages: IncomingMessage[]) => new Set(messages.map((m) => m.speaker));
+    const part = { messages: this.messages, participants: [...speakers(this.messages)], continued: this.taken > 0 };
+    this.messages = kept;
+    this.speakers = speakers(kept);
     this.taken++;
     return part;
   }
