@@ -109,7 +109,8 @@ export async function* walkJson(
   let asm: Assembler | null = null;
   let asmPath: JsonPath = [];
   let rootDone = false;
-  let sawToken = false;
+  // Anything but blanks: a lone number is never a token, because the tokenizer waits for what follows it.
+  let sawText = false;
   let first = true;
   let events: JsonEvent[] = [];
 
@@ -119,7 +120,6 @@ export async function* walkJson(
     if (stack.length === 0) rootDone = true;
   };
   const consume = (token: parser.Token): void => {
-    sawToken = true;
     if (asm) {
       asm.consume(token);
       if (asm.done) {
@@ -172,6 +172,7 @@ export async function* walkJson(
     }
   };
   const feed = (text: string): void => {
+    sawText ||= /\S/.test(text);
     const out = tokenize(text) as { values?: parser.Token[] } | symbol;
     if (typeof out === 'object' && out.values) for (const token of out.values) consume(token);
   };
@@ -203,7 +204,7 @@ export async function* walkJson(
   }
   // Without a final flush the tokenizer cannot tell a cut-off file from one still arriving: the walk
   // knows, because the root value never closed.
-  if (!rootDone) throw await syntaxError(src, sawToken ? 'expected a JSON object or array at the top of the file' : 'the file is empty', o);
+  if (!rootDone) throw await syntaxError(src, sawText ? 'expected a JSON object or array at the top of the file' : 'the file is empty', o);
 }
 
 async function openOrExplain(src: JsonSource): Promise<Readable> {

@@ -187,6 +187,8 @@ describe('Nemori JSON errors keep their place', () => {
     await expect(refused('cut.json', `{"id": "a", "messages": [\n${message('x')}`)).rejects.toThrow(
       /cut\.json: line 2, column \d+: invalid JSON: the file ends in the middle of the data/,
     );
+    await expect(refused('number.json', '42')).rejects.toThrow(/number\.json: .*expected a JSON object or array at the top of the file/);
+    await expect(refused('blank.json', ' \n\n')).rejects.toThrow(/blank\.json: .*the file is empty/);
   });
 });
 
