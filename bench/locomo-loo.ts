@@ -176,7 +176,11 @@ console.log(
       first: { over: baseline.over, ...summarize(baseline.outcomes, budgets) },
       bestOnAll: { over: all.over, ...summarize(all.outcomes, budgets) },
       ranking: results
-        .map((r) => ({ over: r.over, mean: round(mean(r.outcomes)), recall: summarize(r.outcomes, budgets).recall }))
+        .map((r) => {
+          const s = summarize(r.outcomes, budgets);
+          const byCategory = Object.fromEntries(Object.entries(s.byCategory).map(([k, v]) => [k, v.recall]));
+          return { over: r.over, mean: round(mean(r.outcomes)), recall: s.recall, byCategory };
+        })
         .sort((a, b) => b.mean - a.mean)
         .slice(0, 15),
       wallMs: round(performance.now() - started, 0),
