@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/locomo-loo.ts [--data PATH] [--model product|tiny|use-lite] [--mode hybrid|bm25]
  *                               [--budgets 500,1000,2000] [--grid NAME] [--base '{"depth":60}']
+ *                               [--message-vectors [--message-bits]]
  *
  * Only the packer's settings (retrieval.pack) are searched here; the first stage runs with the engine's
  * retrieval settings (`--config` as in bench/locomo.ts).
@@ -36,6 +37,9 @@ const extraConfig = JSON.parse(argValue(argv, 'config') ?? '{}') as { segment?: 
 const grid = GRIDS[gridName];
 // An experiment, not the product: every message embedded too (the store keeps episode vectors only).
 const messageVectors = argv.includes('--message-vectors');
+// How the message vectors would be kept: as they are, or one sign bit per dimension (48–64 bytes a
+// message, compared by Hamming distance: what a store could afford without an index).
+const messageBits = argv.includes('--message-bits');
 if (!grid) throw new Error(`unknown grid ${gridName}; known: ${Object.keys(GRIDS).join(', ')}`);
 
 const samples = loadLocomo(data);
@@ -95,7 +99,8 @@ async function stageFor(q: Question, depth: number): Promise<Stage> {
     let sims = similarities.get(q);
     if (!sims) {
       const [qv] = await ctx.embedder.embed([q.question], 'query');
-      sims = new Map(docsOf.get(q.conversation)!.map((d) => [d.message.id, dot(qv!, vectorOf.get(d.message.id)!)]));
+      const query = messageBits ? qv!.map((x) => (x >= 0 ? 1 : -1) / Math.sqrt(qv!.length)) : qv!;
+      sims = new Map(docsOf.get(q.conversation)!.map((d) => [d.message.id, dot(query, vectorOf.get(d.message.id)!)]));
       similarities.set(q, sims);
     }
     stage.similarity = sims;
@@ -111,7 +116,9 @@ if (messageVectors && ctx.embedder) {
     docs.map((d) => d.text),
     'passage',
   );
-  docs.forEach((d, i) => vectorOf.set(d.message.id, vs[i]!));
+  // Sign bits as a ±1/√d vector: its dot product with another is 1 − 2·Hamming/d.
+  const bits = (v: Float32Array) => v.map((x) => (x >= 0 ? 1 : -1) / Math.sqrt(v.length));
+  docs.forEach((d, i) => vectorOf.set(d.message.id, messageBits ? bits(vs[i]!) : vs[i]!));
 }
 
 async function evaluate(cfg: PackConfig): Promise<Outcome[]> {
