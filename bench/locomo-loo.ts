@@ -7,7 +7,7 @@
  *
  *   npx tsx bench/locomo-loo.ts [--data PATH] [--model product|tiny|use-lite] [--mode hybrid|bm25]
  *                               [--budgets 500,1000,2000] [--grid NAME] [--base '{"depth":60}']
- *                               [--message-vectors [--message-bits]]
+ *                               [--message-vectors [--message-bits | --message-top N]]
  *
  * Only the packer's settings (retrieval.pack) are searched here; the first stage runs with the engine's
  * retrieval settings (`--config` as in bench/locomo.ts).
@@ -40,6 +40,9 @@ const messageVectors = argv.includes('--message-vectors');
 // How the message vectors would be kept: as they are, or one sign bit per dimension (48–64 bytes a
 // message, compared by Hamming distance: what a store could afford without an index).
 const messageBits = argv.includes('--message-bits');
+// Or embedded at query time: only the best N candidates by keywords get a similarity (a cost per query
+// instead of per message stored).
+const messageTop = Number(argValue(argv, 'message-top') ?? 0);
 if (!grid) throw new Error(`unknown grid ${gridName}; known: ${Object.keys(GRIDS).join(', ')}`);
 
 const samples = loadLocomo(data);
@@ -124,7 +127,21 @@ if (messageVectors && ctx.embedder) {
 async function evaluate(cfg: PackConfig): Promise<Outcome[]> {
   const out: Outcome[] = [];
   for (const q of questions) {
-    const ranked = await rankMessages(await stageFor(q, cfg.depth), q.question, stats.get(q.conversation)!, cfg);
+    const stage = await stageFor(q, cfg.depth);
+    let ranked = await rankMessages(
+      messageTop > 0 ? { ...stage, similarity: undefined } : stage,
+      q.question,
+      stats.get(q.conversation)!,
+      cfg,
+    );
+    if (messageTop > 0 && stage.similarity) {
+      const sims = stage.similarity;
+      // The rest count as least similar: unknown, not exempt.
+      const top = new Map(ranked.slice(0, messageTop).map((r) => [r.doc.message.id, sims.get(r.doc.message.id)!]));
+      const least = Math.min(...top.values());
+      for (const r of ranked.slice(messageTop)) top.set(r.doc.message.id, least);
+      ranked = await rankMessages({ ...stage, similarity: top }, q.question, stats.get(q.conversation)!, cfg);
+    }
     const hits = new Map<number, boolean>();
     for (const b of budgets) {
       const blocks = packRanked(ranked, b, cfg);
