@@ -70,4 +70,6 @@ export const GRIDS: Record<string, Over[]> = {
     'fields.near': [0, 0.4],
   }),
   depth: product({ depth: [20, 40, 80, 500] }),
+  stage: product({ depth: [60, 120], episodeWeight: [0.3, 0.5], speakerBoost: [1, 2] }),
+  spread: product({ episodeDecay: [0.9, 0.7, 0.5, 0.3], dayDecay: [1, 0.8, 0.6] }),
 };

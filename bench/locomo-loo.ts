@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/locomo-loo.ts [--data PATH] [--model product|tiny|use-lite] [--mode hybrid|bm25]
  *                               [--budgets 500,1000,2000] [--grid NAME] [--base '{"depth":60}']
+ *                               [--message-vectors [--message-bits | --message-top N]]
  *
  * Only the packer's settings (retrieval.pack) are searched here; the first stage runs with the engine's
  * retrieval settings (`--config` as in bench/locomo.ts).
@@ -36,6 +37,12 @@ const extraConfig = JSON.parse(argValue(argv, 'config') ?? '{}') as { segment?: 
 const grid = GRIDS[gridName];
 // An experiment, not the product: every message embedded too (the store keeps episode vectors only).
 const messageVectors = argv.includes('--message-vectors');
+// How the message vectors would be kept: as they are, or one sign bit per dimension (48–64 bytes a
+// message, compared by Hamming distance: what a store could afford without an index).
+const messageBits = argv.includes('--message-bits');
+// Or embedded at query time: only the best N candidates by keywords get a similarity (a cost per query
+// instead of per message stored).
+const messageTop = Number(argValue(argv, 'message-top') ?? 0);
 if (!grid) throw new Error(`unknown grid ${gridName}; known: ${Object.keys(GRIDS).join(', ')}`);
 
 const samples = loadLocomo(data);
@@ -95,7 +102,8 @@ async function stageFor(q: Question, depth: number): Promise<Stage> {
     let sims = similarities.get(q);
     if (!sims) {
       const [qv] = await ctx.embedder.embed([q.question], 'query');
-      sims = new Map(docsOf.get(q.conversation)!.map((d) => [d.message.id, dot(qv!, vectorOf.get(d.message.id)!)]));
+      const query = messageBits ? qv!.map((x) => (x >= 0 ? 1 : -1) / Math.sqrt(qv!.length)) : qv!;
+      sims = new Map(docsOf.get(q.conversation)!.map((d) => [d.message.id, dot(query, vectorOf.get(d.message.id)!)]));
       similarities.set(q, sims);
     }
     stage.similarity = sims;
@@ -111,13 +119,29 @@ if (messageVectors && ctx.embedder) {
     docs.map((d) => d.text),
     'passage',
   );
-  docs.forEach((d, i) => vectorOf.set(d.message.id, vs[i]!));
+  // Sign bits as a ±1/√d vector: its dot product with another is 1 − 2·Hamming/d.
+  const bits = (v: Float32Array) => v.map((x) => (x >= 0 ? 1 : -1) / Math.sqrt(v.length));
+  docs.forEach((d, i) => vectorOf.set(d.message.id, messageBits ? bits(vs[i]!) : vs[i]!));
 }
 
 async function evaluate(cfg: PackConfig): Promise<Outcome[]> {
   const out: Outcome[] = [];
   for (const q of questions) {
-    const ranked = await rankMessages(await stageFor(q, cfg.depth), q.question, stats.get(q.conversation)!, cfg);
+    const stage = await stageFor(q, cfg.depth);
+    let ranked = await rankMessages(
+      messageTop > 0 ? { ...stage, similarity: undefined } : stage,
+      q.question,
+      stats.get(q.conversation)!,
+      cfg,
+    );
+    if (messageTop > 0 && stage.similarity) {
+      const sims = stage.similarity;
+      // The rest count as least similar: unknown, not exempt.
+      const top = new Map(ranked.slice(0, messageTop).map((r) => [r.doc.message.id, sims.get(r.doc.message.id)!]));
+      const least = Math.min(...top.values());
+      for (const r of ranked.slice(messageTop)) top.set(r.doc.message.id, least);
+      ranked = await rankMessages({ ...stage, similarity: top }, q.question, stats.get(q.conversation)!, cfg);
+    }
     const hits = new Map<number, boolean>();
     for (const b of budgets) {
       const blocks = packRanked(ranked, b, cfg);
@@ -176,7 +200,11 @@ console.log(
       first: { over: baseline.over, ...summarize(baseline.outcomes, budgets) },
       bestOnAll: { over: all.over, ...summarize(all.outcomes, budgets) },
       ranking: results
-        .map((r) => ({ over: r.over, mean: round(mean(r.outcomes)), recall: summarize(r.outcomes, budgets).recall }))
+        .map((r) => {
+          const s = summarize(r.outcomes, budgets);
+          const byCategory = Object.fromEntries(Object.entries(s.byCategory).map(([k, v]) => [k, v.recall]));
+          return { over: r.over, mean: round(mean(r.outcomes)), recall: s.recall, byCategory };
+        })
         .sort((a, b) => b.mean - a.mean)
         .slice(0, 15),
       wallMs: round(performance.now() - started, 0),

@@ -22,12 +22,17 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
  *
  * Tokens are counted with the knowledge store's estimate (`estimateTokens`: ~4 Latin characters or one
  * CJK character per token, about 1.3 per English word), line by line, so the block never exceeds the
- * budget. Without a query, facts and recent episodes get half the budget each. With one, what answers
- * it matters most: facts get at most a quarter, recent episodes at most a sixth, and "Related" the
- * rest — packed to fit what the other two left. What a section leaves unused goes to the others.
+ * budget. Without a query, facts and recent episodes get half the budget each: the latest episodes,
+ * however old, are all there is to open with. With one, what answers it matters most: facts get at
+ * most a quarter, and "Recently" only episodes of the last RECENT_DAYS — what the person may want to
+ * pick up again — at most a sixth; "Related" gets the rest, packed to fit what the other two left. An
+ * older episode earns its place by answering the query, in "Related", not by being the last one: a
+ * memory last used months ago would otherwise spend a sixth of every budget on a stale "Recently".
+ * What a section leaves unused goes to the others.
  */
 
 const RECENT = 8;
+const RECENT_DAYS = 14;
 const RELATED_FACTS = 5;
 const PENDING = 5;
 const SUMMARY_CHARS = 280;
@@ -135,7 +140,10 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     heading = null;
   }
 
-  const recentBlocks = recent.episodes.map((e) => block([`- ${spanOf(e)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e));
+  const recentSince = now.getTime() - RECENT_DAYS * 86_400_000;
+  const recentBlocks = recent.episodes
+    .filter((e) => !query || Date.parse(e.end) >= recentSince)
+    .map((e) => block([`- ${spanOf(e)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e));
 
   // Facts that answer the query, then what was just said in the conversation going on now (its
   // messages reach episodes only after they are built); the packed evidence is added below.
@@ -219,7 +227,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   }
 
   const body = sections.flatMap(render);
-  const empty = aboutBlocks.length + recentBlocks.length + relatedBlocks.length === 0;
+  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length === 0;
   const note = empty ? 'Nothing remembered yet.' : body.length === 0 ? 'Nothing fits the budget.' : null;
   const lines = [title, ...(note && estimateTokens(note) <= available ? [note] : []), ...body];
   const markdown = lines.join('\n');
