@@ -1,7 +1,7 @@
 /**
  * loadContext's "Recently" with and without an opening message: with one, only episodes of the last two
  * weeks are shown for being recent (older ones must answer the query to be shown, in "Related"); without
- * one, the latest episodes are all there is to open with, however old.
+ * one, or when nothing answers it, the latest episodes are all there is to open with, however old.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
@@ -54,6 +54,15 @@ describe('loadContext: Recently', () => {
       now: '2024-01-10T10:00:00Z',
     });
     expect(out.sections.recent.map((e) => e.when.split(', ').slice(0, 2).join(', '))).toEqual(['Tuesday, 2 January 2024']);
+  });
+
+  it('with a query nothing answers ("hi" after months of silence), shows the latest episodes however old', async () => {
+    const out = await engine.call('loadContext', { ownerId, query: 'hi', now: '2024-06-01T10:00:00Z' });
+    expect(out.sections.related).toEqual([]);
+    expect(out.sections.recent.map((e) => e.when.split(', ').slice(0, 2).join(', '))).toEqual([
+      'Sunday, 10 March 2024',
+      'Tuesday, 2 January 2024',
+    ]);
   });
 
   it('without a query, shows the latest episodes however old', async () => {

@@ -27,8 +27,9 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
  * most a quarter, and "Recently" only episodes of the last RECENT_DAYS — what the person may want to
  * pick up again — at most a sixth; "Related" gets the rest, packed to fit what the other two left. An
  * older episode earns its place by answering the query, in "Related", not by being the last one: a
- * memory last used months ago would otherwise spend a sixth of every budget on a stale "Recently".
- * What a section leaves unused goes to the others.
+ * memory last used months ago would otherwise spend a sixth of every budget on a stale "Recently" —
+ * unless nothing answers the query, when the latest are again the best opening. What a section
+ * leaves unused goes to the others.
  */
 
 const RECENT = 8;
@@ -141,9 +142,8 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   }
 
   const recentSince = now.getTime() - RECENT_DAYS * 86_400_000;
-  const recentBlocks = recent.episodes
-    .filter((e) => !query || Date.parse(e.end) >= recentSince)
-    .map((e) => block([`- ${spanOf(e)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e));
+  const latestBlocks = recent.episodes.map((e) => block([`- ${spanOf(e)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e));
+  const recentBlocks = query ? latestBlocks.filter((b) => Date.parse(b.item.end) >= recentSince) : latestBlocks;
 
   // Facts that answer the query, then what was just said in the conversation going on now (its
   // messages reach episodes only after they are built); the packed evidence is added below.
@@ -220,6 +220,9 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, warnings);
     relatedSection.blocks.push(...evidence);
     fill(relatedSection, available - spent() - recentReserve);
+    // Nothing answers the query ("hi" after months of silence): the latest episodes, however old, are
+    // again the best there is to open with.
+    if (relatedSection.chosen.size === 0) recentSection.blocks = latestBlocks;
     for (const s of [recentSection, aboutSection] as Section<unknown>[]) fill(s, available - spent());
   } else {
     fill(aboutSection, Math.floor(available / 2));
