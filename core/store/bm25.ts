@@ -318,15 +318,37 @@ export function bm25Reads(q: Sql) {
      * Compares the maintained totals with what the postings say. All zeros means the index agrees with
      * itself and with the episodes table (used by tests and `health`).
      */
-    async verify(
-      ownerId: string,
-    ): Promise<{ dfMismatches: number; docsWithoutEpisode: number; episodesWithoutDoc: number; statsMismatch: boolean }> {
-      const r = await q.query<{ df: number; orphan: number; missing: number; stats: boolean }>(
+    async verify(ownerId: string): Promise<{
+      dfMismatches: number;
+      postingMismatches: number;
+      docsWithoutEpisode: number;
+      episodesWithoutDoc: number;
+      statsMismatch: boolean;
+    }> {
+      const r = await q.query<{ df: number; postings: number; orphan: number; missing: number; stats: boolean }>(
         `SELECT
            (SELECT count(*)::int FROM (
               SELECT term_id AS id, sum(n) AS n FROM bm25_postings WHERE owner_id = $1 GROUP BY term_id) p
             FULL JOIN (SELECT id, df FROM bm25_terms WHERE owner_id = $1) t USING (id)
             WHERE p.n IS DISTINCT FROM t.df) AS df,
+           -- Postings in the blocks and not in their documents' own lists, or the other way round, and
+           -- blocks whose counts, bounds or order are off.
+           (SELECT count(*)::int FROM (
+              (SELECT b.term_id, u.doc_no, u.impact FROM bm25_postings b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
+               WHERE b.owner_id = $1
+               EXCEPT ALL
+               SELECT u.term_id, d.doc_no, u.impact FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
+               WHERE d.owner_id = $1)
+              UNION ALL
+              (SELECT u.term_id, d.doc_no, u.impact FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
+               WHERE d.owner_id = $1
+               EXCEPT ALL
+               SELECT b.term_id, u.doc_no, u.impact FROM bm25_postings b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
+               WHERE b.owner_id = $1)) x)
+           + (SELECT count(*)::int FROM bm25_postings b WHERE b.owner_id = $1
+                AND (b.n NOT BETWEEN 1 AND ${BLOCK} OR cardinality(b.docs) <> b.n OR cardinality(b.impacts) <> b.n
+                     OR b.impacts[1] <> b.max_impact OR b.impacts[b.n] <> b.min_impact
+                     OR b.impacts <> ARRAY(SELECT i FROM unnest(b.impacts) AS i ORDER BY i DESC))) AS postings,
            (SELECT count(*)::int FROM bm25_docs d WHERE d.owner_id = $1
               AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.id = d.episode_id AND e.owner_id = $1)) AS orphan,
            (SELECT count(*)::int FROM episodes e WHERE e.owner_id = $1 AND e.tier <> 'trash'
@@ -338,7 +360,13 @@ export function bm25Reads(q: Sql) {
         [ownerId],
       );
       const row = r.rows[0]!;
-      return { dfMismatches: row.df, docsWithoutEpisode: row.orphan, episodesWithoutDoc: row.missing, statsMismatch: row.stats };
+      return {
+        dfMismatches: row.df,
+        postingMismatches: row.postings,
+        docsWithoutEpisode: row.orphan,
+        episodesWithoutDoc: row.missing,
+        statsMismatch: row.stats,
+      };
     },
 
     termStats: readTermStats,
