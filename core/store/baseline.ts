@@ -12,7 +12,7 @@ export function baselineReads(q: Sql) {
       const r = await q.query(
         `SELECT u.doc_no, sum(u.impact * ln(1 + (st.doc_count - t.df + 0.5)::float8 / (t.df + 0.5))) AS s
          FROM bm25_terms t
-         JOIN bm25_postings p ON p.owner_id = t.owner_id AND p.term_id = t.id
+         JOIN bm25_posting_lists p ON p.owner_id = t.owner_id AND p.term_id = t.id
          CROSS JOIN unnest(p.docs, p.impacts) AS u(doc_no, impact)
          JOIN bm25_stats st ON st.owner_id = t.owner_id
          WHERE t.owner_id = $1 AND t.term = ANY($2::text[])

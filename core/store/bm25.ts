@@ -94,40 +94,43 @@ interface IndexEntry {
   impacts: number[];
 }
 
-async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, lens: FieldVector): Promise<void> {
+async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, postings: number, lens: FieldVector): Promise<void> {
   await q.query(
-    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, postings)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (owner_id) DO UPDATE SET
        doc_count = bm25_stats.doc_count + EXCLUDED.doc_count,
+       postings = bm25_stats.postings + EXCLUDED.postings,
        len_title = bm25_stats.len_title + EXCLUDED.len_title,
        len_summary = bm25_stats.len_summary + EXCLUDED.len_summary,
        len_entities = bm25_stats.len_entities + EXCLUDED.len_entities,
        len_topics = bm25_stats.len_topics + EXCLUDED.len_topics,
        len_content = bm25_stats.len_content + EXCLUDED.len_content`,
-    [ownerId, sign * docs, ...lens.map((l) => sign * l)],
+    [ownerId, sign * docs, ...lens.map((l) => sign * l), sign * postings],
   );
 }
 
 /**
  * Puts documents into the live index: interns their terms (new ones get the owner's next ids), numbers
- * the documents, writes their rows and one block per term, and merges the blocks of terms whose recent
- * postings reached a quarter of their document frequency. Every way a document enters the index (a
- * fresh indexing, un-parking after a restore) goes through here; corpus totals are the caller's.
- * Returns the block rows it wrote.
+ * the documents and writes their rows. A term's newest postings wait on its own row (bm25_terms.docs,
+ * impacts) until there are a block's worth: most terms never have more, and need no block row at all.
+ * Then they move into blocks — merged with the term's blocks into one sorted run once the postings
+ * since its last merge are a quarter of all of them, so each posting is rewritten a handful of times
+ * over the index's growth and a query meets few unmerged runs. Every way a document enters the index
+ * (a fresh indexing, un-parking after a restore) goes through here; corpus totals are the caller's.
  */
-async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEntry[]): Promise<number> {
-  const df = new Map<string, number>();
-  for (const e of entries) for (const t of e.terms) df.set(t, (df.get(t) ?? 0) + 1);
+async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEntry[]): Promise<void> {
+  const byTerm = new Map<string, { doc: number; impact: number }[]>();
+  for (const e of entries) for (const t of e.terms) byTerm.set(t, []);
   const known = new Map<string, number>();
-  for (const batch of chunks([...df.keys()], 5000)) {
+  for (const batch of chunks([...byTerm.keys()], 5000)) {
     const r = await q.query<{ term: string; id: number }>(
       `SELECT term, id FROM bm25_terms WHERE owner_id = $1 AND term = ANY($2::text[])`,
       [ownerId, batch],
     );
     for (const x of r.rows) known.set(x.term, x.id);
   }
-  const fresh = [...df.keys()].filter((t) => !known.has(t));
+  const fresh = [...byTerm.keys()].filter((t) => !known.has(t));
   const counters = await q.query<{ term0: number; doc0: number }>(
     `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, next_term, next_doc)
      VALUES ($1, 0, 0, 0, 0, 0, 0, $2, $3)
@@ -138,34 +141,18 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
   const { term0, doc0 } = counters.rows[0]!;
   fresh.forEach((t, i) => known.set(t, term0 + i + 1));
 
-  const terms: { term: string; id: number; df: number }[] = [...df].map(([term, n]) => ({ term, id: known.get(term)!, df: n }));
-  const grown: { id: number; df: number; fresh: number; fresh_blocks: number }[] = [];
-  for (const batch of chunks(terms, 5000)) {
-    const r = await q.query<{ id: number; df: number; fresh: number; fresh_blocks: number }>(
-      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, fresh_blocks)
-       SELECT $1, u.term, u.id, u.df, u.df, 1 FROM unnest($2::text[], $3::int[], $4::int[]) AS u(term, id, df)
-       ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df, fresh = bm25_terms.fresh + EXCLUDED.fresh,
-         fresh_blocks = bm25_terms.fresh_blocks + 1
-       RETURNING id, df, fresh, fresh_blocks`,
-      [ownerId, batch.map((t) => t.term), batch.map((t) => t.id), batch.map((t) => t.df)],
-    );
-    grown.push(...r.rows);
-  }
-
-  // Each document's postings as term ids, and all of them flat for the blocks; a document's own arrays
-  // are slices of the flat ones.
+  // Each document's postings as term ids; a document's own arrays are slices of the flat ones.
   const termIds: number[] = [];
   const impacts: number[] = [];
-  const docNos: number[] = [];
   const from: number[] = [];
   const to: number[] = [];
   entries.forEach((e, i) => {
     from.push(termIds.length + 1);
-    for (let j = 0; j < e.terms.length; j++) {
-      termIds.push(known.get(e.terms[j]!)!);
+    e.terms.forEach((t, j) => {
+      termIds.push(known.get(t)!);
       impacts.push(e.impacts[j]!);
-      docNos.push(doc0 + i + 1);
-    }
+      byTerm.get(t)!.push({ doc: doc0 + i + 1, impact: e.impacts[j]! });
+    });
     to.push(termIds.length);
   });
   await q.query(
@@ -184,37 +171,62 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
       impacts,
     ],
   );
-  let written = 0;
-  for (const at of chunks(
-    termIds.map((_, i) => i),
-    20_000,
-  )) {
-    const r = await q.query(packBlocks(`SELECT * FROM unnest($2::int[], $3::int[], $4::real[])`), [
-      ownerId,
-      at.map((i) => termIds[i]),
-      at.map((i) => docNos[i]),
-      at.map((i) => impacts[i]),
-    ]);
-    written += r.affectedRows ?? 0;
+
+  const full: number[] = [];
+  const merged: number[] = [];
+  for (const batch of chunks([...byTerm], 5000)) {
+    const docs: number[] = [];
+    const weights: number[] = [];
+    const a: number[] = [];
+    const b: number[] = [];
+    for (const [, postings] of batch) {
+      a.push(docs.length + 1);
+      for (const x of postings) {
+        docs.push(x.doc);
+        weights.push(x.impact);
+      }
+      b.push(docs.length);
+    }
+    const r = await q.query<{ id: number; df: number; fresh: number; waiting: number }>(
+      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
+       SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)
+       ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df, fresh = bm25_terms.fresh + EXCLUDED.fresh,
+         docs = bm25_terms.docs || EXCLUDED.docs, impacts = bm25_terms.impacts || EXCLUDED.impacts
+       RETURNING id, df, fresh, cardinality(docs) AS waiting`,
+      [ownerId, batch.map(([t]) => t), batch.map(([t]) => known.get(t)!), a, b, docs, weights],
+    );
+    for (const t of r.rows) {
+      if (t.waiting < BLOCK) continue;
+      full.push(t.id);
+      if (4 * t.fresh >= t.df) merged.push(t.id);
+    }
   }
-  // A term's blocks are merged back into sorted ones once its recent postings are a quarter of all of
-  // them: each posting is rewritten a handful of times over the index's growth, and a query meets few
-  // small blocks.
-  const merge = grown.filter((t) => t.fresh_blocks >= 2 && 4 * t.fresh >= t.df).map((t) => t.id);
-  for (const batch of chunks(merge, 2000)) written += await mergeBlocks(q, ownerId, batch);
-  return written;
+  for (const batch of chunks(full, 2000)) {
+    const set = new Set(batch);
+    await intoBlocks(
+      q,
+      ownerId,
+      batch,
+      merged.filter((id) => set.has(id)),
+    );
+  }
 }
 
-/** Rewrites the blocks of some terms as sorted blocks of BLOCK postings each. Returns the blocks written. */
-async function mergeBlocks(q: Sql, ownerId: string, termIds: readonly number[]): Promise<number> {
-  if (termIds.length === 0) return 0;
-  const r = await q.query(
-    `WITH old AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND term_id = ANY($2::int[]) RETURNING term_id, docs, impacts)
-     ${packBlocks(`SELECT o.term_id, u.doc_no, u.impact FROM old o, unnest(o.docs, o.impacts) AS u(doc_no, impact)`)}`,
-    [ownerId, termIds],
+/**
+ * Moves the waiting postings of `termIds` into blocks of BLOCK, strongest first; for those also in
+ * `merge`, together with all their blocks (one sorted run again).
+ */
+async function intoBlocks(q: Sql, ownerId: string, termIds: readonly number[], merge: readonly number[]): Promise<void> {
+  await q.query(
+    `WITH waiting AS (SELECT id AS term_id, docs, impacts FROM bm25_terms WHERE owner_id = $1 AND id = ANY($2::int[])),
+          emptied AS (UPDATE bm25_terms SET docs = '{}', impacts = '{}', fresh = CASE WHEN id = ANY($3::int[]) THEN 0 ELSE fresh END
+                      WHERE owner_id = $1 AND id = ANY($2::int[])),
+          merged AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND term_id = ANY($3::int[]) RETURNING term_id, docs, impacts)
+     ${packBlocks(`SELECT p.term_id, u.doc_no, u.impact FROM (SELECT * FROM waiting UNION ALL SELECT * FROM merged) p,
+                          unnest(p.docs, p.impacts) AS u(doc_no, impact)`)}`,
+    [ownerId, termIds, merge],
   );
-  await q.query(`UPDATE bm25_terms SET fresh = 0, fresh_blocks = 0 WHERE owner_id = $1 AND id = ANY($2::int[])`, [ownerId, termIds]);
-  return r.affectedRows ?? 0;
 }
 
 interface TermRow {
@@ -224,12 +236,12 @@ interface TermRow {
 }
 
 export function bm25Reads(q: Sql) {
-  /** The owner's document count and the rows of those of `terms` some document contains. */
+  /** The owner's document count and the rows of those of `terms` some document contains, in term order (as matched terms are listed). */
   async function readTerms(ownerId: string, terms: readonly string[]): Promise<{ docCount: number; rows: TermRow[] }> {
     const r = await q.query<{ doc_count: number; term: string | null; id: number | null; df: number | null }>(
       `SELECT s.doc_count, t.term, t.id, t.df FROM bm25_stats s
        LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
-       WHERE s.owner_id = $1`,
+       WHERE s.owner_id = $1 ORDER BY t.term`,
       [ownerId, [...new Set(terms)]],
     );
     const rows = r.rows.flatMap((x) => (x.term !== null && x.id !== null && x.df !== null ? [{ term: x.term, id: x.id, df: x.df }] : []));
@@ -275,22 +287,26 @@ export function bm25Reads(q: Sql) {
       let postings: string;
       if (filters) {
         postings = `SELECT qt.w, qt.bit, u.doc_no, u.impact FROM ${qt}
-          JOIN bm25_postings x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
+          JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
           CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)
           JOIN bm25_docs d ON d.owner_id = ${owner} AND d.doc_no = u.doc_no
           JOIN episodes e ON e.id = d.episode_id AND e.owner_id = ${owner}${filters}`;
       } else {
-        // The strongest `per` postings of a term lie in the blocks whose strongest posting reaches the
-        // floor of the first blocks (by floor) that together hold `per`: at least `per` postings are at
-        // or above that floor, so no posting below it is among the strongest `per`.
+        // A term's strongest `per` postings are among those waiting on its row and those in the blocks
+        // whose strongest posting reaches the floor of the first blocks (by floor) that together hold
+        // `per`: at least `per` postings are at or above that floor, so none below it is among them.
         const per = p.add(o.params.postingsPerTerm);
         postings = `SELECT qt.w, qt.bit, x.doc_no, x.impact FROM ${qt}
           CROSS JOIN LATERAL (
-            SELECT u.doc_no, u.impact FROM bm25_postings b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
-            WHERE b.owner_id = ${owner} AND b.term_id = qt.term_id AND b.max_impact >= (
-              SELECT COALESCE(max(c.min_impact) FILTER (WHERE c.held >= ${per}), '-Infinity')
-              FROM (SELECT min_impact, sum(n) OVER (ORDER BY min_impact DESC ROWS UNBOUNDED PRECEDING) AS held
-                    FROM bm25_postings WHERE owner_id = ${owner} AND term_id = qt.term_id) c)
+            SELECT u.doc_no, u.impact FROM (
+              SELECT t.docs, t.impacts FROM bm25_terms t WHERE t.owner_id = ${owner} AND t.id = qt.term_id
+              UNION ALL
+              SELECT b.docs, b.impacts FROM bm25_postings b
+              WHERE b.owner_id = ${owner} AND b.term_id = qt.term_id AND b.max_impact >= (
+                SELECT COALESCE(max(c.min_impact) FILTER (WHERE c.held >= ${per}), '-Infinity')
+                FROM (SELECT min_impact, sum(n) OVER (ORDER BY min_impact DESC ROWS UNBOUNDED PRECEDING) AS held
+                      FROM bm25_postings WHERE owner_id = ${owner} AND term_id = qt.term_id) c)) l,
+              unnest(l.docs, l.impacts) AS u(doc_no, impact)
             ORDER BY u.impact DESC LIMIT ${per}) x`;
       }
       // Ranked by document number first; the ties at the cut come along so the episode id breaks them.
@@ -328,13 +344,14 @@ export function bm25Reads(q: Sql) {
       const r = await q.query<{ df: number; postings: number; orphan: number; missing: number; stats: boolean }>(
         `SELECT
            (SELECT count(*)::int FROM (
-              SELECT term_id AS id, sum(n) AS n FROM bm25_postings WHERE owner_id = $1 GROUP BY term_id) p
+              SELECT term_id AS id, sum(cardinality(docs)) AS n FROM bm25_posting_lists WHERE owner_id = $1 GROUP BY term_id
+              HAVING sum(cardinality(docs)) > 0) p
             FULL JOIN (SELECT id, df FROM bm25_terms WHERE owner_id = $1) t USING (id)
             WHERE p.n IS DISTINCT FROM t.df) AS df,
-           -- Postings in the blocks and not in their documents' own lists, or the other way round, and
-           -- blocks whose counts, bounds or order are off.
+           -- Postings in the lists and not in their documents' own, or the other way round, and blocks
+           -- whose counts, bounds or order are off.
            (SELECT count(*)::int FROM (
-              (SELECT b.term_id, u.doc_no, u.impact FROM bm25_postings b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
+              (SELECT b.term_id, u.doc_no, u.impact FROM bm25_posting_lists b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
                WHERE b.owner_id = $1
                EXCEPT ALL
                SELECT u.term_id, d.doc_no, u.impact FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
@@ -343,7 +360,7 @@ export function bm25Reads(q: Sql) {
               (SELECT u.term_id, d.doc_no, u.impact FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
                WHERE d.owner_id = $1
                EXCEPT ALL
-               SELECT b.term_id, u.doc_no, u.impact FROM bm25_postings b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
+               SELECT b.term_id, u.doc_no, u.impact FROM bm25_posting_lists b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
                WHERE b.owner_id = $1)) x)
            + (SELECT count(*)::int FROM bm25_postings b WHERE b.owner_id = $1
                 AND (b.n NOT BETWEEN 1 AND ${BLOCK} OR cardinality(b.docs) <> b.n OR cardinality(b.impacts) <> b.n
@@ -380,7 +397,7 @@ export function bm25Reads(q: Sql) {
 export function bm25Writes(q: Sql, track: WriteTracker) {
   /**
    * Removes documents from the live index and keeps document frequencies and corpus totals exact (their
-   * postings leave the blocks through migration 008's trigger).
+   * postings leave their terms' rows and blocks through migration 008's trigger).
    */
   async function remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
     if (episodeIds.length === 0) return;
@@ -396,7 +413,7 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
     );
     const g = gone.rows[0]!;
     await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND df <= 0`, [ownerId]);
-    if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, [g.l1, g.l2, g.l3, g.l4, g.l5]);
+    if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, g.postings, [g.l1, g.l2, g.l3, g.l4, g.l5]);
     track(g.postings);
   }
 
@@ -416,7 +433,8 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
       }
       const totals: FieldVector = [0, 0, 0, 0, 0];
       for (const d of docs) d.lengths.forEach((l, i) => (totals[i] = totals[i]! + l));
-      await adjustStats(q, ownerId, 1, docs.length, totals);
+      const postings = docs.reduce((n, d) => n + d.terms.size, 0);
+      await adjustStats(q, ownerId, 1, docs.length, postings, totals);
       // Averages include this batch, so the first documents of a new owner normalise against themselves.
       const st = params.corpus ?? (await stats(q, ownerId));
       const entries = docs.map((d) => {
@@ -428,7 +446,8 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
         }
         return e;
       });
-      track(await insertEntries(q, ownerId, entries));
+      await insertEntries(q, ownerId, entries);
+      track(postings);
     },
 
     remove,
@@ -479,11 +498,12 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
         terms: x.terms,
         impacts: x.impacts,
       }));
-      const written = await insertEntries(q, ownerId, entries);
+      await insertEntries(q, ownerId, entries);
       const lengths: FieldVector = [0, 0, 0, 0, 0];
       for (const e of entries) e.lengths.forEach((l, i) => (lengths[i] = lengths[i]! + l));
-      await adjustStats(q, ownerId, 1, entries.length, lengths);
-      track(written);
+      const postings = entries.reduce((n, e) => n + e.terms.length, 0);
+      await adjustStats(q, ownerId, 1, entries.length, postings, lengths);
+      track(postings);
       return entries.map((e) => e.episodeId);
     },
 

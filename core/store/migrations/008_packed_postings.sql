@@ -5,12 +5,15 @@
 --     (bm25_docs.doc_no); both are handed out from counters on the owner's bm25_stats row, so an
 --     owner's index travels whole in an export and reads back into an empty owner unchanged;
 --   * a document row keeps its own postings as term ids (term_ids[i] weighs impacts[i]);
+--   * a term's newest postings wait on its own row (bm25_terms.docs, impacts): most terms never have
+--     more than a block's worth and need no other row;
 --   * bm25_postings holds blocks: up to 128 postings of one term, strongest first, with the block's
---     weakest and strongest impact. A query reads at most postingsPerTerm postings of a term, strongest
---     first, from the blocks that can hold them (core/store/bm25.ts); indexing writes a block per term
---     and batch, and a term's blocks are merged again into sorted blocks of 128 when the postings written
---     since its last merge reach a quarter of its document frequency (bm25_terms.fresh, fresh_blocks).
--- Blocks are built here from the documents' own postings (the very same float4 impacts, migration 006).
+--     weakest and strongest impact. A term's waiting postings move into blocks when there are 128 of
+--     them, merged with its blocks into one sorted run when the postings since its last merge reach a
+--     quarter of its document frequency (bm25_terms.fresh). A query reads at most postingsPerTerm
+--     postings of a term, strongest first: those waiting and those of the blocks that can hold them
+--     (core/store/bm25.ts).
+-- Both are built here from the documents' own postings (the very same float4 impacts, migration 006).
 
 -- Terms a document holds that have no row (a store that lost one) get one, so every posting keeps its id.
 INSERT INTO bm25_terms (owner_id, term, df)
@@ -18,7 +21,8 @@ SELECT DISTINCT d.owner_id, u.term, 0 FROM bm25_docs d, unnest(d.terms) AS u(ter
 ON CONFLICT (owner_id, term) DO NOTHING;
 ALTER TABLE bm25_terms ADD COLUMN id integer;
 ALTER TABLE bm25_terms ADD COLUMN fresh integer NOT NULL DEFAULT 0;         -- postings written since the last merge
-ALTER TABLE bm25_terms ADD COLUMN fresh_blocks integer NOT NULL DEFAULT 0;  -- blocks written since the last merge
+ALTER TABLE bm25_terms ADD COLUMN docs integer[] NOT NULL DEFAULT '{}';      -- postings not in a block yet: bm25_docs.doc_no
+ALTER TABLE bm25_terms ADD COLUMN impacts real[] NOT NULL DEFAULT '{}';      -- impacts[i] belongs to docs[i]
 UPDATE bm25_terms t SET id = n.id
 FROM (SELECT owner_id, term, row_number() OVER (PARTITION BY owner_id ORDER BY term)::int AS id FROM bm25_terms) n
 WHERE n.owner_id = t.owner_id AND n.term = t.term;
@@ -62,12 +66,19 @@ CREATE TABLE bm25_blocks (
   docs       integer[] NOT NULL,    -- bm25_docs.doc_no, strongest first
   impacts    real[] NOT NULL        -- impacts[i] belongs to docs[i]
 );
+-- Terms with fewer postings than a block keep them on their row; the others get sorted blocks.
+UPDATE bm25_terms t SET docs = p.docs, impacts = p.impacts
+FROM (SELECT d.owner_id, u.term_id, array_agg(d.doc_no ORDER BY u.impact DESC, d.doc_no) AS docs,
+             array_agg(u.impact ORDER BY u.impact DESC, d.doc_no) AS impacts
+      FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact) GROUP BY d.owner_id, u.term_id) p
+WHERE t.owner_id = p.owner_id AND t.id = p.term_id AND cardinality(p.docs) < 128;
 INSERT INTO bm25_blocks (owner_id, term_id, n, min_impact, max_impact, docs, impacts)
 SELECT owner_id, term_id, count(*)::int, min(impact), max(impact),
        array_agg(doc_no ORDER BY impact DESC, doc_no), array_agg(impact ORDER BY impact DESC, doc_no)
 FROM (SELECT d.owner_id, u.term_id, d.doc_no, u.impact,
              (row_number() OVER (PARTITION BY d.owner_id, u.term_id ORDER BY u.impact DESC, d.doc_no) - 1) / 128 AS block
-      FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)) e
+      FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
+      WHERE EXISTS (SELECT 1 FROM bm25_terms t WHERE t.owner_id = d.owner_id AND t.id = u.term_id AND cardinality(t.docs) = 0)) e
 GROUP BY owner_id, term_id, block;
 DROP TABLE bm25_postings;
 ALTER TABLE bm25_blocks RENAME TO bm25_postings;
@@ -77,19 +88,40 @@ CREATE INDEX bm25_postings_by_term ON bm25_postings (owner_id, term_id, min_impa
 
 ALTER TABLE bm25_stats ADD COLUMN next_term integer NOT NULL DEFAULT 0;  -- the last term id handed out
 ALTER TABLE bm25_stats ADD COLUMN next_doc integer NOT NULL DEFAULT 0;   -- the last document number handed out
+-- Postings indexed: the store vacuums after a quarter's growth of them (Store.maintain).
+ALTER TABLE bm25_stats ADD COLUMN postings bigint NOT NULL DEFAULT 0;
 UPDATE bm25_stats s SET
   next_term = COALESCE((SELECT max(t.id) FROM bm25_terms t WHERE t.owner_id = s.owner_id), 0),
-  next_doc = COALESCE((SELECT max(d.doc_no) FROM bm25_docs d WHERE d.owner_id = s.owner_id), 0);
+  next_doc = COALESCE((SELECT max(d.doc_no) FROM bm25_docs d WHERE d.owner_id = s.owner_id), 0),
+  postings = COALESCE((SELECT sum(cardinality(d.term_ids)) FROM bm25_docs d WHERE d.owner_id = s.owner_id), 0);
 
--- Removing a document (bm25.remove, or its episode deleted) takes its postings out of the blocks of its
--- terms: each block holding one of them is rewritten without them (or dropped when nothing is left).
--- Per statement, so removing many documents is one pass over their terms' blocks.
+-- Every list of postings: those waiting on the terms' rows and the blocks.
+CREATE VIEW bm25_posting_lists AS
+  SELECT owner_id, id AS term_id, docs, impacts FROM bm25_terms
+  UNION ALL
+  SELECT owner_id, term_id, docs, impacts FROM bm25_postings;
+
+-- Removing a document (bm25.remove, or its episode deleted) takes its postings out of its terms' rows
+-- and blocks: each holding one of them is rewritten without them (a block left empty goes). Per
+-- statement, so removing many documents is one hash join over their terms' postings.
 CREATE FUNCTION bm25_drop_doc_postings() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH dead AS (SELECT owner_id, array_agg(doc_no) AS docs FROM gone GROUP BY owner_id),
-       hit AS (SELECT DISTINCT g.owner_id, u.term_id FROM gone g, unnest(g.term_ids) AS u(term_id)),
-       old AS (DELETE FROM bm25_postings x USING hit h, dead d
-               WHERE x.owner_id = h.owner_id AND x.term_id = h.term_id AND d.owner_id = h.owner_id AND x.docs && d.docs
+  WITH hit AS (SELECT DISTINCT g.owner_id, u.term_id FROM gone g, unnest(g.term_ids) AS u(term_id)),
+       kept AS (SELECT t.owner_id, t.id, array_agg(u.doc_no ORDER BY u.i) FILTER (WHERE g.doc_no IS NULL) AS docs,
+                       array_agg(u.impact ORDER BY u.i) FILTER (WHERE g.doc_no IS NULL) AS impacts
+                FROM hit h JOIN bm25_terms t ON t.owner_id = h.owner_id AND t.id = h.term_id
+                CROSS JOIN unnest(t.docs, t.impacts) WITH ORDINALITY AS u(doc_no, impact, i)
+                LEFT JOIN gone g ON g.owner_id = t.owner_id AND g.doc_no = u.doc_no
+                GROUP BY t.owner_id, t.id HAVING count(g.doc_no) > 0)
+  UPDATE bm25_terms t SET docs = COALESCE(k.docs, '{}'), impacts = COALESCE(k.impacts, '{}')
+  FROM kept k WHERE t.owner_id = k.owner_id AND t.id = k.id;
+
+  WITH hit AS (SELECT DISTINCT g.owner_id, u.term_id FROM gone g, unnest(g.term_ids) AS u(term_id)),
+       touched AS (SELECT DISTINCT x.ctid AS block FROM hit h
+                   JOIN bm25_postings x ON x.owner_id = h.owner_id AND x.term_id = h.term_id
+                   CROSS JOIN unnest(x.docs) AS u(doc_no)
+                   JOIN gone g ON g.owner_id = x.owner_id AND g.doc_no = u.doc_no),
+       old AS (DELETE FROM bm25_postings x USING touched t WHERE x.ctid = t.block
                RETURNING x.ctid AS block, x.owner_id, x.term_id, x.docs, x.impacts)
   INSERT INTO bm25_postings (owner_id, term_id, n, min_impact, max_impact, docs, impacts)
   SELECT o.owner_id, o.term_id, count(*)::int, min(u.impact), max(u.impact),
