@@ -202,15 +202,7 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
       if (4 * t.fresh >= t.df) merged.push(t.id);
     }
   }
-  for (const batch of chunks(full, 2000)) {
-    const set = new Set(batch);
-    await intoBlocks(
-      q,
-      ownerId,
-      batch,
-      merged.filter((id) => set.has(id)),
-    );
-  }
+  if (full.length > 0) await intoBlocks(q, ownerId, full, merged);
 }
 
 /**
