@@ -66,20 +66,18 @@ CREATE TABLE bm25_blocks (
   docs       integer[] NOT NULL,    -- bm25_docs.doc_no, strongest first
   impacts    real[] NOT NULL        -- impacts[i] belongs to docs[i]
 );
--- Terms with fewer postings than a block keep them on their row; the others get sorted blocks.
+-- Every term's postings on its row, strongest first; those with a block's worth or more move into blocks.
 UPDATE bm25_terms t SET docs = p.docs, impacts = p.impacts
 FROM (SELECT d.owner_id, u.term_id, array_agg(d.doc_no ORDER BY u.impact DESC, d.doc_no) AS docs,
              array_agg(u.impact ORDER BY u.impact DESC, d.doc_no) AS impacts
       FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact) GROUP BY d.owner_id, u.term_id) p
-WHERE t.owner_id = p.owner_id AND t.id = p.term_id AND cardinality(p.docs) < 128;
+WHERE t.owner_id = p.owner_id AND t.id = p.term_id;
 INSERT INTO bm25_blocks (owner_id, term_id, n, min_impact, max_impact, docs, impacts)
-SELECT owner_id, term_id, count(*)::int, min(impact), max(impact),
-       array_agg(doc_no ORDER BY impact DESC, doc_no), array_agg(impact ORDER BY impact DESC, doc_no)
-FROM (SELECT d.owner_id, u.term_id, d.doc_no, u.impact,
-             (row_number() OVER (PARTITION BY d.owner_id, u.term_id ORDER BY u.impact DESC, d.doc_no) - 1) / 128 AS block
-      FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
-      WHERE EXISTS (SELECT 1 FROM bm25_terms t WHERE t.owner_id = d.owner_id AND t.id = u.term_id AND cardinality(t.docs) = 0)) e
-GROUP BY owner_id, term_id, block;
+SELECT t.owner_id, t.id, count(*)::int, min(u.impact), max(u.impact), array_agg(u.doc_no ORDER BY u.i), array_agg(u.impact ORDER BY u.i)
+FROM bm25_terms t, unnest(t.docs, t.impacts) WITH ORDINALITY AS u(doc_no, impact, i)
+WHERE cardinality(t.docs) >= 128
+GROUP BY t.owner_id, t.id, (u.i - 1) / 128;
+UPDATE bm25_terms SET docs = '{}', impacts = '{}' WHERE cardinality(docs) >= 128;
 DROP TABLE bm25_postings;
 ALTER TABLE bm25_blocks RENAME TO bm25_postings;
 -- The only index: a term's blocks, the strongest-floored first; max_impact and n make the choice of
