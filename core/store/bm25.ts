@@ -130,16 +130,16 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
     );
     for (const x of r.rows) known.set(x.term, x.id);
   }
-  const fresh = [...byTerm.keys()].filter((t) => !known.has(t));
+  const newTerms = [...byTerm.keys()].filter((t) => !known.has(t));
   const counters = await q.query<{ term0: number; doc0: number }>(
     `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, next_term, next_doc)
      VALUES ($1, 0, 0, 0, 0, 0, 0, $2, $3)
      ON CONFLICT (owner_id) DO UPDATE SET next_term = bm25_stats.next_term + $2, next_doc = bm25_stats.next_doc + $3
      RETURNING next_term - $2 AS term0, next_doc - $3 AS doc0`,
-    [ownerId, fresh.length, entries.length],
+    [ownerId, newTerms.length, entries.length],
   );
   const { term0, doc0 } = counters.rows[0]!;
-  fresh.forEach((t, i) => known.set(t, term0 + i + 1));
+  newTerms.forEach((t, i) => known.set(t, term0 + i + 1));
 
   // Each document's postings as term ids; a document's own arrays are slices of the flat ones.
   const termIds: number[] = [];
