@@ -10,12 +10,13 @@ export function baselineReads(q: Sql) {
     /** The exhaustive posting-list scan: every posting of every query term, idf × impact, no pruning. */
     async bm25(ownerId: string, terms: readonly string[], limit: number): Promise<number> {
       const r = await q.query(
-        `SELECT p.episode_id, sum(p.impact * ln(1 + (st.doc_count - t.df + 0.5)::float8 / (t.df + 0.5))) AS s
-         FROM bm25_postings p
-         JOIN bm25_terms t ON t.owner_id = p.owner_id AND t.term = p.term
-         JOIN bm25_stats st ON st.owner_id = p.owner_id
-         WHERE p.owner_id = $1 AND p.term = ANY($2::text[])
-         GROUP BY p.episode_id ORDER BY s DESC LIMIT $3`,
+        `SELECT u.doc_no, sum(u.impact * ln(1 + (st.doc_count - t.df + 0.5)::float8 / (t.df + 0.5))) AS s
+         FROM bm25_terms t
+         JOIN bm25_posting_lists p ON p.owner_id = t.owner_id AND p.term_id = t.id
+         CROSS JOIN unnest(p.docs, p.impacts) AS u(doc_no, impact)
+         JOIN bm25_stats st ON st.owner_id = t.owner_id
+         WHERE t.owner_id = $1 AND t.term = ANY($2::text[])
+         GROUP BY u.doc_no ORDER BY s DESC LIMIT $3`,
         [ownerId, terms, limit],
       );
       return r.rows.length;

@@ -70,50 +70,184 @@ async function stats(q: Sql, ownerId: string): Promise<Stats> {
   return row ? { docCount: row.doc_count, lengths: row.l.map(Number) as FieldVector } : { docCount: 0, lengths: [0, 0, 0, 0, 0] };
 }
 
-/**
- * The index's tables are written only through these: every way a document enters the live index (a
- * fresh indexing, or un-parking after a restore) inserts its rows and adjusts document frequencies
- * and corpus totals the same way. Each takes the SELECT that yields its rows. A document row carries
- * its own postings (terms, impacts): removing it removes them (migration 006's trigger).
- */
-const insertDocs = (rows: string) =>
-  `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content, terms, impacts) ${rows}`;
-const insertPostings = (rows: string) => `INSERT INTO bm25_postings (owner_id, term, episode_id, impact) ${rows}`;
-const addDocFrequencies = (rows: string) =>
-  `INSERT INTO bm25_terms (owner_id, term, df) ${rows}
-   ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df`;
+/** Postings per block: a block row (two arrays of this many 4-byte values) stays well under a page. */
+const BLOCK = 128;
 
-async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, lens: FieldVector): Promise<void> {
+/**
+ * Packs (term_id, doc_no, impact) rows — `entries` is a SELECT yielding them — into blocks of the
+ * owner ($1): per term, strongest first, BLOCK at a time. Every block is written through this.
+ */
+const packBlocks = (entries: string) =>
+  `INSERT INTO bm25_postings (owner_id, term_id, n, min_impact, max_impact, docs, impacts)
+   SELECT $1, term_id, count(*)::int, min(impact), max(impact),
+          array_agg(doc_no ORDER BY impact DESC, doc_no), array_agg(impact ORDER BY impact DESC, doc_no)
+   FROM (SELECT e.term_id, e.doc_no, e.impact,
+                (row_number() OVER (PARTITION BY e.term_id ORDER BY e.impact DESC, e.doc_no) - 1) / ${BLOCK} AS block
+         FROM (${entries}) AS e(term_id, doc_no, impact)) b
+   GROUP BY term_id, block`;
+
+/** A document entering the live index: its field lengths and its postings, impacts already computed. */
+interface IndexEntry {
+  episodeId: string;
+  lengths: FieldVector;
+  terms: string[];
+  impacts: number[];
+}
+
+async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, postings: number, lens: FieldVector): Promise<void> {
   await q.query(
-    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, postings)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (owner_id) DO UPDATE SET
        doc_count = bm25_stats.doc_count + EXCLUDED.doc_count,
+       postings = bm25_stats.postings + EXCLUDED.postings,
        len_title = bm25_stats.len_title + EXCLUDED.len_title,
        len_summary = bm25_stats.len_summary + EXCLUDED.len_summary,
        len_entities = bm25_stats.len_entities + EXCLUDED.len_entities,
        len_topics = bm25_stats.len_topics + EXCLUDED.len_topics,
        len_content = bm25_stats.len_content + EXCLUDED.len_content`,
-    [ownerId, sign * docs, ...lens.map((l) => sign * l)],
+    [ownerId, sign * docs, ...lens.map((l) => sign * l), sign * postings],
   );
 }
 
+/**
+ * Puts documents into the live index: interns their terms (new ones get the owner's next ids), numbers
+ * the documents and writes their rows. A term's newest postings wait on its own row (bm25_terms.docs,
+ * impacts) until there are a block's worth: most terms never have more, and need no block row at all.
+ * Then they move into blocks — merged with the term's blocks into one sorted run once the postings
+ * since its last merge are a quarter of all of them, so each posting is rewritten a handful of times
+ * over the index's growth and a query meets few unmerged runs. Every way a document enters the index
+ * (a fresh indexing, un-parking after a restore) goes through here; corpus totals are the caller's.
+ */
+async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEntry[]): Promise<void> {
+  const byTerm = new Map<string, { doc: number; impact: number }[]>();
+  for (const e of entries) for (const t of e.terms) byTerm.set(t, []);
+  const known = new Map<string, number>();
+  for (const batch of chunks([...byTerm.keys()], 5000)) {
+    const r = await q.query<{ term: string; id: number }>(
+      `SELECT term, id FROM bm25_terms WHERE owner_id = $1 AND term = ANY($2::text[])`,
+      [ownerId, batch],
+    );
+    for (const x of r.rows) known.set(x.term, x.id);
+  }
+  const newTerms = [...byTerm.keys()].filter((t) => !known.has(t));
+  const counters = await q.query<{ term0: number; doc0: number }>(
+    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, next_term, next_doc)
+     VALUES ($1, 0, 0, 0, 0, 0, 0, $2, $3)
+     ON CONFLICT (owner_id) DO UPDATE SET next_term = bm25_stats.next_term + $2, next_doc = bm25_stats.next_doc + $3
+     RETURNING next_term - $2 AS term0, next_doc - $3 AS doc0`,
+    [ownerId, newTerms.length, entries.length],
+  );
+  const { term0, doc0 } = counters.rows[0]!;
+  newTerms.forEach((t, i) => known.set(t, term0 + i + 1));
+
+  // Each document's postings as term ids; a document's own arrays are slices of the flat ones.
+  const termIds: number[] = [];
+  const impacts: number[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  entries.forEach((e, i) => {
+    from.push(termIds.length + 1);
+    e.terms.forEach((t, j) => {
+      termIds.push(known.get(t)!);
+      impacts.push(e.impacts[j]!);
+      byTerm.get(t)!.push({ doc: doc0 + i + 1, impact: e.impacts[j]! });
+    });
+    to.push(termIds.length);
+  });
+  await q.query(
+    `INSERT INTO bm25_docs (episode_id, owner_id, doc_no, len_title, len_summary, len_entities, len_topics, len_content, term_ids, impacts)
+     SELECT u.id, $1, u.no, u.l1, u.l2, u.l3, u.l4, u.l5, COALESCE(($11::int[])[u.a:u.b], '{}'), COALESCE(($12::real[])[u.a:u.b], '{}')
+     FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::int[], $10::int[])
+       AS u(id, no, l1, l2, l3, l4, l5, a, b)`,
+    [
+      ownerId,
+      entries.map((e) => e.episodeId),
+      entries.map((_, i) => doc0 + i + 1),
+      ...[0, 1, 2, 3, 4].map((f) => entries.map((e) => e.lengths[f])),
+      from,
+      to,
+      termIds,
+      impacts,
+    ],
+  );
+
+  const full: number[] = [];
+  const merged: number[] = [];
+  for (const batch of chunks([...byTerm], 5000)) {
+    const docs: number[] = [];
+    const weights: number[] = [];
+    const a: number[] = [];
+    const b: number[] = [];
+    for (const [, postings] of batch) {
+      a.push(docs.length + 1);
+      for (const x of postings) {
+        docs.push(x.doc);
+        weights.push(x.impact);
+      }
+      b.push(docs.length);
+    }
+    const r = await q.query<{ id: number; df: number; fresh: number; waiting: number }>(
+      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
+       SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)
+       ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df, fresh = bm25_terms.fresh + EXCLUDED.fresh,
+         docs = bm25_terms.docs || EXCLUDED.docs, impacts = bm25_terms.impacts || EXCLUDED.impacts
+       RETURNING id, df, fresh, cardinality(docs) AS waiting`,
+      [ownerId, batch.map(([t]) => t), batch.map(([t]) => known.get(t)!), a, b, docs, weights],
+    );
+    for (const t of r.rows) {
+      if (t.waiting < BLOCK) continue;
+      full.push(t.id);
+      if (4 * t.fresh >= t.df) merged.push(t.id);
+    }
+  }
+  if (full.length > 0) await intoBlocks(q, ownerId, full, merged);
+}
+
+/**
+ * Moves the waiting postings of `termIds` into blocks of BLOCK, strongest first; for those also in
+ * `merge`, together with all their blocks (one sorted run again).
+ */
+async function intoBlocks(q: Sql, ownerId: string, termIds: readonly number[], merge: readonly number[]): Promise<void> {
+  await q.query(
+    `WITH waiting AS (SELECT id AS term_id, docs, impacts FROM bm25_terms WHERE owner_id = $1 AND id = ANY($2::int[])),
+          emptied AS (UPDATE bm25_terms SET docs = '{}', impacts = '{}', fresh = CASE WHEN id = ANY($3::int[]) THEN 0 ELSE fresh END
+                      WHERE owner_id = $1 AND id = ANY($2::int[])),
+          merged AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND term_id = ANY($3::int[]) RETURNING term_id, docs, impacts)
+     ${packBlocks(`SELECT p.term_id, u.doc_no, u.impact FROM (SELECT * FROM waiting UNION ALL SELECT * FROM merged) p,
+                          unnest(p.docs, p.impacts) AS u(doc_no, impact)`)}`,
+    [ownerId, termIds, merge],
+  );
+}
+
+interface TermRow {
+  term: string;
+  id: number;
+  df: number;
+}
+
 export function bm25Reads(q: Sql) {
+  /** The owner's document count and the rows of those of `terms` some document contains, in term order (as matched terms are listed). */
+  async function readTerms(ownerId: string, terms: readonly string[]): Promise<{ docCount: number; rows: TermRow[] }> {
+    const r = await q.query<{ doc_count: number; term: string | null; id: number | null; df: number | null }>(
+      `SELECT s.doc_count, t.term, t.id, t.df FROM bm25_stats s
+       LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
+       WHERE s.owner_id = $1 ORDER BY t.term`,
+      [ownerId, [...new Set(terms)]],
+    );
+    const rows = r.rows.flatMap((x) => (x.term !== null && x.id !== null && x.df !== null ? [{ term: x.term, id: x.id, df: x.df }] : []));
+    return { docCount: r.rows[0]?.doc_count ?? 0, rows };
+  }
+
   /**
    * The collection side of BM25 for some terms: the owner's document count and each term's document
    * frequency (terms no episode contains are absent). Lets a caller score other units — messages of
    * the found episodes — with the same idf as the index.
    */
   async function readTermStats(ownerId: string, terms: readonly string[]): Promise<Bm25TermStats> {
-    const r = await q.query<{ doc_count: number; term: string | null; df: number | null }>(
-      `SELECT s.doc_count, t.term, t.df FROM bm25_stats s
-       LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
-       WHERE s.owner_id = $1`,
-      [ownerId, [...new Set(terms)]],
-    );
-    const df = new Map<string, number>();
-    for (const x of r.rows) if (x.term !== null && x.df !== null) df.set(x.term, x.df);
-    return { docCount: r.rows[0]?.doc_count ?? 0, df };
+    const { docCount, rows } = await readTerms(ownerId, terms);
+    return { docCount, df: new Map(rows.map((x) => [x.term, x.df])) };
   }
 
   return {
@@ -132,31 +266,49 @@ export function bm25Reads(q: Sql) {
       if (terms.length === 0) return { hits: [], termStats: null };
       const qtf = new Map<string, number>();
       for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
-      const termStats = await readTermStats(ownerId, [...qtf.keys()]);
-      const n = termStats.docCount;
-      const matched = [...termStats.df].map(([term, df]) => ({ term, df }));
+      const { docCount: n, rows: matched } = await readTerms(ownerId, [...qtf.keys()]);
+      const termStats = { docCount: n, df: new Map(matched.map((x) => [x.term, x.df])) };
       if (n <= 0 || matched.length === 0) return { hits: [], termStats };
       // Matched terms come back as a bit mask, so at most 63 distinct terms are scored.
       const found = matched.slice(0, 63);
       const weights = found.map((r) => qtf.get(r.term)! * Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) * (o.params.k1 + 1));
       const p = new Params();
       const owner = p.add(ownerId);
-      const qt = `unnest(${p.add(found.map((f) => f.term))}::text[], ${p.add(weights)}::float8[], ${p.add(found.map((_, i) => (1n << BigInt(i)).toString()))}::int8[]) AS qt(term, w, bit)`;
+      const qt = `unnest(${p.add(found.map((f) => f.id))}::int[], ${p.add(weights)}::float8[], ${p.add(found.map((_, i) => (1n << BigInt(i)).toString()))}::int8[]) AS qt(term_id, w, bit)`;
       const filters = filterSql(o.filters, p);
       let postings: string;
       if (filters) {
-        postings = `SELECT qt.w, qt.bit, x.episode_id, x.impact FROM ${qt}
-          JOIN bm25_postings x ON x.owner_id = ${owner} AND x.term = qt.term
-          JOIN episodes e ON e.id = x.episode_id AND e.owner_id = ${owner}${filters}`;
+        postings = `SELECT qt.w, qt.bit, u.doc_no, u.impact FROM ${qt}
+          JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
+          CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)
+          JOIN bm25_docs d ON d.owner_id = ${owner} AND d.doc_no = u.doc_no
+          JOIN episodes e ON e.id = d.episode_id AND e.owner_id = ${owner}${filters}`;
       } else {
-        postings = `SELECT qt.w, qt.bit, x.episode_id, x.impact FROM ${qt}
-          CROSS JOIN LATERAL (SELECT episode_id, impact FROM bm25_postings
-                              WHERE owner_id = ${owner} AND term = qt.term
-                              ORDER BY impact DESC LIMIT ${p.add(o.params.postingsPerTerm)}) x`;
+        // A term's strongest `per` postings are among those waiting on its row and those in the blocks
+        // whose strongest posting reaches the floor of the first blocks (by floor) that together hold
+        // `per`: at least `per` postings are at or above that floor, so none below it is among them.
+        const per = p.add(o.params.postingsPerTerm);
+        postings = `SELECT qt.w, qt.bit, x.doc_no, x.impact FROM ${qt}
+          CROSS JOIN LATERAL (
+            SELECT u.doc_no, u.impact FROM (
+              SELECT t.docs, t.impacts FROM bm25_terms t WHERE t.owner_id = ${owner} AND t.id = qt.term_id
+              UNION ALL
+              SELECT b.docs, b.impacts FROM bm25_postings b
+              WHERE b.owner_id = ${owner} AND b.term_id = qt.term_id AND b.max_impact >= (
+                SELECT COALESCE(max(c.min_impact) FILTER (WHERE c.held >= ${per}), '-Infinity')
+                FROM (SELECT min_impact, sum(n) OVER (ORDER BY min_impact DESC ROWS UNBOUNDED PRECEDING) AS held
+                      FROM bm25_postings WHERE owner_id = ${owner} AND term_id = qt.term_id) c)) l,
+              unnest(l.docs, l.impacts) AS u(doc_no, impact)
+            ORDER BY u.impact DESC LIMIT ${per}) x`;
       }
+      // Ranked by document number first; the ties at the cut come along so the episode id breaks them.
+      const limit = p.add(o.limit);
       const r = await q.query<{ episode_id: string; score: number; mask: string }>(
-        `SELECT s.episode_id, sum(s.w * s.impact) AS score, bit_or(s.bit)::text AS mask
-         FROM (${postings}) s GROUP BY s.episode_id ORDER BY score DESC, s.episode_id LIMIT ${p.add(o.limit)}`,
+        `SELECT d.episode_id, s.score, s.mask::text AS mask FROM (
+           SELECT s.doc_no, sum(s.w * s.impact) AS score, bit_or(s.bit) AS mask
+           FROM (${postings}) s GROUP BY s.doc_no ORDER BY score DESC FETCH FIRST ${limit} ROWS WITH TIES) s
+         JOIN bm25_docs d ON d.owner_id = ${owner} AND d.doc_no = s.doc_no
+         ORDER BY s.score DESC, d.episode_id LIMIT ${limit}`,
         p.values,
       );
       const hits = r.rows.map((x) => {
@@ -174,15 +326,38 @@ export function bm25Reads(q: Sql) {
      * Compares the maintained totals with what the postings say. All zeros means the index agrees with
      * itself and with the episodes table (used by tests and `health`).
      */
-    async verify(
-      ownerId: string,
-    ): Promise<{ dfMismatches: number; docsWithoutEpisode: number; episodesWithoutDoc: number; statsMismatch: boolean }> {
-      const r = await q.query<{ df: number; orphan: number; missing: number; stats: boolean }>(
+    async verify(ownerId: string): Promise<{
+      dfMismatches: number;
+      postingMismatches: number;
+      docsWithoutEpisode: number;
+      episodesWithoutDoc: number;
+      statsMismatch: boolean;
+    }> {
+      const r = await q.query<{ df: number; postings: number; orphan: number; missing: number; stats: boolean }>(
         `SELECT
            (SELECT count(*)::int FROM (
-              SELECT term, count(*) AS n FROM bm25_postings WHERE owner_id = $1 GROUP BY term) p
-            FULL JOIN (SELECT term, df FROM bm25_terms WHERE owner_id = $1) t USING (term)
+              SELECT term_id AS id, sum(cardinality(docs)) AS n FROM bm25_posting_lists WHERE owner_id = $1 GROUP BY term_id
+              HAVING sum(cardinality(docs)) > 0) p
+            FULL JOIN (SELECT id, df FROM bm25_terms WHERE owner_id = $1) t USING (id)
             WHERE p.n IS DISTINCT FROM t.df) AS df,
+           -- Postings in the lists and not in their documents' own, or the other way round, and blocks
+           -- whose counts, bounds or order are off.
+           (SELECT count(*)::int FROM (
+              (SELECT b.term_id, u.doc_no, u.impact FROM bm25_posting_lists b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
+               WHERE b.owner_id = $1
+               EXCEPT ALL
+               SELECT u.term_id, d.doc_no, u.impact FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
+               WHERE d.owner_id = $1)
+              UNION ALL
+              (SELECT u.term_id, d.doc_no, u.impact FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
+               WHERE d.owner_id = $1
+               EXCEPT ALL
+               SELECT b.term_id, u.doc_no, u.impact FROM bm25_posting_lists b, unnest(b.docs, b.impacts) AS u(doc_no, impact)
+               WHERE b.owner_id = $1)) x)
+           + (SELECT count(*)::int FROM bm25_postings b WHERE b.owner_id = $1
+                AND (b.n NOT BETWEEN 1 AND ${BLOCK} OR cardinality(b.docs) <> b.n OR cardinality(b.impacts) <> b.n
+                     OR b.impacts[1] <> b.max_impact OR b.impacts[b.n] <> b.min_impact
+                     OR b.impacts <> ARRAY(SELECT i FROM unnest(b.impacts) AS i ORDER BY i DESC))) AS postings,
            (SELECT count(*)::int FROM bm25_docs d WHERE d.owner_id = $1
               AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.id = d.episode_id AND e.owner_id = $1)) AS orphan,
            (SELECT count(*)::int FROM episodes e WHERE e.owner_id = $1 AND e.tier <> 'trash'
@@ -194,7 +369,13 @@ export function bm25Reads(q: Sql) {
         [ownerId],
       );
       const row = r.rows[0]!;
-      return { dfMismatches: row.df, docsWithoutEpisode: row.orphan, episodesWithoutDoc: row.missing, statsMismatch: row.stats };
+      return {
+        dfMismatches: row.df,
+        postingMismatches: row.postings,
+        docsWithoutEpisode: row.orphan,
+        episodesWithoutDoc: row.missing,
+        statsMismatch: row.stats,
+      };
     },
 
     termStats: readTermStats,
@@ -206,14 +387,17 @@ export function bm25Reads(q: Sql) {
 }
 
 export function bm25Writes(q: Sql, track: WriteTracker) {
-  /** Removes documents from the live index and keeps document frequencies and corpus totals exact. */
+  /**
+   * Removes documents from the live index and keeps document frequencies and corpus totals exact (their
+   * postings leave their terms' rows and blocks through migration 008's trigger).
+   */
   async function remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
     if (episodeIds.length === 0) return;
     const gone = await q.query<{ n: number; postings: number; l1: number; l2: number; l3: number; l4: number; l5: number }>(
       `WITH d AS (DELETE FROM bm25_docs WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING *),
-            c AS (SELECT u.term, count(*)::int AS n FROM d, unnest(d.terms) AS u(term) GROUP BY u.term),
-            t AS (UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.term = c.term RETURNING 1)
-       SELECT count(*)::int AS n, COALESCE(sum(cardinality(terms)), 0)::int AS postings,
+            c AS (SELECT u.id, count(*)::int AS n FROM d, unnest(d.term_ids) AS u(id) GROUP BY u.id),
+            t AS (UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.id = c.id RETURNING 1)
+       SELECT count(*)::int AS n, COALESCE(sum(cardinality(term_ids)), 0)::int AS postings,
               COALESCE(sum(len_title), 0)::int AS l1, COALESCE(sum(len_summary), 0)::int AS l2,
               COALESCE(sum(len_entities), 0)::int AS l3, COALESCE(sum(len_topics), 0)::int AS l4,
               COALESCE(sum(len_content), 0)::int AS l5 FROM d`,
@@ -221,7 +405,7 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
     );
     const g = gone.rows[0]!;
     await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND df <= 0`, [ownerId]);
-    if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, [g.l1, g.l2, g.l3, g.l4, g.l5]);
+    if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, g.postings, [g.l1, g.l2, g.l3, g.l4, g.l5]);
     track(g.postings);
   }
 
@@ -241,52 +425,21 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
       }
       const totals: FieldVector = [0, 0, 0, 0, 0];
       for (const d of docs) d.lengths.forEach((l, i) => (totals[i] = totals[i]! + l));
-      await adjustStats(q, ownerId, 1, docs.length, totals);
+      const postings = docs.reduce((n, d) => n + d.terms.size, 0);
+      await adjustStats(q, ownerId, 1, docs.length, postings, totals);
       // Averages include this batch, so the first documents of a new owner normalise against themselves.
       const st = params.corpus ?? (await stats(q, ownerId));
-      const df = new Map<string, number>();
-      const rows: { term: string; id: string; impact: number }[] = [];
-      const own: { terms: string[]; impacts: number[] }[] = [];
-      for (const d of docs) {
-        const mine = { terms: [] as string[], impacts: [] as number[] };
+      const entries = docs.map((d) => {
+        const e: IndexEntry = { episodeId: d.episodeId, lengths: d.lengths, terms: [], impacts: [] };
         for (const [term, tf] of d.terms) {
-          df.set(term, (df.get(term) ?? 0) + 1);
+          e.terms.push(term);
           // Rounded to a float4 here, so the document's copy and the posting hold the very same number.
-          const x = Math.fround(impact(tf, d.lengths, st, params));
-          rows.push({ term, id: d.episodeId, impact: x });
-          mine.terms.push(term);
-          mine.impacts.push(x);
+          e.impacts.push(Math.fround(impact(tf, d.lengths, st, params)));
         }
-        own.push(mine);
-      }
-      await q.query(
-        insertDocs(`SELECT u.id, $1, u.l1, u.l2, u.l3, u.l4, u.l5,
-                           ARRAY(SELECT jsonb_array_elements_text(u.terms::jsonb)),
-                           ARRAY(SELECT jsonb_array_elements_text(u.impacts::jsonb)::real)
-                    FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::text[], $9::text[])
-                      AS u(id, l1, l2, l3, l4, l5, terms, impacts)`),
-        [
-          ownerId,
-          docs.map((d) => d.episodeId),
-          ...[0, 1, 2, 3, 4].map((i) => docs.map((d) => d.lengths[i])),
-          own.map((o) => JSON.stringify(o.terms)),
-          own.map((o) => JSON.stringify(o.impacts)),
-        ],
-      );
-      for (const batch of chunks(rows, 5000)) {
-        await q.query(
-          insertPostings(`SELECT $1, u.term, u.id, u.impact FROM unnest($2::text[], $3::uuid[], $4::real[]) AS u(term, id, impact)`),
-          [ownerId, batch.map((r) => r.term), batch.map((r) => r.id), batch.map((r) => r.impact)],
-        );
-      }
-      for (const batch of chunks([...df], 5000)) {
-        await q.query(addDocFrequencies(`SELECT $1, u.term, u.df FROM unnest($2::text[], $3::int[]) AS u(term, df)`), [
-          ownerId,
-          batch.map((x) => x[0]),
-          batch.map((x) => x[1]),
-        ]);
-      }
-      track(rows.length);
+        return e;
+      });
+      await insertEntries(q, ownerId, entries);
+      track(postings);
     },
 
     remove,
@@ -300,15 +453,18 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
 
     /**
      * Takes trashed episodes out of the live index, setting their entries aside (impacts and field
-     * lengths included) so a restore puts back the very same rows: scores after a restore are the
-     * scores before the trash. Document frequencies and corpus totals drop as with `remove`.
+     * lengths included, terms as text: ids go with the terms no document holds any more) so a restore
+     * puts back the very same postings: scores after a restore are the scores before the trash.
+     * Document frequencies and corpus totals drop as with `remove`.
      */
     async park(ownerId: string, episodeIds: readonly string[], now: Date): Promise<void> {
       if (episodeIds.length === 0) return;
       await q.query(
         `INSERT INTO bm25_parked (episode_id, owner_id, lengths, terms, impacts, parked_at)
          SELECT d.episode_id, d.owner_id, ARRAY[d.len_title, d.len_summary, d.len_entities, d.len_topics, d.len_content],
-                d.terms, d.impacts, $3
+                ARRAY(SELECT t.term FROM unnest(d.term_ids) WITH ORDINALITY AS u(id, i)
+                      JOIN bm25_terms t ON t.owner_id = d.owner_id AND t.id = u.id ORDER BY u.i),
+                d.impacts, $3
          FROM bm25_docs d WHERE d.owner_id = $1 AND d.episode_id = ANY($2::uuid[])
          ON CONFLICT (episode_id) DO NOTHING`,
         [ownerId, episodeIds, now],
@@ -322,36 +478,25 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
      */
     async unpark(ownerId: string, episodeIds: readonly string[]): Promise<string[]> {
       if (episodeIds.length === 0) return [];
-      const args = [ownerId, episodeIds];
-      const which = `p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])`;
-      await q.query(
-        insertDocs(
-          `SELECT p.episode_id, p.owner_id, p.lengths[1], p.lengths[2], p.lengths[3], p.lengths[4], p.lengths[5], p.terms, p.impacts
-           FROM bm25_parked p WHERE ${which}`,
-        ),
-        args,
+      const gone = await q.query<{ episode_id: string; lengths: number[]; terms: string[]; impacts: number[] }>(
+        `DELETE FROM bm25_parked p WHERE p.owner_id = $1 AND p.episode_id = ANY($2::uuid[])
+         RETURNING p.episode_id, p.lengths, p.terms, p.impacts`,
+        [ownerId, episodeIds],
       );
-      const postings = await q.query(
-        insertPostings(
-          `SELECT p.owner_id, u.term, p.episode_id, u.impact FROM bm25_parked p, unnest(p.terms, p.impacts) AS u(term, impact) WHERE ${which}`,
-        ),
-        args,
-      );
-      await q.query(
-        addDocFrequencies(
-          `SELECT $1::text, u.term, count(*)::int FROM bm25_parked p, unnest(p.terms) AS u(term) WHERE ${which} GROUP BY u.term`,
-        ),
-        args,
-      );
-      const gone = await q.query<{ episode_id: string; lengths: number[] }>(
-        `DELETE FROM bm25_parked p WHERE ${which} RETURNING p.episode_id, p.lengths`,
-        args,
-      );
+      if (gone.rows.length === 0) return [];
+      const entries = gone.rows.map((x) => ({
+        episodeId: x.episode_id,
+        lengths: x.lengths as FieldVector,
+        terms: x.terms,
+        impacts: x.impacts,
+      }));
+      await insertEntries(q, ownerId, entries);
       const lengths: FieldVector = [0, 0, 0, 0, 0];
-      for (const row of gone.rows) row.lengths.forEach((l, i) => (lengths[i] = lengths[i]! + l));
-      if (gone.rows.length > 0) await adjustStats(q, ownerId, 1, gone.rows.length, lengths);
-      track(postings.affectedRows ?? 0);
-      return gone.rows.map((x) => x.episode_id);
+      for (const e of entries) e.lengths.forEach((l, i) => (lengths[i] = lengths[i]! + l));
+      const postings = entries.reduce((n, e) => n + e.terms.length, 0);
+      await adjustStats(q, ownerId, 1, entries.length, postings, lengths);
+      track(postings);
+      return entries.map((e) => e.episodeId);
     },
 
     /** Drops parked entries that went stale (the episode was edited while in the trash). */

@@ -282,13 +282,12 @@ export function forgettingReads(q: Sql) {
            (SELECT count(*)::int FROM episodes WHERE owner_id = $1 AND tier = 'trash') AS t_trash,
            (SELECT count(*)::int FROM messages WHERE owner_id = $1 AND metadata @> '{"forgotten": true}') AS tombstones,
            (SELECT count(*)::int FROM messages WHERE owner_id = $1 AND processed AND episode_id IS NULL AND content <> '') AS o_text,
-           (SELECT count(*)::int FROM bm25_postings x WHERE x.owner_id = $1
-              AND NOT EXISTS (SELECT 1 FROM bm25_docs d WHERE d.episode_id = x.episode_id)) AS o_postings,
+           (SELECT count(*)::int FROM bm25_posting_lists x, unnest(x.docs) AS u(doc_no) WHERE x.owner_id = $1
+              AND NOT EXISTS (SELECT 1 FROM bm25_docs d WHERE d.owner_id = $1 AND d.doc_no = u.doc_no)) AS o_postings,
            (SELECT count(*)::int FROM bm25_terms t WHERE t.owner_id = $1 AND (t.df <= 0
-              OR NOT EXISTS (SELECT 1 FROM bm25_postings x WHERE x.owner_id = $1 AND x.term = t.term))) AS o_terms,
+              OR NOT EXISTS (SELECT 1 FROM bm25_posting_lists x WHERE x.owner_id = $1 AND x.term_id = t.id AND x.docs <> '{}'))) AS o_terms,
            (SELECT count(*)::int FROM episodes e WHERE e.owner_id = $1 AND e.tier = 'trash'
               AND (EXISTS (SELECT 1 FROM bm25_docs d WHERE d.episode_id = e.id)
-                   OR EXISTS (SELECT 1 FROM bm25_postings x WHERE x.episode_id = e.id)
                    OR EXISTS (SELECT 1 FROM episode_embeddings v WHERE v.episode_id = e.id))) AS o_trash,
            (SELECT count(*)::int FROM episode_embeddings v JOIN episodes e ON e.id = v.episode_id
               WHERE v.owner_id = $1 AND e.tier <> 'active') AS o_vectors,

@@ -37,7 +37,7 @@ export const MEMORY_TABLES: readonly MemoryTable[] = [
   { table: 'episode_embeddings', file: 'index/episode_embeddings.jsonl', order: 'episode_id', derived: true },
   { table: 'semantic_embeddings', file: 'index/fact_embeddings.jsonl', order: 'node_id', derived: true },
   { table: 'bm25_docs', file: 'index/bm25_docs.jsonl', order: 'episode_id', derived: true },
-  { table: 'bm25_postings', file: 'index/bm25_postings.jsonl', order: 'episode_id, term', derived: true },
+  { table: 'bm25_postings', file: 'index/bm25_postings.jsonl', order: 'term_id, docs', derived: true },
   { table: 'bm25_terms', file: 'index/bm25_terms.jsonl', order: 'term', derived: true },
   { table: 'bm25_stats', file: 'index/bm25_stats.jsonl', order: 'owner_id', derived: true },
   { table: 'bm25_parked', file: 'index/bm25_parked.jsonl', order: 'episode_id', derived: true },

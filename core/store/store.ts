@@ -203,7 +203,7 @@ export class Store {
   private async vacuum(force: boolean): Promise<boolean> {
     if (!force && this.writesSinceMaintenance < 2_000) return false;
     if (!force) {
-      const r = await this.db.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE relname = 'bm25_postings'`);
+      const r = await this.db.query<{ n: number }>(`SELECT COALESCE(sum(postings), 0)::float8 AS n FROM bm25_stats`);
       if (this.writesSinceMaintenance < 0.25 * Math.max(0, r.rows[0]?.n ?? 0)) return false;
     }
     this.writesSinceMaintenance = 0;

@@ -72,6 +72,7 @@ describe('importing the generic JSON format', () => {
     expect(episodes[0]?.messageIds).toHaveLength(6);
     expect(await engine.context.store.read.bm25.verify(ownerId)).toMatchObject({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       episodesWithoutDoc: 0,
     });

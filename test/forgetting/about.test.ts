@@ -73,6 +73,7 @@ describe('forget everything about X', () => {
     expect(Object.values(rows.orphans).every((n) => n === 0)).toBe(true);
     expect(await engine().context.store.read.bm25.verify(ownerId)).toEqual({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       episodesWithoutDoc: 0,
       statsMismatch: false,

@@ -83,6 +83,7 @@ describe('restoring a memory brings back the search hits it had', () => {
     expect(rows.tables.bm25_parked).toBe(0);
     expect(await engine().context.store.read.bm25.verify(ownerId)).toMatchObject({
       dfMismatches: 0,
+      postingMismatches: 0,
       episodesWithoutDoc: 0,
       statsMismatch: false,
     });

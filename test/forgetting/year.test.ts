@@ -106,6 +106,7 @@ describe('a year of simulated use', () => {
     expect(a.bm25StatsDocs).toBe(b.bm25StatsDocs);
     expect(await engine().context.store.read.bm25.verify(subject)).toEqual({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       episodesWithoutDoc: 0,
       statsMismatch: false,

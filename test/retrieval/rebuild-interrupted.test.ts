@@ -38,6 +38,7 @@ describe('an interrupted rebuild', () => {
     expect(await store.read.bm25.docCount(ownerId)).toBe(episodes);
     expect(await store.read.bm25.verify(ownerId)).toEqual({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       episodesWithoutDoc: 0,
       statsMismatch: false,

@@ -186,6 +186,7 @@ describe('search with the tiny embedding model', () => {
     expect((await engine.call('search', { ownerId, query: 'sailboats harbour', mode: 'bm25' })).results[0]?.id).toBe(tax.id);
     expect(await store.read.bm25.verify(ownerId)).toEqual({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       episodesWithoutDoc: 0,
       statsMismatch: false,
@@ -198,6 +199,7 @@ describe('search with the tiny embedding model', () => {
     }
     expect(await store.read.bm25.verify(ownerId)).toEqual({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       episodesWithoutDoc: 0,
       statsMismatch: false,
@@ -218,6 +220,7 @@ describe('search with the tiny embedding model', () => {
     expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
     expect(await store.read.bm25.verify(ownerId)).toEqual({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       episodesWithoutDoc: 0,
       statsMismatch: false,

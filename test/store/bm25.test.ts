@@ -40,7 +40,13 @@ describe('BM25 repository', () => {
     expect(termStats).toEqual({ docCount: 3, df: new Map([['snow', 2]]) });
 
     await store().transaction((r) => r.bm25.remove(a, [boots]));
-    expect(await read.verify(a)).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false, episodesWithoutDoc: 1 });
+    expect(await read.verify(a)).toMatchObject({
+      dfMismatches: 0,
+      postingMismatches: 0,
+      docsWithoutEpisode: 0,
+      statsMismatch: false,
+      episodesWithoutDoc: 1,
+    });
     expect(await read.docCount(a)).toBe(2);
     expect((await search(store(), a, ['snow'])).map((h) => h.episodeId)).toEqual([gornergrat]);
     expect(await search(store(), a, ['boots'])).toEqual([]);
@@ -102,6 +108,7 @@ describe('BM25 repository', () => {
     });
     expect(await store().read.bm25.verify(a)).toMatchObject({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       statsMismatch: false,
       episodesWithoutDoc: 1,
@@ -133,6 +140,7 @@ describe('BM25 repository', () => {
     expect(await store().read.bm25.docCount(a)).toBe(0);
     expect(await store().read.bm25.verify(a)).toMatchObject({
       dfMismatches: 0,
+      postingMismatches: 0,
       docsWithoutEpisode: 0,
       statsMismatch: false,
       episodesWithoutDoc: 3,

@@ -143,4 +143,4 @@ export async function rolledBack(store: Store, fn: (r: Repos) => Promise<unknown
 }
 
 /** What the BM25 index of a consistent owner reports about itself. */
-export const CONSISTENT = { dfMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false };
+export const CONSISTENT = { dfMismatches: 0, postingMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 0, statsMismatch: false };

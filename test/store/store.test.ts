@@ -141,7 +141,97 @@ describe('the store on disk', () => {
       await s.transaction((r) => r.bm25.remove('me', [ids[0]!]));
       expect(await search('train')).toEqual([]);
       expect(await search('snow')).toEqual([ids[1]]);
-      expect(await s.read.bm25.verify('me')).toMatchObject({ dfMismatches: 0, docsWithoutEpisode: 0, statsMismatch: false });
+      expect(await s.read.bm25.verify('me')).toMatchObject({
+        dfMismatches: 0,
+        postingMismatches: 0,
+        docsWithoutEpisode: 0,
+        statsMismatch: false,
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('upgrades a store of version 7 to packed postings that search exactly as its postings did', async () => {
+    const { home, db } = await storeAtVersion(7);
+    // Two owners indexed as version 7 did: a posting row per term and episode, each document with its own copy.
+    const words = ['snow', 'train', 'tea', 'boots', 'lake', 'rain', 'map', 'bread'];
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const owned: Record<string, string[]> = {};
+    for (const owner of ['me', 'you']) {
+      await db.transaction(async (tx) => {
+        const r = writeRepos(tx, () => {});
+        const df = new Map<string, number>();
+        let length = 0;
+        owned[owner] = [];
+        for (let i = 0; i < 40; i++) {
+          const id = await r.episodes.insert(owner, null, draft(`Day ${i}`), NOW);
+          owned[owner]!.push(id);
+          const terms = words.filter(() => next() < 0.5);
+          const impacts = terms.map(() => Math.fround(next()));
+          length += terms.length;
+          for (const [j, term] of terms.entries()) {
+            df.set(term, (df.get(term) ?? 0) + 1);
+            await tx.query(`INSERT INTO bm25_postings (owner_id, term, episode_id, impact) VALUES ($1, $2, $3, $4)`, [
+              owner,
+              term,
+              id,
+              impacts[j],
+            ]);
+          }
+          await tx.query(
+            `INSERT INTO bm25_docs (episode_id, owner_id, len_title, len_summary, len_entities, len_topics, len_content, terms, impacts)
+             VALUES ($1, $2, 0, 0, 0, 0, $3, $4, $5)`,
+            [id, owner, terms.length, terms, impacts],
+          );
+        }
+        for (const [term, n] of df) await tx.query(`INSERT INTO bm25_terms (owner_id, term, df) VALUES ($1, $2, $3)`, [owner, term, n]);
+        await tx.query(`INSERT INTO bm25_stats VALUES ($1, 40, 0, 0, 0, 0, $2)`, [owner, length]);
+      });
+    }
+    // What version 7's search returned: each term's `per` strongest postings, idf × impact summed.
+    const queries = [['snow'], ['snow', 'tea', 'snow'], ['lake', 'rain', 'map', 'bread', 'nothing']];
+    const oldSearch = async (owner: string, terms: string[], per: number) => {
+      const r = await db.query<{ episode_id: string; score: number }>(
+        `SELECT s.episode_id, sum(s.w * s.impact) AS score
+         FROM (SELECT qt.w, x.episode_id, x.impact
+               FROM (SELECT t.term, count(*) * ln(1 + (40 - t.df + 0.5) / (t.df + 0.5)) * 2.2 AS w
+                     FROM unnest($2::text[]) AS q(term) JOIN bm25_terms t ON t.owner_id = $1 AND t.term = q.term GROUP BY t.term, t.df) qt
+               CROSS JOIN LATERAL (SELECT episode_id, impact FROM bm25_postings WHERE owner_id = $1 AND term = qt.term
+                                   ORDER BY impact DESC LIMIT $3) x) s
+         GROUP BY s.episode_id ORDER BY score DESC, s.episode_id LIMIT 100`,
+        [owner, terms, per],
+      );
+      return r.rows.map((x) => ({ episodeId: x.episode_id, score: x.score }));
+    };
+    const expected: unknown[] = [];
+    for (const owner of ['me', 'you']) for (const q of queries) for (const per of [3, 1000]) expected.push(await oldSearch(owner, q, per));
+    await db.close();
+
+    const s = await Store.open({ dir: home });
+    try {
+      const got: unknown[] = [];
+      for (const owner of ['me', 'you'])
+        for (const q of queries)
+          for (const per of [3, 1000]) {
+            const { hits } = await s.read.bm25.search(owner, q, {
+              limit: 100,
+              filters: {},
+              params: { ...bm25Params, postingsPerTerm: per },
+            });
+            got.push(hits.map((h) => ({ episodeId: h.episodeId, score: expect.closeTo(h.score, 12) as unknown })));
+          }
+      expect(got).toEqual(expected);
+      for (const owner of ['me', 'you']) expect(await s.read.bm25.verify(owner)).toEqual(CONSISTENT);
+      // Removing and parking go through the packed blocks from here on.
+      await s.transaction(async (r) => {
+        await r.bm25.park('me', owned.me!.slice(0, 5), NOW);
+        await r.bm25.remove('me', owned.me!.slice(5, 10));
+        await r.bm25.unpark('me', owned.me!.slice(0, 5));
+      });
+      expect(await s.read.bm25.verify('me')).toMatchObject({ dfMismatches: 0, postingMismatches: 0, statsMismatch: false });
+      expect(await s.read.bm25.verify('you')).toEqual(CONSISTENT);
     } finally {
       await s.close();
     }

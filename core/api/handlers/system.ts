@@ -77,11 +77,12 @@ export function systemHandlers({
     const add = (check: HealthProblem['check'], count: number, message: string) => {
       if (count > 0) found.push({ ownerId, check, count, message: `${ownerId}: ${message}` });
     };
-    const keywordWrong = bm25.episodesWithoutDoc + bm25.docsWithoutEpisode + bm25.dfMismatches + (bm25.statsMismatch ? 1 : 0);
+    const keywordWrong =
+      bm25.episodesWithoutDoc + bm25.docsWithoutEpisode + bm25.dfMismatches + bm25.postingMismatches + (bm25.statsMismatch ? 1 : 0);
     add(
       'keyword-index',
       keywordWrong,
-      `the keyword index disagrees with the episodes (${bm25.episodesWithoutDoc} episodes missing, ${bm25.docsWithoutEpisode} entries of deleted episodes, ${bm25.dfMismatches} wrong term counts${bm25.statsMismatch ? ', wrong totals' : ''}): \`nemori rebuild\` rebuilds it`,
+      `the keyword index disagrees with the episodes (${bm25.episodesWithoutDoc} episodes missing, ${bm25.docsWithoutEpisode} entries of deleted episodes, ${bm25.dfMismatches} wrong term counts, ${bm25.postingMismatches} postings out of place${bm25.statsMismatch ? ', wrong totals' : ''}): \`nemori rebuild\` rebuilds it`,
     );
     add(
       'vectors',

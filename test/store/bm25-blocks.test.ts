@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { Bm25Doc, Bm25Params } from '../../core/store/bm25.js';
+import type { Store } from '../../core/store/store.js';
+import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, useStore } from './helpers.js';
+
+/**
+ * The packed layout of the BM25 postings (migration 008): blocks of a term's postings, strongest first,
+ * that must always hold exactly the postings of the live documents, scoped by owner.
+ */
+
+const search = (store: Store, ownerId: string, terms: string[], params: Bm25Params = bm25Params, limit = 1000) =>
+  store.read.bm25.search(ownerId, terms, { limit, filters: {}, params }).then((r) => r.hits);
+
+/** `count` episodes, indexed `batch` to a transaction: each holds "snow", a word of its own, and `i` fillers (distinct lengths, so distinct impacts). */
+async function snowfall(store: Store, ownerId: string, count: number, batch: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let at = 0; at < count; at += batch) {
+    const docs: Bm25Doc[] = [];
+    for (let i = at; i < Math.min(count, at + batch); i++) {
+      const id = await addEpisode(store, ownerId, `Day ${i}`);
+      ids.push(id);
+      docs.push(doc(id, ['snow', `day${i}`, ...Array.from({ length: i }, () => 'filler')]));
+    }
+    await store.transaction((r) => r.bm25.add(ownerId, docs, bm25Params));
+  }
+  return ids;
+}
+
+describe('BM25 postings in blocks', () => {
+  const store = useStore();
+
+  it('moves a term’s postings into blocks, merging them once the new ones are a quarter of all, and reads exactly its strongest postings', async () => {
+    const [a] = owners();
+    const ids = await snowfall(store(), a, 700, 20);
+    expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
+    // Each day's own word waits on its term's row. "snow" and "filler" (700 postings each) moved into
+    // blocks 140 at a time: merged into one sorted run at 140, 280, 420 and 560 (the new postings were
+    // a quarter of all or more), and the last 140 a run of their own: 5 + 2 blocks each.
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(2 * 7);
+    // Reading at most 7 postings of "snow" finds the 7 strongest, as reading all of them ranks them.
+    const all = await search(store(), a, ['snow']);
+    expect(all).toHaveLength(700);
+    const few = { ...bm25Params, postingsPerTerm: 7 };
+    expect(await search(store(), a, ['snow'], few)).toEqual(all.slice(0, 7));
+    // The shortest days weigh most: the strongest leave the index, the next ones come up.
+    expect(all.slice(0, 3).map((h) => h.episodeId)).toEqual(ids.slice(0, 3));
+    await store().transaction((r) => r.bm25.remove(a, ids.slice(0, 3)));
+    expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, postingMismatches: 0, statsMismatch: false });
+    expect((await search(store(), a, ['snow'], few)).map((h) => h.episodeId)).toEqual(all.slice(3, 10).map((h) => h.episodeId));
+  });
+
+  it('keeps the blocks equal to the live documents’ postings through remove, park, restore and deleting the episode', async () => {
+    const [a] = owners();
+    const ids = await snowfall(store(), a, 40, 4);
+    const before = await search(store(), a, ['snow', 'day7', 'day8']);
+    await store().transaction((r) => r.bm25.park(a, [ids[7]!, ids[8]!, ids[20]!], NOW));
+    expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, postingMismatches: 0, statsMismatch: false });
+    expect(await search(store(), a, ['day7'])).toEqual([]);
+    // "day7" has no document left: its term goes, and comes back under a new id on restore.
+    await store().transaction((r) => r.bm25.unpark(a, [ids[7]!, ids[8]!, ids[20]!]));
+    expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
+    expect(await search(store(), a, ['snow', 'day7', 'day8'])).toEqual(before);
+
+    await store().transaction((r) => r.episodes.delete(a, ids[9]!));
+    await store().transaction((r) => r.bm25.remove(a, [ids[10]!, ids[11]!]));
+    const left = await store().read.bm25.verify(a);
+    // The deleted episode's document went with it (its postings through the trigger); its term counts did not.
+    expect(left).toMatchObject({ postingMismatches: 0, docsWithoutEpisode: 0, episodesWithoutDoc: 2 });
+    const hits = await search(store(), a, ['snow']);
+    expect(hits.map((h) => h.episodeId)).not.toContain(ids[9]);
+    expect(hits).toHaveLength(37);
+  });
+
+  it('numbers terms and documents per owner: another owner’s writes and removals leave these blocks alone', async () => {
+    const [a, b] = owners();
+    await snowfall(store(), a, 30, 5);
+    const before = await search(store(), a, ['snow', 'day3', 'filler']);
+    const counts = await store().read.forgetting.rowCounts(a);
+    // b's terms and documents get the same numbers as a's: only the owner tells them apart.
+    const theirs = await snowfall(store(), b, 30, 5);
+    await store().transaction(async (r) => {
+      await r.bm25.remove(b, theirs.slice(0, 10));
+      await r.bm25.park(b, theirs.slice(10, 20), NOW);
+      await r.episodes.delete(b, theirs[25]!);
+    });
+    await store().transaction((r) => r.bm25.unpark(b, theirs.slice(10, 15)));
+    expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
+    // (Deleting an episode outright leaves its term counts to bm25.remove, which the engine calls first.)
+    expect(await store().read.bm25.verify(b)).toMatchObject({ postingMismatches: 0, docsWithoutEpisode: 0 });
+    expect((await store().read.forgetting.rowCounts(a)).tables).toEqual(counts.tables);
+    expect(await search(store(), a, ['snow', 'day3', 'filler'])).toEqual(before);
+    expect(await search(store(), b, ['snow'])).toHaveLength(14);
+  });
+});
