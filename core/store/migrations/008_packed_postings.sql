@@ -1,4 +1,4 @@
--- Packed postings (issue 16). A posting row per (owner text, term text, episode uuid, impact) with its
+-- Packed postings. A posting row per (owner text, term text, episode uuid, impact) with its
 -- index cost ~120 bytes; the same posting now costs 8 (a 4-byte document number and a 4-byte impact)
 -- plus its block's share of one row header:
 --   * terms get an integer id per owner (bm25_terms.id), documents an integer number per owner
