@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
 import { NemoriError } from '../domain/errors.js';
 import { isSealed, isSealedFile, seal, unseal } from '../store/backup-crypto.js';
-import { MEMORY_TABLES } from '../store/memory-tables.js';
+import { MEMORY_TABLES, type MemoryTable } from '../store/memory-tables.js';
+import { rebuildKeywordIndex } from '../episodes/lifecycle.js';
 import { readZipBuffer, zipEntryNamesSync } from './zip.js';
 
 /**
@@ -165,7 +166,9 @@ export async function importMemoryExport(
       throw new NemoriError('INVALID_INPUT', `${name}: ${file} has ${rows.length} rows, its manifest says ${listed.rows}`);
     return rows;
   };
-  const tables = MEMORY_TABLES.map((t) => ({ t, rows: rowsOf(t.file, t.table) }));
+  // Index rows an older store wrote in another shape are left out; the index is rebuilt from the episodes.
+  const reshaped = (t: MemoryTable) => t.derived && (t.shapeSince ?? 0) > manifest.storeSchema;
+  const tables = MEMORY_TABLES.filter((t) => !reshaped(t)).map((t) => ({ t, rows: rowsOf(t.file, t.table) }));
   const settings = rowsOf(SETTINGS_FILE, 'settings').map((r) => ({ key: String(r.key), value: r.value }));
 
   const present = await ctx.store.read.memoryTables.counts(i.ownerId);
@@ -194,6 +197,7 @@ export async function importMemoryExport(
     }
     throw e;
   }
+  if (MEMORY_TABLES.some(reshaped)) await rebuildKeywordIndex(ctx, i.ownerId, await ctx.store.read.episodes.ids(i.ownerId));
   await ctx.store.maintain(true);
   return {
     ownerId: i.ownerId,

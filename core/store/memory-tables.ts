@@ -15,6 +15,11 @@ export interface MemoryTable {
   derived: boolean;
   /** A bigserial id: kept, and the sequence moved past it after a read-back. */
   serial?: boolean;
+  /**
+   * The store schema version since which its rows have their present shape. An export written by an
+   * older store carries rows of another shape: a derived table's are left out and rebuilt instead.
+   */
+  shapeSince?: number;
 }
 
 /** In the order they are read back: every table after the tables it references. */
@@ -36,10 +41,10 @@ export const MEMORY_TABLES: readonly MemoryTable[] = [
   { table: 'llm_usage', file: 'llm_usage.jsonl', order: 'id', derived: false, serial: true },
   { table: 'episode_embeddings', file: 'index/episode_embeddings.jsonl', order: 'episode_id', derived: true },
   { table: 'semantic_embeddings', file: 'index/fact_embeddings.jsonl', order: 'node_id', derived: true },
-  { table: 'bm25_docs', file: 'index/bm25_docs.jsonl', order: 'episode_id', derived: true },
-  { table: 'bm25_postings', file: 'index/bm25_postings.jsonl', order: 'term_id, docs', derived: true },
-  { table: 'bm25_terms', file: 'index/bm25_terms.jsonl', order: 'term', derived: true },
-  { table: 'bm25_stats', file: 'index/bm25_stats.jsonl', order: 'owner_id', derived: true },
+  { table: 'bm25_docs', file: 'index/bm25_docs.jsonl', order: 'episode_id', derived: true, shapeSince: 8 },
+  { table: 'bm25_postings', file: 'index/bm25_postings.jsonl', order: 'term_id, docs', derived: true, shapeSince: 8 },
+  { table: 'bm25_terms', file: 'index/bm25_terms.jsonl', order: 'term', derived: true, shapeSince: 8 },
+  { table: 'bm25_stats', file: 'index/bm25_stats.jsonl', order: 'owner_id', derived: true, shapeSince: 8 },
   { table: 'bm25_parked', file: 'index/bm25_parked.jsonl', order: 'episode_id', derived: true },
   { table: 'semantic_terms', file: 'index/fact_terms.jsonl', order: 'node_id, term', derived: true },
 ];

@@ -11,6 +11,7 @@ import { readZipBuffer } from '../../core/ingest/zip.js';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
+import { writeZip } from '../ingest/zip-writer.js';
 
 const QUERIES = [
   'glacier Zermatt',
@@ -113,6 +114,66 @@ describe('the open export', () => {
     expect((await to.call('getEngineSettings', {})).knowledge).toEqual({ maxFacts: 5000, maxTokens: 900_000 });
 
     await expect(to.call('importMemory', { ownerId: into, file })).rejects.toThrow(/is not empty/);
+  });
+
+  it('an export an older store wrote, its keyword index in another shape, comes back with the index rebuilt', async () => {
+    const ownerId = newOwner();
+    await from.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json'), spring] });
+    const before = await snapshot(from, ownerId);
+    const dir = tempDir('nemori-export-');
+    const file = path.join(dir, 'memory.zip');
+    await from.call('exportMemory', { ownerId, file });
+
+    // The same export as a store at version 7 wrote it: postings one row per term and episode, documents
+    // with their terms as text, no term or document numbers.
+    const entries = await readZipBuffer(fs.readFileSync(file), 'memory.zip');
+    type Row = Record<string, unknown>;
+    const rows = (name: string): Row[] =>
+      entries
+        .get(name)!
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Row);
+    const terms = new Map(rows('index/bm25_terms.jsonl').map((t) => [t.id as number, t.term as string]));
+    const docs = rows('index/bm25_docs.jsonl').map(({ doc_no: _no, term_ids, ...d }): Row => ({
+      ...d,
+      terms: (term_ids as number[]).map((id) => terms.get(id)),
+    }));
+    const postings = docs.flatMap((d) =>
+      (d.terms as string[]).map((term, n) => ({
+        owner_id: d.owner_id,
+        term,
+        episode_id: d.episode_id,
+        impact: (d.impacts as number[])[n],
+      })),
+    );
+    const old: Record<string, Row[]> = {
+      'index/bm25_docs.jsonl': docs,
+      'index/bm25_postings.jsonl': postings,
+      'index/bm25_terms.jsonl': rows('index/bm25_terms.jsonl').map(({ owner_id, term, df }) => ({ owner_id, term, df })),
+      'index/bm25_stats.jsonl': rows('index/bm25_stats.jsonl').map(({ next_term: _t, next_doc: _d, postings: _p, ...s }) => s),
+    };
+    const manifest = JSON.parse(entries.get('nemori-export.json')!.toString()) as {
+      storeSchema: number;
+      files: { file: string; rows: number }[];
+    };
+    manifest.storeSchema = 7;
+    for (const f of manifest.files) if (old[f.file]) f.rows = old[f.file]!.length;
+    const older = writeZip(path.join(dir, 'older.zip'), [
+      ...[...entries].filter(([name]) => !old[name] && name !== 'nemori-export.json').map(([name, data]) => ({ name, data })),
+      ...Object.entries(old).map(([name, list]) => ({ name, data: list.map((r) => JSON.stringify(r)).join('\n') })),
+      { name: 'nemori-export.json', data: JSON.stringify(manifest) },
+    ]);
+
+    const into = newOwner('older');
+    await to.call('importMemory', { ownerId: into, file: older });
+    const after = await snapshot(to, into);
+    expect(after.counts).toEqual(before.counts);
+    expect(after.episodes).toEqual(before.episodes);
+    // Rebuilt at the final average field lengths, scores may move a little; what each query finds first does not.
+    expect(after.searches.map((s) => s[0]?.[1])).toEqual(before.searches.map((s) => s[0]?.[1]));
+    expect((await to.call('health', { deep: true })).ok).toBe(true);
   });
 
   it('an encrypted export needs its passphrase, and is refused when changed', async () => {
