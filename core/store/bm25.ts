@@ -233,10 +233,14 @@ export function bm25Reads(q: Sql) {
     const r = await q.query<{ doc_count: number; term: string | null; id: number | null; df: number | null }>(
       `SELECT s.doc_count, t.term, t.id, t.df FROM bm25_stats s
        LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
-       WHERE s.owner_id = $1 ORDER BY t.term`,
+       WHERE s.owner_id = $1`,
       [ownerId, [...new Set(terms)]],
     );
-    const rows = r.rows.flatMap((x) => (x.term !== null && x.id !== null && x.df !== null ? [{ term: x.term, id: x.id, df: x.df }] : []));
+    // In the query's order: matched terms are shown as the person wrote them, and the first 63 are scored.
+    const at = new Map(terms.map((t, i) => [t, i] as const).reverse());
+    const rows = r.rows
+      .flatMap((x) => (x.term !== null && x.id !== null && x.df !== null ? [{ term: x.term, id: x.id, df: x.df }] : []))
+      .sort((a, b) => at.get(a.term)! - at.get(b.term)!);
     return { docCount: r.rows[0]?.doc_count ?? 0, rows };
   }
 
