@@ -174,7 +174,8 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
       warnings.push('no embedding model is available, so results come from keyword search only');
     } else {
       // Archived memories have no vector (core/forgetting), so "none yet" may also mean "all archived".
-      if (withVectors.length === 0)
+      // With nothing to search at all (no facts yet), there is nothing a vector could have found.
+      if (withVectors.length === 0 && sources.length > 0)
         warnings.push(
           `no active memories are embedded with ${embedder.modelId} (none yet, or all archived), so results come from keyword search only`,
         );

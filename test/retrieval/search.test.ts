@@ -65,6 +65,14 @@ describe('search with the tiny embedding model', () => {
     expect(hybrid.results[0]?.reason.matchedBy).toContain('vector');
   });
 
+  it('warns of missing vectors only where there is something to search: no facts is not a fact without a vector', async () => {
+    const ownerId = newOwner();
+    await engine.call('ingestConversation', { ownerId, conversation: diary('d', entries) });
+    expect((await engine.call('search', { ownerId, query: 'basketball', kind: 'semantic' })).warnings).toEqual([]);
+    expect((await engine.call('search', { ownerId, query: 'basketball' })).warnings).toEqual([]);
+    expect((await engine.call('loadContext', { ownerId, query: 'basketball' })).warnings).toEqual([]);
+  });
+
   it('drops results found only by meaning when they are under the model’s relevance floor', async () => {
     const ownerId = newOwner();
     await engine.call('ingestConversation', {
