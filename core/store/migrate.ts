@@ -21,7 +21,7 @@ function loadMigrations(dir: string): Migration[] {
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
 }
 
-/** Applies every migration newer than the store's version, each in its own transaction. */
+/** Applies every migration newer than the store's version, each in its own transaction, then compacts what they name. */
 export async function migrate(db: PGlite, dir = defaultMigrationsDir): Promise<number> {
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -36,8 +36,10 @@ export async function migrate(db: PGlite, dir = defaultMigrationsDir): Promise<n
     );
   }
   let applied = 0;
+  const compact = new Set<string>();
   for (const m of all) {
     if (done.has(m.version)) continue;
+    for (const [, table] of m.sql.matchAll(/^-- compact: (\w+)$/gm)) compact.add(table!);
     try {
       await db.transaction(async (tx) => {
         await tx.exec(m.sql);
@@ -48,5 +50,8 @@ export async function migrate(db: PGlite, dir = defaultMigrationsDir): Promise<n
     }
     applied++;
   }
+  // A migration that rewrites every row of a table in place leaves a dead copy of each behind, which a
+  // plain vacuum only makes reusable: the tables it names (`-- compact: name`) are rewritten once it ran.
+  for (const table of compact) await db.exec(`VACUUM FULL ${table}`);
   return applied;
 }

@@ -152,6 +152,24 @@ describe('the store on disk', () => {
     }
   });
 
+  it('compacts the tables a migration names once it ran: the dead copies of an in-place rewrite are given back', async () => {
+    const sizes: number[] = [];
+    for (const directive of ['', '-- compact: t\n']) {
+      const migrations = path.join(tempDir(), 'migrations');
+      fs.mkdirSync(migrations);
+      fs.writeFileSync(
+        path.join(migrations, '001_t.sql'),
+        `CREATE TABLE t (id int PRIMARY KEY, v text);\nINSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g;`,
+      );
+      fs.writeFileSync(path.join(migrations, '002_rewrite.sql'), `${directive}UPDATE t SET v = repeat('y', 100);`);
+      const db = await PGlite.create();
+      await migrate(db, migrations);
+      sizes.push((await db.query<{ n: number }>(`SELECT pg_total_relation_size('t')::float8 AS n`)).rows[0]!.n);
+      await db.close();
+    }
+    expect(sizes[1]).toBeLessThan(sizes[0]! * 0.7);
+  });
+
   it('upgrades a store of version 7 to packed postings that search exactly as its postings did', async () => {
     const { home, db } = await storeAtVersion(7);
     // Two owners indexed as version 7 did: a posting row per term and episode, each document with its own copy.

@@ -14,6 +14,8 @@
 --     postings of a term, strongest first: those waiting and those of the blocks that can hold them
 --     (core/store/bm25.ts).
 -- Both are built here from the documents' own postings (the very same float4 impacts, migration 006).
+-- The UPDATEs below rewrite every term row in place:
+-- compact: bm25_terms
 
 -- Terms a document holds that have no row (a store that lost one) get one, so every posting keeps its id.
 INSERT INTO bm25_terms (owner_id, term, df)
