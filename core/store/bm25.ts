@@ -228,16 +228,19 @@ interface TermRow {
 }
 
 export function bm25Reads(q: Sql) {
-  /** The owner's document count and the rows of those of `terms` some document contains, in term order (as matched terms are listed). */
+  /**
+   * The owner's document count and the rows of those of `terms` some document contains, in the query's
+   * order: matched terms are listed as the person wrote them, and the first 63 are the ones scored.
+   */
   async function readTerms(ownerId: string, terms: readonly string[]): Promise<{ docCount: number; rows: TermRow[] }> {
+    const wanted = [...new Set(terms)];
     const r = await q.query<{ doc_count: number; term: string | null; id: number | null; df: number | null }>(
       `SELECT s.doc_count, t.term, t.id, t.df FROM bm25_stats s
        LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
        WHERE s.owner_id = $1`,
-      [ownerId, [...new Set(terms)]],
+      [ownerId, wanted],
     );
-    // In the query's order: matched terms are shown as the person wrote them, and the first 63 are scored.
-    const at = new Map(terms.map((t, i) => [t, i] as const).reverse());
+    const at = new Map(wanted.map((t, i) => [t, i]));
     const rows = r.rows
       .flatMap((x) => (x.term !== null && x.id !== null && x.df !== null ? [{ term: x.term, id: x.id, df: x.df }] : []))
       .sort((a, b) => at.get(a.term)! - at.get(b.term)!);
