@@ -117,6 +117,10 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       for (const line of repair.repaired) ctx.warn(`repaired: ${line}`);
       for (const line of repair.unrepaired) ctx.warn(`could not repair: ${line}`);
     }
+    // The model's vector index, before any search needs it: an upgrade that changed its layout dropped
+    // the old one, and without it every vector search reads every vector.
+    const embedder = o.embedder;
+    if (embedder) await store.transaction((r) => r.vectors.ensureIndex({ modelId: embedder.modelId, dimensions: embedder.dimensions }));
   } catch (e) {
     await store.close();
     throw e;

@@ -1,5 +1,6 @@
 import type { Sql } from './sql.js';
 import { vectorLiteral } from './sql.js';
+import { signBits } from './vectors.js';
 
 /**
  * The bare SQL our searches reduce to, for the scale benchmark: the same tables queried with nothing
@@ -22,13 +23,13 @@ export function baselineReads(q: Sql) {
       return r.rows.length;
     },
 
-    /** Plain pgvector kNN over the same HNSW index. */
+    /** Plain pgvector kNN over the same HNSW index (sign bits, no exact re-ranking). */
     async knn(ownerId: string, modelId: string, dimensions: number, vector: Float32Array, limit: number): Promise<number> {
       const lit = `'${modelId.replace(/'/g, "''")}'`;
       const r = await q.query(
         `SELECT episode_id FROM episode_embeddings
          WHERE model_id = ${lit} AND owner_id = $1
-         ORDER BY embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) LIMIT $3`,
+         ORDER BY ${signBits('embedding', dimensions)} <~> ${signBits('$2', dimensions)} LIMIT $3`,
         [ownerId, vectorLiteral(vector), limit],
       );
       return r.rows.length;

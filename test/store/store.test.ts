@@ -9,7 +9,7 @@ import { defaultMigrationsDir, migrate } from '../../core/store/migrate.js';
 import { writeRepos } from '../../core/store/repos.js';
 import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir, useRealStoreStartup } from '../helpers/engine.js';
-import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, useStore } from './helpers.js';
+import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
 useRealStoreStartup();
 
@@ -279,6 +279,48 @@ describe('the store on disk', () => {
       ]);
     } finally {
       await s.close();
+    }
+  });
+
+  it('upgrades a store of version 8: its vectors are kept at half precision, searched through an index of sign bits', async () => {
+    const { home, db } = await storeAtVersion(8);
+    const ids = await db.transaction(async (tx) => {
+      const r = writeRepos(tx, () => {});
+      const north = await r.episodes.insert('me', null, draft('North'), NOW);
+      const east = await r.episodes.insert('me', null, draft('East'), NOW);
+      // As version 8 stored them: full-precision vectors, and an index that copies each of them whole.
+      await tx.exec(`CREATE INDEX episode_hnsw_0123456789ab ON episode_embeddings
+        USING hnsw ((embedding::vector(3)) vector_cosine_ops) WHERE model_id = 'test-model'`);
+      await tx.query(
+        `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
+         VALUES ($1, 'me', 'test-model', '[0,1,0]'), ($2, 'me', 'test-model', '[0.8,0.6,0]')`,
+        [north, east],
+      );
+      return { north, east };
+    });
+    await db.close();
+
+    const s = await Store.open({ dir: home });
+    try {
+      await s.transaction((r) => r.vectors.ensureIndex(SPACE));
+      const hits = await s.read.vectors.search('me', SPACE, vec(0.6, 0.8, 0), { limit: 2, filters: {} });
+      expect(hits).toEqual([
+        { episodeId: ids.east, similarity: expect.closeTo(0.96, 3), nearest: true },
+        { episodeId: ids.north, similarity: expect.closeTo(0.8, 3), nearest: true },
+      ]);
+    } finally {
+      await s.close();
+    }
+    const after = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
+    try {
+      const indexes = await after.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'episode_hnsw_%'`);
+      expect(indexes.rows.map((r) => r.indexdef)).toEqual([expect.stringContaining('bit_hamming_ops')]);
+      const column = await after.query<{ type: string }>(
+        `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'episode_embeddings'::regclass AND attname = 'embedding'`,
+      );
+      expect(column.rows).toEqual([{ type: 'halfvec' }]);
+    } finally {
+      await after.close();
     }
   });
 
