@@ -45,10 +45,10 @@ function sha256(text: string): string {
  * messages of a file whose ids repeat; the same file again yields the same keys, so nothing doubles.
  * The first occurrence keeps the key earlier versions gave it.
  */
-function dedupeKeys(messages: readonly IncomingMessage[], hashes = messages.map((m) => sha256(m.text))): string[] {
+function dedupeKeys(messages: readonly IncomingMessage[]): string[] {
   const seen = new Map<string, number>();
-  return messages.map((m, i) => {
-    const key = m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${hashes[i]!}`);
+  return messages.map((m) => {
+    const key = m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${sha256(m.text)}`);
     const n = seen.get(key) ?? 0;
     seen.set(key, n + 1);
     return n === 0 ? key : `${key}#${n}`;
@@ -236,9 +236,8 @@ export function conversationWrites(q: Sql) {
       );
       const firstSeq = next.rows[0]?.n ?? 0;
       let added = 0;
-      const hashes = c.messages.map((m) => sha256(m.text));
-      const keys = dedupeKeys(c.messages, hashes);
-      const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i, hash: hashes[i]!, key: keys[i]! }));
+      const keys = dedupeKeys(c.messages);
+      const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i, key: keys[i]! }));
       for (const batch of chunks(indexed, 500)) {
         const cols = {
           id: [] as string[],
@@ -250,11 +249,10 @@ export function conversationWrites(q: Sql) {
           content: [] as string[],
           sentAt: [] as string[],
           offset: [] as number[],
-          hash: [] as string[],
           attachments: [] as string[],
           metadata: [] as string[],
         };
-        for (const { m, seq, hash, key } of batch) {
+        for (const { m, seq, key } of batch) {
           cols.id.push(randomUUID());
           cols.externalId.push(m.externalId ?? null);
           cols.dedupe.push(key);
@@ -264,18 +262,17 @@ export function conversationWrites(q: Sql) {
           cols.content.push(m.text);
           cols.sentAt.push(m.sentAt.toISOString());
           cols.offset.push(m.utcOffsetMin);
-          cols.hash.push(hash);
           cols.attachments.push(JSON.stringify(m.attachments));
           cols.metadata.push(JSON.stringify(m.metadata));
         }
         const r = await q.query(
           `INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
-                                 sent_at, utc_offset_min, content_hash, attachments, metadata)
-           SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off, u.hash,
+                                 sent_at, utc_offset_min, attachments, metadata)
+           SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off,
                   u.attachments::jsonb, u.metadata::jsonb
            FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                       $10::timestamptz[], $11::int[], $12::text[], $13::text[], $14::text[])
-                AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, hash, attachments, metadata)
+                       $10::timestamptz[], $11::int[], $12::text[], $13::text[])
+                AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, attachments, metadata)
            ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
           [
             ownerId,
@@ -289,7 +286,6 @@ export function conversationWrites(q: Sql) {
             cols.content,
             cols.sentAt,
             cols.offset,
-            cols.hash,
             cols.attachments,
             cols.metadata,
           ],

@@ -333,7 +333,7 @@ export function forgettingWrites(q: Sql) {
     where: { episodeIds?: readonly string[]; messageIds?: readonly string[] },
   ): Promise<number> {
     let n = 0;
-    const set = `SET content = '', speaker = '', content_hash = '', attachments = '[]', metadata = '{"forgotten": true}', episode_id = NULL, processed = true`;
+    const set = `SET content = '', speaker = '', attachments = '[]', metadata = '{"forgotten": true}', episode_id = NULL, processed = true`;
     if (where.episodeIds?.length) {
       const r = await q.query(`UPDATE messages ${set} WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`, [ownerId, where.episodeIds]);
       n += r.affectedRows ?? 0;

@@ -258,6 +258,8 @@ describe('the store on disk', () => {
   it('upgrades an older store: the parts of a conversation numbered from 0 each are numbered on, in time order', async () => {
     const { home, db } = await storeAtVersion(6);
     await db.transaction(async (tx) => {
+      // Version 6 wrote a text hash with every message; today's writes leave it to this default.
+      await tx.exec(`ALTER TABLE messages ALTER COLUMN content_hash SET DEFAULT 'x'`);
       const r = writeRepos(tx, () => {});
       const { id } = await r.conversations.upsert('me', conversation('long', []), NOW);
       await r.conversations.addMessages('me', id, conversation('long', ['a', 'b', 'c', 'd', 'e']));
@@ -319,6 +321,44 @@ describe('the store on disk', () => {
         `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'episode_embeddings'::regclass AND attname = 'embedding'`,
       );
       expect(column.rows).toEqual([{ type: 'halfvec' }]);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('upgrades a store of version 9: messages lose their unread text hash, keep their import keys, and are not imported twice', async () => {
+    const { home, db } = await storeAtVersion(9);
+    const chat = conversation('chat', ['one', 'two', 'two']);
+    await db.transaction(async (tx) => {
+      // Version 9 wrote a hash with every message; today's writes leave it to this default.
+      await tx.exec(`ALTER TABLE messages ALTER COLUMN content_hash SET DEFAULT 'x'`);
+      const r = writeRepos(tx, () => {});
+      const { id } = await r.conversations.upsert('me', chat, NOW);
+      await r.conversations.addMessages('me', id, chat);
+    });
+    await db.close();
+
+    const s = await Store.open({ dir: home });
+    try {
+      const again = await s.transaction(async (r) => {
+        const { id } = await r.conversations.upsert('me', chat, NOW);
+        return r.conversations.addMessages('me', id, chat);
+      });
+      expect(again).toBe(0);
+    } finally {
+      await s.close();
+    }
+    const after = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
+    try {
+      const columns = await after.query(
+        `SELECT 1 FROM pg_attribute WHERE attrelid = 'messages'::regclass AND attname = 'content_hash' AND NOT attisdropped`,
+      );
+      expect(columns.rows).toEqual([]);
+      expect((await after.query(`SELECT content FROM messages ORDER BY seq`)).rows).toEqual([
+        { content: 'one' },
+        { content: 'two' },
+        { content: 'two' },
+      ]);
     } finally {
       await after.close();
     }
