@@ -94,7 +94,7 @@ export async function retrieve(
     return { byBudget, ms: (performance.now() - t) / budgets.length, warnings: [...warnings], modeUsed: 'load-context', kinds: [] };
   }
   for (const b of budgets) {
-    const p = await packEvidence(ctx, { ownerId, query, budgetWords: b, mode: o.mode });
+    const p = await packEvidence(ctx, { ownerId, query, budget: b, mode: o.mode });
     for (const w of p.warnings) warnings.add(w);
     modeUsed = p.modeUsed;
     byBudget.set(b, { items: p.blocks.map((x) => ({ text: x.text, covers: x.messages.map((m) => m.externalId) })) });

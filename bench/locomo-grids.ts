@@ -71,5 +71,7 @@ export const GRIDS: Record<string, Over[]> = {
   }),
   depth: product({ depth: [20, 40, 80, 500] }),
   stage: product({ depth: [60, 120], episodeWeight: [0.3, 0.5], speakerBoost: [1, 2] }),
+  prf: product({ 'feedback.terms': [0, 3, 5, 10], 'feedback.weight': [0.2, 0.4], 'feedback.minDocs': [2, 3], 'feedback.docs': [5, 10] }),
+  names: product({ speakerTerms: [0.3, 0, 0.1, 0.2, 0.5], speakerBoost: [1, 1.5] }),
   spread: product({ episodeDecay: [0.9, 0.7, 0.5, 0.3], dayDecay: [1, 0.8, 0.6] }),
 };

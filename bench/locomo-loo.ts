@@ -13,18 +13,16 @@
  * retrieval settings (`--config` as in bench/locomo.ts).
  */
 import path from 'node:path';
-import { openEngine } from '../core/engine/open-engine.js';
 import { layerConfig } from '../core/context/engine-context.js';
 import { PackConfig } from '../core/context/retrieval-config.js';
 import type { SearchMode } from '../core/domain/search.js';
-import type { EpisodeHeader } from '../core/store/episodes.js';
-import { messageDocs, type MessageDoc } from '../core/retrieval/messages.js';
-import { firstStage, packRanked, rankMessages, stageFrom, type FirstStage, type Stage, type TermStats } from '../core/retrieval/pack.js';
-import { benchEmbedder, type BenchModel } from './embedder.js';
+import { packRanked, rankMessages, type Stage } from '../core/retrieval/pack.js';
+import type { BenchModel } from './embedder.js';
 import { loadLocomo } from './locomo-data.js';
 import { hit, questionsOf, summarize, type Outcome, type Question } from './locomo-eval.js';
 import { argValue, round } from './stats.js';
 import { GRIDS } from './locomo-grids.js';
+import { locomoStages } from './locomo-stages.js';
 
 const argv = process.argv.slice(2);
 const data = path.resolve(argValue(argv, 'data') ?? path.join(import.meta.dirname, '..', '..', 'shared', 'bench', 'locomo-dev.json'));
@@ -46,58 +44,24 @@ const messageTop = Number(argValue(argv, 'message-top') ?? 0);
 if (!grid) throw new Error(`unknown grid ${gridName}; known: ${Object.keys(GRIDS).join(', ')}`);
 
 const samples = loadLocomo(data);
-const { embedder, status } = await benchEmbedder(model);
-const engine = await openEngine({
-  home: null,
-  embedder,
-  embeddingStatus: status,
-  config: { segment: extraConfig.segment ?? {}, retrieval: extraConfig.retrieval ?? {} },
+const {
+  engine,
+  ctx,
+  modelId,
+  docsOf,
+  stats,
+  stageFor: firstStageFor,
+  modeUsed,
+  warnings,
+} = await locomoStages(samples, {
+  model,
+  mode,
+  config: extraConfig,
 });
-const ctx = engine.context;
-for (const s of samples) await engine.call('ingestConversation', { ownerId: s.id, source: 'locomo', conversation: s.conversation });
-
-// Per conversation: every message prepared once, and a term-statistics cache.
-const docsOf = new Map<string, MessageDoc[]>();
-const stats = new Map<string, TermStats>();
-for (const s of samples) {
-  const ids = await ctx.store.read.episodes.ids(s.id);
-  const headers: EpisodeHeader[] = await ctx.store.read.episodes.headers(s.id, ids);
-  const messages = await ctx.store.read.conversations.messagesOfEpisodes(s.id, ids);
-  docsOf.set(s.id, messageDocs(messages, new Map(headers.map((h) => [h.id, h]))));
-  const cache = new Map<string, number>();
-  let docCount = -1;
-  stats.set(s.id, async (terms) => {
-    const missing = terms.filter((t) => !cache.has(t));
-    if (missing.length || docCount < 0) {
-      const r = await ctx.store.read.bm25.termStats(s.id, missing);
-      docCount = r.docCount;
-      for (const t of missing) cache.set(t, r.df.get(t) ?? 0);
-    }
-    return { docCount, df: new Map(terms.map((t) => [t, cache.get(t)!])) };
-  });
-}
-
-// The first stage, once per question: episodes by the engine's search, best first.
 const questions = questionsOf(samples);
-// The first stage depends only on the depth: run once per question and depth.
-const firstStages = new Map<string, FirstStage>();
-let modeUsed = '';
-const warnings = new Set<string>();
 
 async function stageFor(q: Question, depth: number): Promise<Stage> {
-  const key = `${depth}\u0000${q.conversation}\u0000${q.question}`;
-  let first = firstStages.get(key);
-  if (!first) {
-    first = await firstStage(ctx, q.conversation, q.question, depth, mode);
-    firstStages.set(key, first);
-    modeUsed = first.modeUsed;
-    for (const w of first.warnings) warnings.add(w);
-  }
-  const keep = new Set(first.hits.map((h) => h.id));
-  const stage = stageFrom(
-    first,
-    docsOf.get(q.conversation)!.filter((d) => d.message.episodeId !== null && keep.has(d.message.episodeId)),
-  );
+  const stage = await firstStageFor(q, depth);
   if (messageVectors && ctx.embedder) {
     let sims = similarities.get(q);
     if (!sims) {
@@ -187,9 +151,9 @@ console.log(
   JSON.stringify(
     {
       data: path.basename(data),
-      model: status.available ? status.modelId : null,
+      model: modelId,
       mode,
-      modeUsed,
+      modeUsed: modeUsed(),
       warnings: [...warnings],
       grid: gridName,
       base,

@@ -30,11 +30,23 @@ import { episodeSource, searchMemories, type SearchOutcome } from './search.js';
 export interface PackRequest {
   ownerId: string;
   query: string;
-  /** Words of the returned text at most (a CJK character counts as a word). */
-  budgetWords: number;
+  /** What the returned text may cost at most: words (a CJK character counts as one), or units of `measure`. */
+  budget: number;
   /** When given, each block's header also says how long ago it was. */
   now?: Date | undefined;
   mode?: SearchMode | undefined;
+  /** How the caller counts (see `Measure`); words and the packer's own headers by default. */
+  measure?: Measure | undefined;
+}
+
+/**
+ * What a line of packed text costs, and the header line a block is shown with. A caller that counts
+ * tokens and shows its own headers (loadContext) packs to its budget exactly, instead of through a
+ * words-to-tokens guess that either leaves budget unused or drops the last blocks.
+ */
+export interface Measure {
+  cost: (line: string) => number;
+  header?: ((e: EpisodeHeader) => string) | undefined;
 }
 
 export interface PackedMessage {
@@ -86,10 +98,10 @@ export function countWords(text: string): number {
   return n + cjk;
 }
 
-/** The first `n` words of a text (CJK characters one each), with an ellipsis when it was cut. */
-export function cutToWords(text: string, n: number): string {
+/** The first `n` words of a text (CJK characters one each), with an ellipsis when it was cut; `cost`: another measure than words. */
+export function cutToWords(text: string, n: number, cost: (s: string) => number = countWords): string {
   const t = text.replace(/\s+/g, ' ').trim();
-  if (countWords(t) <= n) return t;
+  if (cost(t) <= n) return t;
   const pieces = [
     ...t.matchAll(
       /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu,
@@ -99,7 +111,7 @@ export function cutToWords(text: string, n: number): string {
   for (let k = Math.min(n, pieces.length); k > 0; k--) {
     const last = pieces[k - 1]!;
     const cut = `${t.slice(0, last.index + last[0].length).trimEnd()}…`;
-    if (countWords(cut) <= n) return cut;
+    if (cost(cut) <= n) return cut;
   }
   return '…';
 }
@@ -365,9 +377,23 @@ interface OpenBlock {
   picked: Map<string, { doc: MessageDoc; matched: boolean }>;
 }
 
-/** Packs ranked messages into blocks within the budget (greedy, diversity-discounted). */
-export function packRanked(ranked: readonly RankedMessage[], budgetWords: number, cfg: PackConfig, now?: Date): EvidenceBlock[] {
+/** Packs ranked messages into blocks within the budget (greedy, diversity-discounted); words unless `measure` counts otherwise. */
+export function packRanked(
+  ranked: readonly RankedMessage[],
+  budget: number,
+  cfg: PackConfig,
+  now?: Date,
+  measure: Measure = { cost: countWords },
+): EvidenceBlock[] {
   const { episodeDecay, dayDecay } = cfg;
+  const { cost: costOf } = measure;
+  const headerOf = (episode: EpisodeHeader) =>
+    measure.header
+      ? measure.header(episode)
+      : blockHeader(
+          cfg.header === 'date' ? { ...episode, title: '' } : cfg.header === 'short' ? { ...episode, title: shortTitle(episode) } : episode,
+          now,
+        ).trimEnd();
   // Neighbours by conversation and position.
   const position = new Map<string, { list: MessageDoc[]; i: number }>();
   const byConversation = new Map<string, MessageDoc[]>();
@@ -390,10 +416,10 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
   const taken = new Set<string>();
   const perDay = new Map<string, number>();
   const perEpisode = new Map<string, number>();
-  const lineWords = new Map<string, number>();
-  const wordsOf = (d: MessageDoc) => {
-    let n = lineWords.get(d.message.id);
-    if (n === undefined) lineWords.set(d.message.id, (n = countWords(line(d.message, d.text))));
+  const lineCost = new Map<string, number>();
+  const costOfLine = (d: MessageDoc) => {
+    let n = lineCost.get(d.message.id);
+    if (n === undefined) lineCost.set(d.message.id, (n = costOf(line(d.message, d.text))));
     return n;
   };
   const dayOf = new Map<string, string>();
@@ -409,7 +435,7 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
   let left = pool.length;
   let skipped = 0;
 
-  while (left > 0 && used < budgetWords && skipped < 200) {
+  while (left > 0 && used < budget && skipped < 200) {
     // The best candidate after diversity discounts. A discount only lowers a score, so the scan stops
     // at the first raw score below the best discounted one found.
     let bestI = -1;
@@ -444,24 +470,19 @@ export function packRanked(ranked: readonly RankedMessage[], budgetWords: number
       for (const n of [prev, next]) if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
     }
     let block = blocks.get(episode.id);
-    const header =
-      block?.header ??
-      blockHeader(
-        cfg.header === 'date' ? { ...episode, title: '' } : cfg.header === 'short' ? { ...episode, title: shortTitle(episode) } : episode,
-        now,
-      ).trimEnd();
-    let cost = (block ? 0 : countWords(header)) + add.reduce((n, a) => n + wordsOf(a.doc), 0);
+    const header = block?.header ?? headerOf(episode);
+    let cost = (block ? 0 : costOf(header)) + add.reduce((n, a) => n + costOfLine(a.doc), 0);
     // A neighbour that does not fit is left out before the message itself is.
-    while (used + cost > budgetWords && add.length > 1) cost -= wordsOf(add.pop()!.doc);
-    if (used + cost > budgetWords) {
+    while (used + cost > budget && add.length > 1) cost -= costOfLine(add.pop()!.doc);
+    if (used + cost > budget) {
       skipped++;
       if (blocks.size === 0 && taken.size === 0) {
         // Nothing fits whole: the first message is cut to the budget so the answer is never empty (under
         // a header without its title if even the header is too long).
-        const full = countWords(header) + countWords(`${r.doc.message.speaker}:`) + 1 <= budgetWords;
+        const full = costOf(header) + costOf(`${r.doc.message.speaker}:`) + 1 <= budget;
         const head = full ? header : blockHeader({ title: '', temporal: episode.temporal }, now).trimEnd();
-        const room = budgetWords - countWords(head) - countWords(`${r.doc.message.speaker}:`);
-        const cut = cutToWords(r.doc.text, Math.max(1, room));
+        const room = budget - costOf(head) - costOf(`${r.doc.message.speaker}:`);
+        const cut = cutToWords(r.doc.text, Math.max(1, room), costOf);
         return [
           finishBlock({
             episode,
@@ -517,17 +538,17 @@ function finishBlock(b: OpenBlock): EvidenceBlock {
 }
 
 /**
- * The evidence for a query within `budgetWords`: the best messages of the owner's memory with their
+ * The evidence for a query within `budget`: the best messages of the owner's memory with their
  * episode headers, as blocks (best first) and as one text. `coveredMessageIds` are the messages whose
  * text is in it.
  */
 export async function packEvidence(ctx: EngineContext, req: PackRequest): Promise<EvidencePack> {
   const cfg = ctx.config.retrieval.pack;
-  const budget = Math.max(1, Math.floor(req.budgetWords));
+  const budget = Math.max(1, Math.floor(req.budget));
   const stage = await stageOf(ctx, req.ownerId, await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid'));
   const termStats: TermStats = (terms) => ctx.store.read.bm25.termStats(req.ownerId, terms);
   const ranked = stage.docs.length ? await rankMessages(stage, req.query, termStats, cfg) : [];
-  const blocks = packRanked(ranked, budget, cfg, req.now);
+  const blocks = packRanked(ranked, budget, cfg, req.now, req.measure);
   const text = blocks.map((b) => b.text).join('\n\n');
   return {
     blocks,

@@ -55,9 +55,9 @@ describe('packing evidence for a query', () => {
   });
 
   it('stays within the word budget, whatever the budget', async () => {
-    for (const budgetWords of [12, 25, 40, 80, 150, 1000]) {
-      const p = await packEvidence(engine.context, { ownerId, query: 'What inspired Caroline’s painting for the art show?', budgetWords });
-      expect(p.words).toBeLessThanOrEqual(budgetWords);
+    for (const budget of [12, 25, 40, 80, 150, 1000]) {
+      const p = await packEvidence(engine.context, { ownerId, query: 'What inspired Caroline’s painting for the art show?', budget });
+      expect(p.words).toBeLessThanOrEqual(budget);
       expect(countWords(p.text)).toBe(p.words);
       expect(p.blocks.length).toBeGreaterThan(0);
       expect(p.coveredMessageIds).toEqual(p.blocks.flatMap((b) => b.messages.map((m) => m.id)));
@@ -65,7 +65,7 @@ describe('packing evidence for a query', () => {
   });
 
   it('gives each block its episode header once — title and absolute date — and its messages in the order they were sent', async () => {
-    const p = await packEvidence(engine.context, { ownerId, query: 'camping meteor shower lake', budgetWords: 1000 });
+    const p = await packEvidence(engine.context, { ownerId, query: 'camping meteor shower lake', budget: 1000 });
     for (const b of p.blocks) {
       expect(b.text.split('\n')[0]).toBe(b.header);
       expect(b.header).toMatch(/^\[(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{4}\] \S/);
@@ -80,7 +80,7 @@ describe('packing evidence for a query', () => {
     const p = await packEvidence(engine.context, {
       ownerId,
       query: 'What is Caroline excited about in the adoption process?',
-      budgetWords: 60,
+      budget: 60,
     });
     const lines = p.text.split('\n');
     expect(lines.some((l) => l.includes('adoption process'))).toBe(true);
@@ -94,14 +94,14 @@ describe('packing evidence for a query', () => {
     const p = await packEvidence(engine.context, {
       ownerId,
       query: 'What did Caroline and Melanie do about the LGBTQ center and camping at the lake?',
-      budgetWords: 90,
+      budget: 90,
     });
     const days = new Set(p.blocks.map((b) => b.start.toISOString().slice(0, 10)));
     expect(days.size).toBeGreaterThan(1);
   });
 
   it('cuts the first message rather than answer nothing when even it does not fit', async () => {
-    const p = await packEvidence(engine.context, { ownerId, query: 'Perseid meteor shower universe', budgetWords: 12 });
+    const p = await packEvidence(engine.context, { ownerId, query: 'Perseid meteor shower universe', budget: 12 });
     expect(p.words).toBeLessThanOrEqual(12);
     expect(p.text).toMatch(/…$/);
     expect(p.coveredMessageIds).toHaveLength(1);
@@ -111,7 +111,7 @@ describe('packing evidence for a query', () => {
     const p = await packEvidence(engine.context, {
       ownerId,
       query: 'What did Caroline and Melanie talk about on 22 May, 2023?',
-      budgetWords: 40,
+      budget: 40,
     });
     expect(p.blocks[0]!.start.toISOString().slice(0, 10)).toBe('2023-05-22');
   });
@@ -128,14 +128,14 @@ describe('packing evidence for a query', () => {
         ],
       ]),
     });
-    const p = await packEvidence(engine.context, { ownerId: zh, query: '龙井', budgetWords: 40 });
+    const p = await packEvidence(engine.context, { ownerId: zh, query: '龙井', budget: 40 });
     expect(p.text).toContain('龙井');
     expect(countWords(p.text)).toBeLessThanOrEqual(40);
     expect(countWords('明前龙井 tea')).toBe(5);
   });
 
   it('says when it happened relative to now, when asked to', async () => {
-    const p = await packEvidence(engine.context, { ownerId, query: 'camping', budgetWords: 200, now: new Date('2023-06-15T00:00:00Z') });
+    const p = await packEvidence(engine.context, { ownerId, query: 'camping', budget: 200, now: new Date('2023-06-15T00:00:00Z') });
     expect(p.blocks[0]!.header).toMatch(/, (\d+ weeks|\d+ days|\d+ months) ago\] /);
   });
 });

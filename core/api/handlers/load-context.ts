@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { EngineContext } from '../../context/engine-context.js';
 import type { StoredMessage } from '../../domain/conversation.js';
+import type { EpisodeHeader } from '../../store/episodes.js';
 import { packEvidence } from '../../retrieval/pack.js';
 import { describeSpan } from '../../text/describe.js';
 import { tokenize } from '../../text/tokenize.js';
@@ -39,7 +40,6 @@ const PENDING = 5;
 const SUMMARY_CHARS = 280;
 const ABOUT_SHARE = 1 / 4;
 const RECENT_SHARE = 1 / 6;
-const TOKENS_PER_WORD = 1.3;
 
 const shorten = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -264,9 +264,9 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
 }
 
 /**
- * The evidence packer's blocks for the query, sized to `roomTokens` (the packer counts words; an
- * English word is about 1.3 tokens), each as an episode line with its packed messages under it. The
- * episodes handed over count as accessed, as search results do.
+ * The evidence packer's blocks for the query, each as an episode line with its packed messages under
+ * it. The packer counts the lines as they are shown here, in tokens, so the blocks fill `roomTokens`
+ * exactly. The episodes handed over count as accessed, as search results do.
  */
 async function relatedEvidence(
   ctx: EngineContext,
@@ -276,9 +276,9 @@ async function relatedEvidence(
   now: Date,
   warnings: string[],
 ): Promise<Block<RelatedItem>[]> {
-  const budgetWords = Math.floor(roomTokens / TOKENS_PER_WORD);
-  if (budgetWords < 1) return [];
-  const pack = await packEvidence(ctx, { ownerId, query, budgetWords, now });
+  if (roomTokens < 1) return [];
+  const header = (e: EpisodeHeader) => `- ${describeSpan(e.temporal.start, e.temporal.end, e.temporal.utcOffsetMin)} — **${e.title}**`;
+  const pack = await packEvidence(ctx, { ownerId, query, budget: roomTokens, now, measure: { cost: estimateTokens, header } });
   warnings.push(...pack.warnings);
   const ids = pack.blocks.map((b) => b.episodeId);
   if (ids.length === 0) return [];
@@ -299,10 +299,7 @@ async function relatedEvidence(
       score: b.score,
       messages: b.messages.map(quoted),
     };
-    return block(
-      [`- ${item.when} — **${b.title}**`, ...b.messages.map((m) => `  ${m.speaker}: ${m.text.replace(/\s+/g, ' ').trim()}`)],
-      item,
-    );
+    return block([b.header, ...b.messages.map((m) => `  ${m.speaker}: ${m.text.replace(/\s+/g, ' ').trim()}`)], item);
   });
 }
 
