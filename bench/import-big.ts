@@ -3,8 +3,8 @@
  * Desktop `result.json` or a WhatsApp `.txt` (iOS lines with seconds), one chat; or Nemori's own JSON
  * (`{"conversations": […]}`, chats of CHAT_MESSAGES messages one after the other) or JSONL (the lines
  * of JSONL_CHATS chats interleaved at random) — imports it through the API into a fresh store on disk,
- * and prints one JSON object with messages/s, the peak RSS sampled during the import, and the load
- * average (the machine may be shared).
+ * and prints one JSON object with messages/s, the CPU time it took, the peak RSS sampled during the
+ * import, and the load average (the machine may be shared).
  *
  *   npx tsx bench/import-big.ts [--mb 200] [--format telegram|whatsapp|json|jsonl] [--model none|tiny] [--dir DIR] [--dry-run]
  *
@@ -147,9 +147,11 @@ const sample = () => {
 };
 const sampler = setInterval(sample, 200);
 const loadBefore = os.loadavg()[0]!;
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const out = await engine.call('importFiles', { ownerId: 'big', paths: [file], timeZone: 'UTC', dryRun });
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
 sample();
 const stats = await engine.call('stats', { ownerId: 'big' });
@@ -167,6 +169,8 @@ console.log(
       episodes: stats.owners[0]?.episodes ?? 0,
       embeddingModel: embedder?.modelId ?? null,
       seconds: round(seconds, 1),
+      // This process's CPU time (all its threads): steadier than the wall clock on a shared machine.
+      cpuSeconds: round((cpu.user + cpu.system) / 1e6, 1),
       messagesPerSecond: round((dryRun ? out.messages : (out.files[0]?.messagesAdded ?? 0)) / seconds, 0),
       peakRssMB: round(peak.rss / 1048576, 0),
       atPeakMB: {

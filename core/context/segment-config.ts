@@ -14,9 +14,11 @@ export const SegmentConfig = z.object({
   /**
    * Without an LLM, a conversation's new messages are built this many at a time, each window committed
    * before the next (the last episode of one is rebuilt with the next when they continue): a crash or a
-   * cancel while a long chat is built costs one window, and memory holds one window's work.
+   * cancel while a long chat is built costs one window, and memory holds one window's work. Each
+   * window rewrites the index rows of every term it holds, so fewer, bigger windows import faster
+   * (10 MB Telegram, no model: 2,500 takes ~6 % less CPU than 1,000, 5,000 ~13 % less).
    */
-  buildWindow: z.number().int().positive().default(1000),
+  buildWindow: z.number().int().positive().default(2500),
   /** Topic-shift cuts never leave an episode smaller than this. */
   minMessages: z.number().int().positive().default(4),
   /** Messages on each side of a candidate cut whose mean vectors are compared. */

@@ -1,5 +1,5 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, Params, type Sql, type WriteTracker } from './sql.js';
+import { chunks, float4Array, int4Array, Params, type Sql, type WriteTracker } from './sql.js';
 
 /** Field order used by every array below: title, summary, entities, topics, content. */
 export const BM25_FIELDS = ['title', 'summary', 'entities', 'topics', 'content'] as const;
@@ -163,12 +163,12 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
     [
       ownerId,
       entries.map((e) => e.episodeId),
-      entries.map((_, i) => doc0 + i + 1),
-      ...[0, 1, 2, 3, 4].map((f) => entries.map((e) => e.lengths[f])),
-      from,
-      to,
-      termIds,
-      impacts,
+      int4Array(entries.map((_, i) => doc0 + i + 1)),
+      ...[0, 1, 2, 3, 4].map((f) => int4Array(entries.map((e) => e.lengths[f]!))),
+      int4Array(from),
+      int4Array(to),
+      int4Array(termIds),
+      float4Array(impacts),
     ],
   );
 
@@ -194,7 +194,15 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
        ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df, fresh = bm25_terms.fresh + EXCLUDED.fresh,
          docs = bm25_terms.docs || EXCLUDED.docs, impacts = bm25_terms.impacts || EXCLUDED.impacts
        RETURNING id, df, fresh, cardinality(docs) AS waiting`,
-      [ownerId, batch.map(([t]) => t), batch.map(([t]) => known.get(t)!), a, b, docs, weights],
+      [
+        ownerId,
+        batch.map(([t]) => t),
+        int4Array(batch.map(([t]) => known.get(t)!)),
+        int4Array(a),
+        int4Array(b),
+        int4Array(docs),
+        float4Array(weights),
+      ],
     );
     for (const t of r.rows) {
       if (t.waiting < BLOCK) continue;
@@ -217,7 +225,7 @@ async function intoBlocks(q: Sql, ownerId: string, termIds: readonly number[], m
           merged AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND term_id = ANY($3::int[]) RETURNING term_id, docs, impacts)
      ${packBlocks(`SELECT p.term_id, u.doc_no, u.impact FROM (SELECT * FROM waiting UNION ALL SELECT * FROM merged) p,
                           unnest(p.docs, p.impacts) AS u(doc_no, impact)`)}`,
-    [ownerId, termIds, merge],
+    [ownerId, int4Array(termIds), int4Array(merge)],
   );
 }
 

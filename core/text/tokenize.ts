@@ -123,15 +123,32 @@ const textCache = new Map<string, readonly string[]>();
 /**
  * Index terms of `text`, in text order, duplicates kept (BM25 needs term frequencies).
  * Deterministic and pure (the memo caches never change results).
+ *
+ * A text is read line by line, and a line as its parts before and after each ": ". No word runs
+ * across a line break or a space, so the terms are those of the whole; but the parts are what was
+ * tokenized before: an episode's content is its messages, one `speaker: text` line each, and building
+ * the episode has just read every one of those texts. So the content costs cache lookups, not a
+ * second segmentation of every message.
  */
 export function tokenize(text: string): string[] {
+  if (!text.includes('\n') && !text.includes(': ')) return [...cachedTerms(text)];
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    // Not push(...terms): a one-line export can hold millions of terms, more than a call's arguments.
+    for (const part of line.split(': ')) for (const t of cachedTerms(part)) out.push(t);
+  }
+  return out;
+}
+
+/** The terms of a text, kept when it is short; never to be changed by the caller. */
+function cachedTerms(text: string): readonly string[] {
   if (text.length > CACHED_TEXT_MAX) return termsOf(text);
   let terms = textCache.get(text);
   if (terms === undefined) {
     if (textCache.size >= TEXT_CACHE_MAX) textCache.clear();
     textCache.set(text, (terms = termsOf(text)));
   }
-  return [...terms];
+  return terms;
 }
 
 function termsOf(text: string): string[] {

@@ -133,3 +133,25 @@ describe('uniqueTerms', () => {
     expect(uniqueTerms('running hiking runs 上海 上海')).toEqual(['run', 'hike', '上海']);
   });
 });
+
+describe('tokenize: texts of many lines', () => {
+  const lines = [
+    'Ann: We went hiking near Lake Tahoe — e-mail me the 1,000 photos!',
+    'Bob: 我们明天去北京大学看展览: 好不好',
+    "Ann: It's the U.S.A. trip, v2.0: café at 3pm",
+  ];
+
+  it('has the terms of its lines, and a line those of its parts around ": "', () => {
+    const parts = lines.flatMap((l) => l.split(': '));
+    expect(tokenize(lines.join('\n'))).toEqual(parts.flatMap((p) => tokenize(p)));
+  });
+
+  it("indexes a long episode's messages with the very terms each message has alone", () => {
+    // The content's character 996 is the "." of 3.1415926535: the content read whole, in pieces of
+    // 1,000 characters, would be cut there, after the last separator, and index "3" and "1415926535".
+    const said = `${'word '.repeat(192)}3.1415926535 and onwards`;
+    const content = `Ann and Bob talked on Monday.\nAnn: ${said}`;
+    expect(tokenize(content)).toContain('3.1415926535');
+    expect(tokenize(content)).toEqual([...tokenize('Ann and Bob talked on Monday.'), ...tokenize('Ann'), ...tokenize(said)]);
+  });
+});

@@ -170,6 +170,23 @@ describe('the store on disk', () => {
     expect(sizes[1]).toBeLessThan(sizes[0]! * 0.7);
   });
 
+  it('keeps planner statistics only for the columns queries select by: ANALYZE skips text, JSON and postings arrays', async () => {
+    const db = await PGlite.create({ extensions: { vector } });
+    await migrate(db);
+    await db.exec(`
+      INSERT INTO conversations (id, owner_id, source, external_id, created_at, updated_at)
+        VALUES ('00000000-0000-4000-8000-000000000001', 'o', 'api', 'c', now(), now());
+      INSERT INTO messages (id, owner_id, conversation_id, dedupe_key, seq, speaker, role, content, sent_at)
+        SELECT gen_random_uuid(), 'o', '00000000-0000-4000-8000-000000000001', g::text, g, 'Ann', 'user', repeat('words ', g % 50), now()
+        FROM generate_series(1, 500) g;
+      ANALYZE messages;`);
+    const r = await db.query<{ attname: string }>(`SELECT attname FROM pg_stats WHERE tablename = 'messages' ORDER BY attname`);
+    const analyzed = r.rows.map((x) => x.attname);
+    expect(analyzed).toEqual(expect.arrayContaining(['owner_id', 'conversation_id', 'sent_at', 'processed', 'episode_id']));
+    for (const column of ['content', 'attachments', 'metadata']) expect(analyzed).not.toContain(column);
+    await db.close();
+  });
+
   it('upgrades a store of version 7 to packed postings that search exactly as its postings did', async () => {
     const { home, db } = await storeAtVersion(7);
     // Two owners indexed as version 7 did: a posting row per term and episode, each document with its own copy.
