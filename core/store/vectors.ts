@@ -60,9 +60,10 @@ export function vectorReads(q: Sql) {
     },
 
     /**
-     * The `limit` nearest episodes (approximate, through the model's HNSW index), then, in the same
-     * round trip, the exact similarity of each `also` episode that is not among them (unfiltered:
-     * hybrid search asks for its keyword candidates, which passed the filters already).
+     * The `limit` nearest episodes (approximate: the sign-bit index's OVERSAMPLE × `limit` nearest,
+     * ranked by exact similarity), then, in the same round trip, the exact similarity of each `also`
+     * episode that is not among them (unfiltered: hybrid search asks for its keyword candidates, which
+     * passed the filters already).
      */
     async search(
       ownerId: string,
