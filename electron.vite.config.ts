@@ -80,8 +80,13 @@ export default defineConfig({
       externalizeDeps: true,
       rolldownOptions: {
         // `engine` is the utility process main forks (electron/main/engine-host.ts): the engine
-        // runs there, off the window's thread.
-        input: { index: here('electron/main/index.ts'), engine: here('electron/engine/entry.ts') },
+        // runs there, off the window's thread. `embed-worker` is the embedding model's thread, which the
+        // engine starts from beside its own module (core/embed/model-worker.ts).
+        input: {
+          index: here('electron/main/index.ts'),
+          engine: here('electron/engine/entry.ts'),
+          'embed-worker': here('core/embed/embed-worker.ts'),
+        },
       },
     },
   },

@@ -12,7 +12,9 @@ export type EmbedErrorCode =
   /** Options failed validation. */
   | 'INVALID_OPTIONS'
   /** `embed()` was called after `dispose()`. */
-  | 'EMBEDDER_DISPOSED';
+  | 'EMBEDDER_DISPOSED'
+  /** The model's worker thread stopped (an uncaught error, out of memory): open the embedder again. */
+  | 'EMBEDDER_CRASHED';
 
 export class EmbedError extends Error {
   override readonly name = 'EmbedError';

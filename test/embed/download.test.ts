@@ -3,6 +3,7 @@
  * the tiny model (`/<model>/resolve/main/<file>`), as NEMORI_HF_MIRROR would point to.
  */
 import { env } from '@huggingface/transformers';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
@@ -41,9 +42,10 @@ describe('downloading the model on first use', () => {
     const progress: ModelProgress[] = [];
     const embedder = await openEmbedder(downloadOptions(dataDir, { onProgress: (p) => progress.push(p) }));
 
-    // Downloads land under the app's data dir, never in node_modules.
-    expect(env.cacheDir).toBe(join(dataDir, 'models'));
+    // Downloads land under the app's data dir, never in transformers.js' own cache in node_modules.
     const modelDir = join(dataDir, 'models', 'nemori-tiny');
+    expect((await stat(join(modelDir, 'onnx', 'model.onnx'))).isFile()).toBe(true);
+    expect(existsSync(join(env.cacheDir ?? '', 'nemori-tiny'))).toBe(false);
     const manifest = await readManifest(modelDir);
     expect(manifest).toEqual(await readManifest(TINY_MODEL_DIR));
     expect(server.requests.some((r) => r.endsWith('/onnx/model.onnx'))).toBe(true);
@@ -61,7 +63,6 @@ describe('downloading the model on first use', () => {
     const source = await resolveModelSource({ modelId: 'nemori-tiny', dataDir, environment: {} });
     expect(source.kind).toBe('cache');
     const offline = await openEmbedder({ modelId: 'nemori-tiny', dataDir, environment: {} });
-    expect(env.allowRemoteModels).toBe(false);
     expect((await offline.embed(['back offline'], 'query'))[0]).toHaveLength(384);
     await offline.dispose();
     expect(server.requests.length).toBe(seen);

@@ -1,7 +1,5 @@
-import { env } from '@huggingface/transformers';
-import { dirname } from 'node:path';
 import { stemmer } from 'stemmer';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Embedder } from '../../core/embed/embedder.js';
 import { isEmbedError } from '../../core/embed/errors.js';
 import { resolveModelSource } from '../../core/embed/model-source.js';
@@ -9,20 +7,7 @@ import { DEFAULT_MODEL_ID, getModelSpec } from '../../core/embed/model-specs.js'
 import { loadedPipelines, openEmbedder } from '../../core/embed/transformers-embedder.js';
 import { STOPWORDS } from '../fixtures/tiny-model/concepts.js';
 import { cosine, PARAPHRASE_PAIRS, TINY_MODEL_DIR, tinyModelOptions } from '../fixtures/tiny-model/index.js';
-
-const realFetch = env.fetch;
-let fetches = 0;
-
-beforeAll(() => {
-  // Any network use by transformers.js goes through env.fetch; none is allowed here.
-  env.fetch = async (input: string | URL, init?: RequestInit) => {
-    fetches += 1;
-    return realFetch(input, init);
-  };
-});
-afterAll(() => {
-  env.fetch = realFetch;
-});
+import { startModelMirror } from '../helpers/model-mirror.js';
 
 const open: Embedder[] = [];
 async function openTiny(extra: Parameters<typeof tinyModelOptions>[0] = {}): Promise<Embedder> {
@@ -44,12 +29,16 @@ describe('TransformersEmbedder on the tiny model', () => {
     expect(source.kind).toBe('dir');
     expect(source.dir).toBe(TINY_MODEL_DIR);
 
-    const embedder = await openTiny();
-    expect(embedder.modelId).toBe('nemori-tiny');
-    expect(env.allowRemoteModels).toBe(false);
-    expect(env.localModelPath).toBe(dirname(TINY_MODEL_DIR));
-    await embedder.embed(['hello world'], 'passage');
-    expect(fetches).toBe(0);
+    // Downloading allowed and a mirror named: a folder model is still read from disk only.
+    const mirror = await startModelMirror();
+    try {
+      const embedder = await openTiny({ allowDownload: true, mirror: mirror.url });
+      expect(embedder.modelId).toBe('nemori-tiny');
+      await embedder.embed(['hello world'], 'passage');
+      expect(mirror.requests).toEqual([]);
+    } finally {
+      await mirror.close();
+    }
   });
 
   it('returns one unit-length 384-dimensional vector per text, in input order', async () => {
