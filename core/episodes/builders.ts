@@ -45,6 +45,22 @@ export interface EpisodeBuilder {
   oneGroup: boolean;
   /** Yields episodes in groups; each group is stored in one transaction, so a crash loses at most one group's work. */
   build(ctx: EngineContext, input: BuildInput): AsyncGenerator<BuiltEpisode[]>;
+  /**
+   * The texts `build` embeds first (one call) for these messages, so that the caller can have them
+   * embedded ahead (core/episodes/process.ts). Only builders with such a call have it.
+   */
+  embedsFirst?(ctx: EngineContext, messages: readonly StoredMessage[]): string[];
+}
+
+/** The messages of the blocks big enough for topic-shift detection: those whose vectors segmenting needs. */
+function topicShiftMessages(ctx: EngineContext, messages: readonly StoredMessage[]): StoredMessage[] {
+  const { minMessages } = ctx.config.segment;
+  const blocks = segmentMessages(messages, {
+    ...ctx.config.segment,
+    maxMessages: Number.MAX_SAFE_INTEGER,
+    maxWords: Number.MAX_SAFE_INTEGER,
+  });
+  return blocks.filter((b) => b.length >= 2 * minMessages).flat();
 }
 
 /**
@@ -54,13 +70,7 @@ export interface EpisodeBuilder {
 async function messageVectors(ctx: EngineContext, messages: readonly StoredMessage[]): Promise<Map<string, Float32Array>> {
   const out = new Map<string, Float32Array>();
   if (!ctx.embedder) return out;
-  const { minMessages } = ctx.config.segment;
-  const blocks = segmentMessages(messages, {
-    ...ctx.config.segment,
-    maxMessages: Number.MAX_SAFE_INTEGER,
-    maxWords: Number.MAX_SAFE_INTEGER,
-  });
-  const wanted = blocks.filter((b) => b.length >= 2 * minMessages).flat();
+  const wanted = topicShiftMessages(ctx, messages);
   if (wanted.length === 0) return out;
   const vectors = await ctx.embedder.embed(wanted.map(messageText), 'passage');
   wanted.forEach((m, i) => out.set(m.id, vectors[i]!));
@@ -102,6 +112,7 @@ export const heuristicConversationBuilder: EpisodeBuilder = {
   async *build(ctx, input) {
     yield await heuristicEpisodes(ctx, input.ownerId, input.messages, 'ready');
   },
+  embedsFirst: (ctx, messages) => topicShiftMessages(ctx, messages).map(messageText),
 };
 
 /** One LLM episode, or null when the LLM failed for it (the session remembers why). */

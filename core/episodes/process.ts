@@ -2,6 +2,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { builderFor, newBuildSession, type BuildInput, type BuiltEpisode, type EpisodeBuilder } from './builders.js';
+import { embeddingAhead, type EmbeddingAhead } from './embed-ahead.js';
 
 /**
  * What building a conversation reports as it goes, so an import can show each step's progress:
@@ -19,11 +20,14 @@ export interface BuildOptions {
 
 /**
  * Stores one group of built episodes with their BM25 entries, vectors, message links and graph in one
- * transaction. Vectors are computed first: model work is slow and must not hold the database.
+ * transaction. The model embeds the episodes in its own thread while this one writes everything else;
+ * the transaction waits for the vectors only to write them, last.
  * `replaces` are episodes whose messages were rebuilt into this group (the tail merge, a live tail): their
  * messages are released (pending again) and they are deleted in the same transaction, so a crash between
  * groups leaves them pending rather than linked to nothing. Episodes are queued for knowledge discovery,
  * except `open` ones (a live tail, still growing). Says whether the episodes got vectors (not without an embedder).
+ * `meanwhile` is called once the vectors are asked for, before they are awaited: what it asks of the model
+ * is done after them, while this thread writes the group.
  */
 export async function storeEpisodes(
   ctx: EngineContext,
@@ -32,15 +36,19 @@ export async function storeEpisodes(
   group: readonly BuiltEpisode[],
   version: string,
   replaces: string | readonly string[] | null,
+  meanwhile?: () => void,
 ): Promise<boolean> {
   const replaced = replaces === null ? [] : typeof replaces === 'string' ? [replaces] : replaces;
-  const episodeVectors =
+  const asked =
     ctx.embedder && group.length
-      ? await ctx.embedder.embed(
+      ? ctx.embedder.embed(
           group.map((b) => embeddingText(b.draft)),
           'passage',
         )
       : null;
+  // Awaited in the transaction: a failure before that (a write that fails) must not leave it unhandled.
+  asked?.catch(() => undefined);
+  meanwhile?.();
   const now = ctx.clock.now();
   await ctx.store.transaction(async (r) => {
     for (const id of replaced) {
@@ -61,15 +69,7 @@ export async function storeEpisodes(
     const stored = group.map((b, i) => ({ id: ids[i]!, ...b.draft }));
     for (const [i, b] of group.entries()) if (b.graph) await r.graph.setEpisodeGraph(ownerId, ids[i]!, b.graph, now);
     if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
-    await indexEpisodes(
-      r,
-      ownerId,
-      stored,
-      ctx.embedder && episodeVectors
-        ? { modelId: ctx.embedder.modelId, rows: stored.map((e, i) => ({ episodeId: e.id, vector: episodeVectors[i]! })) }
-        : null,
-      ctx.config.retrieval.bm25,
-    );
+    await indexEpisodes(r, ownerId, stored, null, ctx.config.retrieval.bm25);
     // Knowledge discovery follows as a job (core/facts/discovery.ts); without an LLM the episodes wait.
     await r.discoveryQueue.enqueue(
       ownerId,
@@ -77,8 +77,16 @@ export async function storeEpisodes(
       now,
     );
     await r.conversations.markProcessed(ownerId, conversationId, version);
+    const episodeVectors = await asked;
+    if (ctx.embedder && episodeVectors) {
+      await r.vectors.upsert(
+        ownerId,
+        ctx.embedder.modelId,
+        stored.map((e, i) => ({ episodeId: e.id, vector: episodeVectors[i]! })),
+      );
+    }
   });
-  return episodeVectors !== null;
+  return asked !== null;
 }
 
 /**
@@ -89,6 +97,11 @@ export async function storeEpisodes(
  * (`segment.buildWindow`), each window stored before the next is read, so a 5,000-message part is
  * not one transaction: a crash or a cancel (`signal`, checked between windows) costs one window, and
  * the next import or `rebuild` goes on from the same state an uninterrupted build would have reached.
+ *
+ * Window by window, the model (in its own thread) embeds the next window's messages while this thread
+ * writes the window before: each read takes the next window too, and the texts the builder will embed
+ * first for it are started once the episodes' own vectors are asked for (`embeddingAhead`). The next
+ * window is still read again after the write, and built from what that read says.
  */
 export async function processConversation(
   ctx: EngineContext,
@@ -101,15 +114,19 @@ export async function processConversation(
   // an LLM is configured, whose failures fall back to heuristic episodes marked `needs_rebuild`.
   const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
   const window = builder.oneGroup ? ctx.config.segment.buildWindow : null;
+  const ahead = window !== null && ctx.embedder && builder.embedsFirst ? embeddingAhead(ctx.embedder) : null;
+  const buildCtx = ahead ? { ...ctx, embedder: ahead.embedder } : ctx;
   const stored = await read.conversations.get(ownerId, conversationId);
   const conversation = stored && { title: stored.title, source: stored.source };
   const session = newBuildSession();
   let created = 0;
   let standIns = 0;
   while (o.signal?.aborted !== true) {
-    const fresh = await read.conversations.pendingMessages(ownerId, conversationId, window);
+    const taken = await read.conversations.pendingMessages(ownerId, conversationId, ahead && window !== null ? 2 * window : window);
+    const fresh = window === null ? taken : taken.slice(0, window);
     if (fresh.length === 0) break;
-    const pass = await buildPass(ctx, ownerId, conversationId, fresh, builder, { conversation, session }, o);
+    const next = ahead && window !== null ? { ahead, messages: taken.slice(window) } : null;
+    const pass = await buildPass(buildCtx, ownerId, conversationId, fresh, builder, { conversation, session }, o, next);
     created += pass.created;
     standIns += pass.standIns;
     // The last window, or a builder that stored nothing (reading the same messages again would not either).
@@ -125,6 +142,27 @@ export async function processConversation(
   return created;
 }
 
+/** Messages in conversation order. */
+function inOrder(messages: StoredMessage[]): StoredMessage[] {
+  return messages.sort((a, b) => a.sentAt.getTime() - b.sentAt.getTime() || a.seq - b.seq);
+}
+
+/** Whether messages from `next` on continue an episode that ended at `end` (see buildPass). */
+function continuesFrom(ctx: EngineContext, end: Date, next: StoredMessage): boolean {
+  return next.sentAt.getTime() - end.getTime() <= ctx.config.segment.maxGapMinutes * 60_000;
+}
+
+/**
+ * The next window as the next pass will build it, if the read after this group's write returns
+ * `next`: with this group's last episode, when they continue it.
+ */
+function foreseenPending(ctx: EngineContext, group: readonly BuiltEpisode[], next: readonly StoredMessage[]): StoredMessage[] {
+  const tail = group.at(-1);
+  return tail && tail.draft.builder === 'heuristic' && continuesFrom(ctx, tail.draft.temporal.end, next[0]!)
+    ? inOrder([...tail.messages, ...next])
+    : [...next];
+}
+
 /** Builds and stores episodes from these pending messages (with the last episode, when they continue it). */
 async function buildPass(
   ctx: EngineContext,
@@ -134,6 +172,7 @@ async function buildPass(
   builder: EpisodeBuilder,
   about: Pick<BuildInput, 'conversation' | 'session'>,
   o: BuildOptions,
+  next: { ahead: EmbeddingAhead; messages: readonly StoredMessage[] } | null,
 ): Promise<{ created: number; standIns: number; groups: number }> {
   const read = ctx.store.read;
   // Messages that continue the last episode (appended by a re-import, the next part of a long chat, or
@@ -144,12 +183,8 @@ async function buildPass(
     last !== null &&
     last.builder === 'heuristic' &&
     last.updatedAt.getTime() === last.createdAt.getTime() &&
-    fresh[0]!.sentAt.getTime() - last.temporal.end.getTime() <= ctx.config.segment.maxGapMinutes * 60_000;
-  const pending = continues
-    ? [...(await read.conversations.messagesOfEpisodes(ownerId, [last.id])), ...fresh].sort(
-        (a, b) => a.sentAt.getTime() - b.sentAt.getTime() || a.seq - b.seq,
-      )
-    : fresh;
+    continuesFrom(ctx, last.temporal.end, fresh[0]!);
+  const pending = continues ? inOrder([...(await read.conversations.messagesOfEpisodes(ownerId, [last.id])), ...fresh]) : fresh;
   let created = 0;
   let standIns = 0;
   let groups = 0;
@@ -157,7 +192,14 @@ async function buildPass(
   // The rebuilt tail of the last episode was gathered before: only pending messages count as progress.
   const freshIds = new Set(fresh.map((m) => m.id));
   for await (const group of builder.build(ctx, { ownerId, messages: pending, ...about })) {
-    const embedded = await storeEpisodes(ctx, ownerId, conversationId, group, builder.version, replaces);
+    const startNext =
+      next && next.messages.length > 0 && builder.embedsFirst
+        ? () => {
+            const texts = builder.embedsFirst!(ctx, foreseenPending(ctx, group, next.messages));
+            if (texts.length > 0) next.ahead.start(texts);
+          }
+        : undefined;
+    const embedded = await storeEpisodes(ctx, ownerId, conversationId, group, builder.version, replaces, startNext);
     const gathered = group.reduce((n, b) => n + b.messages.filter((m) => freshIds.has(m.id)).length, 0);
     o.onProgress?.({ step: 'gathered', messages: gathered, episodes: group.length });
     if (embedded) o.onProgress?.({ step: 'embedded', episodes: group.length });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingConversation } from '../../core/domain/conversation.js';
-import { openEmbedder } from '../../core/embed/index.js';
+import { openEmbedder, type Embedder } from '../../core/embed/index.js';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { ingestConversation } from '../../core/ingest/import.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
@@ -36,9 +36,36 @@ function longChat(): IncomingConversation {
   return { source: 'test', externalId: 'long', title: 'Long chat', participants: ['Ana', 'Ben'], metadata: {}, messages };
 }
 
+/** What the engine asked of the model, and when a window was written (`gathered`), in order. */
+const events: ({ embed: string[] } | 'gathered')[] = [];
+/** Every vector the model gave, by text. */
+const vectorOf = new Map<string, number[]>();
+
+/** The tiny model, with every call written down. */
+function recording(model: Embedder): Embedder {
+  return {
+    modelId: model.modelId,
+    dimensions: model.dimensions,
+    async embed(texts, kind) {
+      events.push({ embed: [...texts] });
+      const vectors = await model.embed(texts, kind);
+      texts.forEach((t, i) => {
+        const v = Array.from(vectors[i]!);
+        expect(vectorOf.get(t) ?? v, t).toEqual(v);
+        vectorOf.set(t, v);
+      });
+      return vectors;
+    },
+    dispose: () => model.dispose(),
+  };
+}
+
 let engine: Engine;
 beforeAll(async () => {
-  engine = await openMemoryEngine({ embedder: await openEmbedder(tinyModelOptions()), config: { segment: { buildWindow: WINDOW } } });
+  engine = await openMemoryEngine({
+    embedder: recording(await openEmbedder(tinyModelOptions())),
+    config: { segment: { buildWindow: WINDOW } },
+  });
 });
 afterAll(async () => {
   await engine.close();
@@ -94,5 +121,35 @@ describe('building a long conversation in windows', { timeout: 120_000 }, () => 
     expect(await pendingOf(stopped)).toBe(0);
     expect(await episodesOf(stopped)).toEqual(expected);
     expect(first.episodesCreated + again.episodesCreated).toBe(expected.length);
+  });
+  it('embeds the next window while the window before is written, to the very episodes one window at a time gives', async () => {
+    const chat = longChat();
+    const whole = newOwner('ahead');
+    events.length = 0;
+    await ingestConversation(engine.context, whole, chat, {
+      onProgress: (s) => {
+        if (s.step === 'gathered') events.push('gathered');
+      },
+    });
+    // Before the first window was written, the model was already asked for the second window's messages.
+    const beforeFirstWrite = events.slice(0, events.indexOf('gathered')).flatMap((e) => (e === 'gathered' ? [] : e.embed));
+    expect(beforeFirstWrite.some((t) => t.includes(`note ${WINDOW},`))).toBe(true);
+
+    // One window per build, each stopped once its window is written: nothing is embedded ahead of time
+    // for a window that is then built (the next build reads and embeds it again).
+    const stepwise = newOwner('stepwise');
+    for (let pending = Infinity; pending > 0; pending = await pendingOf(stepwise)) {
+      const stop = new AbortController();
+      await ingestConversation(engine.context, stepwise, chat, {
+        signal: stop.signal,
+        onProgress: (s) => {
+          if (s.step === 'gathered') stop.abort();
+        },
+      });
+    }
+    // Same episodes; the same vectors for the same texts are checked by `recording` on every call.
+    expect(await episodesOf(whole)).toEqual(await episodesOf(stepwise));
+    const embedded = (ownerId: string) => engine.context.store.read.vectors.count(ownerId, engine.context.embedder!.modelId);
+    expect(await embedded(whole)).toBe(await embedded(stepwise));
   });
 });
