@@ -111,6 +111,26 @@ async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, 
 }
 
 /**
+ * Terms' new postings as flat parameters: from[i]..to[i] (1-based, inclusive) of the documents and
+ * impacts arrays are the i-th term's.
+ */
+function postingLists(terms: readonly (readonly [string, readonly { doc: number; impact: number }[]])[]): Uint8Array[] {
+  const docs: number[] = [];
+  const weights: number[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (const [, postings] of terms) {
+    from.push(docs.length + 1);
+    for (const x of postings) {
+      docs.push(x.doc);
+      weights.push(x.impact);
+    }
+    to.push(docs.length);
+  }
+  return [int4Array(from), int4Array(to), int4Array(docs), float4Array(weights)];
+}
+
+/**
  * Puts documents into the live index: interns their terms (new ones get the owner's next ids), numbers
  * the documents and writes their rows. A term's newest postings wait on its own row (bm25_terms.docs,
  * impacts) until there are a block's worth: most terms never have more, and need no block row at all.
@@ -172,42 +192,45 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
     ],
   );
 
+  // Known terms' waiting postings grow on their rows and new terms get theirs: two plain statements
+  // (an upsert costs a speculative insertion per term), and only the terms now holding a block's
+  // worth come back.
   const full: number[] = [];
   const merged: number[] = [];
+  const fresh = new Set(newTerms);
   for (const batch of chunks([...byTerm], 5000)) {
-    const docs: number[] = [];
-    const weights: number[] = [];
-    const a: number[] = [];
-    const b: number[] = [];
-    for (const [, postings] of batch) {
-      a.push(docs.length + 1);
-      for (const x of postings) {
-        docs.push(x.doc);
-        weights.push(x.impact);
+    const added = batch.filter(([t]) => fresh.has(t));
+    const grown = batch.filter(([t]) => !fresh.has(t));
+    if (added.length > 0) {
+      const lists = postingLists(added);
+      await q.query(
+        `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
+         SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
+         FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)`,
+        [ownerId, added.map(([t]) => t), int4Array(added.map(([t]) => known.get(t)!)), ...lists],
+      );
+      // A new term's postings are all fresh: once there are a block's worth, they are one run.
+      for (const [t, postings] of added) {
+        if (postings.length < BLOCK) continue;
+        full.push(known.get(t)!);
+        merged.push(known.get(t)!);
       }
-      b.push(docs.length);
     }
-    const r = await q.query<{ id: number; df: number; fresh: number; waiting: number }>(
-      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
-       SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
-       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)
-       ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df, fresh = bm25_terms.fresh + EXCLUDED.fresh,
-         docs = bm25_terms.docs || EXCLUDED.docs, impacts = bm25_terms.impacts || EXCLUDED.impacts
-       RETURNING id, df, fresh, cardinality(docs) AS waiting`,
-      [
-        ownerId,
-        batch.map(([t]) => t),
-        int4Array(batch.map(([t]) => known.get(t)!)),
-        int4Array(a),
-        int4Array(b),
-        int4Array(docs),
-        float4Array(weights),
-      ],
-    );
-    for (const t of r.rows) {
-      if (t.waiting < BLOCK) continue;
-      full.push(t.id);
-      if (4 * t.fresh >= t.df) merged.push(t.id);
+    if (grown.length > 0) {
+      const r = await q.query<{ id: number; merge: boolean }>(
+        `WITH grown AS (
+           UPDATE bm25_terms t SET df = t.df + u.b - u.a + 1, fresh = t.fresh + u.b - u.a + 1,
+             docs = t.docs || ($5::int[])[u.a:u.b], impacts = t.impacts || ($6::real[])[u.a:u.b]
+           FROM unnest($2::int[], $3::int[], $4::int[]) AS u(id, a, b)
+           WHERE t.owner_id = $1 AND t.id = u.id
+           RETURNING t.id, t.df, t.fresh, cardinality(t.docs) AS waiting)
+         SELECT id, 4 * fresh >= df AS merge FROM grown WHERE waiting >= ${BLOCK}`,
+        [ownerId, int4Array(grown.map(([t]) => known.get(t)!)), ...postingLists(grown)],
+      );
+      for (const t of r.rows) {
+        full.push(t.id);
+        if (t.merge) merged.push(t.id);
+      }
     }
   }
   if (full.length > 0) await intoBlocks(q, ownerId, full, merged);
