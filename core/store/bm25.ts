@@ -1,5 +1,5 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, float4Array, int4Array, Params, type Sql, type WriteTracker } from './sql.js';
+import { chunks, float4Array, int4Array, Params, uuidArray, withReferencesChecked, type Sql, type WriteTracker } from './sql.js';
 
 /** Field order used by every array below: title, summary, entities, topics, content. */
 export const BM25_FIELDS = ['title', 'summary', 'entities', 'topics', 'content'] as const;
@@ -175,21 +175,25 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
     });
     to.push(termIds.length);
   });
-  await q.query(
-    `INSERT INTO bm25_docs (episode_id, owner_id, doc_no, len_title, len_summary, len_entities, len_topics, len_content, term_ids, impacts)
-     SELECT u.id, $1, u.no, u.l1, u.l2, u.l3, u.l4, u.l5, COALESCE(($11::int[])[u.a:u.b], '{}'), COALESCE(($12::real[])[u.a:u.b], '{}')
-     FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::int[], $10::int[])
-       AS u(id, no, l1, l2, l3, l4, l5, a, b)`,
-    [
-      ownerId,
-      entries.map((e) => e.episodeId),
-      int4Array(entries.map((_, i) => doc0 + i + 1)),
-      ...[0, 1, 2, 3, 4].map((f) => int4Array(entries.map((e) => e.lengths[f]!))),
-      int4Array(from),
-      int4Array(to),
-      int4Array(termIds),
-      float4Array(impacts),
-    ],
+  // Every entry's episode is stored (`add` read them just before; parked entries go with their
+  // episode): no foreign-key lookup per document.
+  await withReferencesChecked(q, () =>
+    q.query(
+      `INSERT INTO bm25_docs (episode_id, owner_id, doc_no, len_title, len_summary, len_entities, len_topics, len_content, term_ids, impacts)
+       SELECT u.id, $1, u.no, u.l1, u.l2, u.l3, u.l4, u.l5, COALESCE(($11::int[])[u.a:u.b], '{}'), COALESCE(($12::real[])[u.a:u.b], '{}')
+       FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::int[], $10::int[])
+         AS u(id, no, l1, l2, l3, l4, l5, a, b)`,
+      [
+        ownerId,
+        uuidArray(entries.map((e) => e.episodeId)),
+        int4Array(entries.map((_, i) => doc0 + i + 1)),
+        ...[0, 1, 2, 3, 4].map((f) => int4Array(entries.map((e) => e.lengths[f]!))),
+        int4Array(from),
+        int4Array(to),
+        int4Array(termIds),
+        float4Array(impacts),
+      ],
+    ),
   );
 
   // Known terms' waiting postings grow on their rows and new terms get theirs: two plain statements
