@@ -1,5 +1,5 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, float4Array, int4Array, Params, uuidArray, withReferencesChecked, type Sql, type WriteTracker } from './sql.js';
+import { chunks, float4Array, int4Array, Params, textArray, uuidArray, withReferencesChecked, type Sql, type WriteTracker } from './sql.js';
 
 /** Field order used by every array below: title, summary, entities, topics, content. */
 export const BM25_FIELDS = ['title', 'summary', 'entities', 'topics', 'content'] as const;
@@ -140,41 +140,84 @@ function postingLists(terms: readonly (readonly [string, readonly { doc: number;
  * (a fresh indexing, un-parking after a restore) goes through here; corpus totals are the caller's.
  */
 async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEntry[]): Promise<void> {
-  const byTerm = new Map<string, { doc: number; impact: number }[]>();
-  for (const e of entries) for (const t of e.terms) byTerm.set(t, []);
-  const known = new Map<string, number>();
-  for (const batch of chunks([...byTerm.keys()], 5000)) {
-    const r = await q.query<{ term: string; id: number }>(
-      `SELECT term, id FROM bm25_terms WHERE owner_id = $1 AND term = ANY($2::text[])`,
-      [ownerId, batch],
-    );
-    for (const x of r.rows) known.set(x.term, x.id);
-  }
-  const newTerms = [...byTerm.keys()].filter((t) => !known.has(t));
-  const counters = await q.query<{ term0: number; doc0: number }>(
-    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, next_term, next_doc)
-     VALUES ($1, 0, 0, 0, 0, 0, 0, $2, $3)
-     ON CONFLICT (owner_id) DO UPDATE SET next_term = bm25_stats.next_term + $2, next_doc = bm25_stats.next_doc + $3
-     RETURNING next_term - $2 AS term0, next_doc - $3 AS doc0`,
-    [ownerId, newTerms.length, entries.length],
+  // Documents are numbered first: the numbers are what their terms' postings hold.
+  const counter = await q.query<{ doc0: number }>(
+    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, next_doc)
+     VALUES ($1, 0, 0, 0, 0, 0, 0, $2)
+     ON CONFLICT (owner_id) DO UPDATE SET next_doc = bm25_stats.next_doc + $2
+     RETURNING next_doc - $2 AS doc0`,
+    [ownerId, entries.length],
   );
-  const { term0, doc0 } = counters.rows[0]!;
-  newTerms.forEach((t, i) => known.set(t, term0 + i + 1));
+  const doc0 = counter.rows[0]!.doc0;
+  const byTerm = new Map<string, { doc: number; impact: number }[]>();
+  entries.forEach((e, i) =>
+    e.terms.forEach((t, j) => {
+      let postings = byTerm.get(t);
+      if (!postings) byTerm.set(t, (postings = []));
+      postings.push({ doc: doc0 + i + 1, impact: e.impacts[j]! });
+    }),
+  );
+
+  // Known terms' waiting postings grow on their rows, found by the term itself: their ids come back,
+  // and whether they now hold a block's worth.
+  const known = new Map<string, number>();
+  const full: number[] = [];
+  const merged: number[] = [];
+  for (const batch of chunks([...byTerm], 5000)) {
+    const r = await q.query<{ k: number; id: number; full: boolean; merge: boolean }>(
+      `UPDATE bm25_terms t SET df = t.df + u.b - u.a + 1, fresh = t.fresh + u.b - u.a + 1,
+         docs = t.docs || ($5::int[])[u.a:u.b], impacts = t.impacts || ($6::real[])[u.a:u.b]
+       FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(term, a, b, k)
+       WHERE t.owner_id = $1 AND t.term = u.term
+       RETURNING u.k::int AS k, t.id, cardinality(t.docs) >= ${BLOCK} AS full, 4 * t.fresh >= t.df AS merge`,
+      [ownerId, textArray(batch.map(([t]) => t)), ...postingLists(batch)],
+    );
+    for (const x of r.rows) {
+      known.set(batch[x.k - 1]![0], x.id);
+      if (!x.full) continue;
+      full.push(x.id);
+      if (x.merge) merged.push(x.id);
+    }
+  }
+
+  // New terms get the owner's next ids, in the order the documents first use them, and their rows.
+  const added = [...byTerm].filter(([t]) => !known.has(t));
+  if (added.length > 0) {
+    const counted = await q.query<{ term0: number }>(
+      `UPDATE bm25_stats SET next_term = next_term + $2 WHERE owner_id = $1 RETURNING next_term - $2 AS term0`,
+      [ownerId, added.length],
+    );
+    const term0 = counted.rows[0]!.term0;
+    added.forEach(([t], i) => known.set(t, term0 + i + 1));
+  }
+  for (const batch of chunks(added, 5000)) {
+    await q.query(
+      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
+       SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)`,
+      [ownerId, textArray(batch.map(([t]) => t)), int4Array(batch.map(([t]) => known.get(t)!)), ...postingLists(batch)],
+    );
+    // A new term's postings are all fresh: once there are a block's worth, they are one run.
+    for (const [t, postings] of batch) {
+      if (postings.length < BLOCK) continue;
+      full.push(known.get(t)!);
+      merged.push(known.get(t)!);
+    }
+  }
 
   // Each document's postings as term ids; a document's own arrays are slices of the flat ones.
   const termIds: number[] = [];
   const impacts: number[] = [];
   const from: number[] = [];
   const to: number[] = [];
-  entries.forEach((e, i) => {
+  for (const e of entries) {
     from.push(termIds.length + 1);
     e.terms.forEach((t, j) => {
       termIds.push(known.get(t)!);
       impacts.push(e.impacts[j]!);
-      byTerm.get(t)!.push({ doc: doc0 + i + 1, impact: e.impacts[j]! });
     });
     to.push(termIds.length);
-  });
+  }
   // Every entry's episode is stored (`add` read them just before; parked entries go with their
   // episode): no foreign-key lookup per document.
   await withReferencesChecked(q, () =>
@@ -196,47 +239,6 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
     ),
   );
 
-  // Known terms' waiting postings grow on their rows and new terms get theirs: two plain statements
-  // (an upsert costs a speculative insertion per term), and only the terms now holding a block's
-  // worth come back.
-  const full: number[] = [];
-  const merged: number[] = [];
-  const fresh = new Set(newTerms);
-  for (const batch of chunks([...byTerm], 5000)) {
-    const added = batch.filter(([t]) => fresh.has(t));
-    const grown = batch.filter(([t]) => !fresh.has(t));
-    if (added.length > 0) {
-      const lists = postingLists(added);
-      await q.query(
-        `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
-         SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
-         FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)`,
-        [ownerId, added.map(([t]) => t), int4Array(added.map(([t]) => known.get(t)!)), ...lists],
-      );
-      // A new term's postings are all fresh: once there are a block's worth, they are one run.
-      for (const [t, postings] of added) {
-        if (postings.length < BLOCK) continue;
-        full.push(known.get(t)!);
-        merged.push(known.get(t)!);
-      }
-    }
-    if (grown.length > 0) {
-      const r = await q.query<{ id: number; merge: boolean }>(
-        `WITH grown AS (
-           UPDATE bm25_terms t SET df = t.df + u.b - u.a + 1, fresh = t.fresh + u.b - u.a + 1,
-             docs = t.docs || ($5::int[])[u.a:u.b], impacts = t.impacts || ($6::real[])[u.a:u.b]
-           FROM unnest($2::int[], $3::int[], $4::int[]) AS u(id, a, b)
-           WHERE t.owner_id = $1 AND t.id = u.id
-           RETURNING t.id, t.df, t.fresh, cardinality(t.docs) AS waiting)
-         SELECT id, 4 * fresh >= df AS merge FROM grown WHERE waiting >= ${BLOCK}`,
-        [ownerId, int4Array(grown.map(([t]) => known.get(t)!)), ...postingLists(grown)],
-      );
-      for (const t of r.rows) {
-        full.push(t.id);
-        if (t.merge) merged.push(t.id);
-      }
-    }
-  }
   if (full.length > 0) await intoBlocks(q, ownerId, full, merged);
 }
 
