@@ -32,26 +32,27 @@ function binaryArray<T>(
   values: readonly T[],
   elementOid: number,
   size: (x: T) => number | null,
-  put: (d: DataView, at: number, x: T) => void,
+  put: (b: Buffer, at: number, x: T) => void,
 ): Uint8Array {
   const sizes = values.map(size);
-  const d = new DataView(new ArrayBuffer(20 + sizes.reduce<number>((n, s) => n + 4 + (s ?? 0), 0)));
+  // Its own memory (never a slice of Node's shared pool): PGlite sends the whole underlying buffer.
+  const b = Buffer.alloc(20 + sizes.reduce<number>((n, s) => n + 4 + (s ?? 0), 0));
   // Header: dimensions, has-nulls flag, element type, then the one dimension's length and lower bound.
-  d.setInt32(0, 1);
-  d.setInt32(4, sizes.includes(null) ? 1 : 0);
-  d.setInt32(8, elementOid);
-  d.setInt32(12, values.length);
-  d.setInt32(16, 1);
+  b.writeInt32BE(1, 0);
+  b.writeInt32BE(sizes.includes(null) ? 1 : 0, 4);
+  b.writeInt32BE(elementOid, 8);
+  b.writeInt32BE(values.length, 12);
+  b.writeInt32BE(1, 16);
   let at = 20;
   values.forEach((x, i) => {
     const n = sizes[i]!;
-    d.setInt32(at, n ?? -1);
+    b.writeInt32BE(n ?? -1, at);
     at += 4;
     if (n === null) return;
-    put(d, at, x);
+    put(b, at, x);
     at += n;
   });
-  return new Uint8Array(d.buffer);
+  return b;
 }
 
 /** An int[] parameter (see binaryArray); the values must be 32-bit integers. */
@@ -60,7 +61,7 @@ export function int4Array(values: readonly number[]): Uint8Array {
     values,
     23,
     () => 4,
-    (d, at, x) => d.setInt32(at, x),
+    (b, at, x) => b.writeInt32BE(x, at),
   );
 }
 
@@ -70,20 +71,17 @@ export function float4Array(values: readonly number[]): Uint8Array {
     values,
     700,
     () => 4,
-    (d, at, x) => d.setFloat32(at, x),
+    (b, at, x) => b.writeFloatBE(x, at),
   );
 }
 
-const utf8 = new TextEncoder();
-
 /** A text[] parameter (see binaryArray), nulls allowed; also for a `::jsonb` cast of its elements. */
 export function textArray(values: readonly (string | null)[]): Uint8Array {
-  const bytes = values.map((x) => (x === null ? null : utf8.encode(x)));
   return binaryArray(
-    bytes,
+    values,
     25,
-    (b) => (b === null ? null : b.length),
-    (d, at, b) => new Uint8Array(d.buffer, at, b!.length).set(b!),
+    (x) => (x === null ? null : Buffer.byteLength(x, 'utf8')),
+    (b, at, x) => b.write(x!, at, 'utf8'),
   );
 }
 
@@ -93,10 +91,7 @@ export function uuidArray(values: readonly string[]): Uint8Array {
     values,
     2950,
     () => 16,
-    (d, at, x) => {
-      const hex = x.replaceAll('-', '');
-      for (let i = 0; i < 16; i++) d.setUint8(at + i, parseInt(hex.slice(2 * i, 2 * i + 2), 16));
-    },
+    (b, at, x) => b.write(x.replaceAll('-', ''), at, 'hex'),
   );
 }
 
@@ -109,7 +104,7 @@ export function timestamptzArray(values: readonly Date[]): Uint8Array {
     values,
     1184,
     () => 8,
-    (d, at, x) => d.setBigInt64(at, BigInt(x.getTime()) * 1000n - PG_EPOCH_MICROS),
+    (b, at, x) => b.writeBigInt64BE(BigInt(x.getTime()) * 1000n - PG_EPOCH_MICROS, at),
   );
 }
 
