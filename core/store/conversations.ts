@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Attachment, IncomingConversation, IncomingMessage, MessageRole, StoredMessage } from '../domain/conversation.js';
-import { chunks, int4Array, referencesExist, textArray, timestamptzArray, uuidArray, withReferencesChecked, type Sql } from './sql.js';
+import { chunks, int4Array, requireConversation, textArray, timestamptzArray, uuidArray, withReferencesChecked, type Sql } from './sql.js';
 
 interface MessageRow {
   id: string;
@@ -245,7 +245,7 @@ export function conversationWrites(q: Sql) {
       const keys = dedupeKeys(c.messages);
       const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i, key: keys[i]! }));
       // The conversation is checked once here, not by the foreign key for every message.
-      await referencesExist(q, 'conversations', ownerId, [conversationId]);
+      await requireConversation(q, ownerId, conversationId);
       await withReferencesChecked(q, async () => {
         for (const batch of chunks(indexed, 500)) {
           // Arrays in binary form (core/store/sql.ts): the server takes each text as it is, unparsed.

@@ -6,7 +6,7 @@ import {
   float4Array,
   int4Array,
   Params,
-  referencesExist,
+  requireConversation,
   textArray,
   timestamptzArray,
   uuidArray,
@@ -375,7 +375,7 @@ async function insertEpisodes(
   const ids = drafts.map(() => randomUUID());
   if (drafts.length === 0) return ids;
   // The conversation is checked once here, not by the foreign key for every episode.
-  if (conversationId !== null) await referencesExist(q, 'conversations', ownerId, [conversationId]);
+  if (conversationId !== null) await requireConversation(q, ownerId, conversationId);
   await withReferencesChecked(q, () => insertBatches(q, ownerId, conversationId, drafts, ids, now));
   return ids;
 }

@@ -118,12 +118,13 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
  * Runs a write without Postgres's foreign-key checks: each is a lookup of the referenced row per row
  * written (about 40 µs in PGlite, most of what storing a message costs). Only for writes whose
  * references the caller has made sure of for all their rows at once — rows selected from the table
- * they reference, or a reference checked in the same transaction just before (`referencesExist`).
+ * they reference, or a reference checked in the same transaction just before (`requireConversation`).
  * Must run in a transaction: the setting is local to it, and a failing write rolls it back with it.
  */
 export async function withReferencesChecked<T>(q: Sql, write: () => Promise<T>): Promise<T> {
-  // The replica role skips the checks' triggers (as a restore of a dump does); the tables written
-  // here have no other insert or update triggers.
+  // The replica role skips the checks' triggers (as a restore of a dump does) and every other
+  // ordinary trigger: the tables written here have no insert or update trigger, and one that gets
+  // one must no longer be written through here.
   await q.query(`SET LOCAL session_replication_role = replica`);
   const out = await write();
   await q.query(`SET LOCAL session_replication_role = origin`);
@@ -131,16 +132,10 @@ export async function withReferencesChecked<T>(q: Sql, write: () => Promise<T>):
 }
 
 /**
- * Throws unless every id is one of the owner's rows of `table` (conversations or episodes): the check
- * the foreign keys would have made, once for a batch of rows instead of once per row.
+ * Throws unless the conversation is one of the owner's: the check the foreign key would have made for
+ * every message or episode written into it, made once.
  */
-export async function referencesExist(q: Sql, table: 'conversations' | 'episodes', ownerId: string, ids: readonly string[]): Promise<void> {
-  const wanted = [...new Set(ids)];
-  if (wanted.length === 0) return;
-  const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [
-    ownerId,
-    uuidArray(wanted),
-  ]);
-  if (r.rows[0]!.n !== wanted.length)
-    throw new Error(`${wanted.length - r.rows[0]!.n} of ${wanted.length} ${table} referenced are not stored`);
+export async function requireConversation(q: Sql, ownerId: string, conversationId: string): Promise<void> {
+  const r = await q.query(`SELECT 1 FROM conversations WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+  if (r.rows.length === 0) throw new Error(`conversation ${conversationId} is not stored for owner ${ownerId}`);
 }
