@@ -1,5 +1,5 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, float4Array, int4Array, Params, type Sql, type WriteTracker } from './sql.js';
+import { chunks, float4Array, int4Array, Params, textArray, uuidArray, withReferencesChecked, type Sql, type WriteTracker } from './sql.js';
 
 /** Field order used by every array below: title, summary, entities, topics, content. */
 export const BM25_FIELDS = ['title', 'summary', 'entities', 'topics', 'content'] as const;
@@ -111,6 +111,26 @@ async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, 
 }
 
 /**
+ * Terms' new postings as flat parameters: from[i]..to[i] (1-based, inclusive) of the documents and
+ * impacts arrays are the i-th term's.
+ */
+function postingLists(terms: readonly (readonly [string, readonly { doc: number; impact: number }[]])[]): Uint8Array[] {
+  const docs: number[] = [];
+  const weights: number[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (const [, postings] of terms) {
+    from.push(docs.length + 1);
+    for (const x of postings) {
+      docs.push(x.doc);
+      weights.push(x.impact);
+    }
+    to.push(docs.length);
+  }
+  return [int4Array(from), int4Array(to), int4Array(docs), float4Array(weights)];
+}
+
+/**
  * Puts documents into the live index: interns their terms (new ones get the owner's next ids), numbers
  * the documents and writes their rows. A term's newest postings wait on its own row (bm25_terms.docs,
  * impacts) until there are a block's worth: most terms never have more, and need no block row at all.
@@ -120,96 +140,105 @@ async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, 
  * (a fresh indexing, un-parking after a restore) goes through here; corpus totals are the caller's.
  */
 async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEntry[]): Promise<void> {
-  const byTerm = new Map<string, { doc: number; impact: number }[]>();
-  for (const e of entries) for (const t of e.terms) byTerm.set(t, []);
-  const known = new Map<string, number>();
-  for (const batch of chunks([...byTerm.keys()], 5000)) {
-    const r = await q.query<{ term: string; id: number }>(
-      `SELECT term, id FROM bm25_terms WHERE owner_id = $1 AND term = ANY($2::text[])`,
-      [ownerId, batch],
-    );
-    for (const x of r.rows) known.set(x.term, x.id);
-  }
-  const newTerms = [...byTerm.keys()].filter((t) => !known.has(t));
-  const counters = await q.query<{ term0: number; doc0: number }>(
-    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, next_term, next_doc)
-     VALUES ($1, 0, 0, 0, 0, 0, 0, $2, $3)
-     ON CONFLICT (owner_id) DO UPDATE SET next_term = bm25_stats.next_term + $2, next_doc = bm25_stats.next_doc + $3
-     RETURNING next_term - $2 AS term0, next_doc - $3 AS doc0`,
-    [ownerId, newTerms.length, entries.length],
+  // Documents are numbered first: the numbers are what their terms' postings hold.
+  const counter = await q.query<{ doc0: number }>(
+    `INSERT INTO bm25_stats (owner_id, doc_count, len_title, len_summary, len_entities, len_topics, len_content, next_doc)
+     VALUES ($1, 0, 0, 0, 0, 0, 0, $2)
+     ON CONFLICT (owner_id) DO UPDATE SET next_doc = bm25_stats.next_doc + $2
+     RETURNING next_doc - $2 AS doc0`,
+    [ownerId, entries.length],
   );
-  const { term0, doc0 } = counters.rows[0]!;
-  newTerms.forEach((t, i) => known.set(t, term0 + i + 1));
+  const doc0 = counter.rows[0]!.doc0;
+  const byTerm = new Map<string, { doc: number; impact: number }[]>();
+  entries.forEach((e, i) =>
+    e.terms.forEach((t, j) => {
+      let postings = byTerm.get(t);
+      if (!postings) byTerm.set(t, (postings = []));
+      postings.push({ doc: doc0 + i + 1, impact: e.impacts[j]! });
+    }),
+  );
+
+  // Known terms' waiting postings grow on their rows, found by the term itself: their ids come back,
+  // and whether they now hold a block's worth.
+  const known = new Map<string, number>();
+  const full: number[] = [];
+  const merged: number[] = [];
+  for (const batch of chunks([...byTerm], 5000)) {
+    const r = await q.query<{ k: number; id: number; full: boolean; merge: boolean }>(
+      `UPDATE bm25_terms t SET df = t.df + u.b - u.a + 1, fresh = t.fresh + u.b - u.a + 1,
+         docs = t.docs || ($5::int[])[u.a:u.b], impacts = t.impacts || ($6::real[])[u.a:u.b]
+       FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(term, a, b, k)
+       WHERE t.owner_id = $1 AND t.term = u.term
+       RETURNING u.k::int AS k, t.id, cardinality(t.docs) >= ${BLOCK} AS full, 4 * t.fresh >= t.df AS merge`,
+      [ownerId, textArray(batch.map(([t]) => t)), ...postingLists(batch)],
+    );
+    for (const x of r.rows) {
+      known.set(batch[x.k - 1]![0], x.id);
+      if (!x.full) continue;
+      full.push(x.id);
+      if (x.merge) merged.push(x.id);
+    }
+  }
+
+  // New terms get the owner's next ids, in the order the documents first use them, and their rows.
+  const added = [...byTerm].filter(([t]) => !known.has(t));
+  if (added.length > 0) {
+    const counted = await q.query<{ term0: number }>(
+      `UPDATE bm25_stats SET next_term = next_term + $2 WHERE owner_id = $1 RETURNING next_term - $2 AS term0`,
+      [ownerId, added.length],
+    );
+    const term0 = counted.rows[0]!.term0;
+    added.forEach(([t], i) => known.set(t, term0 + i + 1));
+  }
+  for (const batch of chunks(added, 5000)) {
+    await q.query(
+      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
+       SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)`,
+      [ownerId, textArray(batch.map(([t]) => t)), int4Array(batch.map(([t]) => known.get(t)!)), ...postingLists(batch)],
+    );
+    // A new term's postings are all fresh: once there are a block's worth, they are one run.
+    for (const [t, postings] of batch) {
+      if (postings.length < BLOCK) continue;
+      full.push(known.get(t)!);
+      merged.push(known.get(t)!);
+    }
+  }
 
   // Each document's postings as term ids; a document's own arrays are slices of the flat ones.
   const termIds: number[] = [];
   const impacts: number[] = [];
   const from: number[] = [];
   const to: number[] = [];
-  entries.forEach((e, i) => {
+  for (const e of entries) {
     from.push(termIds.length + 1);
     e.terms.forEach((t, j) => {
       termIds.push(known.get(t)!);
       impacts.push(e.impacts[j]!);
-      byTerm.get(t)!.push({ doc: doc0 + i + 1, impact: e.impacts[j]! });
     });
     to.push(termIds.length);
-  });
-  await q.query(
-    `INSERT INTO bm25_docs (episode_id, owner_id, doc_no, len_title, len_summary, len_entities, len_topics, len_content, term_ids, impacts)
-     SELECT u.id, $1, u.no, u.l1, u.l2, u.l3, u.l4, u.l5, COALESCE(($11::int[])[u.a:u.b], '{}'), COALESCE(($12::real[])[u.a:u.b], '{}')
-     FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::int[], $10::int[])
-       AS u(id, no, l1, l2, l3, l4, l5, a, b)`,
-    [
-      ownerId,
-      entries.map((e) => e.episodeId),
-      int4Array(entries.map((_, i) => doc0 + i + 1)),
-      ...[0, 1, 2, 3, 4].map((f) => int4Array(entries.map((e) => e.lengths[f]!))),
-      int4Array(from),
-      int4Array(to),
-      int4Array(termIds),
-      float4Array(impacts),
-    ],
-  );
-
-  const full: number[] = [];
-  const merged: number[] = [];
-  for (const batch of chunks([...byTerm], 5000)) {
-    const docs: number[] = [];
-    const weights: number[] = [];
-    const a: number[] = [];
-    const b: number[] = [];
-    for (const [, postings] of batch) {
-      a.push(docs.length + 1);
-      for (const x of postings) {
-        docs.push(x.doc);
-        weights.push(x.impact);
-      }
-      b.push(docs.length);
-    }
-    const r = await q.query<{ id: number; df: number; fresh: number; waiting: number }>(
-      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
-       SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
-       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)
-       ON CONFLICT (owner_id, term) DO UPDATE SET df = bm25_terms.df + EXCLUDED.df, fresh = bm25_terms.fresh + EXCLUDED.fresh,
-         docs = bm25_terms.docs || EXCLUDED.docs, impacts = bm25_terms.impacts || EXCLUDED.impacts
-       RETURNING id, df, fresh, cardinality(docs) AS waiting`,
+  }
+  // Every entry's episode is stored (`add` read them just before; parked entries go with their
+  // episode): no foreign-key lookup per document.
+  await withReferencesChecked(q, () =>
+    q.query(
+      `INSERT INTO bm25_docs (episode_id, owner_id, doc_no, len_title, len_summary, len_entities, len_topics, len_content, term_ids, impacts)
+       SELECT u.id, $1, u.no, u.l1, u.l2, u.l3, u.l4, u.l5, COALESCE(($11::int[])[u.a:u.b], '{}'), COALESCE(($12::real[])[u.a:u.b], '{}')
+       FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::int[], $10::int[])
+         AS u(id, no, l1, l2, l3, l4, l5, a, b)`,
       [
         ownerId,
-        batch.map(([t]) => t),
-        int4Array(batch.map(([t]) => known.get(t)!)),
-        int4Array(a),
-        int4Array(b),
-        int4Array(docs),
-        float4Array(weights),
+        uuidArray(entries.map((e) => e.episodeId)),
+        int4Array(entries.map((_, i) => doc0 + i + 1)),
+        ...[0, 1, 2, 3, 4].map((f) => int4Array(entries.map((e) => e.lengths[f]!))),
+        int4Array(from),
+        int4Array(to),
+        int4Array(termIds),
+        float4Array(impacts),
       ],
-    );
-    for (const t of r.rows) {
-      if (t.waiting < BLOCK) continue;
-      full.push(t.id);
-      if (4 * t.fresh >= t.df) merged.push(t.id);
-    }
-  }
+    ),
+  );
+
   if (full.length > 0) await intoBlocks(q, ownerId, full, merged);
 }
 

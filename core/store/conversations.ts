@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Attachment, IncomingConversation, IncomingMessage, MessageRole, StoredMessage } from '../domain/conversation.js';
-import { chunks, type Sql } from './sql.js';
+import { chunks, int4Array, requireConversation, textArray, timestamptzArray, uuidArray, withReferencesChecked, type Sql } from './sql.js';
 
 interface MessageRow {
   id: string;
@@ -186,13 +186,18 @@ async function linkMessages(
   links: readonly { messageIds: readonly string[]; episodeId: string }[],
 ): Promise<void> {
   const pairs = links.flatMap((l) => l.messageIds.map((m) => [m, l.episodeId] as const));
-  for (const batch of chunks(pairs, 5000)) {
-    await q.query(
-      `UPDATE messages m SET episode_id = u.episode_id, processed = true
-         FROM unnest($2::uuid[], $3::uuid[]) AS u(id, episode_id) WHERE m.owner_id = $1 AND m.id = u.id`,
-      [ownerId, batch.map((x) => x[0]), batch.map((x) => x[1])],
-    );
-  }
+  // Only to the owner's stored episodes, joined once per statement rather than looked up by the
+  // foreign key once per message.
+  await withReferencesChecked(q, async () => {
+    for (const batch of chunks(pairs, 5000)) {
+      await q.query(
+        `UPDATE messages m SET episode_id = u.episode_id, processed = true
+           FROM unnest($2::uuid[], $3::uuid[]) AS u(id, episode_id) JOIN episodes e ON e.owner_id = $1 AND e.id = u.episode_id
+           WHERE m.owner_id = $1 AND m.id = u.id`,
+        [ownerId, uuidArray(batch.map((x) => x[0])), uuidArray(batch.map((x) => x[1]))],
+      );
+    }
+  });
 }
 
 export function conversationWrites(q: Sql) {
@@ -230,6 +235,7 @@ export function conversationWrites(q: Sql) {
      * re-import changes nothing.
      */
     async addMessages(ownerId: string, conversationId: string, c: IncomingConversation): Promise<number> {
+      if (c.messages.length === 0) return 0;
       const next = await q.query<{ n: number }>(
         `SELECT COALESCE(max(seq) + 1, 0)::int AS n FROM messages WHERE owner_id = $1 AND conversation_id = $2`,
         [ownerId, conversationId],
@@ -238,60 +244,39 @@ export function conversationWrites(q: Sql) {
       let added = 0;
       const keys = dedupeKeys(c.messages);
       const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i, key: keys[i]! }));
-      for (const batch of chunks(indexed, 500)) {
-        const cols = {
-          id: [] as string[],
-          externalId: [] as (string | null)[],
-          dedupe: [] as string[],
-          seq: [] as number[],
-          speaker: [] as string[],
-          role: [] as string[],
-          content: [] as string[],
-          sentAt: [] as string[],
-          offset: [] as number[],
-          attachments: [] as string[],
-          metadata: [] as string[],
-        };
-        for (const { m, seq, key } of batch) {
-          cols.id.push(randomUUID());
-          cols.externalId.push(m.externalId ?? null);
-          cols.dedupe.push(key);
-          cols.seq.push(seq);
-          cols.speaker.push(m.speaker);
-          cols.role.push(m.role);
-          cols.content.push(m.text);
-          cols.sentAt.push(m.sentAt.toISOString());
-          cols.offset.push(m.utcOffsetMin);
-          cols.attachments.push(JSON.stringify(m.attachments));
-          cols.metadata.push(JSON.stringify(m.metadata));
+      // The conversation is checked once here, not by the foreign key for every message.
+      await requireConversation(q, ownerId, conversationId);
+      await withReferencesChecked(q, async () => {
+        for (const batch of chunks(indexed, 500)) {
+          // Arrays in binary form (core/store/sql.ts): the server takes each text as it is, unparsed.
+          const r = await q.query(
+            `INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
+                                   sent_at, utc_offset_min, attachments, metadata)
+             SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off,
+                    u.attachments::jsonb, u.metadata::jsonb
+             FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
+                         $10::timestamptz[], $11::int[], $12::text[], $13::text[])
+                  AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, attachments, metadata)
+             ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
+            [
+              ownerId,
+              conversationId,
+              uuidArray(batch.map(() => randomUUID())),
+              textArray(batch.map(({ m }) => m.externalId ?? null)),
+              textArray(batch.map(({ key }) => key)),
+              int4Array(batch.map(({ seq }) => seq)),
+              textArray(batch.map(({ m }) => m.speaker)),
+              textArray(batch.map(({ m }) => m.role)),
+              textArray(batch.map(({ m }) => m.text)),
+              timestamptzArray(batch.map(({ m }) => m.sentAt)),
+              int4Array(batch.map(({ m }) => m.utcOffsetMin)),
+              textArray(batch.map(({ m }) => JSON.stringify(m.attachments))),
+              textArray(batch.map(({ m }) => JSON.stringify(m.metadata))),
+            ],
+          );
+          added += r.affectedRows ?? 0;
         }
-        const r = await q.query(
-          `INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
-                                 sent_at, utc_offset_min, attachments, metadata)
-           SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off,
-                  u.attachments::jsonb, u.metadata::jsonb
-           FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                       $10::timestamptz[], $11::int[], $12::text[], $13::text[])
-                AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, attachments, metadata)
-           ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
-          [
-            ownerId,
-            conversationId,
-            cols.id,
-            cols.externalId,
-            cols.dedupe,
-            cols.seq,
-            cols.speaker,
-            cols.role,
-            cols.content,
-            cols.sentAt,
-            cols.offset,
-            cols.attachments,
-            cols.metadata,
-          ],
-        );
-        added += r.affectedRows ?? 0;
-      }
+      });
       if (added > 0) {
         await q.query(`UPDATE conversations SET processed = false WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
       }

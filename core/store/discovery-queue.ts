@@ -1,4 +1,4 @@
-import type { Sql } from './sql.js';
+import { uuidArray, withReferencesChecked, type Sql } from './sql.js';
 
 /**
  * Episodes waiting for knowledge discovery (table `semantic_discovery_queue`). Rows are written in the
@@ -45,11 +45,14 @@ export function discoveryQueueWrites(q: Sql) {
     /** Queues the owner's episodes (others are skipped); queuing again starts an episode's attempts afresh. */
     async enqueue(ownerId: string, episodeIds: readonly string[], now: Date): Promise<void> {
       if (episodeIds.length === 0) return;
-      await q.query(
-        `INSERT INTO semantic_discovery_queue (episode_id, owner_id, queued_at)
-         SELECT e.id, $1, $3 FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])
-         ON CONFLICT (episode_id) DO UPDATE SET queued_at = EXCLUDED.queued_at, attempts = 0, last_error = NULL`,
-        [ownerId, episodeIds, now],
+      // Rows selected from episodes reference stored episodes: no foreign-key lookup per row.
+      await withReferencesChecked(q, () =>
+        q.query(
+          `INSERT INTO semantic_discovery_queue (episode_id, owner_id, queued_at)
+           SELECT e.id, $1, $3 FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])
+           ON CONFLICT (episode_id) DO UPDATE SET queued_at = EXCLUDED.queued_at, attempts = 0, last_error = NULL`,
+          [ownerId, uuidArray(episodeIds), now],
+        ),
       );
     },
 

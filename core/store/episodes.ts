@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredMessage } from '../domain/conversation.js';
 import type { Episode, EpisodeDraft, EpisodeMetadata, EpisodePatch } from '../domain/episode.js';
-import { chunks, Params, type Sql } from './sql.js';
+import {
+  chunks,
+  float4Array,
+  int4Array,
+  Params,
+  requireConversation,
+  textArray,
+  timestamptzArray,
+  uuidArray,
+  withReferencesChecked,
+  type Sql,
+} from './sql.js';
 
 interface EpisodeRow {
   id: string;
@@ -362,8 +373,24 @@ async function insertEpisodes(
   now: Date,
 ): Promise<string[]> {
   const ids = drafts.map(() => randomUUID());
+  if (drafts.length === 0) return ids;
+  // The conversation is checked once here, not by the foreign key for every episode.
+  if (conversationId !== null) await requireConversation(q, ownerId, conversationId);
+  await withReferencesChecked(q, () => insertBatches(q, ownerId, conversationId, drafts, ids, now));
+  return ids;
+}
+
+async function insertBatches(
+  q: Sql,
+  ownerId: string,
+  conversationId: string | null,
+  drafts: readonly EpisodeDraft[],
+  ids: readonly string[],
+  now: Date,
+): Promise<void> {
   for (const [i, batch] of chunks(drafts, 500).entries()) {
-    const col = <T>(f: (d: EpisodeDraft) => T) => batch.map(f);
+    const text = (f: (d: EpisodeDraft) => string) => textArray(batch.map(f));
+    // Arrays in binary form (core/store/sql.ts): the server takes each text as it is, unparsed.
     await q.query(
       `INSERT INTO episodes (id, owner_id, conversation_id, episode_type, level, title, content, summary, start_at, end_at,
            utc_offset_min, metadata, structured_data, keywords, importance, builder, processing_status, processing_version,
@@ -371,7 +398,7 @@ async function insertEpisodes(
          SELECT u.id, $1, $2, u.episode_type, u.level, u.title, u.content, u.summary, u.start_at, u.end_at, u.off,
                 u.metadata::jsonb, u.structured_data::jsonb, ARRAY(SELECT jsonb_array_elements_text(u.keywords::jsonb)),
                 u.importance, u.builder, u.status, u.version, $3, $3
-         FROM unnest($4::uuid[], $5::text[], $6::smallint[], $7::text[], $8::text[], $9::text[], $10::timestamptz[],
+         FROM unnest($4::uuid[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::timestamptz[],
                      $11::timestamptz[], $12::int[], $13::text[], $14::text[], $15::text[], $16::real[], $17::text[],
                      $18::text[], $19::text[])
            AS u(id, episode_type, level, title, content, summary, start_at, end_at, off, metadata, structured_data,
@@ -380,26 +407,25 @@ async function insertEpisodes(
         ownerId,
         conversationId,
         now,
-        ids.slice(i * 500, i * 500 + batch.length),
-        col((d) => d.episodeType),
-        col((d) => d.level),
-        col((d) => d.title),
-        col((d) => d.content),
-        col((d) => d.summary),
-        col((d) => d.temporal.start.toISOString()),
-        col((d) => d.temporal.end.toISOString()),
-        col((d) => d.temporal.utcOffsetMin),
-        col((d) => JSON.stringify(d.metadata)),
-        col((d) => JSON.stringify(d.structuredData)),
-        col((d) => JSON.stringify(d.keywords)),
-        col((d) => d.importance),
-        col((d) => d.builder),
-        col((d) => d.processingStatus),
-        col((d) => d.processingVersion),
+        uuidArray(ids.slice(i * 500, i * 500 + batch.length)),
+        text((d) => d.episodeType),
+        int4Array(batch.map((d) => d.level)),
+        text((d) => d.title),
+        text((d) => d.content),
+        text((d) => d.summary),
+        timestamptzArray(batch.map((d) => d.temporal.start)),
+        timestamptzArray(batch.map((d) => d.temporal.end)),
+        int4Array(batch.map((d) => d.temporal.utcOffsetMin)),
+        text((d) => JSON.stringify(d.metadata)),
+        text((d) => JSON.stringify(d.structuredData)),
+        text((d) => JSON.stringify(d.keywords)),
+        float4Array(batch.map((d) => d.importance)),
+        text((d) => d.builder),
+        text((d) => d.processingStatus),
+        text((d) => d.processingVersion),
       ],
     );
   }
-  return ids;
 }
 
 /** A draft's columns in the order rewrite names them (episode_type … processing_version). */

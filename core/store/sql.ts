@@ -21,38 +21,121 @@ export function vectorLiteral(v: ArrayLike<number>): string {
 }
 
 /**
- * Postgres's binary form of a one-dimensional array without nulls: PGlite sends a Uint8Array parameter
- * as binary, so the server reads each element as 4 bytes instead of parsing its text (for real[] that
- * is about 20× faster, and the numbers are exactly those given). Only for a parameter the SQL casts to
- * the element type's array (`$n::int[]`, `$n::real[]`): that cast is what tells the server its type.
+ * Postgres's binary form of a one-dimensional array: PGlite sends a Uint8Array parameter as binary, so
+ * the server reads each element as it is (4 bytes for an int, a length and the bytes for a text)
+ * instead of parsing and unquoting text (for real[] about 20× faster, and the numbers are exactly those
+ * given). Only for a parameter the SQL casts to the element type's array (`$n::int[]`, `$n::text[]`):
+ * that cast is what tells the server its type. `size` is each element's byte length (null for a null
+ * element), `put` writes it at `at`.
  */
-function binaryArray(values: readonly number[], elementOid: number, put: (d: DataView, at: number, x: number) => void): Uint8Array {
-  const d = new DataView(new ArrayBuffer(20 + 8 * values.length));
+function binaryArray<T>(
+  values: readonly T[],
+  elementOid: number,
+  size: (x: T) => number | null,
+  put: (b: Buffer, at: number, x: T) => void,
+): Uint8Array {
+  const sizes = values.map(size);
+  // Its own memory (never a slice of Node's shared pool): PGlite sends the whole underlying buffer.
+  const b = Buffer.alloc(20 + sizes.reduce<number>((n, s) => n + 4 + (s ?? 0), 0));
   // Header: dimensions, has-nulls flag, element type, then the one dimension's length and lower bound.
-  d.setInt32(0, 1);
-  d.setInt32(4, 0);
-  d.setInt32(8, elementOid);
-  d.setInt32(12, values.length);
-  d.setInt32(16, 1);
+  b.writeInt32BE(1, 0);
+  b.writeInt32BE(sizes.includes(null) ? 1 : 0, 4);
+  b.writeInt32BE(elementOid, 8);
+  b.writeInt32BE(values.length, 12);
+  b.writeInt32BE(1, 16);
+  let at = 20;
   values.forEach((x, i) => {
-    d.setInt32(20 + 8 * i, 4);
-    put(d, 24 + 8 * i, x);
+    const n = sizes[i]!;
+    b.writeInt32BE(n ?? -1, at);
+    at += 4;
+    if (n === null) return;
+    put(b, at, x);
+    at += n;
   });
-  return new Uint8Array(d.buffer);
+  return b;
 }
 
 /** An int[] parameter (see binaryArray); the values must be 32-bit integers. */
 export function int4Array(values: readonly number[]): Uint8Array {
-  return binaryArray(values, 23, (d, at, x) => d.setInt32(at, x));
+  return binaryArray(
+    values,
+    23,
+    () => 4,
+    (b, at, x) => b.writeInt32BE(x, at),
+  );
 }
 
 /** A real[] parameter (see binaryArray): each value rounded to a float4, as the server would. */
 export function float4Array(values: readonly number[]): Uint8Array {
-  return binaryArray(values, 700, (d, at, x) => d.setFloat32(at, x));
+  return binaryArray(
+    values,
+    700,
+    () => 4,
+    (b, at, x) => b.writeFloatBE(x, at),
+  );
+}
+
+/** A text[] parameter (see binaryArray), nulls allowed; also for a `::jsonb` cast of its elements. */
+export function textArray(values: readonly (string | null)[]): Uint8Array {
+  return binaryArray(
+    values,
+    25,
+    (x) => (x === null ? null : Buffer.byteLength(x, 'utf8')),
+    (b, at, x) => b.write(x!, at, 'utf8'),
+  );
+}
+
+/** A uuid[] parameter (see binaryArray): 16 bytes an id instead of 36 characters to parse. */
+export function uuidArray(values: readonly string[]): Uint8Array {
+  return binaryArray(
+    values,
+    2950,
+    () => 16,
+    (b, at, x) => b.write(x.replaceAll('-', ''), at, 'hex'),
+  );
+}
+
+/** Microseconds from the Unix epoch to Postgres's, 2000-01-01 UTC. */
+const PG_EPOCH_MICROS = 946_684_800_000_000n;
+
+/** A timestamptz[] parameter (see binaryArray): microseconds since 2000 instead of an ISO string to parse. */
+export function timestamptzArray(values: readonly Date[]): Uint8Array {
+  return binaryArray(
+    values,
+    1184,
+    () => 8,
+    (b, at, x) => b.writeBigInt64BE(BigInt(x.getTime()) * 1000n - PG_EPOCH_MICROS, at),
+  );
 }
 
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/**
+ * Runs a write without Postgres's foreign-key checks: each is a lookup of the referenced row per row
+ * written (about 40 µs in PGlite, most of what storing a message costs). Only for writes whose
+ * references the caller has made sure of for all their rows at once — rows selected from the table
+ * they reference, or a reference checked in the same transaction just before (`requireConversation`).
+ * Must run in a transaction: the setting is local to it, and a failing write rolls it back with it.
+ */
+export async function withReferencesChecked<T>(q: Sql, write: () => Promise<T>): Promise<T> {
+  // The replica role skips the checks' triggers (as a restore of a dump does) and every other
+  // ordinary trigger: the tables written here have no insert or update trigger, and one that gets
+  // one must no longer be written through here.
+  await q.query(`SET LOCAL session_replication_role = replica`);
+  const out = await write();
+  await q.query(`SET LOCAL session_replication_role = origin`);
+  return out;
+}
+
+/**
+ * Throws unless the conversation is one of the owner's: the check the foreign key would have made for
+ * every message or episode written into it, made once.
+ */
+export async function requireConversation(q: Sql, ownerId: string, conversationId: string): Promise<void> {
+  const r = await q.query(`SELECT 1 FROM conversations WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+  if (r.rows.length === 0) throw new Error(`conversation ${conversationId} is not stored for owner ${ownerId}`);
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, Params, vectorLiteral, type Sql } from './sql.js';
+import { chunks, float4Array, int4Array, Params, uuidArray, vectorLiteral, withReferencesChecked, type Sql } from './sql.js';
 
 export interface VectorSpace {
   modelId: string;
@@ -126,15 +126,30 @@ export function vectorWrites(q: Sql) {
       );
     },
 
-    /** Only active episodes carry vectors: archived and trashed ones are out of vector search. */
+    /**
+     * Only active episodes carry vectors: archived and trashed ones are out of vector search. The
+     * vectors go as one binary real[] (core/store/sql.ts), each row its slice: the server reads the very
+     * same floats it would parse from their text, without parsing hundreds of numbers a vector.
+     */
     async upsert(ownerId: string, modelId: string, rows: readonly { episodeId: string; vector: Float32Array }[]): Promise<void> {
       for (const batch of chunks(rows, 500)) {
-        await q.query(
-          `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
-           SELECT u.id, $1, $2, u.v::halfvec FROM unnest($3::uuid[], $4::text[]) AS u(id, v)
-           JOIN episodes e ON e.id = u.id AND e.owner_id = $1 AND e.tier = 'active'
-           ON CONFLICT (episode_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
-          [ownerId, modelId, batch.map((r) => r.episodeId), batch.map((r) => vectorLiteral(r.vector))],
+        const floats: number[] = [];
+        const from: number[] = [];
+        const to: number[] = [];
+        for (const r of batch) {
+          from.push(floats.length + 1);
+          for (const x of r.vector) floats.push(x);
+          to.push(floats.length);
+        }
+        // Rows selected with their active episode: no foreign-key lookup per vector.
+        await withReferencesChecked(q, () =>
+          q.query(
+            `INSERT INTO episode_embeddings (episode_id, owner_id, model_id, embedding)
+             SELECT u.id, $1, $2, ($4::real[])[u.a:u.b]::halfvec FROM unnest($3::uuid[], $5::int[], $6::int[]) AS u(id, a, b)
+             JOIN episodes e ON e.id = u.id AND e.owner_id = $1 AND e.tier = 'active'
+             ON CONFLICT (episode_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
+            [ownerId, modelId, uuidArray(batch.map((r) => r.episodeId)), float4Array(floats), int4Array(from), int4Array(to)],
+          ),
         );
       }
     },

@@ -6,6 +6,8 @@
  * CJK run, a blob — is cut at the bound, which can split one word there).
  */
 
+import { asciiWordSegments, isAscii } from './ascii-word-segments.js';
+
 /** One word segmenter for every caller: 'zh' makes ICU use its CJ dictionary; other scripts segment the same under any locale. */
 const wordSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
@@ -32,8 +34,11 @@ function pieceEnd(text: string, from: number): number {
 export function* wordSegments(text: string): Generator<WordSegment> {
   for (let from = 0; from < text.length;) {
     const to = pieceEnd(text, from);
-    for (const s of wordSegmenter.segment(text.slice(from, to)))
-      yield { segment: s.segment, index: from + s.index, isWordLike: s.isWordLike ?? false };
+    const piece = text.slice(from, to);
+    // The same segments as ICU's, several times faster (core/text/ascii-word-segments.ts).
+    if (isAscii(piece)) yield* asciiWordSegments(piece, from);
+    else
+      for (const s of wordSegmenter.segment(piece)) yield { segment: s.segment, index: from + s.index, isWordLike: s.isWordLike ?? false };
     from = to;
   }
 }

@@ -79,6 +79,32 @@ describe('conversations and messages repository', () => {
     expect((await read.messagesOfEpisodes(a, [episodeId])).map((m) => m.id)).toEqual(messageIds);
   });
 
+  it('puts messages only in the owner’s own conversations, and links them only to the owner’s own episodes', async () => {
+    const [a, b] = owners();
+    const c = conversation('chat', ['one', 'two']);
+    const { conversationId, messageIds } = await store().transaction(async (r) => {
+      const { id } = await r.conversations.upsert(a, c, NOW);
+      await r.conversations.addMessages(a, id, c);
+      return { conversationId: id, messageIds: (await r.conversations.pendingMessages(a, id)).map((m) => m.id) };
+    });
+    // Another owner's conversation, or one that is not stored, takes no message.
+    await expect(
+      store().transaction((r) => r.conversations.addMessages(b, conversationId, conversation('chat', ['theirs']))),
+    ).rejects.toThrow(/not stored/);
+    await expect(store().transaction((r) => r.conversations.addMessages(a, '00000000-0000-4000-8000-000000000000', c))).rejects.toThrow(
+      /not stored/,
+    );
+    expect(await store().read.conversations.withPendingMessages(b)).toEqual([]);
+    // Another owner's episode does not take the messages: they stay pending, to be built again.
+    const theirs = await store().transaction(async (r) => {
+      const { id } = await r.conversations.upsert(b, conversation('theirs', ['x']), NOW);
+      return r.episodes.insert(b, id, draft('Theirs'), NOW);
+    });
+    await store().transaction((r) => r.conversations.linkToEpisode(a, messageIds, theirs));
+    expect((await store().read.conversations.pendingMessages(a, conversationId)).map((m) => m.id)).toEqual(messageIds);
+    expect(await store().read.conversations.messagesOfEpisodes(b, [theirs])).toEqual([]);
+  });
+
   it('keeps nothing of a transaction that throws', async () => {
     const [a] = owners();
     const c = conversation('chat', ['lost']);
