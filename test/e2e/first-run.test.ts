@@ -114,8 +114,9 @@ describe('the very first start, while the search model downloads', { timeout: 18
     });
     const contexts = await Promise.all([newContext(browser, 'en-US'), newContext(browser, 'zh-CN')]);
     try {
-      // The mirror holds the model file part-way: the tabs open in the middle of the download.
-      await expect.poll(() => seen.some((s) => s.state === 'downloading' && s.loaded === held)).toBe(true);
+      // The mirror holds the model file part-way: the tabs open in the middle of the download. The model
+      // loads in its own thread, which on a busy machine takes longer than a poll's default second to start.
+      await expect.poll(() => seen.some((s) => s.state === 'downloading' && s.loaded === held), { timeout: 60_000 }).toBe(true);
       const [en, zh] = await Promise.all(contexts.map((c) => c.newPage()));
       const tabs = [
         { page: en!, downloading: /^Downloading the search model: \d+ of \d+\u00a0KB$/, idle: 'Browser · this computer only' },
@@ -149,6 +150,8 @@ describe('the very first start, while the search model downloads', { timeout: 18
       // Settings, waiting for the engine meanwhile, now tells the model is ready.
       await expect.poll(() => new SettingsPage(en!).embeddingFacts()).toMatch(/nemori-tiny — ready/);
     } finally {
+      // A failed check must not leave the engine waiting for the rest of the model.
+      mirror.release();
       await Promise.all(contexts.map((c) => c.close()));
       await server.close();
       await (await engine).close();
