@@ -1,5 +1,16 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, float4Array, int4Array, Params, textArray, uuidArray, withReferencesChecked, type Sql, type WriteTracker } from './sql.js';
+import {
+  chunks,
+  flattened,
+  float4Array,
+  int4Array,
+  Params,
+  textArray,
+  uuidArray,
+  withReferencesChecked,
+  type Sql,
+  type WriteTracker,
+} from './sql.js';
 
 /** Field order used by every array below: title, summary, entities, topics, content. */
 export const BM25_FIELDS = ['title', 'summary', 'entities', 'topics', 'content'] as const;
@@ -115,19 +126,8 @@ async function adjustStats(q: Sql, ownerId: string, sign: 1 | -1, docs: number, 
  * impacts arrays are the i-th term's.
  */
 function postingLists(terms: readonly (readonly [string, readonly { doc: number; impact: number }[]])[]): Uint8Array[] {
-  const docs: number[] = [];
-  const weights: number[] = [];
-  const from: number[] = [];
-  const to: number[] = [];
-  for (const [, postings] of terms) {
-    from.push(docs.length + 1);
-    for (const x of postings) {
-      docs.push(x.doc);
-      weights.push(x.impact);
-    }
-    to.push(docs.length);
-  }
-  return [int4Array(from), int4Array(to), int4Array(docs), float4Array(weights)];
+  const { items, from, to } = flattened(terms.map(([, postings]) => postings));
+  return [int4Array(from), int4Array(to), int4Array(items.map((x) => x.doc)), float4Array(items.map((x) => x.impact))];
 }
 
 /**
@@ -206,18 +206,11 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
   }
 
   // Each document's postings as term ids; a document's own arrays are slices of the flat ones.
-  const termIds: number[] = [];
-  const impacts: number[] = [];
-  const from: number[] = [];
-  const to: number[] = [];
-  for (const e of entries) {
-    from.push(termIds.length + 1);
-    e.terms.forEach((t, j) => {
-      termIds.push(known.get(t)!);
-      impacts.push(e.impacts[j]!);
-    });
-    to.push(termIds.length);
-  }
+  const {
+    items: postings,
+    from,
+    to,
+  } = flattened(entries.map((e) => e.terms.map((t, j) => ({ id: known.get(t)!, impact: e.impacts[j]! }))));
   // Every entry's episode is stored (`add` read them just before; parked entries go with their
   // episode): no foreign-key lookup per document.
   await withReferencesChecked(q, () =>
@@ -233,8 +226,8 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
         ...[0, 1, 2, 3, 4].map((f) => int4Array(entries.map((e) => e.lengths[f]!))),
         int4Array(from),
         int4Array(to),
-        int4Array(termIds),
-        float4Array(impacts),
+        int4Array(postings.map((x) => x.id)),
+        float4Array(postings.map((x) => x.impact)),
       ],
     ),
   );

@@ -108,6 +108,22 @@ export function timestamptzArray(values: readonly Date[]): Uint8Array {
   );
 }
 
+/**
+ * Lists as one array parameter: `items` holds them one after the other, and list i is
+ * `items[from[i]..to[i]]` (1-based, inclusive), which SQL reads as the slice `($n::int[])[a:b]`.
+ */
+export function flattened<T>(lists: readonly ArrayLike<T>[]): { items: T[]; from: number[]; to: number[] } {
+  const items: T[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (const list of lists) {
+    from.push(items.length + 1);
+    for (let i = 0; i < list.length; i++) items.push(list[i]!);
+    to.push(items.length);
+  }
+  return { items, from, to };
+}
+
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, float4Array, int4Array, Params, uuidArray, vectorLiteral, withReferencesChecked, type Sql } from './sql.js';
+import { chunks, flattened, float4Array, int4Array, Params, uuidArray, vectorLiteral, withReferencesChecked, type Sql } from './sql.js';
 
 export interface VectorSpace {
   modelId: string;
@@ -133,14 +133,7 @@ export function vectorWrites(q: Sql) {
      */
     async upsert(ownerId: string, modelId: string, rows: readonly { episodeId: string; vector: Float32Array }[]): Promise<void> {
       for (const batch of chunks(rows, 500)) {
-        const floats: number[] = [];
-        const from: number[] = [];
-        const to: number[] = [];
-        for (const r of batch) {
-          from.push(floats.length + 1);
-          for (const x of r.vector) floats.push(x);
-          to.push(floats.length);
-        }
+        const { items: floats, from, to } = flattened(batch.map((r) => r.vector));
         // Rows selected with their active episode: no foreign-key lookup per vector.
         await withReferencesChecked(q, () =>
           q.query(
