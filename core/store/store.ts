@@ -56,6 +56,22 @@ function pgliteOptions(dataDir: string | undefined, loadDataDir?: Blob): PGliteO
 }
 
 /**
+ * Opens the database in `pg`, creating it when there is none. PGlite writes a new database's files one
+ * by one, Postgres's version file first: killed part way, it leaves a folder that looks like a database
+ * and never starts again. So a creation is marked beside the folder until it finished, and a marked
+ * folder is made again from nothing (nothing is written into a database before its creation ends).
+ */
+async function openDatabase(pg: string): Promise<PGlite> {
+  const creating = `${pg}.creating`;
+  if (fs.existsSync(creating)) fs.rmSync(pg, { recursive: true, force: true });
+  else if (fs.existsSync(pg)) return PGlite.create(pgliteOptions(pg));
+  fs.writeFileSync(creating, '');
+  const db = await PGlite.create(pgliteOptions(pg));
+  fs.rmSync(creating);
+  return db;
+}
+
+/**
  * The record of a clean close, in the data folder: where the write-ahead log stood when the store was
  * last closed cleanly. Postgres writes a shutdown checkpoint there, and every change to the database
  * (a crash's recovery, another program writing the folder) moves the last checkpoint past it; so an
@@ -128,7 +144,7 @@ export class Store {
       finishInterruptedRestore(o.dir);
     }
     try {
-      const db = await PGlite.create(pgliteOptions(o.dir ? path.join(o.dir, 'pg') : undefined));
+      const db = o.dir ? await openDatabase(path.join(o.dir, 'pg')) : await PGlite.create(pgliteOptions(undefined));
       let untouched = false;
       try {
         untouched = o.dir ? await untouchedSinceClose(db, o.dir) : false;

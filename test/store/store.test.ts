@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Store } from '../../core/store/store.js';
 import { defaultMigrationsDir, migrate } from '../../core/store/migrate.js';
@@ -391,6 +391,42 @@ describe('the store on disk', () => {
     const s = await Store.open({ dir });
     await s.close();
     expect(fs.readdirSync(parent)).toEqual(['db']);
+  });
+
+  it('makes a new database again when its creation was killed part way, and keeps a finished one', async () => {
+    const dir = tempDir();
+    const pg = path.join(dir, 'pg');
+    // While PGlite creates the database, the creation is marked beside it.
+    const create = PGlite.create;
+    const createWith = create.bind(PGlite) as (o: PGliteOptions) => ReturnType<typeof create>;
+    const markedWhileCreating: boolean[] = [];
+    PGlite.create = ((o: PGliteOptions) => {
+      // (initdb runs in a second PGlite of its own, without a folder)
+      if (o.dataDir === pg) markedWhileCreating.push(fs.existsSync(`${pg}.creating`));
+      return createWith(o);
+    }) as typeof create;
+    try {
+      const s = await Store.open({ dir });
+      await s.transaction((r) => r.conversations.upsert('me', conversation('kept', []), NOW));
+      await s.close();
+    } finally {
+      PGlite.create = create;
+    }
+    expect(markedWhileCreating).toEqual([true]);
+    expect(fs.readdirSync(dir)).not.toContain('pg.creating');
+    const reopened = await Store.open({ dir });
+    expect(await reopened.read.conversations.byExternalId('me', 'kept')).toHaveLength(1);
+    await reopened.close();
+
+    // Killed while its files were written: Postgres's version file is there, the rest is not.
+    fs.rmSync(pg, { recursive: true });
+    fs.mkdirSync(pg);
+    fs.writeFileSync(path.join(pg, 'PG_VERSION'), '17\n');
+    fs.writeFileSync(`${pg}.creating`, '');
+    const remade = await Store.open({ dir });
+    expect(await remade.read.conversations.byExternalId('me', 'kept')).toEqual([]);
+    await remade.close();
+    expect(fs.readdirSync(dir)).not.toContain('pg.creating');
   });
 
   it('writes a backup that a new store can be opened from', async () => {
