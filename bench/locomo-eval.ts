@@ -88,7 +88,9 @@ export async function retrieve(
       const quoted = out.sections.related.flatMap((x) =>
         x.kind === 'episode' ? x.messages.map((m) => m.id) : x.kind === 'message' ? [x.id] : [],
       );
-      const stored = await ctx.store.read.conversations.messagesByIds(ownerId, quoted);
+      // A fact shown (about the person, or related to the query) covers the turns it was drawn from, as in search.
+      const keys = [...out.sections.about.keys, ...out.sections.related.flatMap((x) => (x.kind === 'fact' ? [x.key] : []))];
+      const stored = await ctx.store.read.conversations.messagesByIds(ownerId, [...quoted, ...(await factSources(ctx, ownerId, keys))]);
       byBudget.set(b, { items: [{ text: out.markdown, covers: stored.map((m) => m.externalId) }] });
     }
     return { byBudget, ms: (performance.now() - t) / budgets.length, warnings: [...warnings], modeUsed: 'load-context', kinds: [] };
@@ -100,6 +102,13 @@ export async function retrieve(
     byBudget.set(b, { items: p.blocks.map((x) => ({ text: x.text, covers: x.messages.map((m) => m.externalId) })) });
   }
   return { byBudget, ms: (performance.now() - t) / budgets.length, warnings: [...warnings], modeUsed, kinds: [] };
+}
+
+/** The messages the facts with these keys were drawn from. */
+async function factSources(ctx: EngineContext, ownerId: string, keys: readonly string[]): Promise<string[]> {
+  const read = ctx.store.read;
+  const ids = (await Promise.all(keys.map((k) => read.facts.byKey(ownerId, k)))).flatMap((f) => (f ? [f.id] : []));
+  return [...(await read.factVersions.sourceMessages(ownerId, ids)).values()].flat();
 }
 
 export interface Outcome {
