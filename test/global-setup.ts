@@ -3,7 +3,7 @@
  * start) through the environment:
  * - the template new stores start from (test/helpers/store-template.mjs), made by the real Store.open:
  *   initdb and every migration;
- * - the `nemori` command prebuilt as one module (test/helpers/cli-bundle.ts);
+ * - the `nemori` command's bundle (bin/cli-bundle.mjs), built before the tests start it in parallel;
  * - a temporary folder for everything the run writes, removed at its end.
  */
 import fs from 'node:fs';
@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Store } from '../core/store/store.js';
-import { buildCliBundle, CLI_BUNDLE_ENV } from './helpers/cli-bundle.js';
+import { currentCliBundle } from '../bin/cli-bundle.mjs';
 import { TEMPLATE_ENV } from './helpers/store-template.mjs';
 
 const PRELOAD = path.join(import.meta.dirname, 'helpers', 'store-template.mjs');
@@ -42,12 +42,9 @@ export default async function setup(): Promise<() => void> {
   const base = (process.env[TMP_BASE_ENV] ??= os.tmpdir());
   const dir = fs.mkdtempSync(path.join(base, 'nemori-test-run-'));
   const template = path.join(dir, 'store-template');
-  const cli = path.join(dir, 'cli');
   fs.mkdirSync(template);
-  fs.mkdirSync(cli);
-  const [, bundle] = await Promise.all([buildStoreTemplate(template), buildCliBundle(cli)]);
+  await Promise.all([buildStoreTemplate(template), currentCliBundle()]);
   process.env[TEMPLATE_ENV] = template;
-  process.env[CLI_BUNDLE_ENV] = bundle;
   // Every temporary folder a test or a process it starts makes (os.tmpdir()) goes in this run's folder,
   // which goes when the run ends: thousands of stores a day otherwise fill the disk.
   const tmp = path.join(dir, 'tmp');

@@ -1,7 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CLI_BUNDLE_ENV } from './cli-bundle.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
 const run = promisify(execFile);
@@ -23,12 +22,11 @@ export interface CliResult {
 /**
  * Runs the real `nemori` command in a child process. It never reaches the network: model download is
  * off, and NEMORI_* settings of the shell running the tests are ignored unless passed in `env`.
- * The command is the run's prebuilt bundle of bin/nemori.mjs (test/helpers/cli-bundle.ts) when there is one.
  */
 export async function runNemori(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NEMORI_')));
   try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_FLAGS, process.env[CLI_BUNDLE_ENV] || bin, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [...NODE_FLAGS, bin, ...args], {
       env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', ...env },
     });
     return { code: 0, stdout, stderr };
@@ -54,7 +52,7 @@ export interface RunningNemori {
 /** Starts the real `nemori` command (as `runNemori` does) and leaves it running: for tests that signal it. */
 export function spawnNemori(args: readonly string[], env: Record<string, string> = {}): RunningNemori {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NEMORI_')));
-  const child = spawn(process.execPath, [process.env[CLI_BUNDLE_ENV] || bin, ...args], {
+  const child = spawn(process.execPath, [bin, ...args], {
     env: { ...clean, NEMORI_ALLOW_DOWNLOAD: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

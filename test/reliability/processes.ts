@@ -2,7 +2,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { CLI_BUNDLE_ENV } from '../helpers/cli-bundle.js';
 import { nemoriAt } from '../helpers/cli.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
@@ -13,7 +12,7 @@ export const attempts = (n: number) => (ROUNDS > 0 ? n * ROUNDS : 1);
 
 /** Starts `nemori --home HOME …args` and kills it with SIGKILL after `ms` (or lets it finish first). */
 export function killedAfter(home: string, args: string[], ms: number): Promise<'killed' | 'finished'> {
-  const child = spawn(process.execPath, [process.env[CLI_BUNDLE_ENV] || bin, '--home', home, '--no-llm', ...args], {
+  const child = spawn(process.execPath, [bin, '--home', home, '--no-llm', ...args], {
     env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_HOME: '', NEMORI_MODEL_DIR: '' },
     stdio: 'ignore',
   });

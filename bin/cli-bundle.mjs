@@ -1,0 +1,108 @@
+/**
+ * The `nemori` command as one prebuilt ES module.
+ *
+ * Through tsx's loader, every start resolves and transpiles some hundred modules through loader hooks
+ * on a second thread: ~1.8 s of CPU and ~80 MB before the command does anything, paid by every
+ * companion that runs `nemori load` or starts `nemori mcp`. The same program bundled by the esbuild
+ * tsx itself transpiles with starts in about a third of that. The bundle is made on first use and kept
+ * under node_modules/.cache, named by a hash of core/'s files, so it is never older than the sources:
+ * an edit or a checkout makes the next start build a new one.
+ *
+ * npm packages stay external (the same node_modules, so the same PGlite and model runtime), and each
+ * source's `import.meta.url` stays its own file's address, so the migrations, prompts, renderer and
+ * the model's worker are found where they are.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const CACHE = path.join(ROOT, 'node_modules', '.cache', 'nemori-cli');
+
+/** Writes the bundle to `outfile`; its packages resolve from the node_modules above it or beside it. */
+export async function buildCliBundle(outfile) {
+  // esbuild is tsx's own transpiler: resolved from tsx, the version tsx runs the sources with.
+  const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild');
+  await esbuild.build({
+    stdin: {
+      // bin/nemori.mjs after tsx's `register()`.
+      contents: "const { main } = await import('../core/cli/main.ts');\nawait main(process.argv);\n",
+      resolveDir: path.join(ROOT, 'bin'),
+      sourcefile: 'nemori.mjs',
+      loader: 'js',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'own-import-meta-url',
+        setup(build) {
+          build.onLoad({ filter: /\.[cm]?ts$/ }, async (args) => ({
+            contents: (await fs.promises.readFile(args.path, 'utf8')).replaceAll(
+              'import.meta.url',
+              JSON.stringify(pathToFileURL(args.path).href),
+            ),
+            loader: 'ts',
+          }));
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * A hash of every file under `dir` (names and contents), of where `dir` is (a bundle holds its
+ * sources' addresses) and of this bundler.
+ */
+export function sourcesHash(dir) {
+  const hash = createHash('sha256')
+    .update(fs.readFileSync(import.meta.filename))
+    .update(`${path.resolve(dir)}\0`);
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else hash.update(`${path.relative(dir, p)}\0`).update(fs.readFileSync(p));
+    }
+  };
+  walk(dir);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** A bundle no start used for this long is removed when another is built. */
+const UNUSED_MS = 7 * 86_400_000;
+
+/**
+ * The bundle of the sources as they are now, built if there is none. Each start marks its bundle used;
+ * a build removes those no start used for a week (other checkouts sharing node_modules keep theirs).
+ * Processes starting at once may each build it: each writes its own file and renames it into place.
+ */
+export async function currentCliBundle() {
+  const file = path.join(CACHE, `nemori-${sourcesHash(path.join(ROOT, 'core'))}.mjs`);
+  if (fs.existsSync(file)) {
+    const now = new Date();
+    // A folder it may not write to (an install made read-only after the build) still serves the bundle.
+    fs.promises.utimes(file, now, now).catch(() => undefined);
+    return file;
+  }
+  fs.mkdirSync(CACHE, { recursive: true });
+  const partial = `${file}.${process.pid}.tmp`;
+  try {
+    await buildCliBundle(partial);
+    fs.renameSync(partial, file);
+  } finally {
+    fs.rmSync(partial, { force: true });
+  }
+  for (const old of fs.readdirSync(CACHE)) {
+    const p = path.join(CACHE, old);
+    if (Date.now() - fs.statSync(p).mtimeMs > UNUSED_MS) fs.rmSync(p, { force: true });
+  }
+  return file;
+}
