@@ -9,8 +9,8 @@
  * an edit or a checkout makes the next start build a new one.
  *
  * npm packages stay external (the same node_modules, so the same PGlite and model runtime), and each
- * source's `import.meta.url` stays its own file's address, so the migrations, prompts, renderer and
- * the model's worker are found where they are.
+ * source's `import.meta.url` stays its own file's address, so the migrations, prompts and renderer are
+ * found where they are; the model's worker thread is bundled too.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -21,40 +21,57 @@ import { pathToFileURL } from 'node:url';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'nemori-cli');
 
-/** Writes the bundle to `outfile`; its packages resolve from the node_modules above it or beside it. */
-export async function buildCliBundle(outfile) {
+/**
+ * Writes the bundle into the folder `dir`: the command (nemori.mjs) and the model's worker thread
+ * (embed-worker.js), which the command starts from beside model-worker's address as the app does beside
+ * its engine (core/embed/model-worker.ts): `at`, the folder they will be run from, is that address.
+ * Packages resolve from the node_modules above the folder.
+ */
+export async function buildCliBundle(dir, at = dir) {
   // esbuild is tsx's own transpiler: resolved from tsx, the version tsx runs the sources with.
   const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild');
-  await esbuild.build({
-    stdin: {
-      // bin/nemori.mjs after tsx's `register()`.
-      contents: "const { main } = await import('../core/cli/main.ts');\nawait main(process.argv);\n",
-      resolveDir: path.join(ROOT, 'bin'),
-      sourcefile: 'nemori.mjs',
-      loader: 'js',
-    },
+  const modelWorker = path.join(ROOT, 'core', 'embed', 'model-worker.ts');
+  const options = {
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     packages: 'external',
-    outfile,
     logLevel: 'silent',
     plugins: [
       {
         name: 'own-import-meta-url',
         setup(build) {
-          build.onLoad({ filter: /\.[cm]?ts$/ }, async (args) => ({
-            contents: (await fs.promises.readFile(args.path, 'utf8')).replaceAll(
-              'import.meta.url',
-              JSON.stringify(pathToFileURL(args.path).href),
-            ),
-            loader: 'ts',
-          }));
+          build.onLoad({ filter: /\.[cm]?ts$/ }, async (args) => {
+            const address = args.path === modelWorker ? path.join(at, 'model-worker.js') : args.path;
+            const source = await fs.promises.readFile(args.path, 'utf8');
+            return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(address).href)), loader: 'ts' };
+          });
         },
       },
     ],
-  });
+  };
+  fs.mkdirSync(dir, { recursive: true });
+  // Under node_modules no package.json above says so: without this one, .js files would load as CommonJS.
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+  await Promise.all([
+    esbuild.build({
+      ...options,
+      stdin: {
+        // bin/nemori.mjs after tsx's `register()`.
+        contents: "const { main } = await import('../core/cli/main.ts');\nawait main(process.argv);\n",
+        resolveDir: path.join(ROOT, 'bin'),
+        sourcefile: 'nemori.mjs',
+        loader: 'js',
+      },
+      outfile: path.join(dir, 'nemori.mjs'),
+    }),
+    esbuild.build({
+      ...options,
+      entryPoints: [path.join(ROOT, 'core', 'embed', 'embed-worker.ts')],
+      outfile: path.join(dir, 'embed-worker.js'),
+    }),
+  ]);
 }
 
 /**
@@ -80,29 +97,32 @@ export function sourcesHash(dir) {
 const UNUSED_MS = 7 * 86_400_000;
 
 /**
- * The bundle of the sources as they are now, built if there is none. Each start marks its bundle used;
- * a build removes those no start used for a week (other checkouts sharing node_modules keep theirs).
- * Processes starting at once may each build it: each writes its own file and renames it into place.
+ * The command's bundle of the sources as they are now, built if there is none. Each start marks its
+ * bundle used; a build removes those no start used for a week (other checkouts sharing node_modules
+ * keep theirs). Processes starting at once may each build it: each in its own folder, renamed into
+ * place by the first to finish.
  */
 export async function currentCliBundle() {
-  const file = path.join(CACHE, `nemori-${sourcesHash(path.join(ROOT, 'core'))}.mjs`);
+  const dir = path.join(CACHE, `nemori-${sourcesHash(path.join(ROOT, 'core'))}`);
+  const file = path.join(dir, 'nemori.mjs');
   if (fs.existsSync(file)) {
     const now = new Date();
     // A folder it may not write to (an install made read-only after the build) still serves the bundle.
-    fs.promises.utimes(file, now, now).catch(() => undefined);
+    fs.promises.utimes(dir, now, now).catch(() => undefined);
     return file;
   }
-  fs.mkdirSync(CACHE, { recursive: true });
-  const partial = `${file}.${process.pid}.tmp`;
+  const partial = `${dir}.${process.pid}.tmp`;
   try {
-    await buildCliBundle(partial);
-    fs.renameSync(partial, file);
+    await buildCliBundle(partial, dir);
+    fs.renameSync(partial, dir);
+  } catch (e) {
+    if (!fs.existsSync(file)) throw e;
   } finally {
-    fs.rmSync(partial, { force: true });
+    fs.rmSync(partial, { recursive: true, force: true });
   }
   for (const old of fs.readdirSync(CACHE)) {
     const p = path.join(CACHE, old);
-    if (Date.now() - fs.statSync(p).mtimeMs > UNUSED_MS) fs.rmSync(p, { force: true });
+    if (Date.now() - fs.statSync(p).mtimeMs > UNUSED_MS) fs.rmSync(p, { recursive: true, force: true });
   }
   return file;
 }

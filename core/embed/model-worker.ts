@@ -28,10 +28,10 @@ export interface StartModelWorkerOptions {
 }
 
 /**
- * The worker's module. From the sources (tsx, vitest, the tests' CLI bundle, which keeps each source's
- * own `import.meta.url`) it is embed-worker.ts, and a new thread has no TypeScript loader: a small
- * module registers tsx's there first. In the app, electron-vite emits it as embed-worker.js beside the
- * engine's bundle (electron.vite.config.ts).
+ * The worker's module. From the sources (tsx, vitest) it is embed-worker.ts, and a new thread has no
+ * TypeScript loader: a small module registers tsx's there first. In the app, electron-vite emits it as
+ * embed-worker.js beside the engine's bundle (electron.vite.config.ts); the `nemori` command's bundle
+ * has it beside itself too (bin/cli-bundle.mjs).
  */
 function defaultEntry(): URL {
   const fromSources = import.meta.url.endsWith('.ts');

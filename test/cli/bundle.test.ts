@@ -7,20 +7,26 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourcesHash } from '../../bin/cli-bundle.mjs';
 import { runNemori } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
+import { fixture, tempDir } from '../helpers/engine.js';
+import { offlineEnv } from '../helpers/mcp.js';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'nemori-cli');
 
 describe('the command as one module', { timeout: 120_000 }, () => {
   it('starts from the bundle of the sources as they are, without building it again', async () => {
-    const current = path.join(CACHE, `nemori-${sourcesHash(path.join(ROOT, 'core'))}.mjs`);
+    const current = path.join(CACHE, `nemori-${sourcesHash(path.join(ROOT, 'core'))}`);
     // The run's setup built it before any test started the command; a start marks it used.
     const built = fs.statSync(current);
     const home = tempDir('nemori-bundle-');
-    const r = await runNemori(['--home', home, '--no-llm', '--json', 'stats']);
+    const env = offlineEnv(home);
+    const imported = await runNemori(['--home', home, '--no-llm', 'import', fixture('import', 'two-days.json')], env);
+    expect(imported.code, imported.stderr).toBe(0);
+    // Meaning search: the model ran in the worker thread bundled beside the command.
+    const r = await runNemori(['--home', home, '--no-llm', '--json', 'search', 'Gornergrat boots'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ owners: [] });
+    expect(JSON.parse(r.stdout)).toMatchObject({ mode: 'hybrid', warnings: [], results: [expect.anything()] });
+    expect(fs.readdirSync(current).sort()).toEqual(['embed-worker.js', 'nemori.mjs', 'package.json']);
     const after = fs.statSync(current);
     expect(after.ino).toBe(built.ino);
     expect(after.mtimeMs).toBeGreaterThan(built.mtimeMs);
