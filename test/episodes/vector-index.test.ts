@@ -53,20 +53,20 @@ async function nearest(ownerId: string, query: string): Promise<string[]> {
  * goes on, whether the model's index exists and what a search finds.
  */
 async function importWatching(ownerId: string, file: string, after: number) {
-  let during: Promise<{ indexed: boolean; found: string[] }> | null = null;
+  const seen: { during?: Promise<{ indexed: boolean; found: string[] }> } = {};
   const out = await engine.call(
     'importFiles',
     { ownerId, paths: [file], timeZone: 'UTC' },
     {
       onProgress: (p) => {
-        if (during || p.phase !== 'embeddings' || p.done <= after) return;
+        if (seen.during || p.phase !== 'embeddings' || p.done <= after) return;
         // Asked at once: queued in the database before the import's next window.
         const index = indexed();
-        during = index.then(async (i) => ({ indexed: i, found: await nearest(ownerId, 'message about topic 3') }));
+        seen.during = index.then(async (i) => ({ indexed: i, found: await nearest(ownerId, 'message about topic 3') }));
       },
     },
   );
-  return { out, during: await during };
+  return { out, during: (await seen.during) ?? null };
 }
 
 describe('the vector index during a big import', { timeout: 180_000 }, () => {
