@@ -11,8 +11,9 @@ import type { VectorSpace } from '../store/vectors.js';
  * without the tiny model, 24 s with the index kept).
  *
  * The index is dropped only once an import has written as many vectors as the owner had when it began
- * (and at least DROP_AFTER): the build at its end then covers at most twice what the import wrote, so it
- * never costs more than keeping the index would. An import into a big store keeps its index.
+ * (and at least DROP_AFTER): the build at its end then covers about twice what the import wrote at
+ * most (other owners' vectors, rare in a personal store, add to it), so it does not cost more than
+ * keeping the index would. An import into a big store keeps its index.
  *
  * Meanwhile a vector search reads every vector of the model (exact, slower: ~440 ms at 100k vectors).
  * A killed import leaves the index dropped; the engine ensures it at open (core/engine/open-engine.ts),
