@@ -3,10 +3,14 @@
  * its end (core/episodes/vector-index.ts). Searches meanwhile read every vector; a store an import left
  * without its index (killed) searches the same and has the index again at its next open.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbedder } from '../../core/embed/index.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
+import { Store } from '../../core/store/store.js';
 import type { VectorSpace } from '../../core/store/vectors.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { manyConversationsFile, newOwner, tempDir } from '../helpers/engine.js';
@@ -15,10 +19,10 @@ const home = tempDir();
 let engine: Engine;
 let space: VectorSpace;
 
-async function open(): Promise<Engine> {
+async function open(at = home): Promise<Engine> {
   const embedder = await openEmbedder(tinyModelOptions());
   space = { modelId: embedder.modelId, dimensions: embedder.dimensions };
-  return openEngine({ home, embedder });
+  return openEngine({ home: at, embedder });
 }
 
 beforeAll(async () => {
@@ -88,7 +92,7 @@ describe('the vector index during a big import', { timeout: 180_000 }, () => {
     expect(await indexed()).toBe(true);
   });
 
-  it('comes back at the next open after an import was killed without it; searches meanwhile find the same episodes', async () => {
+  it('searches without it find the same episodes as with it, and it comes back at the next open', async () => {
     const withIndex = await nearest(owner, 'message about topic 3');
     // What a killed import leaves: its committed episodes and vectors, the index dropped.
     await engine.context.store.transaction((r) => r.vectors.dropIndex(space));
@@ -98,5 +102,45 @@ describe('the vector index during a big import', { timeout: 180_000 }, () => {
     engine = await open();
     expect(await indexed()).toBe(true);
     expect(await nearest(owner, 'message about topic 3')).toEqual(withIndex);
+  });
+
+  it('a process killed while its import wrote vectors without the index: the store has none until the next open builds it', async () => {
+    const killedHome = tempDir();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'import-child.ts'), killedHome, manyConversationsFile(700)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const said = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        child.kill('SIGKILL');
+        resolve(line);
+      });
+      child.once('exit', () => reject(new Error(`the import ended before it was killed: ${stderr}`)));
+    });
+    expect(said).toBe('dropped');
+    expect(await exited).toBe('SIGKILL');
+
+    // As the kill left it: the vectors of the groups it committed, no index.
+    const store = await Store.open({ dir: path.join(killedHome, 'db') });
+    const left = await store.read.vectors.count('killed', space.modelId);
+    const indexedAfterKill = await store.read.vectors.indexed(space);
+    await store.close();
+    expect(left).toBeGreaterThan(600);
+    expect(indexedAfterKill).toBe(false);
+
+    const reopened = await open(killedHome);
+    try {
+      expect(await reopened.context.store.read.vectors.indexed(space)).toBe(true);
+      const r = await reopened.call('search', { ownerId: 'killed', query: 'message about topic 3', mode: 'vector', limit: 10 });
+      expect(r.results).toHaveLength(10);
+    } finally {
+      await reopened.close();
+    }
   });
 });
