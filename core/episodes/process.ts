@@ -3,6 +3,7 @@ import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/inde
 import type { StoredMessage } from '../domain/conversation.js';
 import { builderFor, newBuildSession, type BuildInput, type BuiltEpisode, type EpisodeBuilder } from './builders.js';
 import { embeddingAhead, type EmbeddingAhead } from './embed-ahead.js';
+import { prepareVectorIndex } from './vector-index.js';
 
 /**
  * What building a conversation reports as it goes, so an import can show each step's progress:
@@ -68,7 +69,7 @@ export async function storeEpisodes(
     );
     const stored = group.map((b, i) => ({ id: ids[i]!, ...b.draft }));
     for (const [i, b] of group.entries()) if (b.graph) await r.graph.setEpisodeGraph(ownerId, ids[i]!, b.graph, now);
-    if (ctx.embedder) await r.vectors.ensureIndex({ modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions });
+    await prepareVectorIndex(ctx, r, group.length);
     await indexEpisodes(r, ownerId, stored, null, ctx.config.retrieval.bm25);
     // Knowledge discovery follows as a job (core/facts/discovery.ts); without an LLM the episodes wait.
     await r.discoveryQueue.enqueue(

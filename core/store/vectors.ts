@@ -94,6 +94,12 @@ export function vectorReads(q: Sql) {
       return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance, nearest: x.nearest }));
     },
 
+    /** Whether the model's nearest-neighbour index exists (a big import builds it at its end). */
+    async indexed(space: VectorSpace): Promise<boolean> {
+      const r = await q.query(`SELECT 1 FROM pg_indexes WHERE indexname = $1`, [indexName(space)]);
+      return r.rows.length > 0;
+    },
+
     /** Whether any vector of this model exists for the owner: an index probe, not a count. */
     async any(ownerId: string, modelId: string): Promise<boolean> {
       const r = await q.query(`SELECT 1 FROM episode_embeddings WHERE owner_id = $1 AND model_id = $2 LIMIT 1`, [ownerId, modelId]);
@@ -124,6 +130,14 @@ export function vectorWrites(q: Sql) {
          USING hnsw ((${signBits('embedding', space.dimensions)}) bit_hamming_ops) WITH (m = 16, ef_construction = 32)
          WHERE model_id = ${quoteLiteral(space.modelId)}`,
       );
+    },
+
+    /**
+     * Drops the model's index (DDL: a write): a big import writes its vectors without it and creates it
+     * again at its end (core/episodes/vector-index.ts). Searches meanwhile read every vector of the model.
+     */
+    async dropIndex(space: VectorSpace): Promise<void> {
+      await q.exec(`DROP INDEX IF EXISTS ${indexName(space)}`);
     },
 
     /**

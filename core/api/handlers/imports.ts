@@ -1,5 +1,6 @@
 import { IncomingConversation, parseIsoWithOffset } from '../../domain/conversation.js';
 import { importFiles, ingestConversation } from '../../ingest/import.js';
+import { withVectorIndexDeferred } from '../../episodes/vector-index.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 
 export function importHandlers({ ctx, discovery, live }: HandlerEnv): Handlers<'ingestConversation' | 'importFiles'> {
@@ -23,10 +24,12 @@ export function importHandlers({ ctx, discovery, live }: HandlerEnv): Handlers<'
     },
 
     importFiles(i, o) {
-      return importFiles(ctx, discovery, i, {
-        signal: o.signal,
-        ...(o.onProgress ? { onProgress: (p) => o.onProgress?.({ operation: 'importFiles', ...p }) } : {}),
-      });
+      return withVectorIndexDeferred(ctx, i.ownerId, () =>
+        importFiles(ctx, discovery, i, {
+          signal: o.signal,
+          ...(o.onProgress ? { onProgress: (p) => o.onProgress?.({ operation: 'importFiles', ...p }) } : {}),
+        }),
+      );
     },
   };
 }
