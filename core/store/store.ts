@@ -41,8 +41,10 @@ export interface OpenStoreOptions {
  * resident while the app runs. With the data folder's 128 MB of `shared_buffers` it grew to 189 MB at
  * the first query (154 MB resident after searches at 100k episodes); 64 MB of buffers leave room for
  * the rest of Postgres inside the first 128 MB, so it never grows (86 MB resident there, through a
- * 10 MB import with its vector index too), for about 4 % more CPU a search: pages the buffers no
- * longer hold are read again from the operating system's file cache. At 96 MB it grows to 154 MB.
+ * 10 MB import with its vector index too), for 2–7 % more CPU a search: pages the buffers no longer
+ * hold are read again from the operating system's file cache. At 96 MB it grows to 154 MB. An import
+ * of 50 MB or more still grows it to 184 MB for the rest of that run (it stays at 128 only with 40 MB
+ * of buffers or less, and 32 MB cost about 15 % more CPU a search).
  */
 const STARTUP_SETTINGS = [
   // [name, on the command line, as pg_settings shows it (shared_buffers in pages of 8 kB)]
