@@ -155,6 +155,8 @@ const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
 sample();
 const stats = await engine.call('stats', { ownerId: 'big' });
+// PGlite's WebAssembly memory at the end: it only grows, so this is its peak.
+const databaseMemoryMB = round(engine.context.store.databaseMemoryBytes() / 1048576, 0);
 await engine.close();
 
 console.log(
@@ -178,6 +180,7 @@ console.log(
         heapTotal: round(peak.heapTotal / 1048576, 0),
         external: round(peak.external / 1048576, 0),
       },
+      databaseMemoryMB,
       loadAverage: { before: round(loadBefore, 2), after: round(os.loadavg()[0]!, 2) },
       errors: out.errors,
       dir,

@@ -82,6 +82,8 @@ const sizeBytes = await store.sizeOnDisk();
 const walBytes = await store.walBytes();
 const tables = await store.tableSizes();
 const searchRssMB = round(process.memoryUsage().rss / 1e6, 0);
+// PGlite's share of it: its WebAssembly memory, which only grows.
+const databaseMemoryMB = round(store.databaseMemoryBytes() / 1e6, 0);
 await engine.close();
 const mb = (n: number) => round(n / 1e6, 1);
 
@@ -105,6 +107,7 @@ console.log(
         tables.filter((t) => t.bytes >= 1e5).map((t) => [t.table, { total: mb(t.bytes), indexes: mb(t.indexBytes) }]),
       ),
       rssMB: searchRssMB,
+      databaseMemoryMB,
       loadAverage,
       queryEmbeddingMs: { p50: round(percentile(embedTimes, 50), 2), p95: round(percentile(embedTimes, 95), 2) },
       searchMs: search,

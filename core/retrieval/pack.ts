@@ -191,7 +191,7 @@ export async function firstStage(ctx: EngineContext, ownerId: string, query: str
       { embedder: ctx.embedder, config: ctx.config.retrieval },
       { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)] },
     );
-  const anchors = queryTimeAnchors(query);
+  const anchors = await queryTimeAnchors(query);
   const outcome = await search({}, depth);
   const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score }));
   if (anchors.length) {
@@ -349,7 +349,7 @@ export async function episodeEvidenceScores(
   known: SearchOutcome['termStats'],
 ): Promise<Map<string, number>> {
   const cfg = ctx.config.retrieval.pack;
-  const first: FirstStage = { hits: [...hits], anchors: queryTimeAnchors(query), modeUsed: 'hybrid', warnings: [] };
+  const first: FirstStage = { hits: [...hits], anchors: await queryTimeAnchors(query), modeUsed: 'hybrid', warnings: [] };
   const stage = stageFrom(
     first,
     messageDocs(

@@ -1,5 +1,3 @@
-import * as chrono from 'chrono-node';
-
 /**
  * Dates a query names ("on 8 May, 2023", "in April 2022", "2021", "2023年5月8日"): a question about a
  * time wants what was said around then first. Only absolute dates are read — a stated year or month —
@@ -28,8 +26,14 @@ const CHINESE_DATE = /(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日�
 const ISO_DATE = /\b(\d{4})-(\d{2})(?:-(\d{2}))?\b/g;
 const BARE_YEAR = /\b(19\d\d|20\d\d|21\d\d)\b/g;
 
+/**
+ * chrono-node, loaded by the first query that needs it: loaded, it holds about 26 MB for as long as the
+ * app runs, and most queries state no year, so most sessions never need it.
+ */
+let chrono: Promise<typeof import('chrono-node')> | null = null;
+
 /** Absolute dates in a query, most specific first, without duplicates. */
-export function queryTimeAnchors(text: string): TimeAnchor[] {
+export async function queryTimeAnchors(text: string): Promise<TimeAnchor[]> {
   // Every form read below states a four-digit year; most queries have none, and chrono costs
   // milliseconds per search.
   if (!/\d{4}/.test(text)) return [];
@@ -50,7 +54,8 @@ export function queryTimeAnchors(text: string): TimeAnchor[] {
   }
   // English: chrono, kept only where the year is stated ("May 8" alone could be any year).
   if (/[a-z]/i.test(text)) {
-    for (const r of chrono.en.parse(text, new Date(Date.UTC(2000, 0, 1)))) {
+    chrono ??= import('chrono-node');
+    for (const r of (await chrono).en.parse(text, new Date(Date.UTC(2000, 0, 1)))) {
       if (inside(r.index)) continue;
       const c = r.start;
       // A stated year, in the words themselves: chrono marks relative results ("last week") certain too.

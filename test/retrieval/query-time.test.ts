@@ -1,21 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { queryTimeAnchors } from '../../core/retrieval/query-time.js';
+import { tempDir } from '../helpers/engine.js';
 
-const read = (text: string) => queryTimeAnchors(text).map((a) => [a.granularity, a.start.toISOString().slice(0, 10)]);
+const read = async (text: string) => (await queryTimeAnchors(text)).map((a) => [a.granularity, a.start.toISOString().slice(0, 10)]);
+
+/**
+ * Run in a process of its own: which modules it asks for, seen by a resolve hook, after reading the
+ * dates of a query without a year and then of one with a year in words.
+ */
+const CHILD = `
+import { register } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+const asked = [];
+port1.on('message', (s) => asked.push(s));
+const hooks = 'let port; export function initialize(d) { port = d.port; } export async function resolve(s, c, next) { port.postMessage(s); return next(s, c); }';
+register('data:text/javascript,' + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
+const settle = () => new Promise((r) => setTimeout(r, 50));
+const { queryTimeAnchors } = await import(process.argv[2]);
+await queryTimeAnchors('what did we talk about last week');
+await settle();
+const withoutYear = asked.includes('chrono-node');
+await queryTimeAnchors('the trip in April 2022');
+await settle();
+console.log(JSON.stringify({ withoutYear, withYear: asked.includes('chrono-node') }));
+port1.close();
+`;
 
 describe('dates a query names', () => {
-  it('reads stated days, months and years in English, Chinese and ISO form, most specific first', () => {
-    expect(read('What did Caroline and Melanie talk about on 22 May, 2023?')).toEqual([['day', '2023-05-22']]);
-    expect(read('the trip in April 2022')).toEqual([['month', '2022-04-01']]);
-    expect(read('2023年5月8日那天我们聊了什么')).toEqual([['day', '2023-05-08']]);
-    expect(read('notes from 2021-03, back in 2019')).toEqual([
+  it('reads stated days, months and years in English, Chinese and ISO form, most specific first', async () => {
+    expect(await read('What did Caroline and Melanie talk about on 22 May, 2023?')).toEqual([['day', '2023-05-22']]);
+    expect(await read('the trip in April 2022')).toEqual([['month', '2022-04-01']]);
+    expect(await read('2023年5月8日那天我们聊了什么')).toEqual([['day', '2023-05-08']]);
+    expect(await read('notes from 2021-03, back in 2019')).toEqual([
       ['month', '2021-03-01'],
       ['year', '2019-01-01'],
     ]);
   });
 
-  it('reads nothing without a stated year: relative dates, days without a year, other numbers', () => {
+  it('reads nothing without a stated year: relative dates, days without a year, other numbers', async () => {
     for (const text of ['what did we do last week', 'dinner on May 8', 'call at 10:30 in room 12', '上周六去哪了', 'pills watch playing'])
-      expect(queryTimeAnchors(text)).toEqual([]);
+      expect(await queryTimeAnchors(text)).toEqual([]);
+  });
+
+  it('loads the English date parser only for a query that states a year in words (it holds ~26 MB once loaded)', () => {
+    const script = path.join(tempDir(), 'child.mjs');
+    fs.writeFileSync(script, CHILD);
+    const module = path.join(import.meta.dirname, '..', '..', 'core', 'retrieval', 'query-time.ts');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script, module], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ withoutYear: false, withYear: true });
   });
 });

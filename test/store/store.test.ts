@@ -108,6 +108,22 @@ describe('the store on disk', () => {
     expect(onDisk).toBeLessThanOrEqual(48 * 1024 * 1024);
   });
 
+  it("keeps the database inside PGlite's first 128 MB of memory, in a new folder and an old one", async () => {
+    // The WebAssembly memory never shrinks: the folder's own 128 MB of shared buffers grew it to 189 MB
+    // at the first query, resident for as long as the app runs.
+    const home = tempDir();
+    for (const open of ['new', 'reopened']) {
+      const e = await openEngine({ home, embedder: null });
+      try {
+        await e.call('importFiles', { ownerId: 'me', paths: [fixture('import', 'two-days.json')] });
+        await e.call('search', { ownerId: 'me', query: 'train tickets', limit: 10 });
+        expect({ open, bytes: e.context.store.databaseMemoryBytes() }).toEqual({ open, bytes: 128 * 1024 * 1024 });
+      } finally {
+        await e.close();
+      }
+    }
+  });
+
   it('upgrades an older store: each indexed document gets its postings, and removing it still removes them', async () => {
     // A store as version 5 left it: postings with their by-episode index, documents without their postings.
     const { home, db } = await storeAtVersion(5);
