@@ -254,8 +254,8 @@ export class Store {
   }
 
   /**
-   * Bytes of PGlite's WebAssembly memory. It only ever grows, and all of it stays resident while the
-   * store is open: the database's share of the app's memory (see STARTUP_SETTINGS).
+   * Bytes of PGlite's WebAssembly memory: the most of the app's memory the database can take. It only
+   * ever grows, and what Postgres touched of it stays resident while the store is open (see STARTUP_SETTINGS).
    */
   databaseMemoryBytes(): number {
     this.assertOpen();
