@@ -42,10 +42,11 @@ function spaceOf(ctx: EngineContext): VectorSpace | null {
 export async function withVectorIndexDeferred<T>(ctx: EngineContext, ownerId: string, run: () => Promise<T>): Promise<T> {
   const space = spaceOf(ctx);
   if (!space) return run();
-  const had = await ctx.store.read.vectors.count(ownerId, space.modelId);
   let d = deferrals.get(ctx.store);
   if (!d) {
-    d = { imports: 0, written: 0, dropAfter: Math.max(DROP_AFTER, had), dropped: false };
+    const had = await ctx.store.read.vectors.count(ownerId, space.modelId);
+    // Another import may have begun while this one counted: join it.
+    d = deferrals.get(ctx.store) ?? { imports: 0, written: 0, dropAfter: Math.max(DROP_AFTER, had), dropped: false };
     deferrals.set(ctx.store, d);
   }
   d.imports++;
