@@ -6,7 +6,7 @@
  * and prints one JSON object with messages/s, the CPU time it took, the peak RSS sampled during the
  * import, and the load average (the machine may be shared).
  *
- *   npx tsx bench/import-big.ts [--mb 200] [--format telegram|whatsapp|json|jsonl] [--model none|tiny] [--dir DIR] [--dry-run]
+ *   npm run bench:import -- [--mb 200] [--format telegram|whatsapp|json|jsonl] [--model none|tiny] [--dir DIR] [--dry-run]
  *
  * `--dry-run` runs the import's first pass only (read and validate the whole file, store nothing): the
  * readers' own memory at full size, without the disk and the hour a full import of 200 MB takes here.

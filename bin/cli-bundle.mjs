@@ -9,8 +9,8 @@
  * an edit or a checkout makes the next start build a new one.
  *
  * npm packages stay external (the same node_modules, so the same PGlite and model runtime), and each
- * source's `import.meta.url` stays its own file's address, so the migrations, prompts and renderer are
- * found where they are; the model's worker thread is bundled too.
+ * source's `import.meta` (url, dirname, filename) stays its own file's address, so the migrations,
+ * prompts and renderer are found where they are; the model's worker thread is bundled too.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -22,12 +22,12 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'nemori-cli');
 
 /**
- * Writes the bundle into the folder `dir`: the command (nemori.mjs) and the model's worker thread
- * (embed-worker.js), which the command starts from beside model-worker's address as the app does beside
- * its engine (core/embed/model-worker.ts): `at`, the folder they will be run from, is that address.
- * Packages resolve from the node_modules above the folder.
+ * Writes a bundle into the folder `dir`: the program `main` (esbuild's `entryPoints` or `stdin`) as
+ * `outName`, and the model's worker thread (embed-worker.js), which the program starts from beside
+ * model-worker's address as the app does beside its engine (core/embed/model-worker.ts): `at`, the
+ * folder they will be run from, is that address. Packages resolve from the node_modules above the folder.
  */
-export async function buildCliBundle(dir, at = dir) {
+export async function buildBundle(dir, at, main, outName) {
   // esbuild is tsx's own transpiler: resolved from tsx, the version tsx runs the sources with.
   const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild');
   const modelWorker = path.join(ROOT, 'core', 'embed', 'model-worker.ts');
@@ -40,12 +40,16 @@ export async function buildCliBundle(dir, at = dir) {
     logLevel: 'silent',
     plugins: [
       {
-        name: 'own-import-meta-url',
+        name: 'own-import-meta',
         setup(build) {
           build.onLoad({ filter: /\.[cm]?ts$/ }, async (args) => {
             const address = args.path === modelWorker ? path.join(at, 'model-worker.js') : args.path;
             const source = await fs.promises.readFile(args.path, 'utf8');
-            return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(address).href)), loader: 'ts' };
+            const contents = source
+              .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(address).href))
+              .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(address)))
+              .replaceAll('import.meta.filename', JSON.stringify(address));
+            return { contents, loader: 'ts' };
           });
         },
       },
@@ -55,8 +59,21 @@ export async function buildCliBundle(dir, at = dir) {
   // Under node_modules no package.json above says so: without this one, .js files would load as CommonJS.
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
   await Promise.all([
+    esbuild.build({ ...options, ...main, outfile: path.join(dir, outName) }),
     esbuild.build({
       ...options,
+      entryPoints: [path.join(ROOT, 'core', 'embed', 'embed-worker.ts')],
+      outfile: path.join(dir, 'embed-worker.js'),
+    }),
+  ]);
+}
+
+/** The command's bundle (nemori.mjs) in `dir`, to be run from `at` (see buildBundle). */
+export function buildCliBundle(dir, at = dir) {
+  return buildBundle(
+    dir,
+    at,
+    {
       stdin: {
         // bin/nemori.mjs after tsx's `register()`.
         contents: "const { main } = await import('../core/cli/main.ts');\nawait main(process.argv);\n",
@@ -64,14 +81,9 @@ export async function buildCliBundle(dir, at = dir) {
         sourcefile: 'nemori.mjs',
         loader: 'js',
       },
-      outfile: path.join(dir, 'nemori.mjs'),
-    }),
-    esbuild.build({
-      ...options,
-      entryPoints: [path.join(ROOT, 'core', 'embed', 'embed-worker.ts')],
-      outfile: path.join(dir, 'embed-worker.js'),
-    }),
-  ]);
+    },
+    'nemori.mjs',
+  );
 }
 
 /**
