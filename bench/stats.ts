@@ -1,3 +1,6 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -15,4 +18,14 @@ export function argValue(argv: readonly string[], name: string): string | undefi
   if (i >= 0) return argv[i + 1];
   const eq = argv.find((a) => a.startsWith(`--${name}=`));
   return eq?.slice(name.length + 3);
+}
+
+/**
+ * Resident memory after a full garbage collection: what the process holds, without the garbage it has
+ * yet to collect (among it the 128 MB memory of each PGlite instance a benchmark opened and closed).
+ */
+export function residentAfterGc(): number {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+  return process.memoryUsage().rss;
 }

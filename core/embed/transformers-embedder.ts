@@ -13,6 +13,7 @@ import { EmbedError } from './errors.js';
 import { resolveModelSource, type ModelSource, type ModelSourceOptions } from './model-source.js';
 import type { ModelDtype } from './model-specs.js';
 import { startModelWorker, type ModelWorker } from './model-worker.js';
+import { startRenewingWorker, type RenewPolicy } from './renewing-worker.js';
 import type { ModelProgress } from './worker-protocol.js';
 
 export type { ModelProgress } from './worker-protocol.js';
@@ -27,6 +28,8 @@ export type OpenEmbedderOptions = ModelSourceOptions &
   z.input<typeof EmbedderOptionsSchema> & {
     /** Called during download and load. Only the open that starts the load receives events. */
     readonly onProgress?: (progress: ModelProgress) => void;
+    /** When the model's thread is replaced by a fresh one (renewing-worker.ts); set by the open that starts it. */
+    readonly renewPolicy?: RenewPolicy;
   };
 
 interface SharedPipeline {
@@ -63,7 +66,11 @@ interface Handle {
   readonly worker: ModelWorker;
 }
 
-async function acquire(source: ModelSource, onProgress: ((p: ModelProgress) => void) | undefined): Promise<Handle> {
+async function acquire(
+  source: ModelSource,
+  onProgress: ((p: ModelProgress) => void) | undefined,
+  renewPolicy: RenewPolicy | undefined,
+): Promise<Handle> {
   const key = JSON.stringify([source.modelId, source.dir, source.spec.dtype]);
   let entry = shared.get(key);
   if (entry === undefined) {
@@ -72,7 +79,17 @@ async function acquire(source: ModelSource, onProgress: ((p: ModelProgress) => v
     };
     // A failed load must not stay cached: the next open (say, after a download) retries; nor may a
     // crashed thread: the next open starts a new one.
-    const created: SharedPipeline = { key, source, loaded: startModelWorker(source, { onProgress, onCrash: forget }), refs: 0 };
+    // Only the first load reports progress: a renewed thread loads what is already on disk, unseen.
+    let progress = onProgress;
+    const loaded = startRenewingWorker(
+      (onCrash) => {
+        const started = startModelWorker(source, { onProgress: progress, onCrash });
+        progress = undefined;
+        return started;
+      },
+      { onCrash: forget, policy: renewPolicy },
+    );
+    const created: SharedPipeline = { key, source, loaded, refs: 0 };
     created.loaded.catch(forget);
     shared.set(key, created);
     entry = created;
@@ -139,12 +156,12 @@ class TransformersEmbedder implements Embedder {
  * MODEL_LOAD_FAILED or INVALID_OPTIONS.
  */
 export async function openEmbedder(options: OpenEmbedderOptions = {}): Promise<Embedder> {
-  const { batchSize, onProgress, ...sourceOptions } = options;
+  const { batchSize, onProgress, renewPolicy, ...sourceOptions } = options;
   const parsed = EmbedderOptionsSchema.safeParse({ batchSize });
   if (!parsed.success) {
     throw new EmbedError('INVALID_OPTIONS', `embedder options: ${z.prettifyError(parsed.error)}`);
   }
   const source = await resolveModelSource(sourceOptions);
-  const handle = await acquire(source, onProgress);
+  const handle = await acquire(source, onProgress, renewPolicy);
   return new TransformersEmbedder(handle, parsed.data.batchSize ?? DEFAULT_BATCH_SIZE);
 }
