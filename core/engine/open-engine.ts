@@ -1,3 +1,4 @@
+import { boundHeapGrowth } from './heap-growth.js';
 import { repairOnOpen } from '../episodes/repair.js';
 import path from 'node:path';
 import type { z } from 'zod';
@@ -96,6 +97,7 @@ async function configAt(store: Store, explicit: Record<string, unknown>): Promis
 
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   if (o.lock && !o.home) throw new Error('a lock was given for an in-memory engine');
+  boundHeapGrowth();
   if (o.home) makePrivate(o.home);
   const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined, lock: o.lock });
   let ctx: EngineContext;
