@@ -1,9 +1,9 @@
 /**
  * A model's thread that has embedded many texts in batches is replaced by a fresh one once it has been
- * idle for a while. The thread keeps the memory of the biggest batches it ran for as long as it lives
- * (ONNX Runtime's buffers and the thread's malloc arenas, fragmented by tensors of every batch shape):
- * after an import's batches of long passages, the test model's thread holds ~130 MB more than a freshly
- * loaded one. A new thread loads the model again (off the engine's thread) and the old one ends, giving
+ * idle for a while. The process keeps the memory of the biggest batches the thread ran (tensors of every
+ * batch shape, freed but not given back) for as long as the thread lives: after an import's batches of
+ * long passages, the test model's thread holds ~130 MB more than a freshly loaded one, and a fresh one
+ * after it ~65 MB less. A new thread loads the model again (off the engine's thread) and the old one ends, giving
  * most of that back. Requests go to the old thread until the new one is ready, so nobody waits for the
  * load; a thread that only embedded one text at a time (a companion's queries and turns) is kept.
  */
