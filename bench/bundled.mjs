@@ -2,8 +2,8 @@
 /**
  * Runs a benchmark as the product runs: its sources bundled as the `nemori` command is
  * (bin/cli-bundle.mjs), in plain node. Under tsx, its loader thread and the sources it transpiled stay
- * in memory (and the model's worker thread registers tsx again): ~200–250 MB of resident memory no
- * user's process has, which `rssMB` and an import's peak would count.
+ * in memory (and the model's worker thread registers tsx again), which no user's process has: a
+ * process searching 100k episodes held 651 MB under tsx and 413–421 MB bundled.
  *
  *   node bench/bundled.mjs bench/scale.ts [its arguments]
  */

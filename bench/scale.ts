@@ -58,7 +58,7 @@ const ingestSeconds = (performance.now() - ingestStarted) / 1000;
 await relevanceFloor(embedder, '');
 // A store just filled is opened again, as after a restart; one that was full already is searched by the
 // engine that found it so, so that this process opened it once, as a companion's server does (each
-// PGlite opened and closed leaves this process some 20–40 MB bigger).
+// PGlite opened and closed left the process tens of MB bigger, with nothing of it live).
 if (filled.added > 0) {
   await engine.close();
   ({ opened: engine, ms: engineOpenMs } = await openTimed());
