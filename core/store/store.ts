@@ -61,9 +61,9 @@ const STARTUP_SETTINGS = [
 /**
  * A checkpoint once this much WAL was written since the last one: half of `max_wal_size`, and the only
  * checkpoints there are besides those at close (PGlite runs no checkpointer). The first change to a page
- * after a checkpoint writes the whole page to the WAL, and an import's window touches pages all over the keyword index's term table:
- * with 16 MB a 100k-episode import checkpointed every two windows, 1,635 against 1,781 messages/s with
- * 32 MB (same minutes; the WAL peaked at 33.6 and 50.3 MB).
+ * after a checkpoint writes the whole page to the WAL, and an import's window touches pages all over
+ * the keyword index's term table: with 16 MB a 100k-episode import checkpointed every two windows,
+ * 1,635 against 1,781 messages/s with 32 MB (same minutes; the WAL peaked at 33.6 and 50.3 MB).
  */
 const CHECKPOINT_AFTER_BYTES = 32 * 1024 * 1024;
 
