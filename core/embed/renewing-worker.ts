@@ -4,8 +4,9 @@
  * batch shape, freed but not given back) for as long as the thread lives: after an import's batches of
  * long passages, the test model's thread holds ~130 MB more than a freshly loaded one, and a fresh one
  * after it ~65 MB less. A new thread loads the model again (off the engine's thread) and the old one
- * ends, giving most of that back. Requests go to the old thread until the new one is ready, so nobody waits for the
- * load; a thread that only embedded one text at a time (a companion's queries and turns) is kept.
+ * ends, giving most of that back. Requests go to the old thread until the new one is ready, so nobody
+ * waits for the load; a thread that only embedded one text at a time (a companion's queries and turns)
+ * is kept.
  */
 import type { ModelWorker } from './model-worker.js';
 
