@@ -159,24 +159,27 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
   );
 
   // Known terms' waiting postings grow on their rows, found by the term itself: their ids come back,
-  // and whether they now hold a block's worth.
+  // and whether they now hold a block's worth — as one JSON value, not a row each: PGlite parses rows
+  // field by field in JS, and a window's ~4,000 terms took as long to parse as to find.
   const known = new Map<string, number>();
   const full: number[] = [];
   const merged: number[] = [];
   for (const batch of chunks([...byTerm], 5000)) {
-    const r = await q.query<{ k: number; id: number; full: boolean; merge: boolean }>(
-      `UPDATE bm25_terms t SET df = t.df + u.b - u.a + 1, fresh = t.fresh + u.b - u.a + 1,
-         docs = t.docs || ($5::int[])[u.a:u.b], impacts = t.impacts || ($6::real[])[u.a:u.b]
-       FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(term, a, b, k)
-       WHERE t.owner_id = $1 AND t.term = u.term
-       RETURNING u.k::int AS k, t.id, cardinality(t.docs) >= ${BLOCK} AS full, 4 * t.fresh >= t.df AS merge`,
+    const r = await q.query<{ rows: [k: number, id: number, filled: boolean, merging: boolean][] | null }>(
+      `WITH u AS (
+         UPDATE bm25_terms t SET df = t.df + u.b - u.a + 1, fresh = t.fresh + u.b - u.a + 1,
+           docs = t.docs || ($5::int[])[u.a:u.b], impacts = t.impacts || ($6::real[])[u.a:u.b]
+         FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(term, a, b, k)
+         WHERE t.owner_id = $1 AND t.term = u.term
+         RETURNING u.k::int AS k, t.id, cardinality(t.docs) >= ${BLOCK} AS filled, 4 * t.fresh >= t.df AS merging)
+       SELECT json_agg(json_build_array(k, id, filled, merging)) AS rows FROM u`,
       [ownerId, textArray(batch.map(([t]) => t)), ...postingLists(batch)],
     );
-    for (const x of r.rows) {
-      known.set(batch[x.k - 1]![0], x.id);
-      if (!x.full) continue;
-      full.push(x.id);
-      if (x.merge) merged.push(x.id);
+    for (const [k, id, filled, merging] of r.rows[0]?.rows ?? []) {
+      known.set(batch[k - 1]![0], id);
+      if (!filled) continue;
+      full.push(id);
+      if (merging) merged.push(id);
     }
   }
 
@@ -261,19 +264,18 @@ export function bm25Reads(q: Sql) {
   /**
    * The owner's document count and the rows of those of `terms` some document contains, in the query's
    * order: matched terms are listed as the person wrote them, and the first 63 are the ones scored.
+   * The rows come as one JSON value (see insertEntries): building an episode asks for thousands.
    */
   async function readTerms(ownerId: string, terms: readonly string[]): Promise<{ docCount: number; rows: TermRow[] }> {
     const wanted = [...new Set(terms)];
-    const r = await q.query<{ doc_count: number; term: string | null; id: number | null; df: number | null }>(
-      `SELECT s.doc_count, t.term, t.id, t.df FROM bm25_stats s
-       LEFT JOIN bm25_terms t ON t.owner_id = s.owner_id AND t.term = ANY($2::text[])
-       WHERE s.owner_id = $1`,
+    const r = await q.query<{ doc_count: number; terms: [term: string, id: number, df: number][] | null }>(
+      `SELECT s.doc_count, (SELECT json_agg(json_build_array(t.term, t.id, t.df)) FROM bm25_terms t
+                            WHERE t.owner_id = s.owner_id AND t.term = ANY($2::text[])) AS terms
+       FROM bm25_stats s WHERE s.owner_id = $1`,
       [ownerId, wanted],
     );
     const at = new Map(wanted.map((t, i) => [t, i]));
-    const rows = r.rows
-      .flatMap((x) => (x.term !== null && x.id !== null && x.df !== null ? [{ term: x.term, id: x.id, df: x.df }] : []))
-      .sort((a, b) => at.get(a.term)! - at.get(b.term)!);
+    const rows = (r.rows[0]?.terms ?? []).map(([term, id, df]) => ({ term, id, df })).sort((a, b) => at.get(a.term)! - at.get(b.term)!);
     return { docCount: r.rows[0]?.doc_count ?? 0, rows };
   }
 
