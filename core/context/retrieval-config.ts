@@ -86,8 +86,10 @@ export const RetrievalConfig = z.object({
       weights: z.tuple([z.number(), z.number(), z.number(), z.number(), z.number()]).default([3, 2, 2, 2, 1]),
       /** Postings read per query term, strongest first (see core/store/bm25.ts). */
       postingsPerTerm: z.number().int().positive().default(1000),
+      /** The best this many documents by the postings read are scored exactly; 0: not (see core/store/bm25.ts). */
+      rescoreDepth: z.number().int().min(0).default(100),
     })
-    .default({ k1: 1.2, b: 0.75, weights: [3, 2, 2, 2, 1], postingsPerTerm: 1000 }),
+    .default({ k1: 1.2, b: 0.75, weights: [3, 2, 2, 2, 1], postingsPerTerm: 1000, rescoreDepth: 100 }),
   /**
    * How hybrid search mixes its keyword and vector rankings: by rank (`rrf`, the default) or by scaled
    * score (`weighted`). Rank fusion trusts no model's similarity scale: a memory that says the query's

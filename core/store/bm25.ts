@@ -32,6 +32,13 @@ export interface Bm25Params {
    * scored exactly; for commoner ones only documents where the term weighs little are left out.
    */
   postingsPerTerm: number;
+  /**
+   * The best this many documents by the postings read get the weight of the cut terms they hold but
+   * whose postings were not read, from their own entries: a document that holds several of the
+   * query's common terms, none of them strongly, is ranked by all of them. 0: scores stay those of
+   * the postings read.
+   */
+  rescoreDepth: number;
 }
 
 export interface Bm25Hit {
@@ -313,7 +320,13 @@ export function bm25Reads(q: Sql) {
       const weights = found.map((r) => qtf.get(r.term)! * Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) * (o.params.k1 + 1));
       const p = new Params();
       const owner = p.add(ownerId);
-      const qt = `unnest(${p.add(found.map((f) => f.id))}::int[], ${p.add(weights)}::float8[], ${p.add(found.map((_, i) => (1n << BigInt(i)).toString()))}::int8[]) AS qt(term_id, w, bit)`;
+      const bits = found.map((_, i) => (1n << BigInt(i)).toString());
+      const termList = (which: readonly number[], alias: string) =>
+        `unnest(${p.add(which.map((i) => found[i]!.id))}::int[], ${p.add(which.map((i) => weights[i]!))}::float8[], ${p.add(which.map((i) => bits[i]!))}::int8[]) AS ${alias}(term_id, w, bit)`;
+      const qt = termList(
+        found.map((_, i) => i),
+        'qt',
+      );
       const filters = filterSql(o.filters, p);
       let postings: string;
       if (filters) {
@@ -340,14 +353,27 @@ export function bm25Reads(q: Sql) {
               unnest(l.docs, l.impacts) AS u(doc_no, impact)
             ORDER BY u.impact DESC LIMIT ${per}) x`;
       }
-      // Ranked by document number first; the ties at the cut come along so the episode id breaks them.
+      // Terms whose postings were not all read. The best documents by what was read — the ties at the
+      // cut come along, so the episode id breaks them — get these terms' weight from their own entries
+      // where they hold them unread: at 100k synthetic episodes the top 10 shared 56 % of their
+      // episodes with exact BM25's, 82 % so (for ~1.5 ms a query); without cut terms nothing changes.
+      const cut = filters || o.params.rescoreDepth === 0 ? [] : found.flatMap((f, i) => (f.df > o.params.postingsPerTerm ? [i] : []));
+      const depth = p.add(cut.length > 0 ? Math.max(o.limit, o.params.rescoreDepth) : o.limit);
       const limit = p.add(o.limit);
+      // Without cut terms the document rows are not read, only their index (which holds the episode id).
+      const unread = cut.length
+        ? `CROSS JOIN LATERAL (
+             SELECT COALESCE(sum(c.w * d.impacts[at]), 0) AS score, COALESCE(bit_or(c.bit), 0) AS mask
+             FROM ${termList(cut, 'c')} CROSS JOIN LATERAL array_position(d.term_ids, c.term_id) AS at
+             WHERE s.mask & c.bit = 0 AND at IS NOT NULL) x`
+        : `CROSS JOIN (SELECT 0::float8 AS score, 0::int8 AS mask) x`;
       const r = await q.query<{ episode_id: string; score: number; mask: string }>(
-        `SELECT d.episode_id, s.score, s.mask::text AS mask FROM (
+        `SELECT d.episode_id, s.score + x.score AS score, (s.mask | x.mask)::text AS mask FROM (
            SELECT s.doc_no, sum(s.w * s.impact) AS score, bit_or(s.bit) AS mask
-           FROM (${postings}) s GROUP BY s.doc_no ORDER BY score DESC FETCH FIRST ${limit} ROWS WITH TIES) s
+           FROM (${postings}) s GROUP BY s.doc_no ORDER BY score DESC FETCH FIRST ${depth} ROWS WITH TIES) s
          JOIN bm25_docs d ON d.owner_id = ${owner} AND d.doc_no = s.doc_no
-         ORDER BY s.score DESC, d.episode_id LIMIT ${limit}`,
+         ${unread}
+         ORDER BY 2 DESC, d.episode_id LIMIT ${limit}`,
         p.values,
       );
       const hits = r.rows.map((x) => {

@@ -49,6 +49,23 @@ describe('BM25 postings in blocks', () => {
     expect((await search(store(), a, ['snow'], few)).map((h) => h.episodeId)).toEqual(all.slice(3, 10).map((h) => h.episodeId));
   });
 
+  it('scores the best documents by every query term they hold, also terms whose postings it did not read', async () => {
+    const [a] = owners();
+    await snowfall(store(), a, 200, 50);
+    // All 200 postings of both terms read: the exact scores.
+    const exact = new Map((await search(store(), a, ['snow', 'filler'])).map((h) => [h.episodeId, h]));
+    // Seven of each read: the shortest days are found by "snow", the longest by "filler", and each
+    // holds the other term too, weakly. They are ranked by both.
+    const hits = await search(store(), a, ['snow', 'filler'], { ...bm25Params, postingsPerTerm: 7, rescoreDepth: 14 }, 10);
+    expect(hits).toHaveLength(10);
+    for (const h of hits) {
+      const e = exact.get(h.episodeId)!;
+      expect(h.matchedTerms).toEqual(e.matchedTerms);
+      expect(h.score).toBeCloseTo(e.score, 9);
+    }
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => y - x));
+  });
+
   it('keeps the blocks equal to the live documents’ postings through remove, park, restore and deleting the episode', async () => {
     const [a] = owners();
     const ids = await snowfall(store(), a, 40, 4);

@@ -77,7 +77,7 @@ export function doc(episodeId: string, words: readonly string[]): Bm25Doc {
   return { episodeId, terms, lengths: [0, 0, 0, 0, words.length] };
 }
 
-export const bm25Params: Bm25Params = { k1: 1.2, b: 0.75, weights: [3, 2, 2, 2, 1], postingsPerTerm: 1000 };
+export const bm25Params: Bm25Params = { k1: 1.2, b: 0.75, weights: [3, 2, 2, 2, 1], postingsPerTerm: 1000, rescoreDepth: 100 };
 
 export function newFact(key: string, value: string, o: Partial<NewFact> = {}): NewFact {
   const [entityType = 'fact', label = key] = key.split(':');

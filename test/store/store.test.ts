@@ -287,8 +287,11 @@ describe('the store on disk', () => {
       );
       return r.rows.map((x) => ({ episodeId: x.episode_id, score: x.score }));
     };
+    // Reading part of the postings ranks as version 7 did for one term; with several, the best
+    // documents are scored by every term they hold since (test/store/bm25-blocks.test.ts).
+    const pers = (q: string[]) => (new Set(q).size === 1 ? [3, 1000] : [1000]);
     const expected: unknown[] = [];
-    for (const owner of ['me', 'you']) for (const q of queries) for (const per of [3, 1000]) expected.push(await oldSearch(owner, q, per));
+    for (const owner of ['me', 'you']) for (const q of queries) for (const per of pers(q)) expected.push(await oldSearch(owner, q, per));
     await db.close();
 
     const s = await Store.open({ dir: home });
@@ -296,7 +299,7 @@ describe('the store on disk', () => {
       const got: unknown[] = [];
       for (const owner of ['me', 'you'])
         for (const q of queries)
-          for (const per of [3, 1000]) {
+          for (const per of pers(q)) {
             const { hits } = await s.read.bm25.search(owner, q, {
               limit: 100,
               filters: {},
