@@ -356,7 +356,7 @@ export function bm25Reads(q: Sql) {
       // Terms whose postings were not all read. The best documents by what was read — the ties at the
       // cut come along, so the episode id breaks them — get these terms' weight from their own entries
       // where they hold them unread: at 100k synthetic episodes the top 10 shared 56 % of their
-      // episodes with exact BM25's, 82 % so (for ~1.5 ms a query); without cut terms nothing changes.
+      // episodes with exact BM25's, 82 % so (for 1–3 ms a query); without cut terms nothing changes.
       const cut = filters || o.params.rescoreDepth === 0 ? [] : found.flatMap((f, i) => (f.df > o.params.postingsPerTerm ? [i] : []));
       const depth = p.add(cut.length > 0 ? Math.max(o.limit, o.params.rescoreDepth) : o.limit);
       const limit = p.add(o.limit);
