@@ -41,6 +41,15 @@ describe('TransformersEmbedder on the tiny model', () => {
     }
   });
 
+  it('loads without a native image library: transformers.js gets a stand-in that refuses images', async () => {
+    const embedder = await openTiny();
+    const [v] = await embedder.embed(['hello world'], 'passage');
+    expect(v).toHaveLength(embedder.dimensions);
+    // The package transformers.js imports as `sharp` (package.json "overrides"); the real one would make an image pipeline here.
+    const { default: sharp } = await import('sharp');
+    expect(() => sharp()).toThrow(/text only/);
+  });
+
   it('returns one unit-length 384-dimensional vector per text, in input order', async () => {
     const embedder = await openTiny();
     const texts = ['a much longer sentence about hiking in the mountains with friends', 'short', '', '我喜欢爬山'];

@@ -1,0 +1,2 @@
+/** Refuses every image: see index.js. */
+export default function sharp(...args: unknown[]): never;
