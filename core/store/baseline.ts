@@ -1,5 +1,5 @@
 import type { Sql } from './sql.js';
-import { vectorLiteral } from './sql.js';
+import { vectorParam } from './sql.js';
 import { signBits } from './vectors.js';
 
 /**
@@ -29,8 +29,8 @@ export function baselineReads(q: Sql) {
       const r = await q.query(
         `SELECT episode_id FROM episode_embeddings
          WHERE model_id = ${lit} AND owner_id = $1
-         ORDER BY ${signBits('embedding', dimensions)} <~> ${signBits('$2', dimensions)} LIMIT $3`,
-        [ownerId, vectorLiteral(vector), limit],
+         ORDER BY ${signBits('embedding', dimensions)} <~> ${signBits('$2::real[]', dimensions)} LIMIT $3`,
+        [ownerId, vectorParam(vector), limit],
       );
       return r.rows.length;
     },

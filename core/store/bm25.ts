@@ -1,9 +1,12 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
+import { bestByPostingsRead } from './bm25-postings.js';
 import {
   chunks,
   flattened,
   float4Array,
+  float8Array,
   int4Array,
+  int8Array,
   Params,
   textArray,
   uuidArray,
@@ -323,43 +326,36 @@ export function bm25Reads(q: Sql) {
       const bits = found.map((_, i) => (1n << BigInt(i)).toString());
       const termList = (which: readonly number[], alias: string) =>
         `unnest(${p.add(which.map((i) => found[i]!.id))}::int[], ${p.add(which.map((i) => weights[i]!))}::float8[], ${p.add(which.map((i) => bits[i]!))}::int8[]) AS ${alias}(term_id, w, bit)`;
-      const qt = termList(
-        found.map((_, i) => i),
-        'qt',
-      );
       const filters = filterSql(o.filters, p);
-      let postings: string;
-      if (filters) {
-        postings = `SELECT qt.w, qt.bit, u.doc_no, u.impact FROM ${qt}
-          JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
-          CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)
-          JOIN bm25_docs d ON d.owner_id = ${owner} AND d.doc_no = u.doc_no
-          JOIN episodes e ON e.id = d.episode_id AND e.owner_id = ${owner}${filters}`;
-      } else {
-        // A term's strongest `per` postings are among those waiting on its row and those in the blocks
-        // whose strongest posting reaches the floor of the first blocks (by floor) that together hold
-        // `per`: at least `per` postings are at or above that floor, so none below it is among them.
-        const per = p.add(o.params.postingsPerTerm);
-        postings = `SELECT qt.w, qt.bit, x.doc_no, x.impact FROM ${qt}
-          CROSS JOIN LATERAL (
-            SELECT u.doc_no, u.impact FROM (
-              SELECT t.docs, t.impacts FROM bm25_terms t WHERE t.owner_id = ${owner} AND t.id = qt.term_id
-              UNION ALL
-              SELECT b.docs, b.impacts FROM bm25_postings b
-              WHERE b.owner_id = ${owner} AND b.term_id = qt.term_id AND b.max_impact >= (
-                SELECT COALESCE(max(c.min_impact) FILTER (WHERE c.held >= ${per}), '-Infinity')
-                FROM (SELECT min_impact, sum(n) OVER (ORDER BY min_impact DESC ROWS UNBOUNDED PRECEDING) AS held
-                      FROM bm25_postings WHERE owner_id = ${owner} AND term_id = qt.term_id) c)) l,
-              unnest(l.docs, l.impacts) AS u(doc_no, impact)
-            ORDER BY u.impact DESC LIMIT ${per}) x`;
-      }
       // Terms whose postings were not all read. The best documents by what was read — the ties at the
       // cut come along, so the episode id breaks them — get these terms' weight from their own entries
       // where they hold them unread: at 100k synthetic episodes the top 10 shared 56 % of their
       // episodes with exact BM25's, 82 % so (for 1–3 ms a query); without cut terms nothing changes.
       const cut = filters || o.params.rescoreDepth === 0 ? [] : found.flatMap((f, i) => (f.df > o.params.postingsPerTerm ? [i] : []));
-      const depth = p.add(cut.length > 0 ? Math.max(o.limit, o.params.rescoreDepth) : o.limit);
-      const limit = p.add(o.limit);
+      const depth = cut.length > 0 ? Math.max(o.limit, o.params.rescoreDepth) : o.limit;
+      // The best documents by the postings read, as (doc_no, score, mask).
+      let best: string;
+      if (filters) {
+        // Every posting of the terms, of the episodes the filters keep.
+        best = `(SELECT s.doc_no, sum(s.w * s.impact) AS score, bit_or(s.bit) AS mask
+          FROM (SELECT qt.w, qt.bit, u.doc_no, u.impact FROM ${termList(
+            found.map((_, i) => i),
+            'qt',
+          )}
+                JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
+                CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)
+                JOIN bm25_docs d ON d.owner_id = ${owner} AND d.doc_no = u.doc_no
+                JOIN episodes e ON e.id = d.episode_id AND e.owner_id = ${owner}${filters}) s
+          GROUP BY s.doc_no ORDER BY score DESC FETCH FIRST ${p.add(depth)} ROWS WITH TIES)`;
+      } else {
+        const read = await bestByPostingsRead(
+          q,
+          ownerId,
+          found.map((f, i) => ({ id: f.id, weight: weights[i]! })),
+          { per: o.params.postingsPerTerm, depth },
+        );
+        best = `unnest(${p.add(int4Array(read.docs))}::int[], ${p.add(float8Array(read.scores))}::float8[], ${p.add(int8Array(read.masks))}::int8[])`;
+      }
       // Without cut terms the document rows are not read, only their index (which holds the episode id).
       const unread = cut.length
         ? `CROSS JOIN LATERAL (
@@ -368,12 +364,11 @@ export function bm25Reads(q: Sql) {
              WHERE s.mask & c.bit = 0 AND at IS NOT NULL) x`
         : `CROSS JOIN (SELECT 0::float8 AS score, 0::int8 AS mask) x`;
       const r = await q.query<{ episode_id: string; score: number; mask: string }>(
-        `SELECT d.episode_id, s.score + x.score AS score, (s.mask | x.mask)::text AS mask FROM (
-           SELECT s.doc_no, sum(s.w * s.impact) AS score, bit_or(s.bit) AS mask
-           FROM (${postings}) s GROUP BY s.doc_no ORDER BY score DESC FETCH FIRST ${depth} ROWS WITH TIES) s
+        `SELECT d.episode_id, s.score + x.score AS score, (s.mask | x.mask)::text AS mask
+         FROM ${best} AS s(doc_no, score, mask)
          JOIN bm25_docs d ON d.owner_id = ${owner} AND d.doc_no = s.doc_no
          ${unread}
-         ORDER BY 2 DESC, d.episode_id LIMIT ${limit}`,
+         ORDER BY 2 DESC, d.episode_id LIMIT ${p.add(o.limit)}`,
         p.values,
       );
       const hits = r.rows.map((x) => {

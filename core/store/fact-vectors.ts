@@ -1,6 +1,6 @@
 import type { Fact } from '../domain/fact.js';
 import { factFilterSql, queryFacts, type FactFilters } from './facts.js';
-import { Params, vectorLiteral, type Sql } from './sql.js';
+import { Params, vectorParam, type Sql } from './sql.js';
 
 /**
  * Fact vectors (table `semantic_embeddings`): one per active fact, searched exactly (facts are few).
@@ -42,7 +42,7 @@ export function factVectorReads(q: Sql) {
       const p = new Params();
       const owner = p.add(ownerId);
       const d = space.dimensions;
-      const dist = `se.embedding::halfvec(${d}) <=> ${p.add(vectorLiteral(vector))}::halfvec(${d})`;
+      const dist = `se.embedding::halfvec(${d}) <=> ${p.add(vectorParam(vector))}::real[]::halfvec(${d})`;
       const from = `FROM semantic_embeddings se
          JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner} AND n.tier = 'active'${factFilterSql(o.filters, p, 'n')}
          WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}`;
@@ -75,9 +75,9 @@ export function factVectorWrites(q: Sql) {
     async set(ownerId: string, factId: string, modelId: string, vector: Float32Array): Promise<void> {
       await q.query(
         `INSERT INTO semantic_embeddings (node_id, owner_id, model_id, embedding)
-         SELECT n.id, $1, $3, $4::halfvec FROM semantic_nodes n WHERE n.owner_id = $1 AND n.id = $2 AND n.tier = 'active'
+         SELECT n.id, $1, $3, $4::real[]::halfvec FROM semantic_nodes n WHERE n.owner_id = $1 AND n.id = $2 AND n.tier = 'active'
          ON CONFLICT (node_id) DO UPDATE SET model_id = EXCLUDED.model_id, embedding = EXCLUDED.embedding`,
-        [ownerId, factId, modelId, vectorLiteral(vector)],
+        [ownerId, factId, modelId, vectorParam(vector)],
       );
     },
 

@@ -15,9 +15,12 @@ export class Params {
   }
 }
 
-/** pgvector's text form. */
-export function vectorLiteral(v: ArrayLike<number>): string {
-  return `[${Array.from(v).join(',')}]`;
+/**
+ * A vector as a real[] parameter (see binaryArray), which SQL casts on (`$n::real[]::halfvec(384)`):
+ * in its text form the server parsed hundreds of numbers, ~0.6 ms of a vector search at 100k episodes.
+ */
+export function vectorParam(v: ArrayLike<number>): Uint8Array {
+  return float4Array(Array.from(v));
 }
 
 /**
@@ -72,6 +75,26 @@ export function float4Array(values: readonly number[]): Uint8Array {
     700,
     () => 4,
     (b, at, x) => b.writeFloatBE(x, at),
+  );
+}
+
+/** A float8[] parameter (see binaryArray): the very numbers given, no decimal round trip. */
+export function float8Array(values: readonly number[]): Uint8Array {
+  return binaryArray(
+    values,
+    701,
+    () => 8,
+    (b, at, x) => b.writeDoubleBE(x, at),
+  );
+}
+
+/** An int8[] parameter (see binaryArray). */
+export function int8Array(values: readonly bigint[]): Uint8Array {
+  return binaryArray(
+    values,
+    20,
+    () => 8,
+    (b, at, x) => b.writeBigInt64BE(x, at),
   );
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { filterSql, type EpisodeFilters } from './episodes.js';
-import { chunks, flattened, float4Array, int4Array, Params, uuidArray, vectorLiteral, withReferencesChecked, type Sql } from './sql.js';
+import { chunks, flattened, float4Array, int4Array, Params, uuidArray, vectorParam, withReferencesChecked, type Sql } from './sql.js';
 
 export interface VectorSpace {
   modelId: string;
@@ -73,7 +73,7 @@ export function vectorReads(q: Sql) {
     ): Promise<VectorHit[]> {
       const p = new Params();
       const owner = p.add(ownerId);
-      const qv = p.add(vectorLiteral(vector));
+      const qv = `${p.add(vectorParam(vector))}::real[]`;
       const dist = distanceExpr(space, qv);
       const model = quoteLiteral(space.modelId);
       const filters = filterSql(o.filters, p);

@@ -66,6 +66,28 @@ describe('BM25 postings in blocks', () => {
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => y - x));
   });
 
+  it('ranks as a filtered search that sums every posting does: the same documents, scores and matched terms, up to 63 terms', async () => {
+    const [a] = owners();
+    // Episode i holds "snow", every term k with i % (k + 2) === 0, and i fillers: 50 terms of all frequencies.
+    const terms = Array.from({ length: 50 }, (_, k) => `t${k}`);
+    const docs: Bm25Doc[] = [];
+    for (let i = 1; i <= 120; i++) {
+      const id = await addEpisode(store(), a, `Day ${i}`);
+      docs.push(doc(id, ['snow', ...terms.filter((_, k) => i % (k + 2) === 0), ...Array.from({ length: i % 7 }, () => 'filler')]));
+    }
+    await store().transaction((r) => r.bm25.add(a, docs, bm25Params));
+    // A filter every episode passes: scored in SQL over every posting.
+    const everything = { since: new Date(0) };
+    for (const query of [terms, ['snow', 't0', 't1', 't40'], ['t49', 't33', 't31', 'filler']]) {
+      const read = await search(store(), a, query, bm25Params, 20);
+      const all = (await store().read.bm25.search(a, query, { limit: 20, filters: everything, params: bm25Params })).hits;
+      expect(read.map((h) => [h.episodeId, h.matchedTerms])).toEqual(all.map((h) => [h.episodeId, h.matchedTerms]));
+      read.forEach((h, i) => expect(h.score).toBeCloseTo(all[i]!.score, 9));
+    }
+    // Terms past the 32nd are among those matched (the mask's upper half).
+    expect((await search(store(), a, terms, bm25Params, 20)).some((h) => h.matchedTerms.includes('t40'))).toBe(true);
+  });
+
   it('keeps the blocks equal to the live documents’ postings through remove, park, restore and deleting the episode', async () => {
     const [a] = owners();
     const ids = await snowfall(store(), a, 40, 4);
