@@ -32,7 +32,10 @@ export async function cachedQueries(
   return { embedder, cache, embedMs };
 }
 
-/** Ingests synthetic conversations (as an import would, one per call) until the owner has `target` episodes. */
+/** Conversations per `ingestConversations` call: stored one by one, then built together, as an import of a file of chats is. */
+const CONVERSATIONS_PER_CALL = 10;
+
+/** Ingests synthetic conversations through the API until the owner has `target` episodes. */
 export async function fillStore(
   engine: Pick<Engine, 'call'>,
   ownerId: string,
@@ -44,13 +47,24 @@ export async function fillStore(
   const started = performance.now();
   let messages = 0;
   let built = existing;
-  for (let i = Math.floor(existing / SESSIONS_PER_CONVERSATION); built < target; i++) {
-    const sessions = Math.min(SESSIONS_PER_CONVERSATION, target - built);
-    const r = await engine.call('ingestConversation', { ownerId, source: 'synthetic', conversation: syntheticConversation(i, sessions) });
-    messages += r.messagesAdded;
-    built += r.episodesCreated;
+  let logged = 0;
+  for (let i = Math.floor(existing / SESSIONS_PER_CONVERSATION); built < target;) {
+    const conversations = [];
+    for (let left = target - built; left > 0 && conversations.length < CONVERSATIONS_PER_CALL; i++) {
+      const sessions = Math.min(SESSIONS_PER_CONVERSATION, left);
+      conversations.push(syntheticConversation(i, sessions));
+      left -= sessions;
+    }
+    const r = await engine.call('ingestConversations', { ownerId, source: 'synthetic', conversations });
+    for (const c of r.conversations) {
+      messages += c.messagesAdded;
+      built += c.episodesCreated;
+    }
     await afterEach?.();
-    if (i % 50 === 0) log(`${built}/${target} episodes, ${round((performance.now() - started) / 1000, 1)} s`);
+    if (built - logged >= 5000) {
+      logged = built;
+      log(`${built}/${target} episodes, ${round((performance.now() - started) / 1000, 1)} s`);
+    }
   }
   return { episodes: built, added: built - existing, messages, seconds: (performance.now() - started) / 1000 };
 }

@@ -10,7 +10,7 @@ import { SetWatchedFolderInput, WatchedFolderView } from '../ingest/watch-report
 export { ImportFileReport, ImportFilesInput, ImportFilesOutput } from '../ingest/import-report.js';
 export { SetWatchedFolderInput, WatchedFile, WatchedFolderView } from '../ingest/watch-report.js';
 
-/** Conversations in: one at a time from a program, or whole export files. */
+/** Conversations in: from a program, one or several at a time, or whole export files. */
 
 export const ConversationInput = z.object({
   id: z.union([z.string().min(1), z.number()]).transform(String),
@@ -45,6 +45,11 @@ export const importOperations = {
   ingestConversation: {
     input: z.object({ ownerId: Owner, source: z.string().default('api'), conversation: ConversationInput }),
     output: IngestOutput,
+  },
+  /** Several conversations at once (a program importing its history): each as `ingestConversation` takes one; small ones are built together. */
+  ingestConversations: {
+    input: z.object({ ownerId: Owner, source: z.string().default('api'), conversations: z.array(ConversationInput).min(1).max(1000) }),
+    output: z.object({ conversations: z.array(IngestOutput) }),
   },
   importFiles: { input: ImportFilesInput, output: ImportFilesOutput },
   /** The watched folder (Settings → Import), with the reports of the last files imported from it. */

@@ -47,6 +47,7 @@ const REPEATABLE = {
   // Idempotent writes
   importFiles: true,
   ingestConversation: true,
+  ingestConversations: true,
   rebuildIndexes: true,
   setEngineSettings: true,
   setWatchedFolder: true,

@@ -108,7 +108,7 @@ export async function rebuildTail(
   });
   const store = async (built: readonly BuiltEpisode[]) => {
     o.signal?.throwIfAborted();
-    await storeEpisodes(ctx, ownerId, conversationId, built, builder.version, openIds);
+    await storeEpisodes(ctx, ownerId, [{ conversationId, group: built, version: builder.version, replaces: openIds }]);
   };
 
   let built: BuiltEpisode[];

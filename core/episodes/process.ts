@@ -19,10 +19,19 @@ export interface BuildOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** One conversation's share of what a transaction stores: its episodes, the builder version, the episodes they replace. */
+export interface ConversationGroup {
+  conversationId: string;
+  group: readonly BuiltEpisode[];
+  version: string;
+  replaces: string | readonly string[] | null;
+}
+
 /**
- * Stores one group of built episodes with their BM25 entries, vectors, message links and graph in one
- * transaction. The model embeds the episodes in its own thread while this one writes everything else;
- * the transaction waits for the vectors only to write them, last.
+ * Stores groups of built episodes — one conversation's, or several conversations' at once — with their
+ * BM25 entries, vectors, message links and graph in one transaction. The model embeds the episodes in
+ * its own thread while this one writes everything else; the transaction waits for the vectors only to
+ * write them, last.
  * `replaces` are episodes whose messages were rebuilt into this group (the tail merge, a live tail): their
  * messages are released (pending again) and they are deleted in the same transaction, so a crash between
  * groups leaves them pending rather than linked to nothing. Episodes are queued for knowledge discovery,
@@ -33,17 +42,14 @@ export interface BuildOptions {
 export async function storeEpisodes(
   ctx: EngineContext,
   ownerId: string,
-  conversationId: string,
-  group: readonly BuiltEpisode[],
-  version: string,
-  replaces: string | readonly string[] | null,
+  parts: readonly ConversationGroup[],
   meanwhile?: () => void,
 ): Promise<boolean> {
-  const replaced = replaces === null ? [] : typeof replaces === 'string' ? [replaces] : replaces;
+  const built = parts.flatMap((p) => p.group);
   const asked =
-    ctx.embedder && group.length
+    ctx.embedder && built.length
       ? ctx.embedder.embed(
-          group.map((b) => embeddingText(b.draft)),
+          built.map((b) => embeddingText(b.draft)),
           'passage',
         )
       : null;
@@ -52,24 +58,31 @@ export async function storeEpisodes(
   meanwhile?.();
   const now = ctx.clock.now();
   await ctx.store.transaction(async (r) => {
-    for (const id of replaced) {
-      await r.conversations.releaseMessages(ownerId, id);
-      await unindexEpisodes(r, ownerId, [id]);
-      await r.episodes.delete(ownerId, id);
+    const stored: (BuiltEpisode['draft'] & { id: string })[] = [];
+    const links: { messageIds: string[]; episodeId: string }[] = [];
+    for (const part of parts) {
+      const replaced = part.replaces === null ? [] : typeof part.replaces === 'string' ? [part.replaces] : part.replaces;
+      for (const id of replaced) {
+        await r.conversations.releaseMessages(ownerId, id);
+        await unindexEpisodes(r, ownerId, [id]);
+        await r.episodes.delete(ownerId, id);
+      }
+      const ids = await r.episodes.insertMany(
+        ownerId,
+        part.conversationId,
+        part.group.map((b) => b.draft),
+        now,
+      );
+      part.group.forEach((b, i) => {
+        links.push({ messageIds: b.messages.map((m) => m.id), episodeId: ids[i]! });
+        stored.push({ id: ids[i]!, ...b.draft });
+      });
+      for (const [i, b] of part.group.entries()) if (b.graph) await r.graph.setEpisodeGraph(ownerId, ids[i]!, b.graph, now);
     }
-    const ids = await r.episodes.insertMany(
-      ownerId,
-      conversationId,
-      group.map((b) => b.draft),
-      now,
-    );
-    await r.conversations.linkToEpisodes(
-      ownerId,
-      group.map((b, i) => ({ messageIds: b.messages.map((m) => m.id), episodeId: ids[i]! })),
-    );
-    const stored = group.map((b, i) => ({ id: ids[i]!, ...b.draft }));
-    for (const [i, b] of group.entries()) if (b.graph) await r.graph.setEpisodeGraph(ownerId, ids[i]!, b.graph, now);
-    await prepareVectorIndex(ctx, r, group.length);
+    await r.conversations.linkToEpisodes(ownerId, links);
+    // Once its messages are linked: a conversation is processed when none is pending.
+    for (const part of parts) await r.conversations.markProcessed(ownerId, part.conversationId, part.version);
+    await prepareVectorIndex(ctx, r, stored.length);
     await indexEpisodes(r, ownerId, stored, null, ctx.config.retrieval.bm25);
     // Knowledge discovery follows as a job (core/facts/discovery.ts); without an LLM the episodes wait.
     await r.discoveryQueue.enqueue(
@@ -77,7 +90,6 @@ export async function storeEpisodes(
       stored.filter((e) => e.processingStatus !== 'open').map((e) => e.id),
       now,
     );
-    await r.conversations.markProcessed(ownerId, conversationId, version);
     const episodeVectors = await asked;
     if (ctx.embedder && episodeVectors) {
       await r.vectors.upsert(
@@ -175,21 +187,11 @@ async function buildPass(
   o: BuildOptions,
   next: { ahead: EmbeddingAhead; messages: readonly StoredMessage[] } | null,
 ): Promise<{ created: number; standIns: number; groups: number }> {
-  const read = ctx.store.read;
-  // Messages that continue the last episode (appended by a re-import, the next part of a long chat, or
-  // the next window) are rebuilt together with it rather than starting a new episode mid-conversation.
-  // Episodes a person edited, or an LLM wrote, are left as they are.
-  const last = await read.episodes.latestInConversation(ownerId, conversationId);
-  const continues =
-    last !== null &&
-    last.builder === 'heuristic' &&
-    last.updatedAt.getTime() === last.createdAt.getTime() &&
-    continuesFrom(ctx, last.temporal.end, fresh[0]!);
-  const pending = continues ? inOrder([...(await read.conversations.messagesOfEpisodes(ownerId, [last.id])), ...fresh]) : fresh;
+  const { pending, continued } = await withContinued(ctx, ownerId, conversationId, fresh);
   let created = 0;
   let standIns = 0;
   let groups = 0;
-  let replaces = continues ? last.id : null;
+  let replaces = continued;
   // The rebuilt tail of the last episode was gathered before: only pending messages count as progress.
   const freshIds = new Set(fresh.map((m) => m.id));
   for await (const group of builder.build(ctx, { ownerId, messages: pending, ...about })) {
@@ -200,7 +202,7 @@ async function buildPass(
             if (texts.length > 0) next.ahead.start(texts);
           }
         : undefined;
-    const embedded = await storeEpisodes(ctx, ownerId, conversationId, group, builder.version, replaces, startNext);
+    const embedded = await storeEpisodes(ctx, ownerId, [{ conversationId, group, version: builder.version, replaces }], startNext);
     const gathered = group.reduce((n, b) => n + b.messages.filter((m) => freshIds.has(m.id)).length, 0);
     o.onProgress?.({ step: 'gathered', messages: gathered, episodes: group.length });
     if (embedded) o.onProgress?.({ step: 'embedded', episodes: group.length });
@@ -209,7 +211,100 @@ async function buildPass(
     created += group.length;
     standIns += group.filter((b) => b.draft.processingStatus === 'needs_rebuild').length;
   }
-  return { created: created - (continues && groups > 0 ? 1 : 0), standIns, groups };
+  return { created: created - (continued && groups > 0 ? 1 : 0), standIns, groups };
+}
+
+/**
+ * The messages a pass builds from `fresh`: with the conversation's last episode's when they continue
+ * it (appended by a re-import, the next part of a long chat, or the next window), which is rebuilt
+ * with them (`continued`) rather than a new episode starting mid-conversation. Episodes a person
+ * edited, or an LLM wrote, are left as they are.
+ */
+async function withContinued(
+  ctx: EngineContext,
+  ownerId: string,
+  conversationId: string,
+  fresh: readonly StoredMessage[],
+): Promise<{ pending: readonly StoredMessage[]; continued: string | null }> {
+  const read = ctx.store.read;
+  const last = await read.episodes.latestInConversation(ownerId, conversationId);
+  if (
+    last === null ||
+    last.builder !== 'heuristic' ||
+    last.updatedAt.getTime() !== last.createdAt.getTime() ||
+    !continuesFrom(ctx, last.temporal.end, fresh[0]!)
+  )
+    return { pending: fresh, continued: null };
+  return { pending: inOrder([...(await read.conversations.messagesOfEpisodes(ownerId, [last.id])), ...fresh]), continued: last.id };
+}
+
+/**
+ * Builds several conversations' pending messages, as `processConversation` does each. Those that a
+ * one-group builder builds whole (fewer pending messages than a window) are stored together, about a
+ * window's worth of messages to a transaction: the keyword index's row of a word they share is
+ * rewritten once per transaction, not once per conversation. Returns the episodes created for each.
+ */
+export async function processConversations(
+  ctx: EngineContext,
+  ownerId: string,
+  conversations: readonly { conversationId: string; options?: BuildOptions | undefined }[],
+  signal?: AbortSignal,
+): Promise<number[]> {
+  const read = ctx.store.read;
+  const window = ctx.config.segment.buildWindow;
+  const created = conversations.map(() => 0);
+  let batch: { at: number; builder: EpisodeBuilder; fresh: StoredMessage[] }[] = [];
+  let held = 0;
+  let flushed = false;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    flushed = true;
+    const parts: (ConversationGroup & { at: number; fresh: ReadonlySet<string> })[] = [];
+    for (const { at, builder, fresh } of batch) {
+      const { conversationId } = conversations[at]!;
+      const { pending, continued } = await withContinued(ctx, ownerId, conversationId, fresh);
+      const stored = await read.conversations.get(ownerId, conversationId);
+      const input = {
+        ownerId,
+        messages: pending,
+        conversation: stored && { title: stored.title, source: stored.source },
+        session: newBuildSession(),
+      };
+      for await (const group of builder.build(ctx, input)) {
+        parts.push({ at, conversationId, group, version: builder.version, replaces: continued, fresh: new Set(fresh.map((m) => m.id)) });
+        created[at] = created[at]! + group.length - (continued ? 1 : 0);
+      }
+    }
+    const embedded = await storeEpisodes(ctx, ownerId, parts);
+    for (const { at, group, fresh } of parts) {
+      const progress = conversations[at]!.options?.onProgress;
+      progress?.({
+        step: 'gathered',
+        messages: group.reduce((n, b) => n + b.messages.filter((m) => fresh.has(m.id)).length, 0),
+        episodes: group.length,
+      });
+      if (embedded) progress?.({ step: 'embedded', episodes: group.length });
+    }
+    batch = [];
+    held = 0;
+  };
+  for (const [at, { conversationId, options }] of conversations.entries()) {
+    if (signal?.aborted) break;
+    const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
+    const fresh = builder.oneGroup ? await read.conversations.pendingMessages(ownerId, conversationId, window) : null;
+    if (fresh === null || fresh.length >= window) {
+      created[at] = await processConversation(ctx, ownerId, conversationId, options);
+      continue;
+    }
+    if (fresh.length === 0) continue;
+    if (held + fresh.length > window) await flush();
+    batch.push({ at, builder, fresh });
+    held += fresh.length;
+  }
+  // A cancel leaves what is not built yet pending, as processConversation does between windows.
+  if (signal?.aborted !== true) await flush();
+  if (flushed) await ctx.store.maintain();
+  return created;
 }
 
 /** Finishes work a crash or a failed build left behind. */

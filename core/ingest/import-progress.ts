@@ -51,15 +51,18 @@ export function importProgress(emit: (e: Progress) => void, totals: ImportTotals
 
   return {
     conversation(messages, file) {
-      // A re-import can rebuild more than the file holds (an episode's earlier messages): a conversation never counts beyond its own.
-      const end = gathered + messages;
+      // A re-import can rebuild more than the file holds (an episode's earlier messages): a conversation
+      // never counts beyond its own (conversations built together report in any order).
+      let mine = 0;
       return {
         onProgress(s) {
           if (s.step === 'stored') {
             stored += s.messages;
             send('import', stored, totals.messages, { file });
           } else if (s.step === 'gathered') {
-            gathered = Math.min(end, gathered + s.messages);
+            const more = Math.min(messages - mine, s.messages);
+            mine += more;
+            gathered += more;
             built += s.episodes;
             sendGathered();
           } else {
@@ -68,8 +71,9 @@ export function importProgress(emit: (e: Progress) => void, totals: ImportTotals
           }
         },
         processed() {
-          if (gathered === end) return;
-          gathered = end;
+          if (mine === messages) return;
+          gathered += messages - mine;
+          mine = messages;
           sendGathered();
         },
       };

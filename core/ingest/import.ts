@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
 import type { IncomingConversation } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
-import { processConversation, type BuildOptions } from '../episodes/process.js';
+import { processConversation, processConversations, type BuildOptions } from '../episodes/process.js';
 import type { DiscoveryRun } from '../facts/reports.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
 import type { Progress } from '../jobs/progress.js';
@@ -40,6 +40,36 @@ export async function ingestConversation(
   given: IncomingConversation,
   o: BuildOptions = {},
 ): Promise<IngestResult> {
+  const stored = await storeConversation(ctx, ownerId, given, o);
+  return { ...stored, episodesCreated: await processConversation(ctx, ownerId, stored.conversationId, o) };
+}
+
+/**
+ * Several conversations in, each as `ingestConversation` takes one — its raw messages committed first —
+ * then built together (`processConversations`): small ones share their transactions.
+ */
+export async function ingestConversations(
+  ctx: EngineContext,
+  ownerId: string,
+  given: readonly IncomingConversation[],
+): Promise<IngestResult[]> {
+  const stored: Omit<IngestResult, 'episodesCreated'>[] = [];
+  for (const c of given) stored.push(await storeConversation(ctx, ownerId, c));
+  const created = await processConversations(
+    ctx,
+    ownerId,
+    stored.map((s) => ({ conversationId: s.conversationId })),
+  );
+  return stored.map((s, i) => ({ ...s, episodesCreated: created[i]! }));
+}
+
+/** The first half of taking a conversation in: secrets replaced (core/privacy), raw messages committed in one transaction. */
+async function storeConversation(
+  ctx: EngineContext,
+  ownerId: string,
+  given: IncomingConversation,
+  o: BuildOptions = {},
+): Promise<Omit<IngestResult, 'episodesCreated'>> {
   const { value: c, redacted } = redactConversation(given, ctx.config.privacy);
   const now = ctx.clock.now();
   const { conversationId, messagesAdded } = await ctx.store.transaction(async (r) => {
@@ -48,8 +78,7 @@ export async function ingestConversation(
   });
   // All of them are in the store now, whether this call added them or an earlier one did.
   o.onProgress?.({ step: 'stored', messages: c.messages.length });
-  const episodesCreated = await processConversation(ctx, ownerId, conversationId, o);
-  return { conversationId, messagesAdded, episodesCreated, redacted };
+  return { conversationId, messagesAdded, redacted };
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -243,18 +272,34 @@ export async function importFiles(
     try {
       const me = i.me;
       if (me) await ctx.store.transaction((r) => r.importPreferences.rememberMe(i.ownerId, format.id, me, ctx.clock.now()));
+      // Conversations are stored one by one and built a window of messages at a time: small chats share
+      // their transactions (processConversations).
+      let stored: { conversationId: string; options: BuildOptions; processed?: () => void }[] = [];
+      let held = 0;
+      const build = async () => {
+        const created = await processConversations(ctx, i.ownerId, stored, o.signal);
+        stored.forEach((s, k) => {
+          report.episodesCreated += created[k]!;
+          s.processed?.();
+        });
+        stored = [];
+        held = 0;
+      };
       for await (const c of format.read(report.file, { warn: () => {}, timeZone: i.timeZone, dateOrder: i.dateOrder })) {
         if (cancelled()) break;
         const conversation = progress?.conversation(c.messages.length, file);
-        const r = await ingestConversation(ctx, i.ownerId, withMe(c, report.me), { ...conversation, signal: o.signal });
-        conversation?.processed();
+        const options = { ...conversation, signal: o.signal };
+        const r = await storeConversation(ctx, i.ownerId, withMe(c, report.me), options);
         report.messagesAdded += r.messagesAdded;
-        report.episodesCreated += r.episodesCreated;
         report.redacted += r.redacted;
+        stored.push({ conversationId: r.conversationId, options, processed: conversation?.processed });
+        held += c.messages.length;
+        if (held >= ctx.config.segment.buildWindow) await build();
         // PGlite runs on this thread: yield between conversations so other calls (the UI asking for
         // the journal while a year of chats imports) are answered mid-import, not after it.
         await yieldToEventLoop();
       }
+      await build();
     } catch (e) {
       report.error = fileError(report.file, e);
     }

@@ -1,26 +1,29 @@
+import type { z } from 'zod';
 import { IncomingConversation, parseIsoWithOffset } from '../../domain/conversation.js';
-import { importFiles, ingestConversation } from '../../ingest/import.js';
+import { importFiles, ingestConversation, ingestConversations } from '../../ingest/import.js';
 import { withVectorIndexDeferred } from '../../episodes/vector-index.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
+import type { ConversationInput } from '../imports-contract.js';
 
-export function importHandlers({ ctx, discovery, live }: HandlerEnv): Handlers<'ingestConversation' | 'importFiles'> {
+export function importHandlers({
+  ctx,
+  discovery,
+  live,
+}: HandlerEnv): Handlers<'ingestConversation' | 'ingestConversations' | 'importFiles'> {
   return {
     async ingestConversation(i) {
-      const c = IncomingConversation.parse({
-        source: i.source,
-        externalId: i.conversation.id,
-        title: i.conversation.title,
-        participants: i.conversation.participants,
-        messages: i.conversation.messages.map((m) => {
-          const { at, utcOffsetMin } = parseIsoWithOffset(m.timestamp);
-          return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
-        }),
-      });
       // The conversation may be a live one (the same source and id): not built beside its tail's rebuild.
-      const r = await live.exclusive(() => ingestConversation(ctx, i.ownerId, c));
+      const r = await live.exclusive(() => ingestConversation(ctx, i.ownerId, incoming(i.source, i.conversation)));
       // A companion feeding conversations live must not wait for the LLM to read them: discovery runs behind.
       if (r.episodesCreated > 0) discovery.kick(i.ownerId);
       return r;
+    },
+
+    async ingestConversations(i) {
+      const given = i.conversations.map((c) => incoming(i.source, c));
+      const conversations = await live.exclusive(() => ingestConversations(ctx, i.ownerId, given));
+      if (conversations.some((r) => r.episodesCreated > 0)) discovery.kick(i.ownerId);
+      return { conversations };
     },
 
     importFiles(i, o) {
@@ -32,4 +35,18 @@ export function importHandlers({ ctx, discovery, live }: HandlerEnv): Handlers<'
       );
     },
   };
+}
+
+/** A conversation as the API takes it, as the store's input: each timestamp's own offset kept. */
+function incoming(source: string, conversation: z.infer<typeof ConversationInput>): IncomingConversation {
+  return IncomingConversation.parse({
+    source,
+    externalId: conversation.id,
+    title: conversation.title,
+    participants: conversation.participants,
+    messages: conversation.messages.map((m) => {
+      const { at, utcOffsetMin } = parseIsoWithOffset(m.timestamp);
+      return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
+    }),
+  });
 }
