@@ -296,7 +296,8 @@ export async function processConversations(
       created[at] = await processConversation(ctx, ownerId, conversationId, options);
       continue;
     }
-    if (fresh.length === 0) continue;
+    // Empty, or the same conversation again (the next part of a chat): its pending messages are taken.
+    if (fresh.length === 0 || batch.some((b) => conversations[b.at]!.conversationId === conversationId)) continue;
     if (held + fresh.length > window) await flush();
     batch.push({ at, builder, fresh });
     held += fresh.length;

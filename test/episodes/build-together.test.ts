@@ -93,6 +93,14 @@ describe('building small conversations together', { timeout: 120_000 }, () => {
       [0, 0],
     ]);
     expect(await memoryOf(together)).toEqual(await memoryOf(apart));
+
+    // A chat arriving in two parts in one call (as a long export's parts do) is built once.
+    const parts = newOwner('parts');
+    const [first, second] = await ingestConversations(engine.context, parts, [chat('f', 12, 6), chat('f', 9, 6, 12)]);
+    const whole = newOwner('whole');
+    const once = await ingestConversation(engine.context, whole, chat('f', 21, 6));
+    expect(first!.episodesCreated + second!.episodesCreated).toBe(once.episodesCreated);
+    expect(await memoryOf(parts)).toEqual(await memoryOf(whole));
   });
 
   it('shows an import of many small chats stored, then built, a window of messages at a time', async () => {
