@@ -10,7 +10,7 @@ import { nemoriAt, spawnNemori } from '../helpers/cli.js';
 import { manyConversationsFile, tempDir } from '../helpers/engine.js';
 
 /** Enough that storing them takes seconds: the stop lands while they are stored (or, on a fast machine, after). */
-const CONVERSATIONS = 400;
+const CONVERSATIONS = 1200;
 
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 50));

@@ -108,7 +108,7 @@ describe('many processes, one memory', { timeout: 600_000 }, () => {
   it('an import run through the holder and stopped by SIGTERM is stopped there, and prints what it stored', async () => {
     const home = tempDir('nemori-held-stop-');
     const holder = await holdFolder(home);
-    const file = manyConversationsFile(400);
+    const file = manyConversationsFile(1200);
     const run = spawnNemori(['--home', home, '--json', 'import', file]);
     // A client now, its import running at the holder (well under way a few seconds later).
     while (!run.stderr().includes(note(home, holder.pid))) await new Promise((r) => setTimeout(r, 50));
@@ -119,7 +119,7 @@ describe('many processes, one memory', { timeout: 600_000 }, () => {
     expect(report.cancelled).toBe(true);
     const stats = await nemoriAt(home, '--json', 'stats');
     expect(messagesIn(JSON.parse(stats.stdout), 'default')).toBe(report.files[0]!.messagesAdded);
-    expect(report.files[0]!.messagesAdded).toBeLessThan(400 * 5);
+    expect(report.files[0]!.messagesAdded).toBeLessThan(1200 * 5);
   });
 
   it('takes over from a holder killed with -9: the next command holds the folder and finds everything acknowledged', async () => {
