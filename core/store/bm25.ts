@@ -453,18 +453,29 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
    */
   async function remove(ownerId: string, episodeIds: readonly string[]): Promise<void> {
     if (episodeIds.length === 0) return;
-    const gone = await q.query<{ n: number; postings: number; l1: number; l2: number; l3: number; l4: number; l5: number }>(
+    const gone = await q.query<{
+      n: number;
+      postings: number;
+      l1: number;
+      l2: number;
+      l3: number;
+      l4: number;
+      l5: number;
+      emptied: number[] | null;
+    }>(
       `WITH d AS (DELETE FROM bm25_docs WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) RETURNING *),
             c AS (SELECT u.id, count(*)::int AS n FROM d, unnest(d.term_ids) AS u(id) GROUP BY u.id),
-            t AS (UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.id = c.id RETURNING 1)
+            t AS (UPDATE bm25_terms t SET df = t.df - c.n FROM c WHERE t.owner_id = $1 AND t.id = c.id RETURNING t.id, t.df)
        SELECT count(*)::int AS n, COALESCE(sum(cardinality(term_ids)), 0)::int AS postings,
               COALESCE(sum(len_title), 0)::int AS l1, COALESCE(sum(len_summary), 0)::int AS l2,
               COALESCE(sum(len_entities), 0)::int AS l3, COALESCE(sum(len_topics), 0)::int AS l4,
-              COALESCE(sum(len_content), 0)::int AS l5 FROM d`,
+              COALESCE(sum(len_content), 0)::int AS l5, (SELECT array_agg(id) FROM t WHERE df <= 0) AS emptied FROM d`,
       [ownerId, episodeIds],
     );
     const g = gone.rows[0]!;
-    await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND df <= 0`, [ownerId]);
+    // Terms no document holds any more: only those these documents held can have become so.
+    if (g.emptied)
+      await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND id = ANY($2::int[]) AND df <= 0`, [ownerId, int4Array(g.emptied)]);
     if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, g.postings, [g.l1, g.l2, g.l3, g.l4, g.l5]);
     track(g.postings);
   }

@@ -236,28 +236,27 @@ export function conversationWrites(q: Sql) {
      */
     async addMessages(ownerId: string, conversationId: string, c: IncomingConversation): Promise<number> {
       if (c.messages.length === 0) return 0;
-      const next = await q.query<{ n: number }>(
-        `SELECT COALESCE(max(seq) + 1, 0)::int AS n FROM messages WHERE owner_id = $1 AND conversation_id = $2`,
-        [ownerId, conversationId],
-      );
-      const firstSeq = next.rows[0]?.n ?? 0;
+      // The conversation is checked once here, not by the foreign key for every message.
+      const { nextSeq: firstSeq } = await requireConversation(q, ownerId, conversationId);
       let added = 0;
+      let nextSeq = firstSeq;
       const keys = dedupeKeys(c.messages);
       const indexed = c.messages.map((m, i) => ({ m, seq: firstSeq + i, key: keys[i]! }));
-      // The conversation is checked once here, not by the foreign key for every message.
-      await requireConversation(q, ownerId, conversationId);
       await withReferencesChecked(q, async () => {
         for (const batch of chunks(indexed, 500)) {
           // Arrays in binary form (core/store/sql.ts): the server takes each text as it is, unparsed.
-          const r = await q.query(
-            `INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
-                                   sent_at, utc_offset_min, attachments, metadata)
-             SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off,
-                    u.attachments::jsonb, u.metadata::jsonb
-             FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                         $10::timestamptz[], $11::int[], $12::text[], $13::text[])
-                  AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, attachments, metadata)
-             ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING`,
+          const r = await q.query<{ n: number; top: number | null }>(
+            `WITH stored AS (
+               INSERT INTO messages (id, owner_id, conversation_id, external_id, dedupe_key, seq, speaker, role, content,
+                                     sent_at, utc_offset_min, attachments, metadata)
+               SELECT u.id, $1, $2, u.external_id, u.dedupe, u.seq, u.speaker, u.role, u.content, u.sent_at, u.off,
+                      u.attachments::jsonb, u.metadata::jsonb
+               FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
+                           $10::timestamptz[], $11::int[], $12::text[], $13::text[])
+                    AS u(id, external_id, dedupe, seq, speaker, role, content, sent_at, off, attachments, metadata)
+               ON CONFLICT (owner_id, conversation_id, dedupe_key) DO NOTHING
+               RETURNING seq)
+             SELECT count(*)::int AS n, max(seq) AS top FROM stored`,
             [
               ownerId,
               conversationId,
@@ -274,11 +273,17 @@ export function conversationWrites(q: Sql) {
               textArray(batch.map(({ m }) => JSON.stringify(m.metadata))),
             ],
           );
-          added += r.affectedRows ?? 0;
+          const stored = r.rows[0]!;
+          added += stored.n;
+          if (stored.top !== null) nextSeq = Math.max(nextSeq, stored.top + 1);
         }
       });
       if (added > 0) {
-        await q.query(`UPDATE conversations SET processed = false WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+        await q.query(`UPDATE conversations SET processed = false, next_seq = $3 WHERE owner_id = $1 AND id = $2`, [
+          ownerId,
+          conversationId,
+          nextSeq,
+        ]);
       }
       return added;
     },

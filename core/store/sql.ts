@@ -172,9 +172,13 @@ export async function withReferencesChecked<T>(q: Sql, write: () => Promise<T>):
 
 /**
  * Throws unless the conversation is one of the owner's: the check the foreign key would have made for
- * every message or episode written into it, made once.
+ * every message or episode written into it, made once. Returns the number its next message gets.
  */
-export async function requireConversation(q: Sql, ownerId: string, conversationId: string): Promise<void> {
-  const r = await q.query(`SELECT 1 FROM conversations WHERE owner_id = $1 AND id = $2`, [ownerId, conversationId]);
+export async function requireConversation(q: Sql, ownerId: string, conversationId: string): Promise<{ nextSeq: number }> {
+  const r = await q.query<{ next_seq: number }>(`SELECT next_seq FROM conversations WHERE owner_id = $1 AND id = $2`, [
+    ownerId,
+    conversationId,
+  ]);
   if (r.rows.length === 0) throw new Error(`conversation ${conversationId} is not stored for owner ${ownerId}`);
+  return { nextSeq: r.rows[0]!.next_seq };
 }

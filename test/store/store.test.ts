@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Store } from '../../core/store/store.js';
 import { defaultMigrationsDir, migrate } from '../../core/store/migrate.js';
@@ -25,6 +25,18 @@ async function storeAtVersion(version: number): Promise<{ home: string; db: PGli
   const db = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
   await migrate(db, migrations);
   return { home, db };
+}
+
+/**
+ * Writes through today's repositories into a store of an older version, which lacks columns today's
+ * writes fill and has ones they leave alone: those are bridged for the write only.
+ */
+async function writeAsBefore(tx: Transaction, write: (r: ReturnType<typeof writeRepos>) => Promise<void>): Promise<void> {
+  // Versions before 10 wrote a text hash with every message; today's writes leave it to this default.
+  await tx.exec(`ALTER TABLE messages ALTER COLUMN content_hash SET DEFAULT 'x'`);
+  await tx.exec(`ALTER TABLE conversations ADD COLUMN next_seq integer NOT NULL DEFAULT 0`);
+  await write(writeRepos(tx, () => {}));
+  await tx.exec(`ALTER TABLE conversations DROP COLUMN next_seq`);
 }
 
 describe('the store on disk', () => {
@@ -325,11 +337,10 @@ describe('the store on disk', () => {
   it('upgrades an older store: the parts of a conversation numbered from 0 each are numbered on, in time order', async () => {
     const { home, db } = await storeAtVersion(6);
     await db.transaction(async (tx) => {
-      // Version 6 wrote a text hash with every message; today's writes leave it to this default.
-      await tx.exec(`ALTER TABLE messages ALTER COLUMN content_hash SET DEFAULT 'x'`);
-      const r = writeRepos(tx, () => {});
-      const { id } = await r.conversations.upsert('me', conversation('long', []), NOW);
-      await r.conversations.addMessages('me', id, conversation('long', ['a', 'b', 'c', 'd', 'e']));
+      await writeAsBefore(tx, async (r) => {
+        const { id } = await r.conversations.upsert('me', conversation('long', []), NOW);
+        await r.conversations.addMessages('me', id, conversation('long', ['a', 'b', 'c', 'd', 'e']));
+      });
       // As version 6 stored a chat of two parts: the second part numbered from 0 again.
       await tx.query(`UPDATE messages SET seq = seq - 3 WHERE seq >= 3`);
     });
@@ -397,11 +408,10 @@ describe('the store on disk', () => {
     const { home, db } = await storeAtVersion(9);
     const chat = conversation('chat', ['one', 'two', 'two']);
     await db.transaction(async (tx) => {
-      // Version 9 wrote a hash with every message; today's writes leave it to this default.
-      await tx.exec(`ALTER TABLE messages ALTER COLUMN content_hash SET DEFAULT 'x'`);
-      const r = writeRepos(tx, () => {});
-      const { id } = await r.conversations.upsert('me', chat, NOW);
-      await r.conversations.addMessages('me', id, chat);
+      await writeAsBefore(tx, async (r) => {
+        const { id } = await r.conversations.upsert('me', chat, NOW);
+        await r.conversations.addMessages('me', id, chat);
+      });
     });
     await db.close();
 
@@ -412,6 +422,12 @@ describe('the store on disk', () => {
         return r.conversations.addMessages('me', id, chat);
       });
       expect(again).toBe(0);
+      // The chat's next part is numbered after what the older version stored.
+      const later = { ...chat, messages: [{ ...chat.messages[0]!, text: 'three', sentAt: new Date(NOW.getTime() + 3_600_000) }] };
+      await s.transaction(async (r) => {
+        const { id } = await r.conversations.upsert('me', later, NOW);
+        expect(await r.conversations.addMessages('me', id, later)).toBe(1);
+      });
     } finally {
       await s.close();
     }
@@ -421,10 +437,11 @@ describe('the store on disk', () => {
         `SELECT 1 FROM pg_attribute WHERE attrelid = 'messages'::regclass AND attname = 'content_hash' AND NOT attisdropped`,
       );
       expect(columns.rows).toEqual([]);
-      expect((await after.query(`SELECT content FROM messages ORDER BY seq`)).rows).toEqual([
-        { content: 'one' },
-        { content: 'two' },
-        { content: 'two' },
+      expect((await after.query(`SELECT content, seq FROM messages ORDER BY seq, content`)).rows).toEqual([
+        { content: 'one', seq: 0 },
+        { content: 'two', seq: 1 },
+        { content: 'two', seq: 2 },
+        { content: 'three', seq: 3 },
       ]);
     } finally {
       await after.close();
