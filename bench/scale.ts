@@ -2,9 +2,10 @@
  * Scale benchmark: a deterministic mixed English/Chinese corpus ingested through the API, then search
  * latency per mode against raw SQL baselines on the same tables. Prints one JSON object.
  *
- *   npm run bench:scale -- --episodes 100000 [--home DIR] [--owner ID] [--queries 60] [--model tiny|product]
+ *   npm run bench:scale -- --episodes 100000 [--home DIR] [--owner ID] [--queries 60] [--model tiny|product|none]
  *
  * `--owner` measures another owner's memories, e.g. a store `bench:companion` built (its owner is "companion").
+ * `--model none` imports and searches as the app does without an embedding model: keywords only.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,10 +27,12 @@ const home = argValue(argv, 'home') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ne
 const ownerId = argValue(argv, 'owner') ?? 'scale';
 const log = (m: string) => process.stderr.write(`[scale] ${m}\n`);
 
-const { embedder: base, status } = await benchEmbedder((argValue(argv, 'model') ?? 'tiny') as 'product' | 'tiny');
-if (!base) throw new Error(`the scale benchmark needs an embedding model: ${status.reason}`);
+const model = argValue(argv, 'model') ?? 'tiny';
+const { embedder: base, status } =
+  model === 'none' ? { embedder: null, status: undefined } : await benchEmbedder(model as 'product' | 'tiny');
+if (!base && status) throw new Error(`no ${model} embedding model here: ${status.reason}`);
 const queries = syntheticQueries(queryCount);
-const { embedder, cache, embedMs: embedTimes } = await cachedQueries(base, queries);
+const { embedder, cache, embedMs: embedTimes } = base ? await cachedQueries(base, queries) : { embedder: null, cache: null, embedMs: [] };
 
 // Ingest through the API, conversation by conversation, as an import would: like importFiles, with the
 // vector index deferred to the end of the whole import (core/episodes/vector-index.ts), whose build the
@@ -39,7 +42,7 @@ const config = JSON.parse(argValue(argv, 'config') ?? '{}') as object;
 // The engine's open is what a companion waits for (after a crash it also counts integrity: core/episodes/repair.ts).
 const openTimed = async () => {
   const started = performance.now();
-  const opened = await openEngine({ home, embedder, embeddingStatus: status, config });
+  const opened = await openEngine({ home, embedder, ...(status ? { embeddingStatus: status } : {}), config });
   return { opened, ms: performance.now() - started };
 };
 let { opened: engine, ms: engineOpenMs } = await openTimed();
@@ -55,7 +58,7 @@ const { episodes: built, messages } = filled;
 const ingestSeconds = (performance.now() - ingestStarted) / 1000;
 // The model's relevance floor is measured on first use with passage embeddings, which the query cache
 // below cannot serve once the model is disposed: measure it now (remembered per embedder).
-await relevanceFloor(embedder, '');
+if (embedder) await relevanceFloor(embedder, '');
 // A store just filled is opened again, as after a restart; one that was full already is searched by the
 // engine that found it so, so that this process opened it once, as a companion's server does (each
 // PGlite opened and closed left the process tens of MB bigger, with nothing of it live).
@@ -69,12 +72,14 @@ const time = (fn: (q: string) => Promise<unknown>) => timeQueries(queries, fn);
 const search: Record<string, Awaited<ReturnType<typeof timeQueries>>> = {};
 // The machine's load while searching: wall times are only comparable between runs under similar load.
 const loadBefore = os.loadavg()[0]!;
-for (const mode of ['bm25', 'vector', 'hybrid'] as const) {
+for (const mode of embedder ? (['bm25', 'vector', 'hybrid'] as const) : (['bm25'] as const)) {
   search[mode] = await time((q) => engine.call('search', { ownerId, query: q, mode, limit: 10 }));
 }
 const raw = {
   bm25Sql: await time((q) => store.read.baseline.bm25(ownerId, tokenize(q), 40)),
-  knnSql: await time((q) => store.read.baseline.knn(ownerId, embedder.modelId, embedder.dimensions, cache.get(q)!, 40)),
+  ...(embedder && cache
+    ? { knnSql: await time((q) => store.read.baseline.knn(ownerId, embedder.modelId, embedder.dimensions, cache.get(q)!, 40)) }
+    : {}),
 };
 const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0]!, 1), cores: os.cpus().length };
 const sizeBytes = await store.sizeOnDisk();
@@ -100,7 +105,7 @@ console.log(
     {
       episodes: built,
       messages: messages || null,
-      embeddingModel: status.modelId,
+      embeddingModel: status?.modelId ?? null,
       ingest: {
         seconds: round(ingestSeconds, 1),
         episodesPerSecond: round(filled.added / ingestSeconds, 1),
@@ -118,13 +123,15 @@ console.log(
       rssAfterGcMB: searchRssAfterGcMB,
       databaseMemoryMB,
       loadAverage,
-      queryEmbeddingMs: { p50: round(percentile(embedTimes, 50), 2), p95: round(percentile(embedTimes, 95), 2) },
+      queryEmbeddingMs: embedder ? { p50: round(percentile(embedTimes, 50), 2), p95: round(percentile(embedTimes, 95), 2) } : null,
       searchMs: search,
       rawSqlMs: raw,
       overheadRatio: {
         bm25: round(search.bm25!.p50 / raw.bm25Sql.p50, 2),
-        vector: round(search.vector!.p50 / raw.knnSql.p50, 2),
-        hybrid: round(search.hybrid!.p50 / (raw.bm25Sql.p50 + raw.knnSql.p50), 2),
+        ...(raw.knnSql && {
+          vector: round(search.vector!.p50 / raw.knnSql.p50, 2),
+          hybrid: round(search.hybrid!.p50 / (raw.bm25Sql.p50 + raw.knnSql.p50), 2),
+        }),
       },
       home,
     },
