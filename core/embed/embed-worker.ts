@@ -1,12 +1,13 @@
 /**
  * The model's worker thread (started by model-worker.ts): loads the model named in `workerData`, says
  * `loaded` (or why it failed), then embeds each request in turn and sends the vectors back, their
- * buffers transferred rather than copied.
+ * buffers transferred rather than copied. Asked to end, it stops before its next model run, releases
+ * the model and ends the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { describeCause, isEmbedError } from './errors.js';
+import { describeCause, EmbedError, isEmbedError } from './errors.js';
 import { embedTexts, loadModel, type LoadedModel } from './loaded-model.js';
-import { EmbedRequestSchema, WorkerStartSchema, type Failure, type WorkerReply } from './worker-protocol.js';
+import { WorkerRequestSchema, WorkerStartSchema, type Failure, type WorkerReply } from './worker-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('embed-worker runs as a worker thread (see model-worker.ts)');
@@ -32,11 +33,20 @@ if (model !== undefined) {
   const loaded = model;
   // One request at a time, in the order they came: the model runs one batch at a time anyway.
   let queue = Promise.resolve();
+  const ending = new AbortController();
   port.on('message', (message: unknown) => {
-    const request = EmbedRequestSchema.parse(message);
+    const request = WorkerRequestSchema.parse(message);
+    if (request.type === 'end') {
+      ending.abort(new EmbedError('EMBEDDER_DISPOSED', `the ${loaded.modelId} embedder was disposed`));
+      queue = queue.then(async () => {
+        await loaded.pipe.dispose();
+        process.exit(0);
+      });
+      return;
+    }
     queue = queue.then(async () => {
       try {
-        const vectors = await embedTexts(loaded, request.texts, request.batchSize);
+        const vectors = await embedTexts(loaded, request.texts, request.batchSize, ending.signal);
         post(
           { type: 'vectors', id: request.id, vectors },
           vectors.map((v) => v.buffer as ArrayBuffer),

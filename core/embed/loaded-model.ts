@@ -119,12 +119,21 @@ export async function loadModel(source: ModelSource, onProgress: ((p: ModelProgr
   }
 }
 
-/** Unit-length vectors of `texts` (already prefixed), in input order, `batchSize` texts per model run. */
-export async function embedTexts(model: LoadedModel, texts: readonly string[], batchSize: number): Promise<Float32Array[]> {
+/**
+ * Unit-length vectors of `texts` (already prefixed), in input order, `batchSize` texts per model run.
+ * Once `stop` is aborted, no further run starts: it throws the abort's reason.
+ */
+export async function embedTexts(
+  model: LoadedModel,
+  texts: readonly string[],
+  batchSize: number,
+  stop: AbortSignal,
+): Promise<Float32Array[]> {
   const out = new Array<Float32Array>(texts.length);
   // Texts of similar length batched together need less padding; results go back in input order.
   const order = texts.map((_, i) => i).sort((a, b) => (texts[a] ?? '').length - (texts[b] ?? '').length);
   for (let start = 0; start < order.length; start += batchSize) {
+    stop.throwIfAborted();
     const batch = order.slice(start, start + batchSize);
     const vectors = await pooled(
       model,

@@ -5,17 +5,30 @@
  *
  * If the thread dies (an uncaught error, out of memory, terminated from outside), the requests waiting
  * on it and every later one fail with EMBEDDER_CRASHED instead of waiting for ever.
+ *
+ * The thread is never ended from here while it may be running the model: it is asked to end and does
+ * so between two model runs (see worker-protocol.ts for what happens otherwise).
  */
 import { Worker } from 'node:worker_threads';
 import { EmbedError } from './errors.js';
 import type { ModelSource } from './model-source.js';
-import { WorkerReplySchema, type Failure, type ModelProgress, type WorkerReply, type WorkerStart } from './worker-protocol.js';
+import {
+  WorkerReplySchema,
+  type Failure,
+  type ModelProgress,
+  type WorkerReply,
+  type WorkerRequest,
+  type WorkerStart,
+} from './worker-protocol.js';
 
 export interface ModelWorker {
   readonly dimensions: number;
   /** Vectors of already prefixed texts, in input order. */
   embed(texts: readonly string[], batchSize: number): Promise<Float32Array[]>;
-  /** Ends the thread; waiting requests fail with EMBEDDER_DISPOSED. */
+  /**
+   * Ends the thread, resolving once it has ended: waiting requests fail with EMBEDDER_DISPOSED at once,
+   * the thread ends after the model run it is in (if any).
+   */
   terminate(): Promise<void>;
 }
 
@@ -59,9 +72,28 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
   let loaded: { resolve: (w: ModelWorker) => void; reject: (e: Error) => void } | undefined;
   /** Set once the thread cannot answer any more: what every later request fails with. */
   let ended: Error | undefined;
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  let ending: Promise<void> | undefined;
 
-  // A thread with nothing to do must not keep the process alive; one with work does.
-  const holdProcess = () => (loaded !== undefined || waiting.size > 0 ? worker.ref() : worker.unref());
+  const send = (request: WorkerRequest) => worker.postMessage(request);
+  // A thread with nothing to do must not keep the process alive; one with work, or ending, does: the
+  // process must not end while its model runs.
+  const holdProcess = () => (loaded !== undefined || waiting.size > 0 || ending !== undefined ? worker.ref() : worker.unref());
+  /** Asks the thread to end and waits for it; a thread already gone has nothing to finish. */
+  const finish = (): Promise<void> => {
+    if (ending === undefined && !exited) {
+      send({ type: 'end' });
+      ending = exit;
+      holdProcess();
+    }
+    return exit;
+  };
 
   const end = (error: Error) => {
     if (ended !== undefined) return;
@@ -87,13 +119,13 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
       if (ended !== undefined) return Promise.reject(ended);
       const id = nextId++;
       const result = new Promise<Float32Array[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
-      worker.postMessage({ id, texts, batchSize });
+      send({ type: 'embed', id, texts: [...texts], batchSize });
       holdProcess();
       return result;
     },
     async terminate() {
       end(new EmbedError('EMBEDDER_DISPOSED', `the ${source.modelId} embedder was disposed while it was embedding; open a new one`));
-      await worker.terminate();
+      await finish();
     },
   };
 
@@ -111,7 +143,7 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
         if (reply.id === null) {
           // The load failed: the thread has nothing more to do.
           end(errorFrom(reply.error));
-          void worker.terminate();
+          void finish();
           return;
         }
         waiting.get(reply.id)?.reject(errorFrom(reply.error));
@@ -129,7 +161,7 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
     const reply = WorkerReplySchema.safeParse(message);
     if (!reply.success) {
       crashed('it sent a message this version does not read');
-      void worker.terminate();
+      void finish();
       return;
     }
     settle(reply.data);

@@ -27,13 +27,22 @@ export const WorkerStartSchema = z.object({
 });
 export type WorkerStart = z.infer<typeof WorkerStartSchema>;
 
-export const EmbedRequestSchema = z.object({
-  id: z.number().int(),
-  /** Prefixed already. */
-  texts: z.array(z.string()),
-  batchSize: z.number().int().min(1),
-});
-export type EmbedRequest = z.infer<typeof EmbedRequestSchema>;
+/**
+ * What the engine's thread asks: texts to embed, or to end. The thread ends itself between two model
+ * runs: ended from outside while ONNX Runtime runs, the native side finishes the run, fails to hand its
+ * result to a torn-down thread and aborts the whole process.
+ */
+export const WorkerRequestSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('embed'),
+    id: z.number().int(),
+    /** Prefixed already. */
+    texts: z.array(z.string()),
+    batchSize: z.number().int().min(1),
+  }),
+  z.object({ type: z.literal('end') }),
+]);
+export type WorkerRequest = z.infer<typeof WorkerRequestSchema>;
 
 const ModelProgressSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('start'), source: z.enum(['dir', 'cache', 'remote']), modelId: z.string() }),

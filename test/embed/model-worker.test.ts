@@ -4,7 +4,7 @@
  * waiting on it instead of leaving them waiting.
  */
 import { env, pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,15 +82,29 @@ describe('the model in its worker thread', () => {
   });
 
   it('ends the thread with the last embedder of its model: the call waiting on it fails, as does every later one', async () => {
-    // Its own copy of the model: one folder, one thread, not shared with `embedder`.
+    // Its own copy of the model: one folder, one thread, not shared with `embedder`. Ended again and
+    // again at other points of its runs, one text each: the process must live through every one.
     const copy = join(mkdtempSync(join(tmpdir(), 'nemori-model-copy-')), TINY_MODEL_ID);
     cpSync(TINY_MODEL_DIR, copy, { recursive: true });
-    const own = await openEmbedder(tinyModelOptions({ modelDir: copy, batchSize: 1 }));
-    const waiting = failure(own.embed(longTexts(500, 60), 'passage'));
-    await own.dispose();
-    expect((await waiting).code).toBe('EMBEDDER_DISPOSED');
-    expect((await failure(own.embed(['again'], 'query'))).code).toBe('EMBEDDER_DISPOSED');
+    for (const wait of [0, 1, 3, 7, 15, 30]) {
+      const own = await openEmbedder(tinyModelOptions({ modelDir: copy, batchSize: 1 }));
+      const waiting = failure(own.embed(longTexts(500, 60), 'passage'));
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      await own.dispose();
+      expect((await waiting).code).toBe('EMBEDDER_DISPOSED');
+      expect((await failure(own.embed(['again'], 'query'))).code).toBe('EMBEDDER_DISPOSED');
+    }
     expect(await embedder.embed(['the other model goes on'], 'query')).toHaveLength(1);
+  });
+
+  it('ends the thread only between two model runs: the run under way finishes first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nemori-worker-log-'));
+    const source = { ...(await resolveModelSource(tinyModelOptions())), dir };
+    const worker = await startModelWorker(source, { entry: new URL('./fixtures/recording-worker.mjs', import.meta.url) });
+    const waiting = failure(worker.embed(['hello'], 32));
+    await worker.terminate();
+    expect((await waiting).code).toBe('EMBEDDER_DISPOSED');
+    expect(readFileSync(join(dir, 'log'), 'utf8').trim().split('\n')).toEqual(['run started', 'run finished', 'asked to end']);
   });
 
   it.each([
