@@ -48,12 +48,6 @@ export interface OpenStoreOptions {
  * of 300 × the statistics target rows of each table, whole rows with their text, vectors and postings
  * arrays. Sampled with a target of 10 (3,000 rows) it stays at 128 MB, and analyzing a 100k-episode
  * store takes 0.36 s instead of 1.3; search times there measured the same.
- *
- * Plans: a page Postgres reads is almost always in its buffers or the operating system's file cache,
- * so a random read costs about what a sequential one does. At the default cost (4) the planner
- * matched an import window's thousands of terms and messages by reading every row of the term and
- * message tables, work that grew with the store: a 100k-episode import without a model ran at 2,493
- * messages/s, 2,993 at 1.1 (searches planned the same).
  */
 const STARTUP_SETTINGS = [
   // [name, on the command line, as pg_settings shows it (shared_buffers in pages of 8 kB)]
@@ -62,8 +56,18 @@ const STARTUP_SETTINGS = [
   ['wal_recycle', 'off', 'off'],
   ['shared_buffers', '64MB', '8192'],
   ['default_statistics_target', '10', '10'],
-  ['random_page_cost', '1.1', '1.1'],
 ] as const;
+
+/**
+ * The planner's cost of a random page read in write transactions. A page Postgres reads is almost
+ * always in its buffers or the operating system's file cache, so a random read costs about what a
+ * sequential one does; at the default cost (4) the planner matched an import window's thousands of
+ * terms and messages by reading every row of the term and message tables, work that grew with the
+ * store: a 100k-episode import without a model ran at 2,493 messages/s, 2,993 at 1.1. Searches keep
+ * the default: at 1.1 a small store's nearest neighbours come from the approximate vector index
+ * instead of an exact scan.
+ */
+const WRITE_RANDOM_PAGE_COST = 1.1;
 
 /**
  * A checkpoint once this much WAL was written since the last one: half of `max_wal_size`, and the only
@@ -221,7 +225,10 @@ export class Store {
   async transaction<T>(fn: (r: Repos) => Promise<T>): Promise<T> {
     this.assertOpen();
     try {
-      return await this.db.transaction((tx) => fn(writeRepos(tx, this.track)));
+      return await this.db.transaction(async (tx) => {
+        await tx.exec(`SET LOCAL random_page_cost = ${WRITE_RANDOM_PAGE_COST}`);
+        return fn(writeRepos(tx, this.track));
+      });
     } finally {
       this.remembered.clear();
     }
