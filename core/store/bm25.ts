@@ -367,8 +367,10 @@ export function bm25Reads(q: Sql) {
       // The best documents by the postings read, as (doc_no, score, mask).
       let best: string;
       if (filters) {
-        // Every posting of the terms, of the episodes the filters keep.
-        best = `(SELECT s.doc_no, sum(s.w * s.impact) AS score, bit_or(s.bit) AS mask
+        // Every posting of the terms, of the episodes the filters keep. A score adds its terms in the
+        // query's order, as the postings read do: summed in the order the rows come, a score would
+        // depend on where the blocks lie in the table, and alike episodes could swap by its last bit.
+        best = `(SELECT s.doc_no, sum(s.w * s.impact ORDER BY s.bit) AS score, bit_or(s.bit) AS mask
           FROM (SELECT qt.w, qt.bit, u.doc_no, u.impact FROM ${termList(
             found.map((_, i) => i),
             'qt',
