@@ -104,32 +104,23 @@ async function readPostings(
                FROM bm25_postings WHERE owner_id = $1 AND term_id = qt.term_id) c)) l`,
     [ownerId, int4Array(terms.map((t) => t.id)), per],
   );
-  return decodeLists(r.rows[0]?.blob ?? null, terms.length);
-}
-
-/**
- * Lists of postings from rows an `encode(string_agg(int4send(k) || array_send(docs) || array_send(impacts),
- * ''), 'base64')` wrote: list k - 1 holds the postings of every row numbered k, in the order they came.
- */
-export function decodeLists(blob: string | null, count: number): { docs: Int32Array; impacts: Float32Array }[] {
   const parts: { k: number; at: number; n: number }[] = [];
-  const buf = Buffer.from(blob ?? '', 'base64');
+  const buf = Buffer.from(r.rows[0]?.blob ?? '', 'base64');
   const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const sizes = Array.from({ length: count }, () => 0);
+  const count = terms.map(() => 0);
   let at = 0;
   while (at < buf.length) {
     const k = v.getInt32(at) - 1;
-    if (!(k >= 0 && k < count)) throw new Error(`a BM25 posting row is numbered ${k + 1}, outside 1..${count}`);
     const docs = sentArray(v, at + 4);
     const impacts = sentArray(v, docs.end);
     if (docs.n !== impacts.n) throw new Error(`a BM25 posting row holds ${docs.n} documents and ${impacts.n} impacts`);
     parts.push({ k, at: docs.first, n: docs.n });
     parts.push({ k: -1, at: impacts.first, n: impacts.n });
-    sizes[k] = sizes[k]! + docs.n;
+    count[k] = count[k]! + docs.n;
     at = impacts.end;
   }
-  const lists = sizes.map((n) => ({ docs: new Int32Array(n), impacts: new Float32Array(n) }));
-  const filled = sizes.map(() => 0);
+  const lists = count.map((n) => ({ docs: new Int32Array(n), impacts: new Float32Array(n) }));
+  const filled = terms.map(() => 0);
   for (let i = 0; i < parts.length; i += 2) {
     const { k, at: d, n } = parts[i]!;
     const f = parts[i + 1]!.at;
