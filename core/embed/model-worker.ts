@@ -6,8 +6,10 @@
  * If the thread dies (an uncaught error, out of memory, terminated from outside), the requests waiting
  * on it and every later one fail with EMBEDDER_CRASHED instead of waiting for ever.
  *
- * The thread is never ended from here while it may be running the model: it is asked to end and does
- * so between two model runs (see worker-protocol.ts for what happens otherwise).
+ * A thread that may be running the model is not ended from here: `terminate()` asks it to end, and
+ * it does so between two model runs (see worker-protocol.ts for what happens otherwise). A thread whose
+ * load failed runs nothing and is ended at once, as is one that speaks another protocol (it might
+ * not understand the request to end).
  */
 import { Worker } from 'node:worker_threads';
 import { EmbedError } from './errors.js';
@@ -79,21 +81,13 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
       resolve();
     }),
   );
-  let ending: Promise<void> | undefined;
+  /** Set once the thread was asked to end. */
+  let ending = false;
 
   const send = (request: WorkerRequest) => worker.postMessage(request);
   // A thread with nothing to do must not keep the process alive; one with work, or ending, does: the
   // process must not end while its model runs.
-  const holdProcess = () => (loaded !== undefined || waiting.size > 0 || ending !== undefined ? worker.ref() : worker.unref());
-  /** Asks the thread to end and waits for it; a thread already gone has nothing to finish. */
-  const finish = (): Promise<void> => {
-    if (ending === undefined && !exited) {
-      send({ type: 'end' });
-      ending = exit;
-      holdProcess();
-    }
-    return exit;
-  };
+  const holdProcess = () => (loaded !== undefined || waiting.size > 0 || ending ? worker.ref() : worker.unref());
 
   const end = (error: Error) => {
     if (ended !== undefined) return;
@@ -125,7 +119,13 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
     },
     async terminate() {
       end(new EmbedError('EMBEDDER_DISPOSED', `the ${source.modelId} embedder was disposed while it was embedding; open a new one`));
-      await finish();
+      // Asked once; a thread already gone has nothing to finish.
+      if (!ending && !exited) {
+        send({ type: 'end' });
+        ending = true;
+        holdProcess();
+      }
+      await exit;
     },
   };
 
@@ -143,7 +143,7 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
         if (reply.id === null) {
           // The load failed: the thread has nothing more to do.
           end(errorFrom(reply.error));
-          void finish();
+          void worker.terminate();
           return;
         }
         waiting.get(reply.id)?.reject(errorFrom(reply.error));
@@ -161,7 +161,7 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
     const reply = WorkerReplySchema.safeParse(message);
     if (!reply.success) {
       crashed('it sent a message this version does not read');
-      void finish();
+      void worker.terminate();
       return;
     }
     settle(reply.data);
