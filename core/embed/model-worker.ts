@@ -74,13 +74,7 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
   let loaded: { resolve: (w: ModelWorker) => void; reject: (e: Error) => void } | undefined;
   /** Set once the thread cannot answer any more: what every later request fails with. */
   let ended: Error | undefined;
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    worker.once('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
+  const exit = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   /** Set once the thread was asked to end. */
   let ending = false;
 
@@ -113,14 +107,14 @@ export function startModelWorker(source: ModelSource, o: StartModelWorkerOptions
       if (ended !== undefined) return Promise.reject(ended);
       const id = nextId++;
       const result = new Promise<Float32Array[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
-      send({ type: 'embed', id, texts: [...texts], batchSize });
+      send({ type: 'embed', id, texts, batchSize });
       holdProcess();
       return result;
     },
     async terminate() {
       end(new EmbedError('EMBEDDER_DISPOSED', `the ${source.modelId} embedder was disposed while it was embedding; open a new one`));
-      // Asked once; a thread already gone has nothing to finish.
-      if (!ending && !exited) {
+      // Asked once (a thread already gone drops the message).
+      if (!ending) {
         send({ type: 'end' });
         ending = true;
         holdProcess();

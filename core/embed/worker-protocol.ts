@@ -37,7 +37,7 @@ export const WorkerRequestSchema = z.discriminatedUnion('type', [
     type: z.literal('embed'),
     id: z.number().int(),
     /** Prefixed already. */
-    texts: z.array(z.string()),
+    texts: z.array(z.string()).readonly(),
     batchSize: z.number().int().min(1),
   }),
   z.object({ type: z.literal('end') }),
