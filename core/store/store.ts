@@ -9,6 +9,7 @@ import { acquireLock, type DirLock } from './lock.js';
 import { readBackupArchive } from './backup-archive.js';
 import { finishInterruptedRestore, makePrivate, removeRestoredAsides } from './data-folder.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
+import { PreparedStatements } from './prepared.js';
 import { readRepos, writeRepos, type ReadRepos, type Repos } from './repos.js';
 import type { WriteTracker } from './sql.js';
 import { sealBackup } from './backup-crypto.js';
@@ -165,6 +166,7 @@ export class Store {
   };
   /** Built once: repositories hold nothing but the connection. */
   private readonly reads: ReadRepos;
+  private readonly writes: PreparedStatements;
   private readonly remembered = new Map<string, Promise<unknown>>();
 
   private constructor(
@@ -175,7 +177,8 @@ export class Store {
     /** Nothing changed the database since this store last closed it cleanly (see CLEAN_CLOSE_FILE). */
     readonly untouchedSinceClose: boolean,
   ) {
-    this.reads = readRepos(db);
+    this.reads = readRepos(new PreparedStatements(db, 'r').outside());
+    this.writes = new PreparedStatements(db, 'w');
   }
 
   static async open(o: OpenStoreOptions = {}): Promise<Store> {
@@ -228,7 +231,7 @@ export class Store {
     try {
       return await this.db.transaction(async (tx) => {
         await tx.exec(`SET LOCAL random_page_cost = ${WRITE_RANDOM_PAGE_COST}`);
-        return fn(writeRepos(tx, this.track));
+        return fn(writeRepos(this.writes.inside(tx), this.track));
       });
     } finally {
       this.remembered.clear();
