@@ -22,7 +22,7 @@ interface Statement {
  * A store's queries as named prepared statements. PGlite's `query` parses and plans every statement
  * afresh (an unnamed statement, each call); a named one is parsed once, and after five executions
  * Postgres keeps a generic plan when it costs no more than the ones planned for the values given.
- * At 100k episodes that was ~1 ms of parsing and planning for each of a search's five statements.
+ * At 100k episodes that was ~0.7 ms of parsing and planning for each of a search's five statements.
  *
  * Reads and writes keep their statements apart: write transactions plan with another random page cost
  * (see store.ts), and a generic plan keeps the settings it was planned with.

@@ -1,7 +1,13 @@
-import type { Transaction } from '@electric-sql/pglite';
+import type { Results } from '@electric-sql/pglite';
 
-/** What a repository needs: the database itself or an open transaction. */
-export type Sql = Pick<Transaction, 'query' | 'exec'>;
+/**
+ * What a repository needs: statements with parameters, and DDL. The store hands out prepared statements
+ * (prepared.ts); a PGlite database or transaction serves too (migrations, tests).
+ */
+export interface Sql {
+  query<T>(text: string, params?: unknown[]): Promise<Results<T>>;
+  exec(text: string): Promise<Results[]>;
+}
 
 /** Called with the number of index rows a write touched, so the store knows when to maintain itself. */
 export type WriteTracker = (rows: number) => void;
