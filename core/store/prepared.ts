@@ -62,7 +62,7 @@ export class PreparedStatements {
     const out: BackendMessage[] = [];
     try {
       const statement = this.statements.get(text) ?? (await this.prepare(text, send));
-      // Most recently used last: the first one is the one to let go.
+      // Kept, or kept again, as the most recently used: the first one is the one to let go.
       this.statements.delete(text);
       this.statements.set(text, statement);
       const values = params.map((value, i) => {
@@ -88,12 +88,6 @@ export class PreparedStatements {
     const name = `${this.prefix}${++this.made}`;
     await send(serialize.parse({ name, text }));
     const described = await send(serialize.describe({ type: 'S', name }));
-    const statement = {
-      name,
-      types: parse.parseDescribeStatementResults(described),
-      columns: described.filter((m) => m.name === 'rowDescription'),
-    };
-    this.statements.set(text, statement);
-    return statement;
+    return { name, types: parse.parseDescribeStatementResults(described), columns: described.filter((m) => m.name === 'rowDescription') };
   }
 }
