@@ -16,7 +16,7 @@ import { withVectorIndexDeferred } from '../core/episodes/vector-index.js';
 import { tokenize } from '../core/text/tokenize.js';
 import { Store } from '../core/store/store.js';
 import { benchEmbedder } from './embedder.js';
-import { argValue, percentile, residentAfterGc, round } from './stats.js';
+import { argValue, memoryAfterGc, percentile, round } from './stats.js';
 import { syntheticQueries } from './synthetic.js';
 import { cachedQueries, fillStore, timeQueries } from './synthetic-store.js';
 
@@ -86,7 +86,7 @@ const sizeBytes = await store.sizeOnDisk();
 const walBytes = await store.walBytes();
 const tables = await store.tableSizes();
 const searchRssMB = round(process.memoryUsage().rss / 1e6, 0);
-const searchRssAfterGcMB = round(residentAfterGc() / 1e6, 0);
+const afterGc = memoryAfterGc();
 // PGlite's share of it: its WebAssembly memory, which only grows.
 const databaseMemoryMB = round(store.databaseMemoryBytes() / 1e6, 0);
 await engine.close();
@@ -120,7 +120,8 @@ console.log(
         tables.filter((t) => t.bytes >= 1e5).map((t) => [t.table, { total: mb(t.bytes), indexes: mb(t.indexBytes) }]),
       ),
       rssMB: searchRssMB,
-      rssAfterGcMB: searchRssAfterGcMB,
+      rssAfterGcMB: round(afterGc.rss / 1e6, 0),
+      heapAfterGcMB: round(afterGc.heapUsed / 1e6, 1),
       databaseMemoryMB,
       loadAverage,
       queryEmbeddingMs: embedder ? { p50: round(percentile(embedTimes, 50), 2), p95: round(percentile(embedTimes, 95), 2) } : null,

@@ -21,11 +21,14 @@ export function argValue(argv: readonly string[], name: string): string | undefi
 }
 
 /**
- * Resident memory after a full garbage collection: what the process holds, without the garbage it has
- * yet to collect (among it the 128 MB memory of each PGlite instance a benchmark opened and closed).
+ * Memory after a full garbage collection: what the process holds, without the garbage it has yet to
+ * collect (among it the 128 MB memory of each PGlite instance a benchmark opened and closed). `rss`
+ * also moves with how much room V8 and the allocator keep free; `heapUsed` is what live JS objects
+ * take, the steadier measure of what caches keep.
  */
-export function residentAfterGc(): number {
+export function memoryAfterGc(): { rss: number; heapUsed: number } {
   v8.setFlagsFromString('--expose-gc');
   (vm.runInNewContext('gc') as () => void)();
-  return process.memoryUsage().rss;
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed };
 }

@@ -44,12 +44,20 @@ export interface MessageDoc {
   message: StoredMessage;
   episode: EpisodeHeader | null;
   text: string;
-  /** text, speaker, episode context, neighbouring turns (shared, read-only) */
-  fields: [ReadonlyMap<string, number>, ReadonlyMap<string, number>, ReadonlyMap<string, number>, ReadonlyMap<string, number>];
+  /**
+   * Term counts of its text, speaker, episode context, and the turns just before and after it (shared,
+   * read-only). The two neighbouring turns score as one field, `near`: their counts are added when read,
+   * not merged into a map of their own that every message would keep.
+   */
+  fields: [Counts, Counts, Counts, Counts, Counts];
+  /** Lengths of the scored fields: text, speaker, context, near (both neighbouring turns). */
   lengths: [number, number, number, number];
   /** Whether it asks rather than tells (ends with a question). */
   asks: boolean;
 }
+
+type Counts = ReadonlyMap<string, number>;
+const NONE: Counts = new Map();
 
 function counts(tokens: readonly string[]): Map<string, number> {
   const m = new Map<string, number>();
@@ -64,10 +72,12 @@ export function episodeContextText(e: EpisodeHeader): string {
 
 /**
  * Term counts of recently scored texts: a person searches the same memories again and again, and
- * tokenising is most of the cost of scoring messages. Bounded; a full clear is crude but O(1)
+ * tokenising is most of the cost of scoring messages. Bounded, because the process that holds the
+ * store serves searches for days: a chat message's counts take ~0.6 kB, so at most ~12 MB, the
+ * messages of ~20 `loadContext` calls or a few hundred searches. A full clear is crude but O(1)
  * amortised, as in the tokeniser's own cache.
  */
-const TERMS_CACHE_MAX = 50_000;
+const TERMS_CACHE_MAX = 20_000;
 interface Bag {
   counts: ReadonlyMap<string, number>;
   length: number;
@@ -81,13 +91,6 @@ function bag(key: string, text: () => string): Bag {
     bags.set(key, (b = { counts: counts(tokens), length: tokens.length }));
   }
   return b;
-}
-
-function merge(a: Bag | null, b: Bag | null): Bag {
-  if (!a || !b) return a ?? b ?? { counts: new Map(), length: 0 };
-  const m = new Map(a.counts);
-  for (const [t, n] of b.counts) m.set(t, (m.get(t) ?? 0) + n);
-  return { counts: m, length: a.length + b.length };
 }
 
 /**
@@ -112,19 +115,14 @@ export function messageDocs(messages: readonly StoredMessage[], episodes: Readon
     };
     const before = neighbour(-1);
     const after = neighbour(1);
-    const nearKey = `n:${before?.id ?? ''}:${after?.id ?? ''}`;
-    let near = bags.get(nearKey);
-    if (!near) {
-      near = merge(before ? textBag(before) : null, after ? textBag(after) : null);
-      if (bags.size >= TERMS_CACHE_MAX) bags.clear();
-      bags.set(nearKey, near);
-    }
+    const beforeBag = before ? textBag(before) : null;
+    const afterBag = after ? textBag(after) : null;
     return {
       message: m,
       episode,
       text,
-      fields: [own.counts, speaker.counts, context.counts, near.counts],
-      lengths: [own.length, speaker.length, context.length, near.length],
+      fields: [own.counts, speaker.counts, context.counts, beforeBag?.counts ?? NONE, afterBag?.counts ?? NONE],
+      lengths: [own.length, speaker.length, context.length, (beforeBag?.length ?? 0) + (afterBag?.length ?? 0)],
       asks: /[?？]\s*(?:\[[^\]]*\])?\s*$/u.test(text.trim()),
     };
   });
@@ -157,8 +155,9 @@ export function scoreDocs(
       if (i <= 0) continue;
       let pseudo = 0;
       for (let f = 0; f < 4; f++) {
-        const tf = d.fields[f]!.get(t);
-        if (!tf || w[f] === 0) continue;
+        if (w[f] === 0) continue;
+        const tf = f < 3 ? d.fields[f]!.get(t) : (d.fields[3].get(t) ?? 0) + (d.fields[4].get(t) ?? 0);
+        if (!tf) continue;
         pseudo += (w[f]! * tf) / (1 - p.b + (p.b * d.lengths[f]!) / avg[f]!);
       }
       if (pseudo === 0) continue;

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../core/domain/conversation.js';
+import { messageDocs, queryTerms, scoreDocs, type MessageScoring } from '../../core/retrieval/messages.js';
+import type { EpisodeHeader } from '../../core/store/episodes.js';
+
+const at = new Date('2024-03-01T10:00:00Z');
+
+function message(seq: number, text: string, episodeId: string): StoredMessage {
+  return {
+    id: `m${seq}`,
+    conversationId: 'c',
+    externalId: null,
+    seq,
+    speaker: seq % 2 ? 'Ann' : 'Ben',
+    role: 'user',
+    text,
+    sentAt: new Date(at.getTime() + seq * 60_000),
+    utcOffsetMin: 0,
+    attachments: [],
+    episodeId,
+  };
+}
+
+function episode(id: string): EpisodeHeader {
+  return {
+    id,
+    conversationId: 'c',
+    title: 'a weekend',
+    temporal: { start: at, end: at, utcOffsetMin: 0 },
+    keywords: [],
+    entities: [],
+    participants: ['Ann', 'Ben'],
+  };
+}
+
+const messages = [
+  message(1, 'Where did you go hiking?', 'e1'),
+  message(2, 'Up north, all of Saturday', 'e1'),
+  message(3, 'The glacier was freezing', 'e1'),
+  message(4, 'Anyway, the tax forms are due', 'e2'),
+];
+const episodes = new Map([episode('e1'), episode('e2')].map((e) => [e.id, e]));
+const stats = { docCount: 100, df: new Map([...queryTerms('hiking glacier tax')].map(([t]) => [t, 2])) };
+const scoring = (near: number): MessageScoring => ({ k1: 1.2, b: 0.75, fields: { text: 1, speaker: 0, context: 0, near } });
+const scoreOf = (near: number, id: string, query: string) =>
+  scoreDocs(messageDocs(messages, episodes), queryTerms(query), stats, scoring(near)).find((s) => s.doc.message.id === id)!;
+
+describe('message scoring', () => {
+  it('lets a turn match on the words of the turns just before and after it, within its episode', () => {
+    const reply = scoreOf(0.4, 'm2', 'hiking glacier');
+    // Neither word is in its own text: "hiking" comes from the turn before, "glacier" from the one after.
+    expect(reply.matched.sort()).toEqual(['glacier', 'hike']);
+    expect(reply.score).toBeGreaterThan(scoreOf(0.4, 'm2', 'hiking').score);
+    expect(scoreOf(0, 'm2', 'hiking glacier').score).toBe(0);
+    // The next turn belongs to another episode: it lends nothing.
+    expect(scoreOf(0.4, 'm3', 'tax').score).toBe(0);
+    expect(scoreOf(0.4, 'm4', 'glacier').score).toBe(0);
+  });
+
+  it('weighs a neighbouring turn below the message’s own words', () => {
+    expect(scoreOf(0.4, 'm1', 'hiking').score).toBeGreaterThan(scoreOf(0.4, 'm2', 'hiking').score);
+  });
+
+  it('counts both neighbours as one field, whose length is theirs together', () => {
+    const [doc] = messageDocs(messages, episodes).filter((d) => d.message.id === 'm2');
+    // Terms: "Where did you go hiking?" → go, hike; "Up north, all of Saturday" → north, saturdai;
+    // "The glacier was freezing" → glacier, freez.
+    expect(doc!.lengths[0]).toBe(2);
+    expect(doc!.lengths[3]).toBe(4);
+  });
+});
