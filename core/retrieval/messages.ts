@@ -39,6 +39,9 @@ export function idf(docCount: number, df: number | undefined): number {
   return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }
 
+/** A text's terms with how often each occurs. */
+type Counts = ReadonlyMap<string, number>;
+
 /** A message prepared for scoring once per query: its terms per field. */
 export interface MessageDoc {
   message: StoredMessage;
@@ -56,7 +59,6 @@ export interface MessageDoc {
   asks: boolean;
 }
 
-type Counts = ReadonlyMap<string, number>;
 const NONE: Counts = new Map();
 
 function counts(tokens: readonly string[]): Map<string, number> {
@@ -79,7 +81,7 @@ export function episodeContextText(e: EpisodeHeader): string {
  */
 const TERMS_CACHE_MAX = 20_000;
 interface Bag {
-  counts: ReadonlyMap<string, number>;
+  counts: Counts;
   length: number;
 }
 const bags = new Map<string, Bag>();
