@@ -189,7 +189,7 @@ export async function firstStage(ctx: EngineContext, ownerId: string, query: str
   const search = (filters: EpisodeFilters, limit: number) =>
     searchMemories(
       { embedder: ctx.embedder, config: ctx.config.retrieval },
-      { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)] },
+      { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)], similarities: false },
     );
   const anchors = await queryTimeAnchors(query);
   const outcome = await search({}, depth);

@@ -94,6 +94,12 @@ export interface SearchRequest {
   sources: readonly SearchSource[];
   /** A query vector computed earlier (benchmarks time search apart from embedding). */
   queryVector?: Float32Array | undefined;
+  /**
+   * False: keyword candidates outside the nearest ones keep `similarity: null` instead of having it
+   * looked up. Rank fusion does not score with it, so a caller that keeps only ids and scores (the
+   * evidence packer's first stage) saves that lookup; weighted fusion looks it up regardless.
+   */
+  similarities?: boolean | undefined;
 }
 
 export interface SearchDeps {
@@ -206,11 +212,12 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
   if (space && embedder) {
     const qv = req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!;
     // In hybrid mode the keyword candidates the nearest ones miss get their exact similarity in the same
-    // round trip (a cheap lookup by id), so a strong keyword hit is never dropped for lack of a vector rank.
+    // round trip (a lookup by id): weighted fusion scores with it, so a strong keyword hit is never
+    // dropped for lack of one, and results show it.
     // Vector candidates the keyword lists missed score 0 on keywords: with BM25's candidate depth they
     // match no query term strongly, and rescoring them by term costs more than it changes.
-    const keywordIds = (kind: HitKind) =>
-      mode === 'hybrid' ? [...candidates.values()].filter((c) => c.kind === kind).map((c) => c.id) : [];
+    const lookUp = mode === 'hybrid' && (req.similarities !== false || config.fusion !== 'rrf');
+    const keywordIds = (kind: HitKind) => (lookUp ? [...candidates.values()].filter((c) => c.kind === kind).map((c) => c.id) : []);
     const lists = await Promise.all(withVectors.map((s) => s.nearest(space, qv, k, keywordIds(s.kind))));
     const all = lists.flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h })));
     const merged = all.filter((h) => h.nearest).sort((a, b) => b.similarity - a.similarity);

@@ -44,6 +44,27 @@ describe('episode vectors repository', () => {
     expect(await read.stale(a, SPACE.modelId, 10)).toEqual([east]);
   });
 
+  it('asked for many, returns the nearest by exact similarity: the sign-bit index only chooses what is ranked', async () => {
+    const [a] = owners();
+    // Ninety directions in one octant: their sign bits are all alike, so the index cannot tell them
+    // apart, and only reading past the `limit` asked and ranking exactly finds the nearest 60.
+    const vectors = await Promise.all(
+      Array.from({ length: 90 }, async (_, i) => ({
+        episodeId: await addEpisode(store(), a, `Direction ${i}`),
+        vector: vec(Math.cos((i * Math.PI) / 180), Math.sin((i * Math.PI) / 180), 0.1),
+      })),
+    );
+    await store().transaction(async (r) => {
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, vectors);
+    });
+    const q = vec(0.2, 1, 0.1);
+    const dot = (v: Float32Array) => v[0]! * q[0]! + v[1]! * q[1]! + v[2]! * q[2]!;
+    const exact = [...vectors].sort((x, y) => dot(y.vector) - dot(x.vector)).slice(0, 60);
+    const hits = await store().read.vectors.search(a, SPACE, q, { limit: 60, filters: {} });
+    expect(hits.map((h) => h.episodeId)).toEqual(exact.map((v) => v.episodeId));
+  });
+
   it('goes with its episode', async () => {
     const [a] = owners();
     const id = await addEpisode(store(), a, 'Short-lived');
