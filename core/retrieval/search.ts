@@ -42,13 +42,10 @@ export interface SearchSource {
     terms: readonly string[],
     limit: number,
   ): Promise<{ hits: { id: string; score: number; matchedTerms: string[] }[]; termStats?: Bm25TermStats | null }>;
-  /** The `limit` nearest items, then the similarity of each `also` item outside them (`nearest: false`). */
-  nearest(
-    space: VectorSpace,
-    vector: Float32Array,
-    limit: number,
-    also?: readonly string[],
-  ): Promise<{ id: string; similarity: number; nearest: boolean }[]>;
+  /** The `limit` nearest items, nearest first. */
+  nearest(space: VectorSpace, vector: Float32Array, limit: number): Promise<{ id: string; similarity: number }[]>;
+  /** The similarity of each of these items that has a vector in the space. */
+  similarities(space: VectorSpace, vector: Float32Array, ids: readonly string[]): Promise<{ id: string; similarity: number }[]>;
 }
 
 export function episodeSource(store: Store, ownerId: string, filters: EpisodeFilters, config: RetrievalConfig): SearchSource {
@@ -66,10 +63,12 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
       vectors:
         modelId !== null && (await store.untilNextWrite(`episode-vectors:${ownerId}:${modelId}`, (r) => r.vectors.any(ownerId, modelId))),
     }),
-    nearest: (space, vector, limit, also) =>
+    nearest: (space, vector, limit) =>
       read.vectors
-        .search(ownerId, space, vector, { limit, filters, also })
-        .then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity, nearest: h.nearest }))),
+        .search(ownerId, space, vector, { limit, filters })
+        .then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity }))),
+    similarities: (space, vector, ids) =>
+      read.vectors.similarities(ownerId, space, vector, ids).then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity }))),
   };
 }
 
@@ -83,7 +82,8 @@ export function factSource(store: Store, ownerId: string, filters: FactFilters, 
       store
         .untilNextWrite(`facts:${ownerId}:${modelId}`, (r) => r.factVectors.presence(ownerId, modelId))
         .then((p) => ({ items: p.facts, vectors: p.vectors })),
-    nearest: (space, vector, limit, also) => read.factVectors.search(ownerId, space, vector, { limit, filters, also }),
+    nearest: (space, vector, limit) => read.factVectors.search(ownerId, space, vector, { limit, filters }),
+    similarities: (space, vector, ids) => read.factVectors.similarities(ownerId, space, vector, ids),
   };
 }
 
@@ -95,9 +95,9 @@ export interface SearchRequest {
   /** A query vector computed earlier (benchmarks time search apart from embedding). */
   queryVector?: Float32Array | undefined;
   /**
-   * False: keyword candidates outside the nearest ones keep `similarity: null` instead of having it
-   * looked up. Rank fusion does not score with it, so a caller that keeps only ids and scores (the
-   * evidence packer's first stage) saves that lookup; weighted fusion looks it up regardless.
+   * False: hybrid hits found by keywords only keep `similarity: null` instead of having it looked up.
+   * Rank fusion does not score with it, so a caller that keeps only ids and scores (the evidence
+   * packer's first stage) saves that lookup; weighted fusion looks it up regardless.
    */
   similarities?: boolean | undefined;
 }
@@ -209,18 +209,24 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     const merged = lists.flatMap((l, i) => l.hits.map((h) => ({ kind: sources[i]!.kind, ...h }))).sort((a, b) => b.score - a.score);
     merged.forEach((h, i) => (at(h.kind, h.id).bm25 = { score: h.score, terms: h.matchedTerms, rank: i + 1 }));
   }
-  if (space && embedder) {
-    const qv = req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!;
-    // In hybrid mode the keyword candidates the nearest ones miss get their exact similarity in the same
-    // round trip (a lookup by id): weighted fusion scores with it, so a strong keyword hit is never
-    // dropped for lack of one, and results show it.
-    // Vector candidates the keyword lists missed score 0 on keywords: with BM25's candidate depth they
-    // match no query term strongly, and rescoring them by term costs more than it changes.
-    const lookUp = mode === 'hybrid' && (req.similarities !== false || config.fusion !== 'rrf');
-    const keywordIds = (kind: HitKind) => (lookUp ? [...candidates.values()].filter((c) => c.kind === kind).map((c) => c.id) : []);
-    const lists = await Promise.all(withVectors.map((s) => s.nearest(space, qv, k, keywordIds(s.kind))));
-    const all = lists.flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h })));
-    const merged = all.filter((h) => h.nearest).sort((a, b) => b.similarity - a.similarity);
+  const qv = space && embedder ? (req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!) : null;
+  /** Gives the items the nearest ones missed their similarity, looked up by id. */
+  const lookUp = async (items: { kind: HitKind; id: string; similarity: number | null }[]) => {
+    if (!space || !qv) return;
+    await Promise.all(
+      withVectors.map(async (s) => {
+        const ids = items.filter((c) => c.kind === s.kind && c.similarity === null).map((c) => c.id);
+        if (ids.length === 0) return;
+        const found = new Map((await s.similarities(space, qv, ids)).map((h) => [h.id, h.similarity]));
+        for (const c of items) if (c.kind === s.kind && found.has(c.id)) c.similarity = found.get(c.id)!;
+      }),
+    );
+  };
+  if (space && embedder && qv) {
+    const lists = await Promise.all(withVectors.map((s) => s.nearest(space, qv, k)));
+    const merged = lists
+      .flatMap((hits, i) => hits.map((h) => ({ kind: withVectors[i]!.kind, ...h })))
+      .sort((a, b) => b.similarity - a.similarity);
     // Results found only by meaning must clear the model's relevance floor (core/retrieval/relevance-floor.ts).
     const floor =
       config.vectorFloor === 'off'
@@ -235,10 +241,19 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
       c.similarity = h.similarity;
       c.vecRank = ++rank;
     }
-    for (const h of all) if (!h.nearest) at(h.kind, h.id).similarity = h.similarity;
+    // Vector candidates the keyword lists missed score 0 on keywords: with BM25's candidate depth they
+    // match no query term strongly, and rescoring them by term costs more than it changes. Keyword
+    // candidates the nearest ones missed get their similarity: weighted fusion scores with it (so a
+    // strong keyword hit is never dropped for lack of one), and results show it — under rank fusion,
+    // which does not score with it, only for the hits returned.
+    if (mode === 'hybrid' && config.fusion === 'weighted') await lookUp([...candidates.values()]);
   }
 
-  if (mode === 'hybrid') return { hits: fuse(candidates.values(), config).slice(0, req.limit), modeUsed: 'hybrid', warnings, termStats };
+  if (mode === 'hybrid') {
+    const hits = fuse(candidates.values(), config).slice(0, req.limit);
+    if (config.fusion === 'rrf' && req.similarities !== false) await lookUp(hits);
+    return { hits, modeUsed: 'hybrid', warnings, termStats };
+  }
   const single = [...candidates.values()].map<Hit>((c) =>
     mode === 'vector'
       ? { kind: c.kind, id: c.id, score: c.similarity ?? 0, bm25: null, similarity: c.similarity, matchedBy: ['vector'], matchedTerms: [] }

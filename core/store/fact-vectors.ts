@@ -29,32 +29,41 @@ export function factVectorReads(q: Sql) {
       return r.rows[0]!;
     },
 
-    /**
-     * Exact cosine search over the owner's active facts embedded with this model: the `limit` nearest,
-     * then, in the same round trip, the similarity of each `also` fact that is not among them.
-     */
+    /** Exact cosine search over the owner's active facts embedded with this model: the `limit` nearest. */
     async search(
       ownerId: string,
       space: { modelId: string; dimensions: number },
       vector: Float32Array,
-      o: { limit: number; filters: FactFilters; also?: readonly string[] | undefined },
-    ): Promise<{ id: string; similarity: number; nearest: boolean }[]> {
+      o: { limit: number; filters: FactFilters },
+    ): Promise<{ id: string; similarity: number }[]> {
       const p = new Params();
       const owner = p.add(ownerId);
       const d = space.dimensions;
-      const dist = `se.embedding::halfvec(${d}) <=> ${p.add(vectorParam(vector))}::real[]::halfvec(${d})`;
-      const from = `FROM semantic_embeddings se
+      const r = await q.query<{ node_id: string; distance: number }>(
+        `SELECT se.node_id, se.embedding::halfvec(${d}) <=> ${p.add(vectorParam(vector))}::real[]::halfvec(${d}) AS distance
+         FROM semantic_embeddings se
          JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner} AND n.tier = 'active'${factFilterSql(o.filters, p, 'n')}
-         WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}`;
-      const knn = `SELECT se.node_id, ${dist} AS distance ${from} ORDER BY distance LIMIT ${p.add(o.limit)}`;
-      const sql = o.also?.length
-        ? `WITH k AS MATERIALIZED (${knn})
-           SELECT node_id, distance, true AS nearest FROM k
-           UNION ALL
-           SELECT se.node_id, ${dist}, false ${from} AND se.node_id = ANY(${p.add(o.also)}::uuid[]) AND se.node_id NOT IN (SELECT node_id FROM k)`
-        : `SELECT node_id, distance, true AS nearest FROM (${knn}) k`;
-      const r = await q.query<{ node_id: string; distance: number; nearest: boolean }>(sql, p.values);
-      return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance, nearest: x.nearest }));
+         WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}
+         ORDER BY distance LIMIT ${p.add(o.limit)}`,
+        p.values,
+      );
+      return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance }));
+    },
+
+    /** The similarity of each of these facts that has a vector of the model (only active facts have one). */
+    async similarities(
+      ownerId: string,
+      space: { modelId: string; dimensions: number },
+      vector: Float32Array,
+      factIds: readonly string[],
+    ): Promise<{ id: string; similarity: number }[]> {
+      const d = space.dimensions;
+      const r = await q.query<{ node_id: string; distance: number }>(
+        `SELECT node_id, embedding::halfvec(${d}) <=> $2::real[]::halfvec(${d}) AS distance FROM semantic_embeddings
+         WHERE owner_id = $1 AND model_id = $3 AND node_id = ANY($4::uuid[])`,
+        [ownerId, vectorParam(vector), space.modelId, factIds],
+      );
+      return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance }));
     },
 
     /** Active facts whose vector is missing or from another model: the re-embedding work list. */

@@ -10,8 +10,6 @@ export interface VectorSpace {
 export interface VectorHit {
   episodeId: string;
   similarity: number;
-  /** False for an `also` episode outside the nearest ones: its similarity only. */
-  nearest: boolean;
 }
 
 /** Model ids go into index names and partial-index predicates, so they are quoted, never interpolated raw. */
@@ -71,37 +69,37 @@ export function vectorReads(q: Sql) {
 
     /**
      * The `limit` nearest episodes (approximate: the sign-bit index's `signBitReads(limit)` nearest,
-     * ranked by exact similarity), then, in the same round trip, the exact similarity of each `also`
-     * episode that is not among them (unfiltered: hybrid search asks for its keyword candidates, which
-     * passed the filters already).
+     * ranked by exact similarity).
      */
     async search(
       ownerId: string,
       space: VectorSpace,
       vector: Float32Array,
-      o: { limit: number; filters: EpisodeFilters; also?: readonly string[] | undefined },
+      o: { limit: number; filters: EpisodeFilters },
     ): Promise<VectorHit[]> {
       const p = new Params();
       const owner = p.add(ownerId);
       const qv = `${p.add(vectorParam(vector))}::real[]`;
-      const dist = distanceExpr(space, qv);
-      const model = quoteLiteral(space.modelId);
       const filters = filterSql(o.filters, p);
       const joinEpisodes = filters ? ` JOIN episodes e ON e.id = ee.episode_id AND e.owner_id = ${owner}${filters}` : '';
-      const candidates = `SELECT ee.episode_id, ${dist} AS distance FROM episode_embeddings ee${joinEpisodes}
-         WHERE ee.model_id = ${model} AND ee.owner_id = ${owner}
+      const candidates = `SELECT ee.episode_id, ${distanceExpr(space, qv)} AS distance FROM episode_embeddings ee${joinEpisodes}
+         WHERE ee.model_id = ${quoteLiteral(space.modelId)} AND ee.owner_id = ${owner}
          ORDER BY ${signBits('ee.embedding', space.dimensions)} <~> ${signBits(qv, space.dimensions)} LIMIT ${p.add(signBitReads(o.limit))}`;
-      const knn = `SELECT episode_id, distance FROM (${candidates}) c ORDER BY distance LIMIT ${p.add(o.limit)}`;
-      const sql = o.also?.length
-        ? `WITH k AS MATERIALIZED (${knn})
-           SELECT episode_id, distance, true AS nearest FROM k
-           UNION ALL
-           SELECT ee.episode_id, ${dist}, false FROM episode_embeddings ee
-           WHERE ee.model_id = ${model} AND ee.owner_id = ${owner} AND ee.episode_id = ANY(${p.add(o.also)}::uuid[])
-             AND ee.episode_id NOT IN (SELECT episode_id FROM k)`
-        : `SELECT episode_id, distance, true AS nearest FROM (${knn}) k`;
-      const r = await q.query<{ episode_id: string; distance: number; nearest: boolean }>(sql, p.values);
-      return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance, nearest: x.nearest }));
+      const r = await q.query<{ episode_id: string; distance: number }>(
+        `SELECT episode_id, distance FROM (${candidates}) c ORDER BY distance LIMIT ${p.add(o.limit)}`,
+        p.values,
+      );
+      return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance }));
+    },
+
+    /** The exact similarity of each of these episodes that has a vector of the model (unfiltered: callers pass episodes they found). */
+    async similarities(ownerId: string, space: VectorSpace, vector: Float32Array, episodeIds: readonly string[]): Promise<VectorHit[]> {
+      const r = await q.query<{ episode_id: string; distance: number }>(
+        `SELECT ee.episode_id, ${distanceExpr(space, '$2::real[]')} AS distance FROM episode_embeddings ee
+         WHERE ee.owner_id = $1 AND ee.model_id = $3 AND ee.episode_id = ANY($4::uuid[])`,
+        [ownerId, vectorParam(vector), space.modelId, episodeIds],
+      );
+      return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance }));
     },
 
     /** Whether the model's nearest-neighbour index exists (a big import builds it at its end). */
@@ -131,7 +129,7 @@ export function vectorWrites(q: Sql) {
     /**
      * Creates the model's HNSW index the first time the model is used (DDL: a write). A candidate list
      * of 32 while building (pgvector's default is 64) halved the cost of inserting whole vectors at the
-     * same recall; over sign bits, with the re-ranking above, it finds 0.95 of the exact 40 nearest.
+     * same recall; over sign bits, with the re-ranking above, it finds 0.97 of the exact 40 nearest.
      */
     async ensureIndex(space: VectorSpace): Promise<void> {
       if (!Number.isInteger(space.dimensions) || space.dimensions <= 0) throw new Error(`bad dimension ${space.dimensions}`);

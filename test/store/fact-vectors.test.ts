@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../core/store/store.js';
 import { addFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
-const nearest = (store: Store, ownerId: string, v: Float32Array, o: { limit?: number; also?: string[] } = {}) =>
-  store.read.factVectors.search(ownerId, SPACE, v, { limit: o.limit ?? 10, filters: {}, also: o.also });
+const nearest = (store: Store, ownerId: string, v: Float32Array, limit = 10) =>
+  store.read.factVectors.search(ownerId, SPACE, v, { limit, filters: {} });
 
 describe('fact vectors repository', () => {
   const store = useStore();
@@ -18,16 +18,18 @@ describe('fact vectors repository', () => {
     const read = store().read.factVectors;
     expect(await read.any(a, SPACE.modelId)).toBe(true);
     expect((await nearest(store(), a, vec(0.1, 1, 0))).map((h) => h.id)).toEqual([north, east]);
-    expect(await nearest(store(), a, vec(0, 1, 0), { limit: 1, also: [east, north] })).toEqual([
-      { id: north, similarity: expect.closeTo(1, 5), nearest: true },
-      { id: east, similarity: expect.closeTo(0, 5), nearest: false },
+    expect(await nearest(store(), a, vec(0, 1, 0), 1)).toEqual([{ id: north, similarity: expect.closeTo(1, 5) }]);
+    const byId = await read.similarities(a, SPACE, vec(0, 1, 0), [east, north]);
+    expect(byId.sort((x, y) => y.similarity - x.similarity)).toEqual([
+      { id: north, similarity: expect.closeTo(1, 5) },
+      { id: east, similarity: expect.closeTo(0, 5) },
     ]);
     expect(await read.presence(a, SPACE.modelId)).toEqual({ facts: true, vectors: true });
     expect(await read.presence(a, null)).toEqual({ facts: true, vectors: false });
     expect(await read.stale(a, SPACE.modelId, 10)).toEqual([]);
     expect((await read.stale(a, 'another-model', 10)).map((n) => n.id).sort()).toEqual([north, east].sort());
     await store().transaction((r) => r.factVectors.set(a, east, SPACE.modelId, vec(0, 0, 1)));
-    expect((await nearest(store(), a, vec(0, 0, 1)))[0]).toEqual({ id: east, similarity: expect.closeTo(1, 5), nearest: true });
+    expect((await nearest(store(), a, vec(0, 0, 1)))[0]).toEqual({ id: east, similarity: expect.closeTo(1, 5) });
   });
 
   it('follows the fact’s tier: only an active fact gets a vector, and only active facts are searched', async () => {
@@ -64,7 +66,7 @@ describe('fact vectors repository', () => {
       await r.factVectors.set(b, fact, SPACE.modelId, vec(1, 0, 0));
       await r.factVectors.remove(b, [fact]);
     });
-    expect(await nearest(store(), a, vec(0, 1, 0))).toEqual([{ id: fact, similarity: expect.closeTo(1, 5), nearest: true }]);
+    expect(await nearest(store(), a, vec(0, 1, 0))).toEqual([{ id: fact, similarity: expect.closeTo(1, 5) }]);
   });
 
   it('keeps nothing of a transaction that throws', async () => {

@@ -424,8 +424,8 @@ describe('the store on disk', () => {
       await s.transaction((r) => r.vectors.ensureIndex(SPACE));
       const hits = await s.read.vectors.search('me', SPACE, vec(0.6, 0.8, 0), { limit: 2, filters: {} });
       expect(hits).toEqual([
-        { episodeId: ids.east, similarity: expect.closeTo(0.96, 3), nearest: true },
-        { episodeId: ids.north, similarity: expect.closeTo(0.8, 3), nearest: true },
+        { episodeId: ids.east, similarity: expect.closeTo(0.96, 3) },
+        { episodeId: ids.north, similarity: expect.closeTo(0.8, 3) },
       ]);
     } finally {
       await s.close();

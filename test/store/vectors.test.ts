@@ -29,11 +29,11 @@ describe('episode vectors repository', () => {
     const hits = await nearest(store(), a, vec(0.1, 1, 0));
     expect(hits.map((h) => h.episodeId)).toEqual([north, east]);
     expect(hits[0]!.similarity).toBeCloseTo(0.995, 2);
-    // An `also` episode outside the nearest comes back after them with its exact similarity; one among
-    // them is not repeated.
-    expect(await read.search(a, SPACE, vec(0, 1, 0), { limit: 1, filters: {}, also: [east, north] })).toEqual([
-      { episodeId: north, similarity: expect.closeTo(1, 5), nearest: true },
-      { episodeId: east, similarity: expect.closeTo(0, 5), nearest: false },
+    // Any episode's exact similarity, looked up by id: the archived one has no vector.
+    const byId = await read.similarities(a, SPACE, vec(0, 1, 0), [east, north, archived]);
+    expect(byId.sort((x, y) => y.similarity - x.similarity)).toEqual([
+      { episodeId: north, similarity: expect.closeTo(1, 5) },
+      { episodeId: east, similarity: expect.closeTo(0, 5) },
     ]);
     // The archived one is not stale: only active episodes are (re-)embedded.
     expect(await read.stale(a, SPACE.modelId, 10)).toEqual([]);
@@ -86,7 +86,7 @@ describe('episode vectors repository', () => {
     });
     const read = store().read.vectors;
     expect(await nearest(store(), b, vec(1, 0, 0))).toEqual([]);
-    expect(await read.search(b, SPACE, vec(1, 0, 0), { limit: 10, filters: {}, also: [id] })).toEqual([]);
+    expect(await read.similarities(b, SPACE, vec(1, 0, 0), [id])).toEqual([]);
     expect(await read.any(b, SPACE.modelId)).toBe(false);
     expect(await read.count(b, SPACE.modelId)).toBe(0);
     expect(await read.stale(b, SPACE.modelId, 10)).toEqual([]);
@@ -97,7 +97,7 @@ describe('episode vectors repository', () => {
       ]);
       await r.vectors.remove(b, [id]);
     });
-    expect(await nearest(store(), a, vec(1, 0, 0))).toEqual([{ episodeId: id, similarity: expect.closeTo(1, 5), nearest: true }]);
+    expect(await nearest(store(), a, vec(1, 0, 0))).toEqual([{ episodeId: id, similarity: expect.closeTo(1, 5) }]);
     expect(await read.count(a, SPACE.modelId)).toBe(1);
   });
 
