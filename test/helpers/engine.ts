@@ -48,8 +48,9 @@ export function grownTwoDaysFile(timestamp: string): string {
 }
 
 /**
- * New stores in this file run PGlite's initdb and every migration, as on a person's machine, instead
- * of starting from the run's template (test/helpers/store-template.mjs). For the store's own tests.
+ * New stores in this file (or `describe` block) run PGlite's initdb and every migration, as on a
+ * person's machine, instead of starting from the run's template (test/helpers/store-template.mjs).
+ * For the store's own tests of making and upgrading a store.
  */
 export function useRealStoreStartup(): void {
   beforeAll(() => {

@@ -16,7 +16,8 @@
  * would on the second open of a store) and its own settings. Only calls that would run initdb are
  * touched — the store's own options (the pgvector extension), no `loadDataDir` (backups and restores
  * load theirs as before), an absent or empty data folder. test/store/store.test.ts opts out
- * (`useRealStoreStartup`), so the store's own tests still go through initdb and every migration.
+ * (`useRealStoreStartup`) where it tests making a store and upgrading one, so those still go through
+ * initdb and every migration.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -11,8 +11,6 @@ import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir, useRealStoreStartup } from '../helpers/engine.js';
 import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
-useRealStoreStartup();
-
 /** A store on disk migrated only up to `version`, open in a bare PGlite (for an upgrade to start from). */
 async function storeAtVersion(version: number): Promise<{ home: string; db: PGlite }> {
   const dir = tempDir();
@@ -65,75 +63,6 @@ describe('the store on disk', () => {
     );
     const s = await Store.open({ dir });
     await s.close();
-  });
-
-  it('keeps everything across close and reopen, with migrations applied once', async () => {
-    const home = tempDir();
-    const a = await openEngine({ home, embedder: null });
-    await a.call('importFiles', { ownerId: 'me', paths: [fixture('import', 'two-days.json')] });
-    const stats = await a.call('stats', {});
-    await a.close();
-    const b = await openEngine({ home, embedder: null });
-    try {
-      expect(await b.call('stats', {})).toEqual(stats);
-      const health = await b.call('health', {});
-      const migrations = fs
-        .readdirSync(path.join(import.meta.dirname, '..', '..', 'core', 'store', 'migrations'))
-        .filter((f) => f.endsWith('.sql'));
-      expect(health.database).toMatchObject({ status: 'ok', schemaVersion: migrations.length });
-      expect(health.database.sizeBytes).toBeGreaterThan(0);
-      // The write-ahead log is reported, and within its cap.
-      expect(health.database.walBytes).toBeGreaterThan(0);
-      expect(health.database.walBytes).toBeLessThanOrEqual(health.database.sizeBytes!);
-      expect(health.database.walBytes).toBeLessThanOrEqual(64 * 1024 * 1024);
-      expect((await b.call('search', { ownerId: 'me', query: 'Gornergrat boots', mode: 'bm25' })).results).toHaveLength(1);
-    } finally {
-      await b.close();
-    }
-  });
-
-  it('keeps the write-ahead log bounded through a large import, from the first open of a new folder', async () => {
-    const dir = tempDir();
-    const s = await Store.open({ dir });
-    let peak = 0;
-    try {
-      // 100 MB of text that does not compress: past the cap, so the WAL must be recycled as it goes
-      // (Postgres's defaults would keep all of it).
-      for (let batch = 0; batch < 10; batch++) {
-        const texts = Array.from({ length: 10 }, () => randomBytes(768 * 1024).toString('base64'));
-        await s.transaction((r) =>
-          r.conversations
-            .upsert('me', conversation(`c${batch}`, texts), NOW)
-            .then(({ id }) => r.conversations.addMessages('me', id, conversation(`c${batch}`, texts))),
-        );
-        await s.maintain();
-        peak = Math.max(peak, await s.walBytes());
-      }
-    } finally {
-      await s.close();
-    }
-    expect(peak).toBeGreaterThan(0);
-    expect(peak).toBeLessThanOrEqual(80 * 1024 * 1024);
-    const walDir = path.join(dir, 'pg', 'pg_wal');
-    const segments = fs.readdirSync(walDir, { withFileTypes: true }).filter((e) => e.isFile());
-    const onDisk = segments.reduce((n, e) => n + fs.statSync(path.join(walDir, e.name)).size, 0);
-    expect(onDisk).toBeLessThanOrEqual(48 * 1024 * 1024);
-  });
-
-  it("keeps the database inside PGlite's first 128 MB of memory, in a new folder and an old one", async () => {
-    // The WebAssembly memory never shrinks: the folder's own 128 MB of shared buffers grew it to 189 MB
-    // at the first query, resident for as long as the app runs.
-    const home = tempDir();
-    for (const open of ['new', 'reopened']) {
-      const e = await openEngine({ home, embedder: null });
-      try {
-        await e.call('importFiles', { ownerId: 'me', paths: [fixture('import', 'two-days.json')] });
-        await e.call('search', { ownerId: 'me', query: 'train tickets', limit: 10 });
-        expect({ open, bytes: e.context.store.databaseMemoryBytes() }).toEqual({ open, bytes: 128 * 1024 * 1024 });
-      } finally {
-        await e.close();
-      }
-    }
   });
 
   it('ends an import vacuumed, however small a share of the store it was', async () => {
@@ -203,6 +132,101 @@ describe('the store on disk', () => {
       expect(stats.rows[0]?.bounds).toBe(11);
     } finally {
       await db.close();
+    }
+  });
+
+  it('removes the store a restore killed after its swap set aside, once the restored store opens', async () => {
+    const parent = tempDir();
+    const dir = path.join(parent, 'db');
+    await (await Store.open({ dir })).close();
+    const aside = path.join(parent, 'db.before-restore-1700000000000');
+    fs.mkdirSync(path.join(aside, 'pg'), { recursive: true });
+    fs.writeFileSync(path.join(aside, 'pg', 'PG_VERSION'), '17');
+    const s = await Store.open({ dir });
+    await s.close();
+    expect(fs.readdirSync(parent)).toEqual(['db']);
+  });
+
+  it('writes a backup that a new store can be opened from', async () => {
+    const dir = tempDir();
+    const s = await Store.open({ dir });
+    const file = path.join(dir, 'backup.tar.gz');
+    await s.backup(file);
+    await s.close();
+    expect(fs.statSync(file).size).toBeGreaterThan(1000);
+  });
+});
+
+/** Stores made by initdb and every migration, as on a person's machine, and older stores upgraded. */
+describe('a new store, and an older one upgraded', () => {
+  useRealStoreStartup();
+
+  it('keeps everything across close and reopen, with migrations applied once', async () => {
+    const home = tempDir();
+    const a = await openEngine({ home, embedder: null });
+    await a.call('importFiles', { ownerId: 'me', paths: [fixture('import', 'two-days.json')] });
+    const stats = await a.call('stats', {});
+    await a.close();
+    const b = await openEngine({ home, embedder: null });
+    try {
+      expect(await b.call('stats', {})).toEqual(stats);
+      const health = await b.call('health', {});
+      const migrations = fs
+        .readdirSync(path.join(import.meta.dirname, '..', '..', 'core', 'store', 'migrations'))
+        .filter((f) => f.endsWith('.sql'));
+      expect(health.database).toMatchObject({ status: 'ok', schemaVersion: migrations.length });
+      expect(health.database.sizeBytes).toBeGreaterThan(0);
+      // The write-ahead log is reported, and within its cap.
+      expect(health.database.walBytes).toBeGreaterThan(0);
+      expect(health.database.walBytes).toBeLessThanOrEqual(health.database.sizeBytes!);
+      expect(health.database.walBytes).toBeLessThanOrEqual(64 * 1024 * 1024);
+      expect((await b.call('search', { ownerId: 'me', query: 'Gornergrat boots', mode: 'bm25' })).results).toHaveLength(1);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('keeps the write-ahead log bounded through a large import, from the first open of a new folder', async () => {
+    const dir = tempDir();
+    const s = await Store.open({ dir });
+    let peak = 0;
+    try {
+      // 100 MB of text that does not compress: past the cap, so the WAL must be recycled as it goes
+      // (Postgres's defaults would keep all of it).
+      for (let batch = 0; batch < 10; batch++) {
+        const texts = Array.from({ length: 10 }, () => randomBytes(768 * 1024).toString('base64'));
+        await s.transaction((r) =>
+          r.conversations
+            .upsert('me', conversation(`c${batch}`, texts), NOW)
+            .then(({ id }) => r.conversations.addMessages('me', id, conversation(`c${batch}`, texts))),
+        );
+        await s.maintain();
+        peak = Math.max(peak, await s.walBytes());
+      }
+    } finally {
+      await s.close();
+    }
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(80 * 1024 * 1024);
+    const walDir = path.join(dir, 'pg', 'pg_wal');
+    const segments = fs.readdirSync(walDir, { withFileTypes: true }).filter((e) => e.isFile());
+    const onDisk = segments.reduce((n, e) => n + fs.statSync(path.join(walDir, e.name)).size, 0);
+    expect(onDisk).toBeLessThanOrEqual(48 * 1024 * 1024);
+  });
+
+  it("keeps the database inside PGlite's first 128 MB of memory, in a new folder and an old one", async () => {
+    // The WebAssembly memory never shrinks: the folder's own 128 MB of shared buffers grew it to 189 MB
+    // at the first query, resident for as long as the app runs.
+    const home = tempDir();
+    for (const open of ['new', 'reopened']) {
+      const e = await openEngine({ home, embedder: null });
+      try {
+        await e.call('importFiles', { ownerId: 'me', paths: [fixture('import', 'two-days.json')] });
+        await e.call('search', { ownerId: 'me', query: 'train tickets', limit: 10 });
+        expect({ open, bytes: e.context.store.databaseMemoryBytes() }).toEqual({ open, bytes: 128 * 1024 * 1024 });
+      } finally {
+        await e.close();
+      }
     }
   });
 
@@ -487,18 +511,6 @@ describe('the store on disk', () => {
     }
   });
 
-  it('removes the store a restore killed after its swap set aside, once the restored store opens', async () => {
-    const parent = tempDir();
-    const dir = path.join(parent, 'db');
-    await (await Store.open({ dir })).close();
-    const aside = path.join(parent, 'db.before-restore-1700000000000');
-    fs.mkdirSync(path.join(aside, 'pg'), { recursive: true });
-    fs.writeFileSync(path.join(aside, 'pg', 'PG_VERSION'), '17');
-    const s = await Store.open({ dir });
-    await s.close();
-    expect(fs.readdirSync(parent)).toEqual(['db']);
-  });
-
   it('makes a new database again when its creation was killed part way, and keeps a finished one', async () => {
     const dir = tempDir();
     const pg = path.join(dir, 'pg');
@@ -533,15 +545,6 @@ describe('the store on disk', () => {
     expect(await remade.read.conversations.byExternalId('me', 'kept')).toEqual([]);
     await remade.close();
     expect(fs.readdirSync(dir)).not.toContain('pg.creating');
-  });
-
-  it('writes a backup that a new store can be opened from', async () => {
-    const dir = tempDir();
-    const s = await Store.open({ dir });
-    const file = path.join(dir, 'backup.tar.gz');
-    await s.backup(file);
-    await s.close();
-    expect(fs.statSync(file).size).toBeGreaterThan(1000);
   });
 });
 
