@@ -1,7 +1,7 @@
 /**
  * What a companion waits for. Prints one JSON object.
  *
- *   npm run bench:companion -- [--episodes 10000,100000] [--calls 200] [--queries 40] [--home-base DIR]
+ *   npm run bench:companion -- [--episodes 10000,100000] [--calls 200] [--queries 40] [--home-base DIR] [--owner ID]
  *
  * - addMemory: the acknowledgement of `add_memory` over stdio — a real `nemori mcp` process driven by the
  *   MCP SDK's own Client, one exchange (two turns) per call — p50/p95 of the round trip.
@@ -30,7 +30,9 @@ const sizes = (argValue(argv, 'episodes') ?? '10000,100000').split(',').map(Numb
 const calls = Number(argValue(argv, 'calls') ?? 200);
 const queryCount = Number(argValue(argv, 'queries') ?? 40);
 const homeBase = argValue(argv, 'home-base') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-companion-'));
-const ownerId = 'companion';
+// Another owner measures a store another benchmark built: `--owner scale` with bench:scale's folder
+// linked as DIR/episodes-N.
+const ownerId = argValue(argv, 'owner') ?? 'companion';
 const log = (m: string) => process.stderr.write(`[companion] ${m}\n`);
 const ms = (xs: number[]) => ({ p50: round(percentile(xs, 50), 2), p95: round(percentile(xs, 95), 2) });
 
@@ -88,7 +90,7 @@ const queries = syntheticQueries(queryCount);
 const { embedder, embedMs } = await cachedQueries(base, queries);
 
 log(`add_memory over stdio, ${calls} calls`);
-const addMemory = await addMemoryOverStdio();
+const addMemory = calls > 0 ? await addMemoryOverStdio() : null;
 
 const stores = [];
 for (const size of sizes) {
