@@ -6,6 +6,7 @@ import type { FactFilters } from '../store/facts.js';
 import type { Store } from '../store/store.js';
 import type { RetrievalConfig } from '../context/retrieval-config.js';
 import { tokenize } from '../text/tokenize.js';
+import { queryVector } from './query-vectors.js';
 import { relevanceFloor } from './relevance-floor.js';
 
 export type MatchedBy = 'bm25' | 'vector';
@@ -200,6 +201,15 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     if (!c) candidates.set(key, (c = { kind, id, bm25: null, similarity: null, vecRank: null }));
     return c;
   };
+  // The query's vector is made in the model's worker while the keyword half runs here; nothing to
+  // search by meaning (no facts yet) asks for none.
+  const vector =
+    space && embedder && withVectors.length > 0
+      ? req.queryVector
+        ? Promise.resolve(req.queryVector)
+        : queryVector(embedder, req.text)
+      : null;
+  vector?.catch(() => {});
   let termStats: SearchOutcome['termStats'] = null;
   if (mode !== 'vector') {
     const lists = await Promise.all(sources.map((s) => s.keyword(terms, k)));
@@ -209,7 +219,7 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     const merged = lists.flatMap((l, i) => l.hits.map((h) => ({ kind: sources[i]!.kind, ...h }))).sort((a, b) => b.score - a.score);
     merged.forEach((h, i) => (at(h.kind, h.id).bm25 = { score: h.score, terms: h.matchedTerms, rank: i + 1 }));
   }
-  const qv = space && embedder ? (req.queryVector ?? (await embedder.embed([req.text], 'query'))[0]!) : null;
+  const qv = vector ? await vector : null;
   /** Gives the items the nearest ones missed their similarity, looked up by id. */
   const lookUp = async (items: { kind: HitKind; id: string; similarity: number | null }[]) => {
     if (!space || !qv) return;
