@@ -159,10 +159,10 @@ function fuse(candidates: Iterable<Candidate>, config: RetrievalConfig): Hit[] {
 
 /**
  * Keyword (BM25), vector (pgvector) or hybrid search over one owner's memories of one or more kinds.
- * Hybrid takes the union of every source's keyword and vector candidates and gives every keyword
- * candidate its exact vector similarity, so a strong keyword hit is never dropped for lack of a vector
- * rank; scores are scaled over the whole union, so episodes and facts compete in one ranking. Without
- * a usable model, hybrid degrades to keyword search with a warning instead of failing.
+ * Hybrid fuses the union of every source's keyword and vector candidates, so a strong keyword hit is
+ * never dropped for lack of a vector rank; ranks (or scores) are taken over the whole union, so
+ * episodes and facts compete in one ranking. Without a usable model, hybrid degrades to keyword search
+ * with a warning instead of failing.
  */
 export async function searchMemories(deps: SearchDeps, req: SearchRequest): Promise<SearchOutcome> {
   const { embedder, config } = deps;
