@@ -2,6 +2,7 @@ import type { SearchMode } from '../domain/search.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { Bm25TermStats } from '../store/bm25.js';
 import type { EpisodeFilters } from '../store/episodes.js';
+import type { VectorHit } from '../store/vectors.js';
 import type { FactFilters } from '../store/facts.js';
 import type { Store } from '../store/store.js';
 import type { RetrievalConfig } from '../context/retrieval-config.js';
@@ -49,6 +50,8 @@ export interface SearchSource {
   similarities(space: VectorSpace, vector: Float32Array, ids: readonly string[]): Promise<{ id: string; similarity: number }[]>;
 }
 
+const byId = (hits: readonly VectorHit[]) => hits.map((h) => ({ id: h.episodeId, similarity: h.similarity }));
+
 export function episodeSource(store: Store, ownerId: string, filters: EpisodeFilters, config: RetrievalConfig): SearchSource {
   const read = store.read;
   return {
@@ -64,12 +67,8 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
       vectors:
         modelId !== null && (await store.untilNextWrite(`episode-vectors:${ownerId}:${modelId}`, (r) => r.vectors.any(ownerId, modelId))),
     }),
-    nearest: (space, vector, limit) =>
-      read.vectors
-        .search(ownerId, space, vector, { limit, filters })
-        .then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity }))),
-    similarities: (space, vector, ids) =>
-      read.vectors.similarities(ownerId, space, vector, ids).then((hs) => hs.map((h) => ({ id: h.episodeId, similarity: h.similarity }))),
+    nearest: (space, vector, limit) => read.vectors.search(ownerId, space, vector, { limit, filters }).then(byId),
+    similarities: (space, vector, ids) => read.vectors.similarities(ownerId, space, vector, ids).then(byId),
   };
 }
 
