@@ -20,6 +20,7 @@ import { renderEpisode, renderEpisodeList, renderHealth, renderImport, renderSea
 interface GlobalOptions extends LlmFlags {
   home?: string;
   json?: boolean;
+  progress: 'auto' | 'json' | 'none';
 }
 
 /** What a bar says beside its numbers: the phase, and what the event's facts add to it. */
@@ -30,11 +31,23 @@ function progressLabel(e: ProgressEvent): string {
   return e.phase;
 }
 
+type ProgressReporter = { onProgress: (e: ProgressEvent) => void; stop: () => void };
+
 /**
- * Shows progress only for work that runs longer than a second, and never under --json: a bar per
- * phase (an import's messages, episodes, embeddings and discovery advance side by side).
+ * How long work shows its progress (`--progress`): `auto`, bars on a terminal without --json; `json`, every
+ * event as one line of JSON on stderr (for a script or a companion that runs the command, under --json too:
+ * stdout keeps the result alone); `none`.
  */
-function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) => void; stop: () => void } {
+function progressReporter(g: GlobalOptions): ProgressReporter {
+  if (g.progress === 'json') return { onProgress: (e) => process.stderr.write(`${JSON.stringify(e)}\n`), stop: () => {} };
+  return progressBars(g.progress === 'auto' && !g.json && Boolean(process.stderr.isTTY));
+}
+
+/**
+ * Bars only for work that runs longer than a second: a bar per phase (an import's messages, episodes,
+ * embeddings and discovery advance side by side).
+ */
+function progressBars(enabled: boolean): ProgressReporter {
   const started = Date.now();
   let bars: cliProgress.MultiBar | null = null;
   // Until the bars show, the latest event of each phase, in the order the phases began.
@@ -50,7 +63,7 @@ function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) =>
   };
   return {
     onProgress(e) {
-      if (!enabled || !process.stderr.isTTY) return;
+      if (!enabled) return;
       latest.set(e.phase, e);
       if (!bars && Date.now() - started > 1000) {
         bars = new cliProgress.MultiBar(
@@ -192,6 +205,11 @@ export function buildCli(): Command {
     .description('Nemori: your conversations as episodic memory, searchable offline.')
     .addOption(new Option('--home <dir>', 'data folder (default: $NEMORI_HOME or the OS app-data folder)'))
     .option('--json', 'print machine-readable JSON (documented in README)')
+    .addOption(
+      new Option('--progress <how>', 'progress of long work: bars on a terminal (auto), one JSON line per step on stderr (json), or none')
+        .choices(['auto', 'json', 'none'])
+        .default('auto'),
+    )
     .showHelpAfterError();
   addLlmOptions(program);
   const g = () => program.opts<GlobalOptions>();
@@ -231,7 +249,7 @@ export function buildCli(): Command {
         for (const file of exports) await importExport((op, input, human) => run(g(), 'off', op, input, human), file, o.owner, o);
         const files = given.filter((f) => !exports.includes(f));
         if (files.length === 0) return;
-        const progress = progressReporter(!g().json);
+        const progress = progressReporter(g());
         const out = await withEngine(
           g(),
           o.dryRun ? 'off' : 'auto',
@@ -338,7 +356,7 @@ export function buildCli(): Command {
     .option('--llm', 'upgrade the episodes built without the LLM while it failed (marked needs_rebuild), in place')
     .option('--all-heuristic', 'with --llm: also upgrade episodes built while no LLM was configured')
     .action(async (o: { owner: string; reembed?: boolean; llm?: boolean; allHeuristic?: boolean }) => {
-      const progress = progressReporter(!g().json);
+      const progress = progressReporter(g());
       if (o.llm) {
         const out = await withEngine(g(), 'auto', (e) =>
           e.call(
@@ -402,7 +420,7 @@ export function buildCli(): Command {
     owner,
     int,
     num,
-    progress: () => progressReporter(!g().json),
+    progress: () => progressReporter(g()),
   });
 
   return program;

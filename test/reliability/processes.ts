@@ -1,7 +1,9 @@
 /** Real `nemori` processes for the crash suites: run one and kill it, run one for its JSON, check a store whole. */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import readline from 'node:readline';
 import { expect } from 'vitest';
+import type { Progress } from '../../core/jobs/progress.js';
 import { nemoriAt } from '../helpers/cli.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
@@ -10,19 +12,37 @@ const ROUNDS = Number(process.env.NEMORI_RELIABILITY_ROUNDS ?? 2);
 /** How many kill attempts an operation gets: `n` per round, one in the smoke subset (NEMORI_RELIABILITY_ROUNDS=0). */
 export const attempts = (n: number) => (ROUNDS > 0 ? n * ROUNDS : 1);
 
-/** Starts `nemori --home HOME …args` and kills it with SIGKILL after `ms` (or lets it finish first). */
-export function killedAfter(home: string, args: string[], ms: number): Promise<'killed' | 'finished'> {
+/** `nemori --home HOME …args` (no LLM, no download), and how it ended: killed by SIGKILL or finished. */
+function started(home: string, args: string[]): { child: ChildProcess; ended: Promise<'killed' | 'finished'> } {
   const child = spawn(process.execPath, [bin, '--home', home, '--no-llm', ...args], {
     env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_HOME: '', NEMORI_MODEL_DIR: '' },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  return new Promise((resolve) =>
-    child.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      resolve(signal === 'SIGKILL' ? 'killed' : 'finished');
-    }),
+  const ended = new Promise<'killed' | 'finished'>((resolve) =>
+    child.on('exit', (_code, signal) => resolve(signal === 'SIGKILL' ? 'killed' : 'finished')),
   );
+  return { child, ended };
+}
+
+/** Starts `nemori --home HOME …args` and kills it with SIGKILL after `ms` (or lets it finish first). */
+export async function killedAfter(home: string, args: string[], ms: number): Promise<'killed' | 'finished'> {
+  const { child, ended } = started(home, args);
+  child.stderr!.resume();
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  return ended.finally(() => clearTimeout(timer));
+}
+
+/**
+ * Starts `nemori --home HOME --progress json …args` and kills it with SIGKILL as soon as it reports a step
+ * `when` accepts (or lets it finish first): each step is reported once it is stored.
+ */
+export function killedWhen(home: string, args: string[], when: (step: Progress) => boolean): Promise<'killed' | 'finished'> {
+  const { child, ended } = started(home, ['--progress', 'json', ...args]);
+  const lines = readline.createInterface({ input: child.stderr! });
+  lines.on('line', (line) => {
+    if (line.startsWith('{') && when(JSON.parse(line) as Progress)) child.kill('SIGKILL');
+  });
+  return ended;
 }
 
 export async function json<T>(home: string, ...args: string[]): Promise<T> {
