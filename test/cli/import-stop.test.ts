@@ -9,7 +9,7 @@ import { nemoriAt, spawnNemori } from '../helpers/cli.js';
 import { manyConversationsFile, tempDir } from '../helpers/engine.js';
 
 /** Enough that storing them takes seconds: the stop lands while they are stored. */
-const CONVERSATIONS = 1200;
+const CONVERSATIONS = 300;
 
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 50));
