@@ -4,8 +4,7 @@
  * the report's counts are what the store holds, and importing again finishes the rest.
  */
 import { describe, expect, it } from 'vitest';
-import type { ProgressEvent } from '../../core/engine/open-engine.js';
-import { nemoriAt, spawnNemori } from '../helpers/cli.js';
+import { nemoriAt, progressSteps, spawnNemori } from '../helpers/cli.js';
 import { manyConversationsFile, tempDir } from '../helpers/engine.js';
 
 /** Enough that storing them takes seconds: the stop lands while they are stored. */
@@ -15,13 +14,6 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 50));
 }
 
-/** What `--progress json` printed: one JSON object a line on stderr, between whatever else is said there. */
-const steps = (stderr: string) =>
-  stderr
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as ProgressEvent);
-
 describe('an import stopped by SIGTERM', { timeout: 300_000 }, () => {
   it('prints its JSON report of what it stored, marked cancelled, and exits 143', async () => {
     const home = tempDir('nemori-stop-');
@@ -30,11 +22,11 @@ describe('an import stopped by SIGTERM', { timeout: 300_000 }, () => {
     expect((await nemoriAt(home, 'stats')).code).toBe(0);
     const run = spawnNemori(['--home', home, '--no-llm', '--json', '--progress', 'json', 'import', file]);
     // Stopped once it says it stored its first conversation: the report must say what the store holds.
-    await until(() => steps(run.stderr()).some((s) => s.phase === 'import' && s.done > 0));
+    await until(() => progressSteps(run.stderr()).some((s) => s.phase === 'import' && s.done > 0));
     run.child.kill('SIGTERM');
     expect(await run.exited, run.stderr()).toBe(143);
     // Every stage reported from the start, with the batch's total of messages (stdout keeps the report alone).
-    expect(steps(run.stderr()).slice(0, 3)).toMatchObject([
+    expect(progressSteps(run.stderr()).slice(0, 3)).toMatchObject([
       { operation: 'importFiles', phase: 'import', done: 0, total: CONVERSATIONS * 5 },
       { operation: 'importFiles', phase: 'episodes', done: 0, total: CONVERSATIONS * 5, facts: { episodes: 0 } },
       { operation: 'importFiles', phase: 'embeddings', done: 0, total: 0 },

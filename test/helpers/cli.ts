@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { ProgressEvent } from '../../core/engine/open-engine.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
 const run = promisify(execFile);
@@ -63,3 +64,10 @@ export function spawnNemori(args: readonly string[], env: Record<string, string>
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
+
+/** What `--progress json` printed: one JSON object a line on stderr, between whatever else is said there. */
+export const progressSteps = (stderr: string): ProgressEvent[] =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as ProgressEvent);
