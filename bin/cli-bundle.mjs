@@ -1,5 +1,5 @@
 /**
- * The `nemori` command as one prebuilt ES module.
+ * The `nemori` command as prebuilt ES modules: the program, and the parts it loads on demand.
  *
  * Through tsx's loader, every start resolves and transpiles some hundred modules through loader hooks
  * on a second thread: ~1.8 s of CPU and ~80 MB before the command does anything, paid by every
@@ -58,8 +58,19 @@ export async function buildBundle(dir, at, main, outName) {
   fs.mkdirSync(dir, { recursive: true });
   // Under node_modules no package.json above says so: without this one, .js files would load as CommonJS.
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+  const { name, ext } = path.parse(outName);
   await Promise.all([
-    esbuild.build({ ...options, ...main, outfile: path.join(dir, outName) }),
+    // Split at dynamic imports, so that what a command loads only when it needs it (the MCP SDK behind
+    // `/mcp`, say) is not loaded by every start: each part is a file of its own, the program `outName`.
+    esbuild.build({
+      ...options,
+      ...main,
+      splitting: true,
+      outdir: dir,
+      entryNames: name,
+      chunkNames: 'part-[hash]',
+      outExtension: { '.js': ext },
+    }),
     esbuild.build({
       ...options,
       entryPoints: [path.join(ROOT, 'core', 'embed', 'embed-worker.ts')],

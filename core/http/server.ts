@@ -21,7 +21,7 @@ import type { ImportFilesOutput } from '../api/contract.js';
 import type { Engine } from '../engine/open-engine.js';
 import { sameFolder, type HolderIdentity } from '../engine/holder.js';
 import { NemoriError } from '../domain/errors.js';
-import { mcpOverHttp } from '../mcp/http.js';
+import type { McpHttpHandler } from '../mcp/http.js';
 import { authorizedScope, EVENTS_PATH, isLoopbackHost, isSameOriginOrNone, newToken, type Tokens } from './auth.js';
 import { PERSON_ONLY_OPERATIONS } from '../api/companion-access-contract.js';
 import { readJson } from './body.js';
@@ -154,10 +154,16 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     o.onEvent?.(e);
   };
   const dispatcher = createDispatcher({ call, emit, log });
-  const mcp = mcpOverHttp({
-    engine: { call: (name, input) => call(name, input, { onProgress: () => {}, callId: randomUUID() }) as never },
-    log,
-  });
+  // The MCP SDK is loaded by the first /mcp request: most processes that hold a folder (a CLI command,
+  // `nemori web`) never get one, and loading it costs every start ~150 ms.
+  let mcp: Promise<McpHttpHandler> | null = null;
+  const mcpHandler = () =>
+    (mcp ??= import('../mcp/http.js').then(({ mcpOverHttp }) =>
+      mcpOverHttp({
+        engine: { call: (name, input) => call(name, input, { onProgress: () => {}, callId: randomUUID() }) as never },
+        log,
+      }),
+    ));
   let port = 0;
   let inFlight = 0;
   let closing: Promise<void> | null = null;
@@ -215,7 +221,9 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       return;
     }
     if (route === '/mcp') {
-      await mcp(req, res);
+      await (
+        await mcpHandler()
+      )(req, res);
       return;
     }
     if (req.method === 'GET' && route === EVENTS_PATH) {
