@@ -5,6 +5,7 @@ import { DEFAULT_OWNER, type OperationName, type OpInput, type OpOutput } from '
 import type { CallOptions, Engine, ProgressEvent } from '../engine/open-engine.js';
 import { openAppEngine } from '../engine/app-engine.js';
 import { connectOrOpenEngine } from '../engine/connect.js';
+import { engineVersion } from '../engine/holder.js';
 import { openDefaultEngine, type EmbeddingNeed } from '../engine/open-default.js';
 import { isNemoriError, NemoriError } from '../domain/errors.js';
 import { WireCallError } from '../api/dispatch.js';
@@ -204,6 +205,7 @@ export function buildCli(): Command {
   const program = new Command('nemori')
     .description('Nemori: your conversations as episodic memory, searchable offline.')
     .addOption(new Option('--home <dir>', 'data folder (default: $NEMORI_HOME or the OS app-data folder)'))
+    .version(`${engineVersion().app} (store schema ${engineVersion().schema})`, '-v, --version', 'print the version')
     .option('--json', 'print machine-readable JSON (documented in README)')
     .addOption(
       new Option('--progress <how>', 'progress of long work: bars on a terminal (auto), one JSON line per step on stderr (json), or none')

@@ -13,6 +13,13 @@ describe('the nemori command', { timeout: 240_000 }, () => {
     for (const c of ['import', 'search', 'episodes', 'rebuild', 'stats', 'health']) expect(stdout).toContain(c);
   });
 
+  it('says its version and the store schema it writes', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const { code, stdout } = await nemori(tempDir(), '--version');
+    expect(code).toBe(0);
+    expect(stdout.trim()).toMatch(new RegExp(`^${pkg.version.replaceAll('.', '\\.')} \\(store schema \\d+\\)$`));
+  });
+
   it('imports, re-imports idempotently, searches and reports as JSON', async () => {
     const home = tempDir();
     const file = fixture('import', 'two-days.json');
