@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
-import { isNemoriExport } from '../ingest/export-archive.js';
 import { dim } from './output.js';
 import { isSealedFile } from '../store/backup-crypto.js';
 import { readPassphrase, type PassphraseFlags } from './passphrase.js';
@@ -34,7 +33,8 @@ export function addExportCommand(program: Command, run: Run, owner: () => string
 }
 
 /** The files of an import that are Nemori exports (the rest are chat exports). */
-export function nemoriExports(files: readonly string[]): string[] {
+export async function nemoriExports(files: readonly string[]): Promise<string[]> {
+  const { isNemoriExport } = await import('../ingest/export-archive.js');
   return files.filter(isNemoriExport);
 }
 

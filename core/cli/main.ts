@@ -247,7 +247,7 @@ export function buildCli(): Command {
         },
       ) => {
         // A Nemori export (`nemori export`) is read back whole into an empty memory; everything else is a chat export.
-        const exports = o.dryRun ? [] : nemoriExports(given);
+        const exports = o.dryRun ? [] : await nemoriExports(given);
         for (const file of exports) await importExport((op, input, human) => run(g(), 'off', op, input, human), file, o.owner, o);
         const files = given.filter((f) => !exports.includes(f));
         if (files.length === 0) return;

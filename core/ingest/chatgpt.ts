@@ -4,10 +4,9 @@ import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import type { ImportFormat, ReadContext } from './import-format.js';
 import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
-import { valueError, type JsonSource } from './json-stream.js';
+import { checkJsonMessage, valueError, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { importTimeZone, instantOf, timeField, type Instant } from './time-shapes.js';
-import { checkJsonMessage } from './message-checks.js';
 import { zipEntryNamesSync } from './zip.js';
 
 /**

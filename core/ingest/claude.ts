@@ -4,8 +4,7 @@ import type { ImportFormat } from './import-format.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 import { conversationSources, detectConversationsJson, readConversationArray } from './conversations-json.js';
 import { attachment, mediaKind } from './media.js';
-import { checkJsonMessage } from './message-checks.js';
-import type { JsonSource } from './json-stream.js';
+import { checkJsonMessage, type JsonSource } from './json-stream.js';
 
 /**
  * Claude.ai export (Settings → Privacy → Export data): a zip with `conversations.json` (plus users.json

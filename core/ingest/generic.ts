@@ -2,8 +2,18 @@ import path from 'node:path';
 import { z } from 'zod';
 import { Attachment, IncomingConversation, MessageRole, type IncomingMessage } from '../domain/conversation.js';
 import { importError, jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
-import { describePath, fileSource, firstIssue, jsonError, locate, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
-import { checkJsonMessage, checkLineMessage, nulFree } from './message-checks.js';
+import {
+  checkJsonMessage,
+  describePath,
+  fileSource,
+  firstIssue,
+  jsonError,
+  locate,
+  walkJson,
+  type JsonPath,
+  type JsonSource,
+} from './json-stream.js';
+import { checkLineMessage, nulFree } from './message-checks.js';
 import { ChatParts, PART_MESSAGES, type ChatPart } from './parts.js';
 import { readLines } from './text-lines.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';

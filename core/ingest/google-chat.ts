@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { IncomingConversation, type IncomingMessage } from '../domain/conversation.js';
 import { normalizeSpaces } from './chat-text.js';
 import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkMessages } from './json-stream.js';
+import { checkJsonMessage, fileSource, shapeError, valueError, walkMessages } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
-import { checkJsonMessage } from './message-checks.js';
 import { partIsFull } from './parts.js';
 import { importTimeZone, readTime, type Instant } from './time-shapes.js';
 

@@ -9,8 +9,6 @@ import type { DiscoveryRun } from '../facts/reports.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
 import type { Progress } from '../jobs/progress.js';
 import type { ImportFormat } from './import-format.js';
-import { detectFormat } from './detect-format.js';
-import { exportsInFolder } from './folder-exports.js';
 import { DateOrder, type ImportFileReport, type ImportFilesInput, type ImportFilesOutput } from './import-report.js';
 import { importProgress } from './import-progress.js';
 import { redactConversation } from '../privacy/redact.js';
@@ -106,10 +104,12 @@ async function expandFolders(i: ImportFiles): Promise<Array<{ file: string; erro
     }
     if (!folder) out.push({ file });
     else
-      await exportsInFolder(file).then(
-        (files) => out.push(...files.map((f) => ({ file: f }))),
-        (error: unknown) => out.push({ file, error }),
-      );
+      await import('./folder-exports.js')
+        .then(({ exportsInFolder }) => exportsInFolder(file))
+        .then(
+          (files) => out.push(...files.map((f) => ({ file: f }))),
+          (error: unknown) => out.push({ file, error }),
+        );
   }
   return out;
 }
@@ -144,6 +144,8 @@ async function measure(
 ): Promise<{ report: ImportFileReport; format: ImportFormat | null }> {
   const report = emptyReport(file);
   try {
+    // The readers of every format (and their parsers) load with the first file: a start that imports nothing does not pay for them.
+    const { detectFormat } = await import('./detect-format.js');
     const format = await detectFormat(file, i.format);
     report.format = format.id;
     report.me = i.me ?? (await ctx.store.read.importPreferences.me(i.ownerId, format.id));

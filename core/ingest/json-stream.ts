@@ -5,7 +5,9 @@ import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type parser } from 'stream-json/parser.js';
 import verifier from 'stream-json/utils/verifier.js';
 import type { z } from 'zod';
+import type { IncomingMessage } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
+import { messageProblem } from './message-checks.js';
 import { openZipReader, type ZipReader } from './zip.js';
 
 /**
@@ -429,4 +431,10 @@ export async function* walkMessages(
     if (ev.kind === 'enter' && ev.path.length === 1) found.messages = true;
     if (ev.kind === 'value') yield ev;
   }
+}
+
+/** Throws, with the message's place in a JSON export, when `m` cannot be stored. */
+export async function checkJsonMessage(src: JsonSource, at: JsonPath, label: string, m: IncomingMessage): Promise<void> {
+  const problem = messageProblem(m);
+  if (problem) throw await valueError(src, at, `${label}: ${problem}`);
 }

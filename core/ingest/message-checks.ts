@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { IncomingConversation, IncomingMessage } from '../domain/conversation.js';
 import { importError } from './import-format.js';
-import { valueError, type JsonPath, type JsonSource } from './json-stream.js';
 import { EARLIEST_MESSAGE_MS, LATEST_MESSAGE_MS } from './time-shapes.js';
 
 /**
@@ -41,12 +40,6 @@ export function conversationProblem(c: IncomingConversation): string | null {
   if (hasNul(c.title) || hasNul(c.externalId) || c.participants.some(hasNul) || nulInJson(c.metadata))
     return `its title, id or participants ${NUL}`;
   return null;
-}
-
-/** Throws, with the message's place in a JSON export, when `m` cannot be stored. */
-export async function checkJsonMessage(src: JsonSource, at: JsonPath, label: string, m: IncomingMessage): Promise<void> {
-  const problem = messageProblem(m);
-  if (problem) throw await valueError(src, at, `${label}: ${problem}`);
 }
 
 /** Throws, with the line the message starts on, when `m` cannot be stored. */

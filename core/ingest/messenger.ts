@@ -2,10 +2,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkMessages } from './json-stream.js';
+import { checkJsonMessage, fileSource, shapeError, valueError, walkMessages } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
-import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Facebook Messenger and Instagram DMs from "Download your information" in JSON: one folder per thread

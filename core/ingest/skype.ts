@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { IncomingConversation, type IncomingMessage } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 import type { ImportFormat, ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
+import { checkJsonMessage, fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
-import { checkJsonMessage } from './message-checks.js';
 import { tarEntriesSync } from './tar.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
 

@@ -3,12 +3,20 @@ import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import type { ImportFormat, ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkJson, zipMemberSource, type JsonPath, type JsonSource } from './json-stream.js';
+import {
+  checkJsonMessage,
+  fileSource,
+  shapeError,
+  valueError,
+  walkJson,
+  zipMemberSource,
+  type JsonPath,
+  type JsonSource,
+} from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
 import { readTime } from './time-shapes.js';
 import { looksLikeZip, openZipReader, zipEntryNamesSync, zipError } from './zip.js';
-import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Slack workspace export (Workspace settings → Import/Export data → Export): a zip with `users.json`,

@@ -2,11 +2,10 @@ import path from 'node:path';
 import { z } from 'zod';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import { jsonFileWith, type ImportFormat, type ReadContext } from './import-format.js';
-import { fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
+import { checkJsonMessage, fileSource, shapeError, valueError, walkJson, type JsonPath, type JsonSource } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
 import { importTimeZone, instantOf, timeField } from './time-shapes.js';
-import { checkJsonMessage } from './message-checks.js';
 
 /**
  * Telegram Desktop → Export chat history (one chat) or Settings → Advanced → Export Telegram data (the

@@ -6,12 +6,12 @@ import type { Attachment, IncomingConversation, IncomingMessage, MessageRole } f
 import { NemoriError } from '../domain/errors.js';
 import { makeConversation, makeMessage } from './chat-text.js';
 import { importError, type ImportFormat, type ReadContext, withTimeZone } from './import-format.js';
-import { fileSource, jsonError, shapeError, valueError, walkMessages, type JsonSource } from './json-stream.js';
+import { checkJsonMessage, fileSource, jsonError, shapeError, valueError, walkMessages, type JsonSource } from './json-stream.js';
 import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant } from './local-time.js';
 import { ChatParts, type ChatPart } from './parts.js';
 import { asciiView, openText } from './text-lines.js';
 import { readTime, type Instant } from './time-shapes.js';
-import { checkJsonMessage, checkLineMessage } from './message-checks.js';
+import { checkLineMessage } from './message-checks.js';
 
 /**
  * WeChat has no export of its own; people use desktop tools that read the PC client's database:
