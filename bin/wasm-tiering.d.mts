@@ -1,0 +1,1 @@
+export declare function runsLong(argv: readonly string[]): boolean;
