@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// The `nemori` command: the sources bundled into one module, rebuilt whenever they change
+// The `nemori` command: the sources bundled, rebuilt whenever they change
 // (bin/cli-bundle.mjs); where no bundle can be made (node_modules not writable), through tsx's loader.
 import v8 from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { currentCliBundle } from './cli-bundle.mjs';
-import { runsLong } from './wasm-tiering.mjs';
+import { wasmTiering } from './wasm-tiering.mjs';
 
-// Before PGlite's WebAssembly is compiled: a short command runs on baseline code only (bin/wasm-tiering.mjs).
-if (!runsLong(process.argv.slice(2))) v8.setFlagsFromString('--liftoff-only');
+// Before PGlite's WebAssembly is compiled: how much of it to optimise depends on the command (bin/wasm-tiering.mjs).
+const tiering = wasmTiering(process.argv.slice(2));
+if (tiering) v8.setFlagsFromString(tiering);
 
 const bundle = await currentCliBundle().catch(() => null);
 if (bundle) await import(pathToFileURL(bundle).href);

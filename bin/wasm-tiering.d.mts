@@ -1,1 +1,1 @@
-export declare function runsLong(argv: readonly string[]): boolean;
+export declare function wasmTiering(argv: readonly string[]): string | null;

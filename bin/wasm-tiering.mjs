@@ -1,12 +1,16 @@
 /**
- * Whether a `nemori` command runs long enough to gain from V8's optimising WebAssembly compiler.
+ * How much of PGlite's WebAssembly V8 should optimise for a `nemori` command.
  *
- * PGlite is WebAssembly. V8 runs it with its baseline compiler (Liftoff) first and optimises the hot
- * functions on background threads, which take CPU beside the command and which a process waits for
- * before it exits. A command that answers and quits does better without: `nemori load` on a small
- * store took 1.33 s and 0.69 s with baseline code only (median of 8, 2 cores). Work that runs for
- * minutes or serves for hours — imports, rebuilds, exports, backups and restores, `web`, `mcp` — keeps
- * the optimised code: searches there ran 10–20 % faster with it (100k episodes).
+ * V8 runs WebAssembly with its baseline compiler (Liftoff) first and optimises hot functions on
+ * background threads. Those threads take the CPU the command and the embedding model's thread need:
+ * on 2 cores, a query embedded right after the store opened waited 0.5–0.8 s for them (11–35 ms with
+ * baseline code only), and a process waits for them before it exits.
+ * - A command that answers and quits runs on baseline code only: `nemori load` on a small store took
+ *   1.33 s, 0.69 s without optimising (median of 8).
+ * - A server (`mcp`, `web`) optimises only what stays hot (a budget 100 times V8's): its first
+ *   answers do not compete with the compiler, and searches at 100k episodes reach optimised speed
+ *   (baseline code alone searched 5–15 % slower there).
+ * - Long work (imports, rebuilds, exports, backups, restores, moves) keeps V8's default.
  */
 
 /** Global options that take a value (the command is the first word that is neither an option nor one of these values). */
@@ -23,10 +27,11 @@ function words(argv) {
   return out;
 }
 
-export function runsLong(argv) {
+/** The V8 flag for the command `argv` gives, or null for V8's default. */
+export function wasmTiering(argv) {
   const [command, sub] = words(argv);
-  if (['import', 'rebuild', 'export', 'web'].includes(command)) return true;
-  if (command === 'mcp') return sub !== 'config';
-  if (command === 'data') return ['move', 'backup', 'restore'].includes(sub);
-  return false;
+  if (['import', 'rebuild', 'export'].includes(command)) return null;
+  if (command === 'data' && ['move', 'backup', 'restore'].includes(sub)) return null;
+  if (command === 'web' || (command === 'mcp' && sub !== 'config')) return '--wasm-tiering-budget=180000000';
+  return '--liftoff-only';
 }

@@ -1,25 +1,27 @@
-/** Which `nemori` commands keep V8's optimising WebAssembly compiler: those that run long or serve (bin/wasm-tiering.mjs). */
+/** How much of PGlite's WebAssembly each `nemori` command has V8 optimise (bin/wasm-tiering.mjs). */
 import { describe, expect, it } from 'vitest';
-import { runsLong } from '../../bin/wasm-tiering.mjs';
+import { wasmTiering } from '../../bin/wasm-tiering.mjs';
 
-describe('commands that run long', () => {
-  it('are the imports, rebuilds, exports, backups, restores, moves and servers', () => {
+describe('WebAssembly tiering per command', () => {
+  it("leaves long work to V8's default", () => {
     for (const argv of [
       ['import', 'chat.json'],
       ['--home', '/data', '--json', 'import', 'a.zip', 'b.txt'],
       ['rebuild', '--reembed'],
       ['export', 'me.zip'],
-      ['web', '--port', '4242'],
-      ['mcp'],
-      ['mcp', '--read-only'],
       ['--progress', 'json', 'data', 'backup'],
       ['data', 'restore', 'b.tar.gz'],
       ['data', 'move', '/elsewhere'],
     ])
-      expect(runsLong(argv), argv.join(' ')).toBe(true);
+      expect(wasmTiering(argv), argv.join(' ')).toBeNull();
   });
 
-  it('are not the commands that answer and quit, whatever their arguments say', () => {
+  it('optimises only what stays hot in a server', () => {
+    for (const argv of [['web', '--port', '4242'], ['mcp'], ['--home', '/data', 'mcp', '--read-only']])
+      expect(wasmTiering(argv), argv.join(' ')).toBe('--wasm-tiering-budget=180000000');
+  });
+
+  it('optimises nothing in a command that answers and quits, whatever its arguments say', () => {
     for (const argv of [
       [],
       ['--help'],
@@ -32,6 +34,6 @@ describe('commands that run long', () => {
       ['data', 'model', 'Xenova/multilingual-e5-small'],
       ['knowledge', 'list'],
     ])
-      expect(runsLong(argv), argv.join(' ')).toBe(false);
+      expect(wasmTiering(argv), argv.join(' ')).toBe('--liftoff-only');
   });
 });
