@@ -67,37 +67,43 @@ export async function openDefaultEngine(o: DefaultEngineOptions): Promise<Engine
   }
 }
 
-async function openWithModel(o: DefaultEngineOptions): Promise<Engine> {
+/** The embedding model as the command needs it: loaded, looked for, or neither; never a failure for a missing model. */
+async function embeddingModel(o: DefaultEngineOptions): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
   const options = modelOptions(o.home, o.env, o.embeddingModel);
-  let embedder: Embedder | null = null;
-  let status: EmbeddingStatus;
   if (o.embeddings === 'auto') {
     const report = o.onModelProgress ? createModelStatusReporter(o.onModelProgress) : null;
     try {
-      embedder = await openEmbedder({ ...options, ...(report ? { onProgress: report.progress } : {}) });
-      status = { available: true, modelId: embedder.modelId, source: 'loaded', reason: null };
+      const embedder = await openEmbedder({ ...options, ...(report ? { onProgress: report.progress } : {}) });
       report?.ready(embedder.modelId);
+      return { embedder, status: { available: true, modelId: embedder.modelId, source: 'loaded', reason: null } };
     } catch (e) {
       report?.unavailable(options.modelId ?? DEFAULT_MODEL_ID, e instanceof Error ? e.message : String(e));
       if (!isEmbedError(e)) throw e;
       o.warn(`${e.message}; searching by keywords only`);
-      status = { available: false, modelId: options.modelId ?? 'default', source: null, reason: e.message };
+      return { embedder: null, status: { available: false, modelId: options.modelId ?? 'default', source: null, reason: e.message } };
     }
-  } else {
-    const probe = await probeEmbedder(options);
-    status = {
+  }
+  const probe = await probeEmbedder(options);
+  return {
+    embedder: null,
+    status: {
       available: probe.available,
       modelId: probe.modelId,
       source: probe.source === 'none' ? null : `${probe.source}: ${probe.location ?? ''}`,
       reason: probe.reason ?? null,
-    };
-  }
+    },
+  };
+}
+
+async function openWithModel(o: DefaultEngineOptions): Promise<Engine> {
+  // The model loads (in its own thread) while the store opens: each took 0.25–0.45 s on its own.
+  const model = embeddingModel(o);
   const llm = llmConfigFromEnv(o.env ?? process.env, o.llm);
   if (llm.warning) o.warn(llm.warning);
-  return openEngine({
+  const opened = openEngine({
     home: o.home,
-    embedder,
-    embeddingStatus: status,
+    embedder: model.then((m) => m.embedder),
+    embeddingStatus: model.then((m) => m.status),
     warn: o.warn,
     llm: llm.config,
     scheduleForgetting: o.scheduleForgetting ?? false,
@@ -107,4 +113,7 @@ async function openWithModel(o: DefaultEngineOptions): Promise<Engine> {
     ...(o.companionHome !== undefined ? { companionHome: o.companionHome } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
   });
+  // An engine that did not open lets go of the model it loaded.
+  opened.catch(() => model.then((m) => m.embedder?.dispose()).catch(() => {}));
+  return opened;
 }

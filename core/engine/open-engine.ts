@@ -36,9 +36,10 @@ export type { CallOptions, EmbeddingStatus, ProgressEvent } from '../api/handler
 export interface OpenEngineOptions {
   /** Data folder; null → an in-memory store that vanishes on close (tests, previews). */
   home: string | null;
-  embedder: Embedder | null;
+  /** The embedding model, or its loading: the store opens meanwhile (the model loads in its own thread). */
+  embedder: Embedder | null | Promise<Embedder | null>;
   /** What `health` reports about the embedding model (the loader knows why a model is missing). */
-  embeddingStatus?: EmbeddingStatus;
+  embeddingStatus?: EmbeddingStatus | Promise<EmbeddingStatus>;
   clock?: Clock;
   config?: z.input<typeof EngineConfig>;
   warn?: (message: string) => void;
@@ -96,15 +97,26 @@ async function configAt(store: Store, explicit: Record<string, unknown>): Promis
 }
 
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
+  // Awaited once the store is open; a model that fails while the store cannot open is not left unhandled.
+  const model = Promise.all([o.embedder, o.embeddingStatus]);
+  model.catch(() => {});
   if (o.lock && !o.home) throw new Error('a lock was given for an in-memory engine');
   boundHeapGrowth();
   if (o.home) makePrivate(o.home);
   const store = await Store.open({ dir: o.home ? path.join(o.home, STORE_FOLDER) : undefined, lock: o.lock });
   let ctx: EngineContext;
+  let embedding: EmbeddingStatus;
   try {
+    const [embedder, status] = await model;
+    embedding = status ?? {
+      available: embedder !== null,
+      modelId: embedder?.modelId ?? 'none',
+      source: null,
+      reason: embedder ? null : 'no embedding model configured',
+    };
     ctx = {
       store,
-      embedder: o.embedder,
+      embedder,
       llm: null,
       clock: o.clock ?? systemClock,
       // Settings saved in the app lie under the host's explicit options (tests, benchmarks, flags).
@@ -121,7 +133,6 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     }
     // The model's vector index, before any search needs it: an upgrade that changed its layout dropped
     // the old one, and without it every vector search reads every vector.
-    const embedder = o.embedder;
     if (embedder) await store.transaction((r) => r.vectors.ensureIndex({ modelId: embedder.modelId, dimensions: embedder.dimensions }));
   } catch (e) {
     await store.close();
@@ -130,12 +141,6 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   const discovery = discoveryJobs(ctx);
   const live = liveBuilding(ctx, discovery);
   const background = o.scheduleForgetting ?? false;
-  const embedding: EmbeddingStatus = o.embeddingStatus ?? {
-    available: o.embedder !== null,
-    modelId: o.embedder?.modelId ?? 'none',
-    source: null,
-    reason: o.embedder ? null : 'no embedding model configured',
-  };
   const home = o.home;
   // The watched folder's imports run as calls of their own (announced, cancelled on close): a host's work.
   const own = createDispatcher({
@@ -230,7 +235,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       await companions
         .flush()
         .catch((e: unknown) => ctx.warn(`cannot save the companions list: ${e instanceof Error ? e.message : String(e)}`));
-      await o.embedder?.dispose();
+      await ctx.embedder?.dispose();
       await store.close();
     },
   };
