@@ -221,9 +221,8 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       return;
     }
     if (route === '/mcp') {
-      await (
-        await mcpHandler()
-      )(req, res);
+      const handle = await mcpHandler();
+      await handle(req, res);
       return;
     }
     if (req.method === 'GET' && route === EVENTS_PATH) {
