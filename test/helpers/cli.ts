@@ -65,9 +65,12 @@ export function spawnNemori(args: readonly string[], env: Record<string, string>
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-/** What `--progress json` printed: one JSON object a line on stderr, between whatever else is said there. */
+/** One line of stderr as `--progress json` prints a step (one JSON object a line), or null for any other line. */
+export const progressStep = (line: string): ProgressEvent | null => (line.startsWith('{') ? (JSON.parse(line) as ProgressEvent) : null);
+
+/** Every step `--progress json` printed on stderr, between whatever else is said there. */
 export const progressSteps = (stderr: string): ProgressEvent[] =>
-  stderr
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as ProgressEvent);
+  stderr.split('\n').flatMap((l) => {
+    const step = progressStep(l);
+    return step ? [step] : [];
+  });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import type { Progress } from '../../core/jobs/progress.js';
+import type { ProgressEvent } from '../../core/engine/open-engine.js';
 import { at, attempts, json, killedAfter, killedWhen, timed, whole } from './processes.js';
 
 const MESSAGES = 5000;
@@ -40,7 +40,7 @@ describe('kill -9 while a long chat is built', { timeout: 1_800_000 }, () => {
 
     // The first import is killed the moment it reports its first window of episodes stored (of two); the
     // full suite's next ones at random points, each going on from what the one before kept.
-    const firstWindow = (s: Progress) => s.phase === 'episodes' && (s.facts?.episodes ?? 0) > 0 && s.done < s.total;
+    const firstWindow = (s: ProgressEvent) => s.phase === 'episodes' && (s.facts?.episodes ?? 0) > 0 && s.done < s.total;
     const home = tempDir('nemori-long-chat-');
     let episodes = 0;
     const states: [number, number][] = [];

@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { expect } from 'vitest';
-import type { Progress } from '../../core/jobs/progress.js';
-import { nemoriAt } from '../helpers/cli.js';
+import type { ProgressEvent } from '../../core/engine/open-engine.js';
+import { nemoriAt, progressStep } from '../helpers/cli.js';
 
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'nemori.mjs');
 
@@ -12,11 +12,11 @@ const ROUNDS = Number(process.env.NEMORI_RELIABILITY_ROUNDS ?? 2);
 /** How many kill attempts an operation gets: `n` per round, one in the smoke subset (NEMORI_RELIABILITY_ROUNDS=0). */
 export const attempts = (n: number) => (ROUNDS > 0 ? n * ROUNDS : 1);
 
-/** `nemori --home HOME …args` (no LLM, no download), and how it ended: killed by SIGKILL or finished. */
-function started(home: string, args: string[]): { child: ChildProcess; ended: Promise<'killed' | 'finished'> } {
+/** `nemori --home HOME …args` (no LLM, no download), its stderr piped or not, and how it ended: killed by SIGKILL or finished. */
+function started(home: string, args: string[], stderr: 'ignore' | 'pipe'): { child: ChildProcess; ended: Promise<'killed' | 'finished'> } {
   const child = spawn(process.execPath, [bin, '--home', home, '--no-llm', ...args], {
     env: { ...process.env, NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_HOME: '', NEMORI_MODEL_DIR: '' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', stderr],
   });
   const ended = new Promise<'killed' | 'finished'>((resolve) =>
     child.on('exit', (_code, signal) => resolve(signal === 'SIGKILL' ? 'killed' : 'finished')),
@@ -26,8 +26,7 @@ function started(home: string, args: string[]): { child: ChildProcess; ended: Pr
 
 /** Starts `nemori --home HOME …args` and kills it with SIGKILL after `ms` (or lets it finish first). */
 export async function killedAfter(home: string, args: string[], ms: number): Promise<'killed' | 'finished'> {
-  const { child, ended } = started(home, args);
-  child.stderr!.resume();
+  const { child, ended } = started(home, args, 'ignore');
   const timer = setTimeout(() => child.kill('SIGKILL'), ms);
   return ended.finally(() => clearTimeout(timer));
 }
@@ -36,11 +35,11 @@ export async function killedAfter(home: string, args: string[], ms: number): Pro
  * Starts `nemori --home HOME --progress json …args` and kills it with SIGKILL as soon as it reports a step
  * `when` accepts (or lets it finish first): each step is reported once it is stored.
  */
-export function killedWhen(home: string, args: string[], when: (step: Progress) => boolean): Promise<'killed' | 'finished'> {
-  const { child, ended } = started(home, ['--progress', 'json', ...args]);
-  const lines = readline.createInterface({ input: child.stderr! });
-  lines.on('line', (line) => {
-    if (line.startsWith('{') && when(JSON.parse(line) as Progress)) child.kill('SIGKILL');
+export function killedWhen(home: string, args: string[], when: (step: ProgressEvent) => boolean): Promise<'killed' | 'finished'> {
+  const { child, ended } = started(home, ['--progress', 'json', ...args], 'pipe');
+  readline.createInterface({ input: child.stderr! }).on('line', (line) => {
+    const step = progressStep(line);
+    if (step && when(step)) child.kill('SIGKILL');
   });
   return ended;
 }
