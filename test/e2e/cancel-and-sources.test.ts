@@ -64,7 +64,8 @@ describe('cancelling an import and searching by source in Chromium', { timeout: 
 
     await app.go('search');
     const search = new SearchPage(page);
-    expect(await search.sourceOptions()).toEqual(['All sources', 'Nemori JSON (6)', 'companion (1)']);
+    // The sources arrive with the page's own request for them: read once they are there.
+    await expect.poll(() => search.sourceOptions()).toEqual(['All sources', 'Nemori JSON (6)', 'companion (1)']);
     await search.search('Zurich interview');
     const everywhere = await search.episodeIds();
     expect(everywhere.some((id) => fromCompanion.has(id))).toBe(true);
