@@ -22,13 +22,14 @@ export function localDate(at: Date, utcOffsetMin: number): string {
   return toLocal(at, utcOffsetMin).toISOString().slice(0, 10);
 }
 
-export function describeSpan(start: Date, end: Date, utcOffsetMin: number): string {
+/** `zone: false` leaves the offset out, for text that has stated it once already. */
+export function describeSpan(start: Date, end: Date, utcOffsetMin: number, o: { zone?: boolean } = {}): string {
   const s = toLocal(start, utcOffsetMin);
   const e = toLocal(end, utcOffsetMin);
   const day = `${weekdays[s.getUTCDay()]}, ${s.getUTCDate()} ${months[s.getUTCMonth()]} ${s.getUTCFullYear()}`;
   const sameDay = s.toISOString().slice(0, 10) === e.toISOString().slice(0, 10);
   const until = hhmm(s) === hhmm(e) && sameDay ? '' : sameDay ? `–${hhmm(e)}` : ` – ${e.toISOString().slice(0, 10)} ${hhmm(e)}`;
-  return `${day}, ${hhmm(s)}${until} (${formatOffset(utcOffsetMin)})`;
+  return `${day}, ${hhmm(s)}${until}${o.zone === false ? '' : ` (${formatOffset(utcOffsetMin)})`}`;
 }
 
 export function joinNames(names: readonly string[]): string {

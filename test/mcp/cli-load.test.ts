@@ -39,9 +39,9 @@ describe('nemori load', { timeout: 180_000 }, () => {
 
     const human = await nemoriAt(home, 'load', '--query', 'herons at the mill', '--now', '2024-02-12T09:00:00+01:00', '--budget', '200');
     expect(human.code).toBe(0);
-    expect(human.stdout).toContain('## What I remember — now is Monday, 12 February 2024, 09:00 (UTC+01:00)');
+    expect(human.stdout).toContain('## What I remember — now is Monday, 12 February 2024, 09:00 (all times UTC+01:00 unless marked)');
     expect(human.stdout).toContain('### Related to “herons at the mill”');
-    expect(human.stdout).toContain('Saturday, 10 February 2024, 08:00–08:01 (UTC+01:00)');
+    expect(human.stdout).toContain('Saturday, 10 February 2024, 08:00–08:01 — **');
 
     const json = await nemoriAt(home, '--json', 'load', '--budget', '150', '--now', '2024-02-12');
     const out = JSON.parse(json.stdout) as { tokens: number; budgetTokens: number; query: null; sections: { recent: { when: string }[] } };

@@ -125,11 +125,13 @@ describe('companion operations', () => {
     expect(out.tokens).toBeLessThanOrEqual(400);
     expect(estimateTokens(out.markdown)).toBeLessThanOrEqual(400);
     expect(out.now).toBe('2024-01-04T08:00:00.000Z');
-    expect(out.markdown).toContain('now is Thursday, 4 January 2024, 09:00 (UTC+01:00)');
+    // The zone is stated once, in the title: every time here is in it.
+    expect(out.markdown).toContain('now is Thursday, 4 January 2024, 09:00 (all times UTC+01:00 unless marked)');
+    expect(out.markdown.match(/UTC/g)).toHaveLength(1);
     expect(out.markdown).toContain('### What I know about you');
     expect(out.sections.about.keys).toContain('person:clara');
     expect(out.markdown).toContain('### Recently');
-    expect(out.markdown).toContain('Wednesday, 3 January 2024, 12:00–12:01 (UTC+01:00)');
+    expect(out.markdown).toContain('Wednesday, 3 January 2024, 12:00–12:01 — **');
     expect(out.markdown).toContain('### Related to “Biscuit chewed my shoes again”');
 
     const episode = out.sections.related.find((r) => r.kind === 'episode');
@@ -138,9 +140,13 @@ describe('companion operations', () => {
     expect(episode?.kind === 'episode' && episode.messages.map((m) => m.text)).toContain(
       'I adopted a beagle puppy called Biscuit. He chews everything, even my shoes.',
     );
-    expect(out.markdown).toMatch(
-      /- Monday, 1 January 2024, 09:00–09:01 \(UTC\+01:00\) — \*\*.+\*\*\n {2}Alice: I adopted a beagle puppy called Biscuit\. He chews everything, even my shoes\./,
-    );
+    const heading =
+      /- Monday, 1 January 2024, 09:00–09:01 — \*\*(.+)\*\*\n {2}Alice: I adopted a beagle puppy called Biscuit\. He chews everything, even my shoes\./.exec(
+        out.markdown,
+      );
+    // Its heading leaves out the people its lines name; the item keeps the whole title.
+    expect(episode?.kind === 'episode' && episode.title).toMatch(/^Alice and Nemo on /);
+    expect(heading?.[1]).toBe(episode?.kind === 'episode' && episode.title.replace(/^Alice and Nemo on /, ''));
     // The Biscuit episode is in Related, so Recently does not repeat it.
     expect(out.sections.recent.map((e) => e.id)).not.toContain(episode?.id);
     // Related comes last, after what is known and what happened recently.
@@ -152,7 +158,29 @@ describe('companion operations', () => {
       (o) => o.sections.related.some((r) => (r.kind === 'message' || r.kind === 'episode') && JSON.stringify(r).includes('running socks')),
     );
     expect(JSON.stringify(justSaid.sections.related)).toContain('Biscuit ate my running socks this morning.');
-    expect(justSaid.markdown).toContain('Thursday, 4 January 2024, 08:00 (UTC+01:00)');
+    expect(justSaid.markdown).toContain('Thursday, 4 January 2024, 08:00');
+  });
+
+  it('loadContext marks the times of memories from another time zone than the one its title states', async () => {
+    const ownerId = newOwner('zones');
+    // A trip to New York, then home again: the title speaks in the latest memory's zone.
+    await engine.call('addMemory', {
+      ownerId,
+      messages: [
+        { speaker: 'Alice', role: 'user', text: 'Jet-lagged in New York, the bagels are worth it.', time: '2024-01-01T08:00:00-05:00' },
+      ],
+    });
+    await engine.call('addMemory', {
+      ownerId,
+      messages: [{ speaker: 'Alice', role: 'user', text: 'Home from New York, I miss the bagels already.', time: at(3, 9) }],
+    });
+    const out = await eventually(
+      () => engine.call('loadContext', { ownerId, query: 'New York bagels', now: at(4, 9) }),
+      (o) => o.sections.related.filter((r) => r.kind === 'episode').length === 2,
+    );
+    expect(out.markdown).toContain('now is Thursday, 4 January 2024, 09:00 (all times UTC+01:00 unless marked)');
+    expect(out.markdown).toContain('- Monday, 1 January 2024, 08:00 (UTC-05:00) — **');
+    expect(out.markdown).toContain('- Wednesday, 3 January 2024, 09:00 — **');
   });
 
   it('loadContext keeps to a small budget, most useful first, and says what it left out', async () => {

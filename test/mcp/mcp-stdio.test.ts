@@ -125,12 +125,12 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     expect(text).toBe(out.markdown);
     expect(out.tokens).toBeLessThanOrEqual(500);
     expect(estimateTokens(text)).toBeLessThanOrEqual(500);
-    expect(text).toContain('now is Thursday, 4 January 2024, 08:30 (UTC+01:00)');
+    expect(text).toContain('now is Thursday, 4 January 2024, 08:30 (all times UTC+01:00 unless marked)');
     expect(text).toContain(`### Related to “${opening}”`);
     // The Biscuit episode, with its date, among what relates to the opening.
     const biscuit = out.sections.related.find((x) => x.kind === 'episode' && x.title.includes('Biscuit'));
     expect(biscuit).toMatchObject({ kind: 'episode', when: 'Monday, 1 January 2024, 09:00–09:03 (UTC+01:00)' });
-    expect(text).toContain('Monday, 1 January 2024, 09:00–09:03 (UTC+01:00)');
+    expect(text).toContain('Monday, 1 January 2024, 09:00–09:03 — **');
     expect(text).toMatch(/Biscuit/);
     // The other days are there too, dated (as what happened recently, or as related: never twice).
     expect(text).toContain('Wednesday, 3 January 2024');

@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { EngineContext } from '../../context/engine-context.js';
 import type { StoredMessage } from '../../domain/conversation.js';
 import type { EpisodeHeader } from '../../store/episodes.js';
-import { packEvidence } from '../../retrieval/pack.js';
-import { describeSpan } from '../../text/describe.js';
+import { packEvidence, shortTitle } from '../../retrieval/pack.js';
+import { describeSpan, formatOffset } from '../../text/describe.js';
 import { tokenize } from '../../text/tokenize.js';
 import { estimateTokens } from '../../text/fact-text.js';
 import type { ContextItem, LoadContextInput, LoadContextOutput } from '../companion-contract.js';
@@ -31,6 +31,11 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
  * memory last used months ago would otherwise spend a sixth of every budget on a stale "Recently" —
  * unless nothing answers the query, when the latest are again the best opening. What a section
  * leaves unused goes to the others.
+ *
+ * Every token a header spends is one the evidence cannot: the title states the time zone once and
+ * times in it are written without it, and an episode's heading leaves out the people its quoted lines
+ * name (LoCoMo development set, use-lite: 0.784 / 0.839 / 0.880 → 0.792 / 0.839 / 0.886 at 500 / 1000
+ * / 2000 words; at 2000 no conversation worse).
  */
 
 const RECENT = 8;
@@ -45,9 +50,10 @@ const shorten = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 };
-const at = (iso: string, offset: number) => describeSpan(new Date(iso), new Date(iso), offset);
-const spanOf = (e: { start: string; end: string; utcOffsetMin: number }) =>
-  describeSpan(new Date(e.start), new Date(e.end), e.utcOffsetMin);
+const at = (iso: string, offset: number, zone = true) => describeSpan(new Date(iso), new Date(iso), offset, { zone });
+/** `shown`: the zone the reader was told already, left out of a span in it. */
+const spanOf = (e: { start: string; end: string; utcOffsetMin: number }, shown?: number) =>
+  describeSpan(new Date(e.start), new Date(e.end), e.utcOffsetMin, { zone: e.utcOffsetMin !== shown });
 
 /** A message as loadContext quotes it. */
 function quoted(m: Pick<StoredMessage, 'id' | 'conversationId' | 'speaker' | 'text' | 'sentAt' | 'utcOffsetMin'>) {
@@ -142,7 +148,9 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   }
 
   const recentSince = now.getTime() - RECENT_DAYS * 86_400_000;
-  const latestBlocks = recent.episodes.map((e) => block([`- ${spanOf(e)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e));
+  const latestBlocks = recent.episodes.map((e) =>
+    block([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e),
+  );
   const recentBlocks = query ? latestBlocks.filter((b) => Date.parse(b.item.end) >= recentSince) : latestBlocks;
 
   // Facts that answer the query, then what was just said in the conversation going on now (its
@@ -162,7 +170,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
         score: r.score,
       };
       relatedBlocks.push(
-        block([`- Fact \`${r.key}\` (v${r.version}, as of ${at(r.updatedAt, offset)}): ${shorten(r.text, SUMMARY_CHARS)}`], item),
+        block([`- Fact \`${r.key}\` (v${r.version}, as of ${at(r.updatedAt, offset, false)}): ${shorten(r.text, SUMMARY_CHARS)}`], item),
       );
     }
     const matches = matcher(query);
@@ -176,7 +184,8 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     pending.sort((a, b) => b.n - a.n || b.m.sentAt.getTime() - a.m.sentAt.getTime());
     for (const { m, n } of pending.slice(0, PENDING)) {
       const item: RelatedItem = { kind: 'message', ...quoted(m), score: n };
-      relatedBlocks.push(block([`- Just said: ${item.speaker}, ${item.when}: “${shorten(item.text, 400)}”`], item));
+      const when = at(item.sentAt, item.utcOffsetMin, item.utcOffsetMin !== offset);
+      relatedBlocks.push(block([`- Just said: ${item.speaker}, ${when}: “${shorten(item.text, 400)}”`], item));
     }
   }
 
@@ -205,7 +214,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     skip: (e) => inRelated('episode', e.id),
   };
 
-  const title = `## What I remember — now is ${at(now.toISOString(), offset)}`;
+  const title = `## What I remember — now is ${at(now.toISOString(), offset, false)} (all times ${formatOffset(offset)} unless marked)`;
   const available = Math.max(0, i.budgetTokens - estimateTokens(title));
   const sections = [aboutSection, recentSection, relatedSection] as unknown as Section<unknown>[];
   const spent = () => sections.reduce((sum, x) => sum + x.used, 0);
@@ -217,7 +226,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     );
     fill(relatedSection, available - spent() - recentReserve);
     const room = available - spent() - recentReserve - (relatedSection.chosen.size ? 0 : estimateTokens(relatedSection.header));
-    const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, warnings);
+    const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, offset, warnings);
     relatedSection.blocks.push(...evidence);
     fill(relatedSection, available - spent() - recentReserve);
     // Nothing answers the query ("hi" after months of silence): the latest episodes, however old, are
@@ -274,10 +283,14 @@ async function relatedEvidence(
   query: string,
   roomTokens: number,
   now: Date,
+  shownOffset: number,
   warnings: string[],
 ): Promise<Block<RelatedItem>[]> {
   if (roomTokens < 1) return [];
-  const header = (e: EpisodeHeader) => `- ${describeSpan(e.temporal.start, e.temporal.end, e.temporal.utcOffsetMin)} — **${e.title}**`;
+  const header = (e: EpisodeHeader) => {
+    const when = describeSpan(e.temporal.start, e.temporal.end, e.temporal.utcOffsetMin, { zone: e.temporal.utcOffsetMin !== shownOffset });
+    return `- ${when} — **${shortTitle(e)}**`;
+  };
   const pack = await packEvidence(ctx, { ownerId, query, budget: roomTokens, now, measure: { cost: estimateTokens, header } });
   warnings.push(...pack.warnings);
   const ids = pack.blocks.map((b) => b.episodeId);
