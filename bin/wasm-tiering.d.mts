@@ -1,1 +1,2 @@
+export declare const SERVER_TIERING: string;
 export declare function wasmTiering(argv: readonly string[]): string | null;

@@ -13,6 +13,9 @@
  * - Long work (imports, rebuilds, exports, backups, restores, moves) keeps V8's default.
  */
 
+/** A long-running server's setting: only what stays hot is optimised (the desktop app's engine process uses it too). */
+export const SERVER_TIERING = '--wasm-tiering-budget=180000000';
+
 /** Global options that take a value (the command is the first word that is neither an option nor one of these values). */
 const VALUED = new Set(['--home', '--progress', '--llm-base-url', '--llm-model', '--llm-api-key']);
 
@@ -32,6 +35,6 @@ export function wasmTiering(argv) {
   const [command, sub] = words(argv);
   if (['import', 'rebuild', 'export'].includes(command)) return null;
   if (command === 'data' && ['move', 'backup', 'restore'].includes(sub)) return null;
-  if (command === 'web' || (command === 'mcp' && sub !== 'config')) return '--wasm-tiering-budget=180000000';
+  if (command === 'web' || (command === 'mcp' && sub !== 'config')) return SERVER_TIERING;
   return '--liftoff-only';
 }

@@ -5,6 +5,8 @@
  * other processes (the CLI, MCP) on loopback. When another Nemori already holds the folder, the
  * window's calls go to it instead. Nothing here touches a window.
  */
+import v8 from 'node:v8';
+import { SERVER_TIERING } from '../../bin/wasm-tiering.mjs';
 import { openAppEngine } from '../../core/engine/app-engine';
 import { connectOrOpenEngine } from '../../core/engine/connect';
 import { loopback } from '../../core/http/holder-transport';
@@ -12,6 +14,10 @@ import { resolveStartup } from '../../core/engine/startup';
 import { takeHostKey } from '../main/key-vault';
 import { serveEngine } from './serve';
 import type { HostMessage, HostRequest, MessageEnd } from './protocol';
+
+// A server, like `nemori web`: set before PGlite's WebAssembly is compiled, so the first searches after
+// start do not share the CPU with V8 optimising all of it (bin/wasm-tiering.mjs).
+v8.setFlagsFromString(SERVER_TIERING);
 
 const parentPort = process.parentPort;
 // Read once and removed from the environment, so nothing this process starts inherits it.
