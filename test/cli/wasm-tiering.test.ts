@@ -12,6 +12,7 @@ describe('WebAssembly tiering per command', () => {
       ['--progress', 'json', 'data', 'backup'],
       ['data', 'restore', 'b.tar.gz'],
       ['data', 'move', '/elsewhere'],
+      ['health', '--deep'],
     ])
       expect(wasmTiering(argv), argv.join(' ')).toBeNull();
   });
@@ -29,6 +30,7 @@ describe('WebAssembly tiering per command', () => {
       ['search', 'import', 'rebuild'],
       ['--home', 'import', 'stats'],
       ['--llm-model', 'web', 'health'],
+      ['health', '--json'],
       ['mcp', 'config', '--client', 'cursor'],
       ['data'],
       ['data', 'model', 'Xenova/multilingual-e5-small'],

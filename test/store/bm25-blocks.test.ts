@@ -70,6 +70,15 @@ describe('BM25 postings in blocks', () => {
     const hits = (await search(store(), a, ['snow'])).map((h) => h.episodeId);
     expect(hits).toHaveLength(294);
     expect(hits.filter((id) => gone.includes(id))).toEqual([]);
+
+    // Every document of a block goes (the first block of each term, less the two already gone): the
+    // block goes too, and one removal reaches both a term's blocks and the postings waiting on its row.
+    const waiting = await addEpisode(store(), a, 'Day 300');
+    await store().transaction((r) => r.bm25.add(a, [doc(waiting, ['snow', 'flake'])], bm25Params));
+    await store().transaction((r) => r.bm25.remove(a, [...ids.slice(1, 127), waiting]));
+    expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, postingMismatches: 0, statsMismatch: false });
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(2 * 2);
+    expect(await search(store(), a, ['snow'])).toHaveLength(294 - 126);
   });
 
   it('scores the best documents by every query term they hold, also terms whose postings it did not read', async () => {
