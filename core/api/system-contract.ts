@@ -49,7 +49,8 @@ export const HealthOutput = z.object({
   owners: z.array(OwnerStats),
   /**
    * What the checks found wrong (each makes `ok` false): the indexes against the episodes, messages and
-   * episodes against each other, and with `deep` PostgreSQL's B-tree check of every index.
+   * episodes against each other, and with `deep` every keyword posting against its episode's own and
+   * PostgreSQL's B-tree check of every index.
    */
   problems: z.array(
     z.object({
@@ -63,7 +64,7 @@ export const HealthOutput = z.object({
   warnings: z.array(z.string()),
 });
 export const HealthInput = z.object({
-  /** Also run PostgreSQL's B-tree check (amcheck) over every index: reads the whole store. */
+  /** Also compare every keyword posting with its episode's and run PostgreSQL's B-tree check (amcheck) over every index: reads the whole store. */
   deep: z.boolean().default(false),
 });
 

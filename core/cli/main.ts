@@ -392,7 +392,10 @@ export function buildCli(): Command {
   program
     .command('health')
     .description('database status, counts, last write, embedding model and LLM availability; checks the indexes against the episodes')
-    .option('--deep', "also run PostgreSQL's B-tree check over every index (reads the whole store)")
+    .option(
+      '--deep',
+      "also compare every keyword posting with its episode's and run PostgreSQL's B-tree check over every index (reads the whole store)",
+    )
     .action(async (o: { deep?: boolean }) => {
       await run(g(), 'probe', 'health', { deep: o.deep ?? false }, (h) => `${renderHealth(h)}\n${renderLlmHealth(h.llm)}`);
     });

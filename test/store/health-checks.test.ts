@@ -48,6 +48,26 @@ describe('health checks what it reports', { timeout: 120_000 }, () => {
     }
   });
 
+  it('compares every keyword posting with its episode’s own copy only when asked to go deep (a whole-store read)', async () => {
+    const { home, engine } = await importedStore();
+    await engine.close();
+    // One posting of one episode's own copy changed behind the store: the lists and the episode disagree.
+    const db = await PGlite.create({ dataDir: path.join(home, 'db', 'pg'), extensions: { vector } });
+    await db.exec(`UPDATE bm25_docs SET impacts[1] = impacts[1] + 0.5 WHERE ctid = (SELECT min(ctid) FROM bm25_docs)`);
+    await db.close();
+    const reopened = await openEngine({ home, embedder: null });
+    try {
+      expect(await reopened.call('health', {})).toMatchObject({ ok: true, problems: [] });
+      const deep = await reopened.call('health', { deep: true });
+      expect(deep.ok).toBe(false);
+      expect(deep.problems).toEqual([
+        expect.objectContaining({ ownerId, check: 'keyword-index', count: 2, message: expect.stringContaining('2 postings out of place') }),
+      ]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('does not count again after a clean close: only a store something touched since is checked at open', async () => {
     const { home, engine } = await importedStore();
     const [first] = (await engine.call('listEpisodes', { ownerId })).episodes;

@@ -69,20 +69,20 @@ export function systemHandlers({
   };
 
   /** The integrity counts of core/store/integrity.ts and the keyword index's own check, worded. */
-  const ownerProblems = async (ownerId: string) => {
+  const ownerProblems = async (ownerId: string, deep: boolean) => {
     const modelId = vectorModel();
     const c = await store.read.integrity.counts(ownerId, modelId);
-    const bm25 = await store.read.bm25.verify(ownerId);
+    const bm25 = await store.read.bm25.verify(ownerId, { postings: deep });
     const found: HealthProblem[] = [];
     const add = (check: HealthProblem['check'], count: number, message: string) => {
       if (count > 0) found.push({ ownerId, check, count, message: `${ownerId}: ${message}` });
     };
     const keywordWrong =
-      bm25.episodesWithoutDoc + bm25.docsWithoutEpisode + bm25.dfMismatches + bm25.postingMismatches + (bm25.statsMismatch ? 1 : 0);
+      bm25.episodesWithoutDoc + bm25.docsWithoutEpisode + bm25.dfMismatches + (bm25.postingMismatches ?? 0) + (bm25.statsMismatch ? 1 : 0);
     add(
       'keyword-index',
       keywordWrong,
-      `the keyword index disagrees with the episodes (${bm25.episodesWithoutDoc} episodes missing, ${bm25.docsWithoutEpisode} entries of deleted episodes, ${bm25.dfMismatches} wrong term counts, ${bm25.postingMismatches} postings out of place${bm25.statsMismatch ? ', wrong totals' : ''}): \`nemori rebuild\` rebuilds it`,
+      `the keyword index disagrees with the episodes (${bm25.episodesWithoutDoc} episodes missing, ${bm25.docsWithoutEpisode} entries of deleted episodes, ${bm25.dfMismatches} wrong term counts${bm25.postingMismatches === null ? '' : `, ${bm25.postingMismatches} postings out of place`}${bm25.statsMismatch ? ', wrong totals' : ''}): \`nemori rebuild\` rebuilds it`,
     );
     add(
       'vectors',
@@ -147,7 +147,7 @@ export function systemHandlers({
       const warnings: string[] = [];
       const owners = await Promise.all((await store.read.episodes.owners()).map(ownerStats));
       const problems: HealthProblem[] = [];
-      for (const { ownerId } of owners) problems.push(...(await ownerProblems(ownerId)));
+      for (const { ownerId } of owners) problems.push(...(await ownerProblems(ownerId, i.deep)));
       if (i.deep) {
         // A damaged B-tree is rebuilt from its table at once (REINDEX loses nothing); only one that stays damaged is a problem.
         const damaged = await store.checkIndexes();
