@@ -78,9 +78,10 @@ export async function recallEpisode(ctx: EngineContext, ownerId: string, id: str
 }
 
 /**
- * Rebuilds an owner's keyword index from the stored episodes. Read in batches so memory stays flat,
- * but written in one transaction — cleared and refilled inside it — so a crash or kill -9 part way
- * leaves the old index whole, never an empty or partial one.
+ * Rebuilds an owner's keyword index from the stored episodes. Read in batches (memory holds the
+ * vocabulary, not the episodes), but written in one transaction — cleared and refilled inside it — so
+ * a crash or kill -9 part way leaves the old index whole, never an empty or partial one; then the
+ * space of the index it replaced is given back.
  */
 export async function rebuildKeywordIndex(
   ctx: EngineContext,
@@ -99,15 +100,14 @@ export async function rebuildKeywordIndex(
     }
   }
   await ctx.store.transaction(async (r) => {
-    await r.bm25.clear(ownerId);
+    const index = await r.bm25.rebuild(ownerId, { ...ctx.config.retrieval.bm25, corpus });
     for (let i = 0; i < ids.length; i += batch) {
-      await indexEpisodes(r, ownerId, await r.episodes.getMany(ownerId, ids.slice(i, i + batch)), null, {
-        ...ctx.config.retrieval.bm25,
-        corpus,
-      });
+      await index.add((await r.episodes.getMany(ownerId, ids.slice(i, i + batch))).map(bm25Doc));
       onProgress?.(Math.min(i + batch, ids.length));
     }
+    await index.finish();
   });
+  await ctx.store.compactKeywordIndex();
 }
 
 /**

@@ -329,6 +329,17 @@ export class Store {
     this.writesSinceMaintenance = 0;
   }
 
+  /**
+   * Rewrites the keyword index's tables into new files. A rebuild replaces an owner's whole index in
+   * one transaction, and the rows it replaced are dead space a plain vacuum only makes reusable: 100k
+   * episodes took 1,005 MB on disk after a rebuild instead of 842.
+   */
+  async compactKeywordIndex(): Promise<void> {
+    this.assertOpen();
+    await this.db.exec('VACUUM FULL bm25_postings, bm25_terms, bm25_docs');
+    await this.db.exec('ANALYZE bm25_postings, bm25_terms, bm25_docs');
+  }
+
   /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir), sealed when a passphrase is given. */
   async backup(file: string, passphrase?: string): Promise<void> {
     this.assertOpen();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Bm25Doc, Bm25Params } from '../../core/store/bm25.js';
+import type { Bm25Doc, Bm25Params, FieldVector } from '../../core/store/bm25.js';
+import { chunks } from '../../core/store/sql.js';
 import type { Store } from '../../core/store/store.js';
 import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, useStore } from './helpers.js';
 
@@ -79,6 +80,42 @@ describe('BM25 postings in blocks', () => {
     expect(await store().read.bm25.verify(a)).toMatchObject({ dfMismatches: 0, postingMismatches: 0, statsMismatch: false });
     expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(2 * 2);
     expect(await search(store(), a, ['snow'])).toHaveLength(294 - 126);
+  });
+
+  it('rebuilds an owner’s index in bulk to the very rankings indexing the documents batch by batch gives, and goes on as a live one', async () => {
+    const [a] = owners();
+    const docs: Bm25Doc[] = [];
+    for (let i = 0; i < 300; i++) {
+      const id = await addEpisode(store(), a, `Day ${i}`);
+      docs.push(doc(id, ['snow', `day${i}`, `week${Math.floor(i / 7)}`, ...Array.from({ length: i % 13 }, () => 'filler')]));
+    }
+    // The same averages for both builds, so both compute the very same impacts.
+    const corpus = { docCount: docs.length, lengths: [0, 0, 0, 0, docs.reduce((n, d) => n + d.lengths[4], 0)] as FieldVector };
+    const pinned = { ...bm25Params, corpus };
+    for (const batch of chunks(docs, 40)) await store().transaction((r) => r.bm25.add(a, batch, pinned));
+    const queries = [['snow'], ['filler', 'week3'], ['day7', 'snow', 'filler']];
+    const few = { ...bm25Params, postingsPerTerm: 20 };
+    const ranked = () => Promise.all(queries.flatMap((q) => [search(store(), a, q), search(store(), a, q, few)]));
+    const before = await ranked();
+
+    await store().transaction(async (r) => {
+      const index = await r.bm25.rebuild(a, pinned);
+      for (const batch of chunks(docs, 64)) await index.add(batch);
+      await index.finish();
+    });
+    expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
+    expect(await ranked()).toEqual(before);
+    // "snow" (300 postings) and "filler" (276) each in one sorted run of three blocks; the rarer words wait on their rows.
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(2 * 3);
+
+    const more = await addEpisode(store(), a, 'Day 300');
+    await store().transaction(async (r) => {
+      await r.bm25.remove(a, [docs[0]!.episodeId, docs[150]!.episodeId]);
+      await r.bm25.add(a, [doc(more, ['snow', 'week0', 'filler'])], pinned);
+    });
+    // (The two removed documents' episodes are still there: out of the index, not deleted.)
+    expect(await store().read.bm25.verify(a)).toEqual({ ...CONSISTENT, episodesWithoutDoc: 2 });
+    expect((await search(store(), a, ['week0'])).map((h) => h.episodeId)).toContain(more);
   });
 
   it('scores the best documents by every query term they hold, also terms whose postings it did not read', async () => {

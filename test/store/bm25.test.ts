@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { Repos } from '../../core/store/repos.js';
 import type { Store } from '../../core/store/store.js';
 import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, rolledBack, useStore } from './helpers.js';
 
 const search = (store: Store, ownerId: string, terms: string[]) =>
   store.read.bm25.search(ownerId, terms, { limit: 10, filters: {}, params: bm25Params }).then((r) => r.hits);
+
+/** The owner's whole index rebuilt from no documents. */
+const emptied = async (r: Repos, ownerId: string) =>
+  (await r.bm25.rebuild(ownerId, { ...bm25Params, corpus: { docCount: 0, lengths: [0, 0, 0, 0, 0] } })).finish();
 
 /** An owner with three indexed episodes. */
 async function indexed(store: Store, ownerId: string) {
@@ -104,7 +109,7 @@ describe('BM25 repository', () => {
       await r.bm25.park(b, ids, NOW);
       await r.bm25.unpark(b, ids);
       await r.bm25.dropParked(b, ids);
-      await r.bm25.clear(b);
+      await emptied(r, b);
     });
     expect(await store().read.bm25.verify(a)).toMatchObject({
       dfMismatches: 0,
@@ -127,16 +132,16 @@ describe('BM25 repository', () => {
     const [kept] = await indexed(store(), a);
     await rolledBack(store(), async (r) => {
       await r.bm25.park(a, [kept], NOW);
-      await r.bm25.clear(a);
+      await emptied(r, a);
     });
     expect(await store().read.bm25.docCount(a)).toBe(3);
     expect((await store().read.forgetting.rowCounts(a)).tables.bm25_parked).toBe(0);
   });
 
-  it('clears an owner’s whole index', async () => {
+  it('empties an owner’s whole index when rebuilt from no documents', async () => {
     const [a] = owners();
     await indexed(store(), a);
-    await store().transaction((r) => r.bm25.clear(a));
+    await store().transaction((r) => emptied(r, a));
     expect(await store().read.bm25.docCount(a)).toBe(0);
     expect(await store().read.bm25.verify(a)).toMatchObject({
       dfMismatches: 0,

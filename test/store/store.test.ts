@@ -568,7 +568,7 @@ describe('reads and writes', () => {
     expect(writes).toMatchObject({
       episodes: expect.arrayContaining(['insert', 'update', 'rewrite', 'delete', 'recordAccess']),
       conversations: expect.arrayContaining(['upsert', 'addMessages', 'linkToEpisode', 'releaseMessages', 'markProcessed']),
-      bm25: expect.arrayContaining(['add', 'remove', 'clear', 'park', 'unpark', 'dropParked']),
+      bm25: expect.arrayContaining(['add', 'remove', 'rebuild', 'park', 'unpark', 'dropParked']),
       vectors: expect.arrayContaining(['ensureIndex', 'upsert', 'remove']),
       graph: ['setEpisodeGraph'],
       facts: expect.arrayContaining(['insert', 'update', 'recordAccess', 'setTier', 'setImportance', 'mark', 'delete']),

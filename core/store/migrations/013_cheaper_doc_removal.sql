@@ -3,8 +3,16 @@
 -- pack them again, spilling to disk: 1.25 s a batch of 256 documents at 20k episodes, so a forgetting
 -- pass that trashed 20k episodes took 111 s, 99 of them here. Now each block is filtered on its own,
 -- told which of its documents go, and keeps its order: the same rows, 0.44 s a batch (the pass 45 s).
+-- And a rebuild's removal of every document of an owner, whose terms and blocks went just before, has
+-- nothing to rewrite: it cost 8.9 s of a 20k-episode rebuild.
 CREATE OR REPLACE FUNCTION bm25_drop_doc_postings() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- An owner's whole index going (a rebuild deletes its terms and blocks first): nothing to take out.
+  IF NOT EXISTS (SELECT 1 FROM bm25_terms t WHERE t.owner_id IN (SELECT owner_id FROM gone))
+     AND NOT EXISTS (SELECT 1 FROM bm25_postings x WHERE x.owner_id IN (SELECT owner_id FROM gone)) THEN
+    RETURN NULL;
+  END IF;
+
   WITH hit AS (SELECT g.owner_id, u.term_id, array_agg(g.doc_no) AS drop FROM gone g, unnest(g.term_ids) AS u(term_id)
                GROUP BY g.owner_id, u.term_id)
   UPDATE bm25_terms t SET (docs, impacts) = (
