@@ -4,6 +4,7 @@ import type { Store } from '../store/store.js';
 import { decayOf, decideTier, type MemoryKind, type Tier } from './decay.js';
 import type { Move } from './target.js';
 import { activeTargets } from './targets.js';
+import { chunks } from '../store/sql.js';
 
 export interface PlannedMove {
   kind: MemoryKind;
@@ -40,6 +41,9 @@ export interface RunOptions {
   /** Stops between batches (the engine closing); each batch already applied stays applied, and is reported. */
   signal?: AbortSignal;
 }
+
+/** Importances written per transaction (~50 ms at 100k episodes). */
+const IMPORTANCE_BATCH = 1000;
 
 /** One pass at a time per owner: the scheduler and an on-demand run never interleave their moves. */
 const running = new WeakMap<Store, Map<string, Promise<unknown>>>();
@@ -106,7 +110,9 @@ export async function runForgetting(ctx: EngineContext, ownerId: string, o: RunO
       moves.sort((a, b) => ORDER.indexOf(a.to) - ORDER.indexOf(b.to) || b.score - a.score);
       let applied = new Set(moves.map((m) => m.id));
       if (!dryRun) {
-        if (importance.length) await target.setImportance(ctx, ownerId, importance);
+        // A transaction a chunk: the first pass after a big import writes every memory's importance
+        // (100k episodes: 5 s), and a companion's call waits for one chunk, not for all of them.
+        for (const batch of chunks(importance, IMPORTANCE_BATCH)) await target.setImportance(ctx, ownerId, batch);
         applied = new Set();
         for (const to of ORDER) {
           if (o.signal?.aborted) {
