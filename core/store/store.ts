@@ -332,7 +332,7 @@ export class Store {
   /**
    * Rewrites the keyword index's tables into new files. A rebuild replaces an owner's whole index in
    * one transaction, and the rows it replaced are dead space a plain vacuum only makes reusable: 100k
-   * episodes took 1,005 MB on disk after a rebuild instead of 842.
+   * episodes took 1,005 MB on disk after a rebuild, 764 MB compacted (842 before the rebuild).
    */
   async compactKeywordIndex(): Promise<void> {
     this.assertOpen();
