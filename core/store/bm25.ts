@@ -213,19 +213,23 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
     const term0 = counted.rows[0]!.term0;
     added.forEach(([t], i) => known.set(t, term0 + i + 1));
   }
-  for (const batch of chunks(added, 5000)) {
-    await q.query(
-      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
-       SELECT $1, u.term, u.id, u.b - u.a + 1, u.b - u.a + 1, ($6::int[])[u.a:u.b], ($7::real[])[u.a:u.b]
-       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS u(term, id, a, b)`,
-      [ownerId, textArray(batch.map(([t]) => t)), int4Array(batch.map(([t]) => known.get(t)!)), ...postingLists(batch)],
-    );
-    // A new term's postings are all fresh: once there are a block's worth, they are one run.
-    for (const [t, postings] of batch) {
-      if (postings.length < BLOCK) continue;
-      full.push(known.get(t)!);
-      merged.push(known.get(t)!);
-    }
+  // A new term's postings are all fresh: once there are a block's worth, they are one run.
+  await insertTerms(
+    q,
+    ownerId,
+    added.map(([term, postings]) => ({
+      term,
+      id: known.get(term)!,
+      df: postings.length,
+      fresh: postings.length,
+      docs: postings.map((x) => x.doc),
+      impacts: postings.map((x) => x.impact),
+    })),
+  );
+  for (const [t, postings] of added) {
+    if (postings.length < BLOCK) continue;
+    full.push(known.get(t)!);
+    merged.push(known.get(t)!);
   }
 
   await insertDocs(
@@ -235,6 +239,33 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
     doc0,
   );
   if (full.length > 0) await intoBlocks(q, ownerId, full, merged);
+}
+
+/** Writes terms' rows, each with the postings waiting on it. */
+async function insertTerms(
+  q: Sql,
+  ownerId: string,
+  rows: readonly { term: string; id: number; df: number; fresh: number; docs: readonly number[]; impacts: readonly number[] }[],
+): Promise<void> {
+  for (const batch of chunks(rows, 5000)) {
+    const docs = flattened(batch.map((r) => r.docs));
+    await q.query(
+      `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
+       SELECT $1, u.term, u.id, u.df, u.fresh, COALESCE(($8::int[])[u.a:u.b], '{}'), COALESCE(($9::real[])[u.a:u.b], '{}')
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[]) AS u(term, id, df, fresh, a, b)`,
+      [
+        ownerId,
+        textArray(batch.map((r) => r.term)),
+        int4Array(batch.map((r) => r.id)),
+        int4Array(batch.map((r) => r.df)),
+        int4Array(batch.map((r) => r.fresh)),
+        int4Array(docs.from),
+        int4Array(docs.to),
+        int4Array(docs.items),
+        float4Array(flattened(batch.map((r) => r.impacts)).items),
+      ],
+    );
+  }
 }
 
 /**
@@ -603,29 +634,19 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
         },
 
         async finish(): Promise<void> {
-          const order = terms.map((_, i) => i);
-          for (const batch of chunks(order, 5000)) {
-            const lists = batch.map((i) => waiting[i] ?? { docs: [], impacts: [] });
-            const docs = flattened(lists.map((l) => l.docs));
-            await q.query(
-              `INSERT INTO bm25_terms (owner_id, term, id, df, fresh, docs, impacts)
-               SELECT $1, u.term, u.id, u.df, u.fresh, COALESCE(($8::int[])[u.a:u.b], '{}'), COALESCE(($9::real[])[u.a:u.b], '{}')
-               FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[]) AS u(term, id, df, fresh, a, b)`,
-              [
-                ownerId,
-                textArray(batch.map((i) => terms[i]!)),
-                int4Array(batch.map((i) => i + 1)),
-                int4Array(batch.map((i) => df[i]!)),
-                // Postings in one sorted run have been merged: none is fresh. Waiting ones all are.
-                int4Array(batch.map((i) => (waiting[i] ? df[i]! : 0))),
-                int4Array(docs.from),
-                int4Array(docs.to),
-                int4Array(docs.items),
-                float4Array(flattened(lists.map((l) => l.impacts)).items),
-              ],
-            );
-          }
-          const blocked = order.filter((i) => waiting[i] === null).map((i) => i + 1);
+          // Postings in one sorted run have been merged: none is fresh. Waiting ones all are.
+          await insertTerms(
+            q,
+            ownerId,
+            terms.map((term, i) => ({
+              term,
+              id: i + 1,
+              df: df[i]!,
+              fresh: waiting[i] ? df[i]! : 0,
+              ...(waiting[i] ?? { docs: [], impacts: [] }),
+            })),
+          );
+          const blocked = terms.flatMap((_, i) => (waiting[i] === null ? [i + 1] : []));
           if (blocked.length > 0)
             await q.query(
               packBlocks(`SELECT u.term_id, d.doc_no, u.impact FROM bm25_docs d, unnest(d.term_ids, d.impacts) AS u(term_id, impact)
