@@ -82,8 +82,7 @@ function strongest(docs: Int32Array, impacts: Float32Array, per: number): Iterab
  * Each term's postings a query reads, in the terms' order: those waiting on its row and those in the
  * blocks whose strongest posting reaches the floor of the first blocks (by floor) that together hold
  * `per` — at least `per` postings are at or above that floor, so none below it is among the strongest
- * `per`. As one value: for each row, its term's place (int4) and its two arrays as `array_send` wrote
- * them, base64-encoded (PGlite would parse bytea hex digit pair by pair).
+ * `per`. As one value (`sentRows`), each row keyed by its term's place.
  */
 async function readPostings(
   q: Sql,
@@ -104,35 +103,52 @@ async function readPostings(
                FROM bm25_postings WHERE owner_id = $1 AND term_id = qt.term_id) c)) l`,
     [ownerId, int4Array(terms.map((t) => t.id)), per],
   );
-  const parts: { k: number; at: number; n: number }[] = [];
-  const buf = Buffer.from(r.rows[0]?.blob ?? '', 'base64');
-  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const rows = sentRows(r.rows[0]?.blob ?? null);
   const count = terms.map(() => 0);
-  let at = 0;
-  while (at < buf.length) {
-    const k = v.getInt32(at) - 1;
-    const docs = sentArray(v, at + 4);
-    const impacts = sentArray(v, docs.end);
-    if (docs.n !== impacts.n) throw new Error(`a BM25 posting row holds ${docs.n} documents and ${impacts.n} impacts`);
-    parts.push({ k, at: docs.first, n: docs.n });
-    parts.push({ k: -1, at: impacts.first, n: impacts.n });
-    count[k] = count[k]! + docs.n;
-    at = impacts.end;
-  }
+  for (const row of rows) count[row.key - 1] = count[row.key - 1]! + row.docs.length;
   const lists = count.map((n) => ({ docs: new Int32Array(n), impacts: new Float32Array(n) }));
   const filled = terms.map(() => 0);
-  for (let i = 0; i < parts.length; i += 2) {
-    const { k, at: d, n } = parts[i]!;
-    const f = parts[i + 1]!.at;
-    const list = lists[k]!;
-    // Each element is its length (4) and its value.
-    for (let j = 0; j < n; j++) {
-      list.docs[filled[k]! + j] = v.getInt32(d + 8 * j + 4);
-      list.impacts[filled[k]! + j] = v.getFloat32(f + 8 * j + 4);
-    }
-    filled[k] = filled[k]! + n;
+  for (const { key, docs, impacts } of rows) {
+    const k = key - 1;
+    lists[k]!.docs.set(docs, filled[k]);
+    lists[k]!.impacts.set(impacts, filled[k]);
+    filled[k] = filled[k]! + docs.length;
   }
   return lists;
+}
+
+/** A row of postings as it comes in binary: a key (a term's id or place) and its two arrays. */
+export interface SentRow {
+  key: number;
+  docs: Int32Array;
+  impacts: Float32Array;
+}
+
+/**
+ * The rows of a value that `encode(string_agg(int4send(key) || array_send(docs) || array_send(impacts), ''), 'base64')`
+ * wrote: postings come to JS as one value in binary, since PGlite parses rows field by field and array
+ * text element by element (and bytea hex digit pair by pair).
+ */
+export function sentRows(blob: string | null): SentRow[] {
+  const buf = Buffer.from(blob ?? '', 'base64');
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const rows: SentRow[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const key = v.getInt32(at);
+    const d = sentArray(v, at + 4);
+    const f = sentArray(v, d.end);
+    if (d.n !== f.n) throw new Error(`a BM25 posting row holds ${d.n} documents and ${f.n} impacts`);
+    const row = { key, docs: new Int32Array(d.n), impacts: new Float32Array(d.n) };
+    // Each element is its length (4) and its value.
+    for (let j = 0; j < d.n; j++) {
+      row.docs[j] = v.getInt32(d.first + 8 * j + 4);
+      row.impacts[j] = v.getFloat32(f.first + 8 * j + 4);
+    }
+    rows.push(row);
+    at = f.end;
+  }
+  return rows;
 }
 
 /** Where the elements of a one-dimensional array of 4-byte values that `array_send` wrote at `at` begin, how many, and where it ends. */

@@ -1,5 +1,6 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
 import { bestByPostingsRead } from './bm25-postings.js';
+import { BLOCK, intoBlocks, packBlocks, type Waiting } from './bm25-blocks.js';
 import {
   chunks,
   flattened,
@@ -91,22 +92,6 @@ async function stats(q: Sql, ownerId: string): Promise<Stats> {
   return row ? { docCount: row.doc_count, lengths: row.l.map(Number) as FieldVector } : { docCount: 0, lengths: [0, 0, 0, 0, 0] };
 }
 
-/** Postings per block: a block row (two arrays of this many 4-byte values) stays well under a page. */
-const BLOCK = 128;
-
-/**
- * Packs (term_id, doc_no, impact) rows — `entries` is a SELECT yielding them — into blocks of the
- * owner ($1): per term, strongest first, BLOCK at a time. Every block is written through this.
- */
-const packBlocks = (entries: string) =>
-  `INSERT INTO bm25_postings (owner_id, term_id, n, min_impact, max_impact, docs, impacts)
-   SELECT $1, term_id, count(*)::int, min(impact), max(impact),
-          array_agg(doc_no ORDER BY impact DESC, doc_no), array_agg(impact ORDER BY impact DESC, doc_no)
-   FROM (SELECT e.term_id, e.doc_no, e.impact,
-                (row_number() OVER (PARTITION BY e.term_id ORDER BY e.impact DESC, e.doc_no) - 1) / ${BLOCK} AS block
-         FROM (${entries}) AS e(term_id, doc_no, impact)) b
-   GROUP BY term_id, block`;
-
 /** A document entering the live index: its field lengths and its postings, impacts already computed. */
 interface IndexEntry {
   episodeId: string;
@@ -182,24 +167,24 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
   // and whether they now hold a block's worth — as one JSON value, not a row each: PGlite parses rows
   // field by field in JS, and a window's ~4,000 terms took as long to parse as to find.
   const known = new Map<string, number>();
-  const full: number[] = [];
-  const merged: number[] = [];
+  const full: Waiting[] = [];
+  const merged = new Set<number>();
   for (const batch of chunks([...byTerm], 5000)) {
-    const r = await q.query<{ rows: [k: number, id: number, filled: boolean, merging: boolean][] | null }>(
+    const r = await q.query<{ rows: [k: number, id: number, waiting: number, merging: boolean][] | null }>(
       `WITH u AS (
          UPDATE bm25_terms t SET df = t.df + u.b - u.a + 1, fresh = t.fresh + u.b - u.a + 1,
            docs = t.docs || ($5::int[])[u.a:u.b], impacts = t.impacts || ($6::real[])[u.a:u.b]
          FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(term, a, b, k)
          WHERE t.owner_id = $1 AND t.term = u.term
-         RETURNING u.k::int AS k, t.id, cardinality(t.docs) >= ${BLOCK} AS filled, 4 * t.fresh >= t.df AS merging)
-       SELECT json_agg(json_build_array(k, id, filled, merging)) AS rows FROM u`,
+         RETURNING u.k::int AS k, t.id, cardinality(t.docs) AS waiting, 4 * t.fresh >= t.df AS merging)
+       SELECT json_agg(json_build_array(k, id, waiting, merging)) AS rows FROM u`,
       [ownerId, textArray(batch.map(([t]) => t)), ...postingLists(batch)],
     );
-    for (const [k, id, filled, merging] of r.rows[0]?.rows ?? []) {
+    for (const [k, id, waiting, merging] of r.rows[0]?.rows ?? []) {
       known.set(batch[k - 1]![0], id);
-      if (!filled) continue;
-      full.push(id);
-      if (merging) merged.push(id);
+      if (waiting < BLOCK) continue;
+      full.push({ id, waiting });
+      if (merging) merged.add(id);
     }
   }
 
@@ -228,8 +213,8 @@ async function insertEntries(q: Sql, ownerId: string, entries: readonly IndexEnt
   );
   for (const [t, postings] of added) {
     if (postings.length < BLOCK) continue;
-    full.push(known.get(t)!);
-    merged.push(known.get(t)!);
+    full.push({ id: known.get(t)!, waiting: postings.length });
+    merged.add(known.get(t)!);
   }
 
   await insertDocs(
@@ -299,22 +284,6 @@ async function insertDocs(
         float4Array(impacts),
       ],
     ),
-  );
-}
-
-/**
- * Moves the waiting postings of `termIds` into blocks of BLOCK, strongest first; for those also in
- * `merge`, together with all their blocks (one sorted run again).
- */
-async function intoBlocks(q: Sql, ownerId: string, termIds: readonly number[], merge: readonly number[]): Promise<void> {
-  await q.query(
-    `WITH waiting AS (SELECT id AS term_id, docs, impacts FROM bm25_terms WHERE owner_id = $1 AND id = ANY($2::int[])),
-          emptied AS (UPDATE bm25_terms SET docs = '{}', impacts = '{}', fresh = CASE WHEN id = ANY($3::int[]) THEN 0 ELSE fresh END
-                      WHERE owner_id = $1 AND id = ANY($2::int[])),
-          merged AS (DELETE FROM bm25_postings WHERE owner_id = $1 AND term_id = ANY($3::int[]) RETURNING term_id, docs, impacts)
-     ${packBlocks(`SELECT p.term_id, u.doc_no, u.impact FROM (SELECT * FROM waiting UNION ALL SELECT * FROM merged) p,
-                          unnest(p.docs, p.impacts) AS u(doc_no, impact)`)}`,
-    [ownerId, int4Array(termIds), int4Array(merge)],
   );
 }
 

@@ -26,7 +26,7 @@ export class Params {
  * in its text form the server parsed hundreds of numbers, ~0.6 ms of a vector search at 100k episodes.
  */
 export function vectorParam(v: ArrayLike<number>): Uint8Array {
-  return float4Array(Array.from(v));
+  return float4Array(v);
 }
 
 /**
@@ -64,24 +64,40 @@ function binaryArray<T>(
   return b;
 }
 
+/** Whether this machine keeps a number's low byte first (typed arrays use its order). */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * An array of 4-byte elements in binaryArray's form, written as native words and swapped to network
+ * order at once: the keyword index sends millions of numbers a big import (element by element, the
+ * encoding took 3 % of it).
+ */
+function fourByteArray(values: ArrayLike<number>, elementOid: number, float: boolean): Uint8Array {
+  const n = values.length;
+  const b = Buffer.alloc(20 + 8 * n);
+  for (const [i, word] of [1, 0, elementOid, n, 1].entries()) b.writeInt32BE(word, 4 * i);
+  // Each element: its length (4), then its value.
+  const words = new Int32Array(b.buffer, b.byteOffset + 20, 2 * n);
+  const floats = new Float32Array(b.buffer, b.byteOffset + 20, 2 * n);
+  for (let i = 0; i < n; i++) {
+    const x = values[i]!;
+    words[2 * i] = 4;
+    if (float) floats[2 * i + 1] = x;
+    else if (x === (x | 0)) words[2 * i + 1] = x;
+    else throw new RangeError(`${x} is not a 32-bit integer`);
+  }
+  if (LITTLE_ENDIAN) b.subarray(20).swap32();
+  return b;
+}
+
 /** An int[] parameter (see binaryArray); the values must be 32-bit integers. */
-export function int4Array(values: readonly number[]): Uint8Array {
-  return binaryArray(
-    values,
-    23,
-    () => 4,
-    (b, at, x) => b.writeInt32BE(x, at),
-  );
+export function int4Array(values: ArrayLike<number>): Uint8Array {
+  return fourByteArray(values, 23, false);
 }
 
 /** A real[] parameter (see binaryArray): each value rounded to a float4, as the server would. */
-export function float4Array(values: readonly number[]): Uint8Array {
-  return binaryArray(
-    values,
-    700,
-    () => 4,
-    (b, at, x) => b.writeFloatBE(x, at),
-  );
+export function float4Array(values: ArrayLike<number>): Uint8Array {
+  return fourByteArray(values, 700, true);
 }
 
 /** A float8[] parameter (see binaryArray): the very numbers given, no decimal round trip. */

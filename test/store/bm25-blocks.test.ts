@@ -50,6 +50,43 @@ describe('BM25 postings in blocks', () => {
     expect((await search(store(), a, ['snow'], few)).map((h) => h.episodeId)).toEqual(all.slice(3, 10).map((h) => h.episodeId));
   });
 
+  it('moves a batch’s postings into blocks a piece at a time, as one sorted run per merged term, the very blocks a bulk rebuild packs', async () => {
+    const [a] = owners();
+    // 150 terms in each of 350 documents, 1–3 times (many ties, which the document number orders).
+    const terms = Array.from({ length: 150 }, (_, k) => `w${k}`);
+    const docs: Bm25Doc[] = [];
+    for (let i = 0; i < 350; i++) {
+      const id = await addEpisode(store(), a, `Day ${i}`);
+      docs.push(
+        doc(
+          id,
+          terms.flatMap((t, k) => Array.from({ length: 1 + ((i + k) % 3) }, () => t)),
+        ),
+      );
+    }
+    const corpus = { docCount: docs.length, lengths: [0, 0, 0, 0, docs.reduce((n, d) => n + d.lengths[4], 0)] as FieldVector };
+    const pinned = { ...bm25Params, corpus };
+    // The first 200 make 30,000 postings in two blocks a term; the next 150 wait, 22,500, and every term
+    // merges: the 300 old blocks read back and 52,500 postings written, each way in several statements.
+    for (const part of [docs.slice(0, 200), docs.slice(200)]) await store().transaction((r) => r.bm25.add(a, part, pinned));
+    expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
+    // Each term's 350 postings are one run: 2 full blocks and one of 94 (unmerged, 2 + 2).
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(150 * 3);
+    const queries = [['w0'], ['w7', 'w149'], ['w1', 'w2', 'w3']];
+    const few = { ...bm25Params, postingsPerTerm: 5 };
+    const ranked = () => Promise.all(queries.flatMap((q) => [search(store(), a, q), search(store(), a, q, few)]));
+    const live = await ranked();
+
+    await store().transaction(async (r) => {
+      const index = await r.bm25.rebuild(a, pinned);
+      await index.add(docs);
+      await index.finish();
+    });
+    expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
+    expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(150 * 3);
+    expect(await ranked()).toEqual(live);
+  });
+
   it('takes a removed document’s postings out of the block that holds them, also among blocks of equal impacts', async () => {
     const [a] = owners();
     const ids: string[] = [];
