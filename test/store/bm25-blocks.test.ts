@@ -12,6 +12,25 @@ import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, useStore } from '
 const search = (store: Store, ownerId: string, terms: string[], params: Bm25Params = bm25Params, limit = 1000) =>
   store.read.bm25.search(ownerId, terms, { limit, filters: {}, params }).then((r) => r.hits);
 
+/** Parameters with the averages of `docs` pinned: indexed batch by batch or rebuilt in bulk, they get the very same impacts. */
+function pinnedTo(docs: readonly Bm25Doc[]) {
+  const corpus = { docCount: docs.length, lengths: [0, 0, 0, 0, docs.reduce((n, d) => n + d.lengths[4], 0)] as FieldVector };
+  return { ...bm25Params, corpus };
+}
+
+/** Each query's ranking with every posting read, and with `per` of each term's. */
+const rankings = (store: Store, ownerId: string, queries: string[][], per: number) =>
+  Promise.all(queries.flatMap((q) => [search(store, ownerId, q), search(store, ownerId, q, { ...bm25Params, postingsPerTerm: per })]));
+
+/** Rebuilds the owner's index in bulk from `docs`, `batch` at a time. */
+async function rebuildFrom(store: Store, ownerId: string, docs: readonly Bm25Doc[], batch: number): Promise<void> {
+  await store.transaction(async (r) => {
+    const index = await r.bm25.rebuild(ownerId, pinnedTo(docs));
+    for (const part of chunks(docs, batch)) await index.add(part);
+    await index.finish();
+  });
+}
+
 /** `count` episodes, indexed `batch` to a transaction: each holds "snow", a word of its own, and `i` fillers (distinct lengths, so distinct impacts). */
 async function snowfall(store: Store, ownerId: string, count: number, batch: number): Promise<string[]> {
   const ids: string[] = [];
@@ -64,8 +83,7 @@ describe('BM25 postings in blocks', () => {
         ),
       );
     }
-    const corpus = { docCount: docs.length, lengths: [0, 0, 0, 0, docs.reduce((n, d) => n + d.lengths[4], 0)] as FieldVector };
-    const pinned = { ...bm25Params, corpus };
+    const pinned = pinnedTo(docs);
     // The first 200 make 30,000 postings in two blocks a term; the next 150 wait, 22,500, and every term
     // merges: the 300 old blocks read back and 52,500 postings written, each way in several statements.
     for (const part of [docs.slice(0, 200), docs.slice(200)]) await store().transaction((r) => r.bm25.add(a, part, pinned));
@@ -73,18 +91,12 @@ describe('BM25 postings in blocks', () => {
     // Each term's 350 postings are one run: 2 full blocks and one of 94 (unmerged, 2 + 2).
     expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(150 * 3);
     const queries = [['w0'], ['w7', 'w149'], ['w1', 'w2', 'w3']];
-    const few = { ...bm25Params, postingsPerTerm: 5 };
-    const ranked = () => Promise.all(queries.flatMap((q) => [search(store(), a, q), search(store(), a, q, few)]));
-    const live = await ranked();
+    const live = await rankings(store(), a, queries, 5);
 
-    await store().transaction(async (r) => {
-      const index = await r.bm25.rebuild(a, pinned);
-      await index.add(docs);
-      await index.finish();
-    });
+    await rebuildFrom(store(), a, docs, docs.length);
     expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
     expect((await store().read.forgetting.rowCounts(a)).tables.bm25_postings).toBe(150 * 3);
-    expect(await ranked()).toEqual(live);
+    expect(await rankings(store(), a, queries, 5)).toEqual(live);
   });
 
   it('takes a removed document’s postings out of the block that holds them, also among blocks of equal impacts', async () => {
@@ -127,19 +139,13 @@ describe('BM25 postings in blocks', () => {
       docs.push(doc(id, ['snow', `day${i}`, `week${Math.floor(i / 7)}`, ...Array.from({ length: i % 13 }, () => 'filler')]));
     }
     // The same averages for both builds, so both compute the very same impacts.
-    const corpus = { docCount: docs.length, lengths: [0, 0, 0, 0, docs.reduce((n, d) => n + d.lengths[4], 0)] as FieldVector };
-    const pinned = { ...bm25Params, corpus };
+    const pinned = pinnedTo(docs);
     for (const batch of chunks(docs, 40)) await store().transaction((r) => r.bm25.add(a, batch, pinned));
     const queries = [['snow'], ['filler', 'week3'], ['day7', 'snow', 'filler']];
-    const few = { ...bm25Params, postingsPerTerm: 20 };
-    const ranked = () => Promise.all(queries.flatMap((q) => [search(store(), a, q), search(store(), a, q, few)]));
+    const ranked = () => rankings(store(), a, queries, 20);
     const before = await ranked();
 
-    await store().transaction(async (r) => {
-      const index = await r.bm25.rebuild(a, pinned);
-      for (const batch of chunks(docs, 64)) await index.add(batch);
-      await index.finish();
-    });
+    await rebuildFrom(store(), a, docs, 64);
     expect(await store().read.bm25.verify(a)).toEqual(CONSISTENT);
     expect(await ranked()).toEqual(before);
     // "snow" (300 postings) and "filler" (276) each in one sorted run of three blocks; the rarer words wait on their rows.
