@@ -1,4 +1,4 @@
-import { sentRows } from './bm25-postings.js';
+import { sendRows, sentRows } from './bm25-postings.js';
 import { float4Array, int4Array, LITTLE_ENDIAN, type Sql } from './sql.js';
 
 /**
@@ -63,7 +63,7 @@ export async function intoBlocks(q: Sql, ownerId: string, terms: readonly Waitin
       `WITH waiting AS (SELECT id, docs, impacts FROM bm25_terms WHERE owner_id = $1 AND id = ANY($2::int[])),
             emptied AS (UPDATE bm25_terms SET docs = '{}', impacts = '{}', fresh = CASE WHEN id = ANY($3::int[]) THEN 0 ELSE fresh END
                         WHERE owner_id = $1 AND id = ANY($2::int[]))
-       SELECT encode(string_agg(int4send(id) || array_send(docs) || array_send(impacts), ''), 'base64') AS blob FROM waiting`,
+       SELECT ${sendRows('id')} FROM waiting`,
       [ownerId, int4Array(piece), int4Array(piece.filter((id) => merge.has(id)))],
     );
     gather(r.rows[0]?.blob ?? null);
@@ -83,7 +83,7 @@ export async function intoBlocks(q: Sql, ownerId: string, terms: readonly Waitin
       `WITH gone AS (DELETE FROM bm25_postings WHERE ctid = ANY(ARRAY(
                        SELECT ctid FROM bm25_postings WHERE owner_id = $1 AND term_id = ANY($2::int[]) LIMIT ${PIECE / BLOCK}))
                      RETURNING term_id, docs, impacts)
-       SELECT encode(string_agg(int4send(term_id) || array_send(docs) || array_send(impacts), ''), 'base64') AS blob FROM gone`,
+       SELECT ${sendRows('term_id')} FROM gone`,
       [ownerId, merging],
     );
     got = gather(r.rows[0]?.blob ?? null);
@@ -142,14 +142,15 @@ async function writeRuns(q: Sql, ownerId: string, lists: ReadonlyMap<number, rea
     for (let start = 0; start < keys.length; start += BLOCK) {
       if (used + BLOCK > PIECE) await write();
       const end = Math.min(start + BLOCK, keys.length);
+      const first = used;
       blocks.term.push(term);
-      blocks.from.push(used + 1);
+      blocks.from.push(first + 1);
       for (let j = start; j < end; j++, used++) {
         docs[used] = words[2 * j + LOW]!;
         impactBits[used] = 0xffffffff - words[2 * j + HIGH]!;
       }
       blocks.to.push(used);
-      blocks.max.push(impacts[blocks.from.at(-1)! - 1]!);
+      blocks.max.push(impacts[first]!);
       blocks.min.push(impacts[used - 1]!);
     }
   }

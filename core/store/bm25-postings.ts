@@ -91,7 +91,7 @@ async function readPostings(
   per: number,
 ): Promise<{ docs: Int32Array; impacts: Float32Array }[]> {
   const r = await q.query<{ blob: string | null }>(
-    `SELECT encode(string_agg(int4send(qt.k::int) || array_send(l.docs) || array_send(l.impacts), ''), 'base64') AS blob
+    `SELECT ${sendRows('qt.k::int', 'l.docs', 'l.impacts')}
      FROM unnest($2::int[]) WITH ORDINALITY AS qt(term_id, k)
      CROSS JOIN LATERAL (
        SELECT t.docs, t.impacts FROM bm25_terms t WHERE t.owner_id = $1 AND t.id = qt.term_id AND cardinality(t.docs) > 0
@@ -125,10 +125,14 @@ export interface SentRow {
 }
 
 /**
- * The rows of a value that `encode(string_agg(int4send(key) || array_send(docs) || array_send(impacts), ''), 'base64')`
- * wrote: postings come to JS as one value in binary, since PGlite parses rows field by field and array
- * text element by element (and bytea hex digit pair by pair).
+ * The SQL aggregate that sends rows of postings as one value (`blob`), each row a key and its two
+ * arrays, for `sentRows` to read: postings come to JS in binary, since PGlite parses rows field by
+ * field and array text element by element (and bytea hex digit pair by pair).
  */
+export const sendRows = (key: string, docs = 'docs', impacts = 'impacts') =>
+  `encode(string_agg(int4send(${key}) || array_send(${docs}) || array_send(${impacts}), ''), 'base64') AS blob`;
+
+/** The rows `sendRows` sent. */
 export function sentRows(blob: string | null): SentRow[] {
   const buf = Buffer.from(blob ?? '', 'base64');
   const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
