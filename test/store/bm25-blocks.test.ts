@@ -1,7 +1,11 @@
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { describe, expect, it } from 'vitest';
 import type { Bm25Doc, Bm25Params, FieldVector } from '../../core/store/bm25.js';
 import { chunks } from '../../core/store/sql.js';
-import type { Store } from '../../core/store/store.js';
+import { Store } from '../../core/store/store.js';
+import { tempDir } from '../helpers/engine.js';
 import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, useStore } from './helpers.js';
 
 /**
@@ -247,5 +251,37 @@ describe('BM25 postings in blocks', () => {
     expect((await store().read.forgetting.rowCounts(a)).tables).toEqual(counts.tables);
     expect(await search(store(), a, ['snow', 'day3', 'filler'])).toEqual(before);
     expect(await search(store(), b, ['snow'])).toHaveLength(14);
+  });
+
+  it('counts a term whose postings disagree with its document frequency, from its blocks’ counts and its waiting list', async () => {
+    const dir = tempDir('nemori-bm25-df-');
+    const [a] = owners();
+    const made = await Store.open({ dir });
+    await snowfall(made, a, 300, 100);
+    expect(await made.read.bm25.verify(a)).toEqual(CONSISTENT);
+    await made.close();
+    // Written behind the store: a waiting term's count off by one, a waiting term emptied, one block's
+    // count off by one, and a block of a term that does not exist.
+    const db = await PGlite.create({ dataDir: path.join(dir, 'pg'), extensions: { vector } });
+    await db.exec(`UPDATE bm25_terms SET df = df + 1 WHERE owner_id = '${a}' AND term = 'day7';
+      UPDATE bm25_terms SET docs = '{}', impacts = '{}' WHERE owner_id = '${a}' AND term = 'day9';
+      UPDATE bm25_postings SET n = n - 1 WHERE ctid = (SELECT min(ctid) FROM bm25_postings WHERE owner_id = '${a}');
+      INSERT INTO bm25_postings (owner_id, term_id, n, min_impact, max_impact, docs, impacts)
+        SELECT owner_id, 999999, n, min_impact, max_impact, docs, impacts FROM bm25_postings WHERE owner_id = '${a}' LIMIT 1;`);
+    await db.close();
+    const store = await Store.open({ dir });
+    try {
+      expect(await store.read.bm25.verify(a, { postings: false, documents: false })).toEqual({
+        dfMismatches: 4,
+        postingMismatches: null,
+        docsWithoutEpisode: null,
+        episodesWithoutDoc: null,
+        statsMismatch: false,
+      });
+      // Going deep, the block whose count disagrees with its arrays has a wrong shape too.
+      expect((await store.read.bm25.verify(a)).postingMismatches).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
   });
 });
