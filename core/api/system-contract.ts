@@ -60,10 +60,18 @@ export const HealthOutput = z.object({
       message: z.string(),
     }),
   ),
+  /** Whether the checks ran (`checks: false` leaves them out): `ok` and `problems` speak only for checks that ran. */
+  checked: z.boolean(),
   deep: z.boolean(),
   warnings: z.array(z.string()),
 });
 export const HealthInput = z.object({
+  /**
+   * False: the store's status, sizes, counts and models only, none of the checks — for a screen that
+   * shows no problems. The checks read whole tables (about 2 s at 100k episodes), and the store answers
+   * nothing else meanwhile: a companion's call would wait on them.
+   */
+  checks: z.boolean().default(true),
   /** Also compare every keyword posting with its episode's and run PostgreSQL's B-tree check (amcheck) over every index: reads the whole store. */
   deep: z.boolean().default(false),
 });

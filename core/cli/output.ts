@@ -72,7 +72,11 @@ export function renderHealth(o: OpOutput<'health'>): string {
     `database: ${o.database.status}, schema v${o.database.schemaVersion}, opened in ${o.database.openMs.toFixed(0)} ms, ${mb}`,
     `embedding model: ${o.embedding.modelId} — ${o.embedding.available ? `available (${o.embedding.source})` : `unavailable: ${o.embedding.reason}`}`,
     renderStats({ owners: o.owners }),
-    o.problems.length ? `checks${o.deep ? ' (deep)' : ''}: ${o.problems.length} problems` : `checks${o.deep ? ' (deep)' : ''}: ok`,
+    !o.checked
+      ? 'checks: not run'
+      : o.problems.length
+        ? `checks${o.deep ? ' (deep)' : ''}: ${o.problems.length} problems`
+        : `checks${o.deep ? ' (deep)' : ''}: ok`,
     ...o.problems.map((p) => `problem: ${p.message}`),
     ...o.warnings.map((w) => `warning: ${w}`),
   ];

@@ -29,7 +29,11 @@ describe('health checks what it reports', { timeout: 120_000 }, () => {
     await engine.context.store.transaction((r) => r.bm25.remove(ownerId, [first!.id]));
     const sick = await engine.call('health', {});
     expect(sick.ok).toBe(false);
+    expect(sick.checked).toBe(true);
     expect(sick.problems).toEqual([expect.objectContaining({ ownerId, check: 'keyword-index', count: 1 })]);
+    // A screen that shows no problems asks without the checks: counts and status, nothing found or looked for.
+    const unchecked = await engine.call('health', { checks: false });
+    expect(unchecked).toMatchObject({ checked: false, problems: [], owners: sick.owners, database: { status: 'ok' } });
     await engine.close();
     // ...and was killed: no record of a clean close.
     fs.rmSync(path.join(home, 'db', CLEAN_CLOSE_FILE));

@@ -151,7 +151,8 @@ export function systemHandlers({
       const warnings: string[] = [];
       const owners = await Promise.all((await store.read.episodes.owners()).map(ownerStats));
       const problems: HealthProblem[] = [];
-      for (const { ownerId } of owners) problems.push(...(await ownerProblems(ownerId, i.deep)));
+      const checked = i.checks || i.deep;
+      if (checked) for (const { ownerId } of owners) problems.push(...(await ownerProblems(ownerId, i.deep)));
       if (i.deep) {
         // A damaged B-tree is rebuilt from its table at once (REINDEX loses nothing); only one that stays damaged is a problem.
         const damaged = await store.checkIndexes();
@@ -188,6 +189,7 @@ export function systemHandlers({
         llm,
         owners,
         problems,
+        checked,
         deep: i.deep,
         warnings,
       };

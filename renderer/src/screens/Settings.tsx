@@ -84,7 +84,8 @@ export function SettingsScreen() {
   const fail = (e: unknown) => setError(errorInfo(e));
   // Health and the data folder / model: read at first, and again after a model change.
   const loadData = () => {
-    call('health', {}).then(setHealth, fail);
+    // Settings shows no problems: the checks (whole-table reads) are `nemori health`'s.
+    call('health', { checks: false }).then(setHealth, fail);
     call('getStartup', {}).then(setStartup, fail);
   };
   useEffect(() => {
