@@ -338,8 +338,16 @@ export function episodeReads(q: Sql) {
     },
 
     async owners(): Promise<string[]> {
-      // The one cross-owner query: listing which owners exist, for `stats` and `health`.
-      const r = await q.query<{ owner_id: string }>(`SELECT owner_id FROM conversations UNION SELECT owner_id FROM episodes ORDER BY 1`);
+      // The one cross-owner query: listing which owners exist, for `stats` and `health`. Each table's
+      // owners are walked one to the next down an index that starts with the owner (a few reads per
+      // owner), not found by reading every row (at 100k episodes 60–240 ms).
+      const walk = (table: string, alias: string) =>
+        `${alias} AS (SELECT min(owner_id) AS o FROM ${table}
+           UNION ALL SELECT (SELECT min(owner_id) FROM ${table} WHERE owner_id > ${alias}.o) FROM ${alias} WHERE ${alias}.o IS NOT NULL)`;
+      const r = await q.query<{ owner_id: string }>(
+        `WITH RECURSIVE ${walk('conversations', 'c')}, ${walk('episodes', 'e')}
+         SELECT o AS owner_id FROM c WHERE o IS NOT NULL UNION SELECT o FROM e WHERE o IS NOT NULL ORDER BY 1`,
+      );
       return r.rows.map((x) => x.owner_id);
     },
 

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { bm25Params, CONSISTENT, draft, addEpisode, doc, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
+import { bm25Params, CONSISTENT, conversation, draft, addEpisode, doc, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
 describe('episodes repository', () => {
   const store = useStore();
+
+  it('lists every owner once, in order: those with only conversations, only episodes, or both', async () => {
+    const [a, b] = owners();
+    const [c] = owners();
+    await store().transaction((r) => r.conversations.upsert(a, conversation('chat', ['hi']), NOW));
+    await addEpisode(store(), b, 'Written by hand');
+    await store().transaction((r) => r.conversations.upsert(c, conversation('chat', ['hi']), NOW));
+    await addEpisode(store(), c, 'Gornergrat');
+    const listed = await store().read.episodes.owners();
+    expect(listed.filter((o) => [a, b, c].includes(o))).toEqual([a, b, c].sort());
+    expect(listed).toEqual([...new Set(listed)].sort());
+  });
 
   it('stores, reads, lists and updates an episode', async () => {
     const [a] = owners();
