@@ -43,6 +43,13 @@ export const PackConfig = z.object({
   vectorWeight: z.number().min(0).max(1).default(0),
   /** Share of a message's score that comes from its episode's rank in the first stage (0–1). */
   episodeWeight: z.number().min(0).max(1).default(0.3),
+  /**
+   * Weight of how close a message's episode is in meaning to the query (its similarity, scaled over the
+   * candidate episodes). Rank fusion keeps the vector half's order but not its distances: a turn that
+   * shares no word with the question ("we went camping" for "What activities does Melanie partake
+   * in?") is told apart from the chatter around it only by how near its episode is.
+   */
+  episodeMeaning: z.number().min(0).default(0.3),
   /** A question naming a date: messages from then weigh up to this much more (core/retrieval/query-time.ts). */
   timeBoost: z.number().min(0).default(1),
   /** A question naming a speaker: that speaker's messages weigh this much more. */

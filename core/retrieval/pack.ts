@@ -165,6 +165,8 @@ function asksQuestion(doc: MessageDoc): boolean {
 export interface Stage {
   docs: MessageDoc[];
   episodeScore: Map<string, number>;
+  /** How close each episode is in meaning to the query, 0–1 over the candidates (0: the farthest, or not found by meaning). */
+  episodeMeaning: Map<string, number>;
   /** Dates the query names; messages near them rank higher. */
   anchors: TimeAnchor[];
   /** Query–message similarity, where messages have vectors. */
@@ -174,8 +176,8 @@ export interface Stage {
 }
 
 export interface FirstStage {
-  /** Episodes best first, with their fused search score. */
-  hits: { id: string; score: number }[];
+  /** Episodes best first, with their fused search score and their similarity where the vector half found them. */
+  hits: { id: string; score: number; similarity: number | null }[];
   anchors: TimeAnchor[];
   modeUsed: SearchMode;
   warnings: string[];
@@ -193,7 +195,7 @@ export async function firstStage(ctx: EngineContext, ownerId: string, query: str
     );
   const anchors = await queryTimeAnchors(query);
   const outcome = await search({}, depth);
-  const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score }));
+  const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score, similarity: h.similarity }));
   if (anchors.length) {
     const seen = new Set(hits.map((h) => h.id));
     const floor = hits.at(-1)?.score ?? 0;
@@ -203,7 +205,7 @@ export async function firstStage(ctx: EngineContext, ownerId: string, query: str
       for (const h of period.hits) {
         if (seen.has(h.id)) continue;
         seen.add(h.id);
-        hits.push({ id: h.id, score: floor });
+        hits.push({ id: h.id, score: floor, similarity: h.similarity });
       }
     }
   }
@@ -222,7 +224,14 @@ export function stageFrom(first: FirstStage, docs: MessageDoc[]): Stage {
   const best = first.hits[0]?.score ?? 0;
   const worst = first.hits.at(-1)?.score ?? 0;
   const episodeScore = new Map(first.hits.map((h) => [h.id, best > worst ? (h.score - worst) / (best - worst) : 1]));
-  return { docs, episodeScore, anchors: first.anchors, modeUsed: first.modeUsed, warnings: first.warnings };
+  // An episode the vector half did not find is farther than every one it found: it counts as the farthest.
+  const similar = first.hits.flatMap((h) => (h.similarity === null ? [] : [h.similarity]));
+  const near = Math.max(...similar);
+  const far = Math.min(...similar);
+  const episodeMeaning = new Map(
+    first.hits.map((h) => [h.id, h.similarity !== null && near > far ? (h.similarity - far) / (near - far) : 0]),
+  );
+  return { docs, episodeScore, episodeMeaning, anchors: first.anchors, modeUsed: first.modeUsed, warnings: first.warnings };
 }
 
 /** People the query names: speakers of the candidate messages whose name terms all occur in the query. */
@@ -286,7 +295,7 @@ export async function rankMessages(stage: Stage, query: string, termStats: TermS
 /** Own match, borrowed match and episode rank in one score per message (pure: benchmarks call it directly). */
 export function combine(
   scored: readonly ScoredDoc[],
-  stage: Pick<Stage, 'episodeScore' | 'anchors' | 'similarity'>,
+  stage: Pick<Stage, 'episodeScore' | 'episodeMeaning' | 'anchors' | 'similarity'>,
   named: ReadonlySet<string>,
   cfg: PackConfig,
 ): RankedMessage[] {
@@ -312,6 +321,7 @@ export function combine(
     .map((s): RankedMessage => {
       const m = s.doc.message;
       const e = m.episodeId ? (stage.episodeScore.get(m.episodeId) ?? 0) : 0;
+      const meaning = m.episodeId ? (stage.episodeMeaning.get(m.episodeId) ?? 0) : 0;
       const mine = own.get(m.id)!;
       const b = cfg.borrow;
       const from = (step: number, w: number) => {
@@ -323,7 +333,7 @@ export function combine(
       const fromAfter = Math.max(from(1, b.next), from(2, b.next2));
       const borrowed = Math.max(fromBefore, fromAfter);
       const leansOn = borrowed > mine ? (fromBefore >= fromAfter ? -1 : 1) : null;
-      let score = (1 - cfg.episodeWeight) * (mine + borrowed) + cfg.episodeWeight * e;
+      let score = (1 - cfg.episodeWeight) * (mine + borrowed) + cfg.episodeWeight * e + cfg.episodeMeaning * meaning;
       if (named.has(m.speaker)) score *= 1 + cfg.speakerBoost;
       if (s.doc.asks) score *= cfg.asking;
       if (stage.anchors.length && cfg.timeBoost > 0) score *= 1 + cfg.timeBoost * closeness(m.sentAt, m.utcOffsetMin, stage.anchors);
@@ -349,7 +359,14 @@ export async function episodeEvidenceScores(
   known: SearchOutcome['termStats'],
 ): Promise<Map<string, number>> {
   const cfg = ctx.config.retrieval.pack;
-  const first: FirstStage = { hits: [...hits], anchors: await queryTimeAnchors(query), modeUsed: 'hybrid', warnings: [] };
+  // The hits are in the fused order already, which has the vector half: they are re-sorted by what their
+  // messages say, not by their meaning again (LoCoMo dev, use-lite: 0.795 at 1000 words without, 0.790 with).
+  const first: FirstStage = {
+    hits: hits.map((h) => ({ id: h.id, score: h.score, similarity: null })),
+    anchors: await queryTimeAnchors(query),
+    modeUsed: 'hybrid',
+    warnings: [],
+  };
   const stage = stageFrom(
     first,
     messageDocs(

@@ -1,0 +1,71 @@
+/**
+ * Leave-one-conversation-out over whole `bench:locomo` runs: each run is one candidate setting (say,
+ * `--config '{"retrieval":{"pack":{"episodeMeaning":0.3}}}'`), measured through any path — including
+ * `--through load-context`, which bench/locomo-loo.ts cannot replay from cached stages. For each
+ * conversation, the run with the best mean recall over the budgets on the *other* conversations is
+ * chosen (the first run given wins a tie) and measured on the held-out one. Prints one JSON object.
+ *
+ *   npx tsx bench/locomo-loo-runs.ts reference.json candidate-1.json candidate-2.json …
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { round } from './stats.js';
+
+const Recall = z.record(z.string(), z.number());
+const Run = z.object({
+  recall: Recall,
+  byConversation: z.record(z.string(), z.object({ questions: z.number().int().positive(), recall: Recall })),
+});
+type Run = z.infer<typeof Run>;
+
+/** A run's JSON, past any lines npm printed before it. */
+function readRun(file: string): Run {
+  const text = fs.readFileSync(file, 'utf8');
+  const start = text.search(/^\{/m);
+  if (start < 0) throw new Error(`${file}: no JSON object in it`);
+  return Run.parse(JSON.parse(text.slice(start)));
+}
+
+const files = process.argv.slice(2);
+if (files.length < 2) throw new Error('give at least two bench:locomo outputs: the reference first, then the candidates');
+const runs = files.map((f) => ({ label: path.basename(f, '.json'), run: readRun(f) }));
+const budgets = Object.keys(runs[0]!.run.recall);
+const conversations = Object.keys(runs[0]!.run.byConversation);
+for (const { label, run } of runs) {
+  const theirs = Object.keys(run.byConversation);
+  if (theirs.join() !== conversations.join() || Object.keys(run.recall).join() !== budgets.join())
+    throw new Error(`${label}: other conversations or budgets than ${runs[0]!.label}`);
+}
+
+/** Recall pooled over some conversations (each weighs by its questions), at one budget. */
+function pooled(run: Run, among: readonly string[], budget: string): number {
+  const n = among.reduce((sum, c) => sum + run.byConversation[c]!.questions, 0);
+  return among.reduce((sum, c) => sum + run.byConversation[c]!.recall[budget]! * run.byConversation[c]!.questions, 0) / n;
+}
+const mean = (run: Run, among: readonly string[]) => budgets.reduce((sum, b) => sum + pooled(run, among, b), 0) / budgets.length;
+
+const folds = conversations.map((heldOut) => {
+  const train = conversations.filter((c) => c !== heldOut);
+  const chosen = runs.reduce((best, r) => (mean(r.run, train) > mean(best.run, train) ? r : best));
+  return {
+    heldOut,
+    chosen: chosen.label,
+    trainMean: round(mean(chosen.run, train)),
+    heldOutRecall: chosen.run.byConversation[heldOut]!.recall,
+  };
+});
+const questions = conversations.reduce((sum, c) => sum + runs[0]!.run.byConversation[c]!.questions, 0);
+const loo = Object.fromEntries(
+  budgets.map((b) => [
+    b,
+    round(folds.reduce((sum, f) => sum + f.heldOutRecall[b]! * runs[0]!.run.byConversation[f.heldOut]!.questions, 0) / questions),
+  ]),
+);
+console.log(
+  JSON.stringify(
+    { loo, folds, runs: runs.map(({ label, run }) => ({ label, recall: run.recall, mean: round(mean(run, conversations)) })) },
+    null,
+    2,
+  ),
+);
