@@ -261,8 +261,8 @@ export type TermStats = (terms: readonly string[]) => Promise<{ docCount: number
 
 /**
  * Message-level ranking of the candidates: BM25F (+ feedback terms), part of the neighbouring turns'
- * match (an answer rarely repeats the question's words), the episode's first-stage rank, and a boost
- * for the speaker the question names.
+ * match (an answer rarely repeats the question's words), the episode's first-stage rank and how close
+ * it is in meaning to the query, and a boost for the speaker the question names.
  */
 export async function rankMessages(stage: Stage, query: string, termStats: TermStats, cfg: PackConfig): Promise<RankedMessage[]> {
   const q = queryTerms(query);
@@ -292,7 +292,7 @@ export async function rankMessages(stage: Stage, query: string, termStats: TermS
   return combine(scored, stage, named, cfg);
 }
 
-/** Own match, borrowed match and episode rank in one score per message (pure: benchmarks call it directly). */
+/** Own match, borrowed match, episode rank and episode meaning in one score per message (pure: benchmarks call it directly). */
 export function combine(
   scored: readonly ScoredDoc[],
   stage: Pick<Stage, 'episodeScore' | 'episodeMeaning' | 'anchors' | 'similarity'>,
