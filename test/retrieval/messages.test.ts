@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { PackConfig } from '../../core/context/retrieval-config.js';
 import type { StoredMessage } from '../../core/domain/conversation.js';
 import { messageDocs, queryTerms, scoreDocs, type MessageScoring } from '../../core/retrieval/messages.js';
+import { rankMessages, stageFrom, type FirstStage, type TermStats } from '../../core/retrieval/pack.js';
 import type { EpisodeHeader } from '../../core/store/episodes.js';
 
 const at = new Date('2024-03-01T10:00:00Z');
@@ -67,5 +69,34 @@ describe('message scoring', () => {
     // "The glacier was freezing" → glacier, freez.
     expect(doc!.lengths[0]).toBe(2);
     expect(doc!.lengths[3]).toBe(4);
+  });
+});
+
+describe('ranking messages for the evidence packer', () => {
+  // No message says a word of it: only how near each episode is tells them apart.
+  const query = 'What activities are fun?';
+  const noStats: TermStats = async () => ({ docCount: 100, df: new Map() });
+  /** Both episodes tied in the fused ranking; the vector half found e1 nearer in meaning, and never found e3. */
+  const first: FirstStage = {
+    hits: [
+      { id: 'e2', score: 0.5, similarity: 0.2 },
+      { id: 'e1', score: 0.5, similarity: 0.8 },
+      { id: 'e3', score: 0.5, similarity: null },
+    ],
+    anchors: [],
+    modeUsed: 'hybrid',
+    warnings: [],
+  };
+  const stage = stageFrom(first, messageDocs(messages, episodes));
+
+  it('weighs each message by how near its episode is in meaning when no message says the query’s words', async () => {
+    // Scaled over the candidates; an episode the vector half did not find counts as the farthest.
+    expect(Object.fromEntries(stage.episodeMeaning)).toEqual({ e1: 1, e2: 0, e3: 0 });
+    const ranked = await rankMessages(stage, query, noStats, PackConfig.parse({}));
+    // The nearer episode's turns first (the one that only asks below the ones that tell), then the farther.
+    expect(ranked.map((r) => r.doc.message.id)).toEqual(['m2', 'm3', 'm1', 'm4']);
+    // Without that weight only time and asking tell them apart.
+    const blind = await rankMessages(stage, query, noStats, PackConfig.parse({ episodeMeaning: 0 }));
+    expect(blind.map((r) => r.doc.message.id)).toEqual(['m2', 'm3', 'm4', 'm1']);
   });
 });
