@@ -3,6 +3,9 @@ import { PrivacyConfig } from '../context/privacy-config.js';
 
 /** The store as a whole: counts, health, the app's own settings, backups, and cancelling a call. */
 
+/** How many of an owner's conversations came from one source (importer format or `api`). */
+export const SourceCount = z.object({ source: z.string(), conversations: z.number().int() });
+
 export const OwnerStats = z.object({
   ownerId: z.string(),
   conversations: z.number().int(),
@@ -11,7 +14,7 @@ export const OwnerStats = z.object({
   embedded: z.number().int(),
   lastWrite: z.string().nullable(),
   /** Conversations per source (importer format or `api`), most first: what search can be narrowed to. */
-  sources: z.array(z.object({ source: z.string(), conversations: z.number().int() })),
+  sources: z.array(SourceCount),
 });
 export const StatsOutput = z.object({ owners: z.array(OwnerStats) });
 
@@ -117,6 +120,11 @@ export const BackupOutput = z.object({ file: z.string(), bytes: z.number().int()
 
 export const systemOperations = {
   stats: { input: z.object({ ownerId: z.string().optional() }), output: StatsOutput },
+  /**
+   * The sources an owner's conversations came from, most first — what search can be narrowed to — without
+   * `stats`' counts (which read every message: ~0.5 s at a million, the store answering nothing else).
+   */
+  listSources: { input: z.object({ ownerId: z.string() }), output: z.object({ sources: z.array(SourceCount) }) },
   health: { input: HealthInput, output: HealthOutput },
   getEngineSettings: { input: z.object({}), output: EngineSettingsView },
   setEngineSettings: { input: SetEngineSettingsInput, output: EngineSettingsView },

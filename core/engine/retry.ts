@@ -35,6 +35,7 @@ const REPEATABLE = {
   knowledgeCapacity: true,
   enhancedQuery: true,
   stats: true,
+  listSources: true,
   health: true,
   getEngineSettings: true,
   getWatchedFolder: true,

@@ -106,10 +106,14 @@ describe('importing the generic JSON format', () => {
         messages: [{ speaker: 'Alice', text: 'The Gornergrat train was sold out again', timestamp: '2023-06-01T10:00:00+02:00' }],
       },
     });
-    expect((await engine.call('stats', { ownerId })).owners[0]!.sources).toEqual([
+    const sources = [
       { source: 'nemori-json', conversations: 2 },
       { source: 'companion', conversations: 1 },
-    ]);
+    ];
+    expect((await engine.call('stats', { ownerId })).owners[0]!.sources).toEqual(sources);
+    // The search screen's choices, without the counts stats makes.
+    expect(await engine.call('listSources', { ownerId })).toEqual({ sources });
+    expect(await engine.call('listSources', { ownerId: `${ownerId}-nobody` })).toEqual({ sources: [] });
     const all = await engine.call('search', { ownerId, query: 'Gornergrat', mode: 'bm25' });
     expect(all.results).toHaveLength(2);
     const fromCompanion = await engine.call('search', { ownerId, query: 'Gornergrat', mode: 'bm25', importSources: ['companion'] });

@@ -44,7 +44,7 @@ export function systemHandlers({
   ctx,
   embeddingStatus,
   explicitConfig,
-}: HandlerEnv): Handlers<'stats' | 'health' | 'getEngineSettings' | 'setEngineSettings' | 'backup'> {
+}: HandlerEnv): Handlers<'stats' | 'listSources' | 'health' | 'getEngineSettings' | 'setEngineSettings' | 'backup'> {
   const { store } = ctx;
   /**
    * The model whose vectors count: the loaded one, or the one found for this folder when the engine was
@@ -145,6 +145,10 @@ export function systemHandlers({
     async stats(i) {
       const owners = i.ownerId ? [i.ownerId] : await store.read.episodes.owners();
       return { owners: await Promise.all(owners.map(ownerStats)) };
+    },
+
+    async listSources(i) {
+      return { sources: await store.read.episodes.sources(i.ownerId) };
     },
 
     async health(i) {

@@ -54,4 +54,4 @@ export type WatchedFile = WatchedFolder['recent'][number];
 /** Why a memory moved between tiers, as data (core/domain/forgetting-reason.ts); lib/reasons.ts words it. */
 export type ForgettingReason = OpOutput<'runForgetting'>['moves'][number]['reason'];
 /** One place conversations came from (an importer's format id, `api`, a companion's name) and how many. */
-export type SourceCount = OpOutput<'stats'>['owners'][number]['sources'][number];
+export type SourceCount = OpOutput<'listSources'>['sources'][number];

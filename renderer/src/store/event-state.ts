@@ -25,6 +25,7 @@ const QUIET: ReadonlySet<string> = new Set([
   'getEpisode',
   'search',
   'stats',
+  'listSources',
   'health',
   'getLlmSettings',
   'getEngineSettings',

@@ -71,8 +71,8 @@ export const useSearchStore = create<SearchState>()((set, get) => ({
 
   async loadSources() {
     try {
-      const { owners } = await call('stats', { ownerId: DEFAULT_OWNER });
-      set({ sources: owners[0]?.sources ?? [] });
+      const { sources } = await call('listSources', { ownerId: DEFAULT_OWNER });
+      set({ sources });
     } catch {
       // Only the list of choices is missing; search itself still works.
     }
