@@ -74,19 +74,17 @@ export function systemHandlers({
     const c = await store.read.integrity.counts(ownerId, modelId);
     // The documents of missing episodes, and episodes without one, are among the integrity counts.
     const bm25 = await store.read.bm25.verify(ownerId, { postings: deep, documents: false });
-    const episodesWithoutDoc = c.episodesWithoutDoc;
-    const docsWithoutEpisode = c.docsWithoutEpisode;
     const found: HealthProblem[] = [];
     const add = (check: HealthProblem['check'], count: number, message: string) => {
       if (count > 0) found.push({ ownerId, check, count, message: `${ownerId}: ${message}` });
     };
     const wrongTotals = bm25.statsMismatch || c.statsMismatch;
     const keywordWrong =
-      episodesWithoutDoc + docsWithoutEpisode + bm25.dfMismatches + (bm25.postingMismatches ?? 0) + (wrongTotals ? 1 : 0);
+      c.episodesWithoutDoc + c.docsWithoutEpisode + bm25.dfMismatches + (bm25.postingMismatches ?? 0) + (wrongTotals ? 1 : 0);
     add(
       'keyword-index',
       keywordWrong,
-      `the keyword index disagrees with the episodes (${episodesWithoutDoc} episodes missing, ${docsWithoutEpisode} entries of deleted episodes, ${bm25.dfMismatches} wrong term counts${bm25.postingMismatches === null ? '' : `, ${bm25.postingMismatches} postings out of place`}${wrongTotals ? ', wrong totals' : ''}): \`nemori rebuild\` rebuilds it`,
+      `the keyword index disagrees with the episodes (${c.episodesWithoutDoc} episodes missing, ${c.docsWithoutEpisode} entries of deleted episodes, ${bm25.dfMismatches} wrong term counts${bm25.postingMismatches === null ? '' : `, ${bm25.postingMismatches} postings out of place`}${wrongTotals ? ', wrong totals' : ''}): \`nemori rebuild\` rebuilds it`,
     );
     add(
       'vectors',
