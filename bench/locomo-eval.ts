@@ -128,18 +128,25 @@ export function rate(outcomes: readonly Outcome[], budgets: readonly number[]): 
   );
 }
 
-/** Overall, per category and per conversation, with the spread (max − min) across conversations. */
+/** Overall, per category and per conversation (each also per category), with the spread (max − min) across conversations. */
 export function summarize(outcomes: readonly Outcome[], budgets: readonly number[]) {
-  const group = (key: (o: Outcome) => string) => {
+  const group = (of: readonly Outcome[], key: (o: Outcome) => string) => {
     const m = new Map<string, Outcome[]>();
-    for (const o of outcomes) {
+    for (const o of of) {
       const k = key(o);
       m.set(k, [...(m.get(k) ?? []), o]);
     }
     return [...m].sort((a, b) => a[0].localeCompare(b[0], 'en', { numeric: true }));
   };
+  const byCategory = (of: readonly Outcome[]) =>
+    Object.fromEntries(
+      group(of, (o) => String(o.question.category)).map(([k, v]) => [k, { questions: v.length, recall: rate(v, budgets) }]),
+    );
   const byConversation = Object.fromEntries(
-    group((o) => o.question.conversation).map(([k, v]) => [k, { questions: v.length, recall: rate(v, budgets) }]),
+    group(outcomes, (o) => o.question.conversation).map(([k, v]) => [
+      k,
+      { questions: v.length, recall: rate(v, budgets), byCategory: byCategory(v) },
+    ]),
   );
   const spread = Object.fromEntries(
     budgets.map((b) => {
@@ -149,9 +156,7 @@ export function summarize(outcomes: readonly Outcome[], budgets: readonly number
   );
   return {
     recall: rate(outcomes, budgets),
-    byCategory: Object.fromEntries(
-      group((o) => String(o.question.category)).map(([k, v]) => [k, { questions: v.length, recall: rate(v, budgets) }]),
-    ),
+    byCategory: byCategory(outcomes),
     byConversation,
     spread,
   };

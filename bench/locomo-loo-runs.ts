@@ -3,7 +3,8 @@
  * `--config '{"retrieval":{"pack":{"episodeMeaning":0.3}}}'`), measured through any path — including
  * `--through load-context`, which bench/locomo-loo.ts cannot replay from cached stages. For each
  * conversation, the run with the best mean recall over the budgets on the *other* conversations is
- * chosen (the first run given wins a tie) and measured on the held-out one. Prints one JSON object.
+ * chosen (the first run given wins a tie) and measured on the held-out one: pooled, and per category
+ * where the runs say it per conversation. Prints one JSON object.
  *
  *   npx tsx bench/locomo-loo-runs.ts reference.json candidate-1.json candidate-2.json …
  */
@@ -13,9 +14,10 @@ import { z } from 'zod';
 import { round } from './stats.js';
 
 const Recall = z.record(z.string(), z.number());
+const Share = z.object({ questions: z.number().int().positive(), recall: Recall });
 const Run = z.object({
   recall: Recall,
-  byConversation: z.record(z.string(), z.object({ questions: z.number().int().positive(), recall: Recall })),
+  byConversation: z.record(z.string(), Share.extend({ byCategory: z.record(z.string(), Share).optional() })),
 });
 type Run = z.infer<typeof Run>;
 
@@ -55,16 +57,23 @@ const folds = conversations.map((heldOut) => {
     heldOutRecall: chosen.run.byConversation[heldOut]!.recall,
   };
 });
-const questions = conversations.reduce((sum, c) => sum + runs[0]!.run.byConversation[c]!.questions, 0);
-const loo = Object.fromEntries(
-  budgets.map((b) => [
-    b,
-    round(folds.reduce((sum, f) => sum + f.heldOutRecall[b]! * runs[0]!.run.byConversation[f.heldOut]!.questions, 0) / questions),
-  ]),
-);
+/** Held-out recall pooled over the folds, from each fold's chosen run: `share` picks the questions counted. */
+function pooledHeldOut(share: (run: Run, conversation: string) => z.infer<typeof Share> | undefined) {
+  const chosen = (f: (typeof folds)[number]) => share(runs.find((r) => r.label === f.chosen)!.run, f.heldOut);
+  const questions = folds.reduce((sum, f) => sum + (chosen(f)?.questions ?? 0), 0);
+  // Recall is printed to three decimals, so recall × questions is each fold's count of hits exactly.
+  const hits = (b: string) => folds.reduce((sum, f) => sum + Math.round((chosen(f)?.recall[b] ?? 0) * (chosen(f)?.questions ?? 0)), 0);
+  return Object.fromEntries(budgets.map((b) => [b, questions ? round(hits(b) / questions) : null]));
+}
+const categories = [...new Set(conversations.flatMap((c) => Object.keys(runs[0]!.run.byConversation[c]!.byCategory ?? {})))].sort();
 console.log(
   JSON.stringify(
-    { loo, folds, runs: runs.map(({ label, run }) => ({ label, recall: run.recall, mean: round(mean(run, conversations)) })) },
+    {
+      loo: pooledHeldOut((run, c) => run.byConversation[c]),
+      looByCategory: Object.fromEntries(categories.map((k) => [k, pooledHeldOut((run, c) => run.byConversation[c]!.byCategory?.[k])])),
+      folds,
+      runs: runs.map(({ label, run }) => ({ label, recall: run.recall, mean: round(mean(run, conversations)) })),
+    },
     null,
     2,
   ),
