@@ -3,7 +3,8 @@ import { z } from 'zod';
 /**
  * Packing evidence (core/retrieval/pack.ts): the found episodes' messages are scored one by one and
  * the best are packed, with their episode's header, within a word budget. The defaults were chosen
- * leave-one-conversation-out on the LoCoMo development conversations (bench/locomo-loo.ts).
+ * leave-one-conversation-out on the LoCoMo development conversations (bench/locomo-loo.ts; through
+ * loadContext itself, bench/locomo-loo-runs.ts).
  */
 export const PackConfig = z.object({
   /** Episodes the first stage (the episode search) hands on; their messages are the candidates. */
