@@ -40,11 +40,19 @@ for (const { label, run } of runs) {
     throw new Error(`${label}: other conversations or budgets than ${runs[0]!.label}`);
 }
 
-/** Recall pooled over some conversations (each weighs by its questions), at one budget. */
-function pooled(run: Run, among: readonly string[], budget: string): number {
-  const n = among.reduce((sum, c) => sum + run.byConversation[c]!.questions, 0);
-  return among.reduce((sum, c) => sum + run.byConversation[c]!.recall[budget]! * run.byConversation[c]!.questions, 0) / n;
+type Share = z.infer<typeof Share>;
+/** Questions hit: recall is printed to three decimals, so recall × questions gives the count exactly. */
+const hitsOf = (s: Share, budget: string) => Math.round(s.recall[budget]! * s.questions);
+/** Recall pooled over some shares of questions (each weighs by its questions), at one budget. */
+function pooledOver(shares: readonly Share[], budget: string): number | null {
+  const n = shares.reduce((sum, s) => sum + s.questions, 0);
+  return n ? shares.reduce((sum, s) => sum + hitsOf(s, budget), 0) / n : null;
 }
+const pooled = (run: Run, among: readonly string[], budget: string) =>
+  pooledOver(
+    among.map((c) => run.byConversation[c]!),
+    budget,
+  )!;
 const mean = (run: Run, among: readonly string[]) => budgets.reduce((sum, b) => sum + pooled(run, among, b), 0) / budgets.length;
 
 const folds = conversations.map((heldOut) => {
@@ -58,12 +66,14 @@ const folds = conversations.map((heldOut) => {
   };
 });
 /** Held-out recall pooled over the folds, from each fold's chosen run: `share` picks the questions counted. */
-function pooledHeldOut(share: (run: Run, conversation: string) => z.infer<typeof Share> | undefined) {
-  const chosen = (f: (typeof folds)[number]) => share(runs.find((r) => r.label === f.chosen)!.run, f.heldOut);
-  const questions = folds.reduce((sum, f) => sum + (chosen(f)?.questions ?? 0), 0);
-  // Recall is printed to three decimals, so recall × questions is each fold's count of hits exactly.
-  const hits = (b: string) => folds.reduce((sum, f) => sum + Math.round((chosen(f)?.recall[b] ?? 0) * (chosen(f)?.questions ?? 0)), 0);
-  return Object.fromEntries(budgets.map((b) => [b, questions ? round(hits(b) / questions) : null]));
+function pooledHeldOut(share: (run: Run, conversation: string) => Share | undefined) {
+  const shares = folds.flatMap((f) => share(runs.find((r) => r.label === f.chosen)!.run, f.heldOut) ?? []);
+  return Object.fromEntries(
+    budgets.map((b) => {
+      const recall = pooledOver(shares, b);
+      return [b, recall === null ? null : round(recall)];
+    }),
+  );
 }
 const categories = [...new Set(conversations.flatMap((c) => Object.keys(runs[0]!.run.byConversation[c]!.byCategory ?? {})))].sort();
 console.log(
