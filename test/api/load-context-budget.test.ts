@@ -1,7 +1,8 @@
 /**
  * loadContext's "Related" evidence is packed in tokens, line by line as it is shown: it fills the room
  * the budget leaves instead of packing to a words-to-tokens guess, and never goes over it — in English
- * (about 1.16 tokens a word here) as in Chinese (a token a character).
+ * (about 1.16 tokens a word here) as in Chinese (a token a character). With a query, the person's
+ * general facts keep to their share and leave the rest to the evidence.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
@@ -68,4 +69,52 @@ describe('loadContext: Related within the token budget', () => {
       }
     });
   }
+});
+
+describe('loadContext: what is known about the person beside what answers the query', () => {
+  let engine: Engine;
+  const owner = newOwner('budget-facts');
+  const now = '2024-06-01T10:00:00Z';
+  const budgetTokens = 800;
+
+  beforeAll(async () => {
+    engine = await openMemoryEngine();
+    await engine.call('ingestConversation', {
+      ownerId: owner,
+      source: 'api',
+      conversation: talks('garden', 30, (d, t) => `On day ${d} the tomatoes ${t % 2 ? 'needed water' : 'grew taller'}.`),
+    });
+    // Facts with nothing to do with the garden, each line longer than a message line: none fits in
+    // what the evidence leaves over.
+    for (let i = 0; i < 30; i++)
+      await engine.call('memorize', {
+        ownerId: owner,
+        key: `person:alice hobby ${i}`,
+        value: `Alice has practised hobby number ${i} every weekend for years, with friends from her old neighbourhood choir.`,
+        metadata: { importance: 0.9 },
+      });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const aboutTokens = (out: { sections: { about: { text: string } } }) =>
+    estimateTokens('### What I know about you') + out.sections.about.text.split('\n').reduce((n, l) => n + estimateTokens(l), 0);
+
+  it('with a query, gives the most important facts at most an eighth of the budget and the evidence the rest', async () => {
+    const out = await engine.call('loadContext', { ownerId: owner, query: 'How are the tomatoes?', now, budgetTokens });
+    const available = budgetTokens - estimateTokens(out.markdown.split('\n')[0]!);
+    expect(out.sections.about.keys.length).toBeGreaterThan(0);
+    expect(aboutTokens(out)).toBeLessThanOrEqual(Math.floor(available / 8));
+    const evidence = out.sections.related.filter((r) => r.kind === 'episode');
+    expect(evidence.length).toBeGreaterThan(0);
+    expect(out.tokens).toBeGreaterThan(budgetTokens - 40);
+  });
+
+  it('without one, gives them half of it', async () => {
+    const out = await engine.call('loadContext', { ownerId: owner, now, budgetTokens });
+    const available = budgetTokens - estimateTokens(out.markdown.split('\n')[0]!);
+    expect(aboutTokens(out)).toBeGreaterThan(available / 4);
+    expect(aboutTokens(out)).toBeLessThanOrEqual(available);
+  });
 });
