@@ -37,6 +37,8 @@ export interface PackRequest {
   mode?: SearchMode | undefined;
   /** How the caller counts (see `Measure`); words and the packer's own headers by default. */
   measure?: Measure | undefined;
+  /** Messages the caller shows otherwise (what the facts beside the evidence were drawn from): not quoted again. */
+  shown?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -394,13 +396,17 @@ interface OpenBlock {
   picked: Map<string, { doc: MessageDoc; matched: boolean }>;
 }
 
-/** Packs ranked messages into blocks within the budget (greedy, diversity-discounted); words unless `measure` counts otherwise. */
+/**
+ * Packs ranked messages into blocks within the budget (greedy, diversity-discounted); words unless
+ * `measure` counts otherwise. Messages `shown` elsewhere are neither packed nor added as neighbours.
+ */
 export function packRanked(
   ranked: readonly RankedMessage[],
   budget: number,
   cfg: PackConfig,
   now?: Date,
   measure: Measure = { cost: countWords },
+  shown: ReadonlySet<string> = new Set(),
 ): EvidenceBlock[] {
   const { episodeDecay, dayDecay } = cfg;
   const { cost: costOf } = measure;
@@ -430,7 +436,7 @@ export function packRanked(
   };
 
   const blocks = new Map<string, OpenBlock>();
-  const taken = new Set<string>();
+  const taken = new Set<string>(shown);
   const perDay = new Map<string, number>();
   const perEpisode = new Map<string, number>();
   const lineCost = new Map<string, number>();
@@ -565,7 +571,7 @@ export async function packEvidence(ctx: EngineContext, req: PackRequest): Promis
   const stage = await stageOf(ctx, req.ownerId, await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid'));
   const termStats: TermStats = (terms) => ctx.store.read.bm25.termStats(req.ownerId, terms);
   const ranked = stage.docs.length ? await rankMessages(stage, req.query, termStats, cfg) : [];
-  const blocks = packRanked(ranked, budget, cfg, req.now, req.measure);
+  const blocks = packRanked(ranked, budget, cfg, req.now, req.measure, req.shown);
   const text = blocks.map((b) => b.text).join('\n\n');
   return {
     blocks,

@@ -31,13 +31,18 @@ export function factVersionReads(q: Sql) {
       return r.rows;
     },
 
-    /** Source messages of every kept version, per fact (the provenance of a fact). */
-    async sourceMessages(ownerId: string, factIds: readonly string[]): Promise<Map<string, string[]>> {
+    /**
+     * Source messages per fact: of every kept version (the provenance of a fact), or of the version that
+     * holds its current value only.
+     */
+    async sourceMessages(ownerId: string, factIds: readonly string[], versions: 'all' | 'current' = 'all'): Promise<Map<string, string[]>> {
       const out = new Map<string, string[]>();
       if (factIds.length === 0) return out;
+      const current =
+        versions === 'current' ? 'JOIN semantic_nodes n ON n.id = v.node_id AND n.owner_id = v.owner_id AND n.version = v.version' : '';
       const r = await q.query<{ node_id: string; ids: string[] }>(
-        `SELECT node_id, array_agg(DISTINCT m) AS ids FROM semantic_versions, unnest(source_message_ids) AS m
-         WHERE owner_id = $1 AND node_id = ANY($2::uuid[]) GROUP BY node_id`,
+        `SELECT v.node_id, array_agg(DISTINCT m) AS ids FROM semantic_versions v ${current} CROSS JOIN unnest(v.source_message_ids) AS m
+         WHERE v.owner_id = $1 AND v.node_id = ANY($2::uuid[]) GROUP BY v.node_id`,
         [ownerId, factIds],
       );
       for (const row of r.rows) out.set(row.node_id, row.ids);

@@ -108,4 +108,27 @@ describe("knowledge discovery: John's research direction", () => {
     expect(secondGaps[0]!.prompt).toContain('person:john的研究方向 = 大语言模型提示工程');
     expect(warnings).toEqual([]);
   });
+  it('loadContext shows the fact with when its value was said, and does not quote those messages again under it', async () => {
+    const ownerId = newOwner('john-context');
+    for (const conversation of johnConversations) await engine.call('ingestConversation', { ownerId, source: 'api', conversation });
+    await engine.call('runDiscovery', { ownerId });
+    const k = await engine.call('getKnowledge', { ownerId, key: 'person:John的研究方向' });
+    const current = new Set(k.timeline.at(-1)!.sourceMessageIds);
+    const said = k.sources.filter((m) => current.has(m.id));
+    expect(said.map((m) => m.text)).toEqual(['我现在转向AI Agent的行为规划了']);
+
+    const out = await engine.call('loadContext', {
+      ownerId,
+      query: 'John 现在研究 AI Agent 行为规划吗',
+      now: '2024-05-01T10:00:00+08:00',
+      budgetTokens: 600,
+    });
+    expect(out.sections.related.some((r) => r.kind === 'fact' && r.key === 'person:john的研究方向')).toBe(true);
+    // When the current value was said (version 1's messages of January are not its sources).
+    expect(out.markdown).toContain('- Fact `person:john的研究方向` (v2, said Saturday, 20 April 2024, 14:30): ');
+    // The evidence under it quotes the rest of that talk, not the message the fact already says.
+    const quoted = out.sections.related.flatMap((r) => (r.kind === 'episode' ? r.messages.map((m) => m.text) : []));
+    expect(quoted).toContain('从LLM转向Agent了？');
+    expect(quoted).not.toContain('我现在转向AI Agent的行为规划了');
+  });
 });

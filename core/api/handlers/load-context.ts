@@ -30,7 +30,9 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
  * most a sixth; "Related" gets the rest, packed to fit what the other two left. Every token the
  * general facts take is one the evidence cannot (LoCoMo development set, use-lite, with discovery's
  * facts drawn from LoCoMo's own observations: 0.720 / 0.829 / 0.887 at 500 / 1000 / 2000 words with a
- * quarter, 0.762 / 0.831 / 0.889 with an eighth; nothing changes without facts). An
+ * quarter, 0.762 / 0.831 / 0.889 with an eighth; nothing changes without facts). A fact that answers
+ * the query is compact evidence: it says when its value was said, and the packer does not quote the
+ * messages it was drawn from again (with those facts: 0.762 / 0.831 / 0.889 → 0.780 / 0.846 / 0.891). An
  * older episode earns its place by answering the query, in "Related", not by being the last one: a
  * memory last used months ago would otherwise spend a sixth of every budget on a stale "Recently" —
  * unless nothing answers the query, when the latest are again the best opening. What a section
@@ -161,9 +163,21 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   // Facts that answer the query, then what was just said in the conversation going on now (its
   // messages reach episodes only after they are built); the packed evidence is added below.
   const relatedBlocks: Block<RelatedItem>[] = [];
+  // The messages each fact shown under Related was drawn from (its current value's).
+  let factSources = new Map<string, string[]>();
   if (query) {
-    for (const r of factHits?.results ?? []) {
-      if (r.kind !== 'semantic') continue;
+    const factResults = (factHits?.results ?? []).flatMap((r) => (r.kind === 'semantic' ? [r] : []));
+    // A fact says when its current value was last said (what a companion needs to place it in time), and
+    // the evidence below does not quote those messages again: the fact says them in fewer words.
+    factSources = await ctx.store.read.factVersions.sourceMessages(
+      i.ownerId,
+      factResults.map((r) => r.id),
+      'current',
+    );
+    for (const r of factResults) {
+      const current = new Set(factSources.get(r.id) ?? []);
+      const last = r.sources.filter((m) => current.has(m.id)).at(-1);
+      const when = last ? `said ${at(last.sentAt, offset, false)}` : `as of ${at(r.updatedAt, offset, false)}`;
       const item: RelatedItem = {
         kind: 'fact',
         id: r.id,
@@ -174,9 +188,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
         updatedAt: r.updatedAt,
         score: r.score,
       };
-      relatedBlocks.push(
-        block([`- Fact \`${r.key}\` (v${r.version}, as of ${at(r.updatedAt, offset, false)}): ${shorten(r.text, SUMMARY_CHARS)}`], item),
-      );
+      relatedBlocks.push(block([`- Fact \`${r.key}\` (v${r.version}, ${when}): ${shorten(r.text, SUMMARY_CHARS)}`], item));
     }
     const matches = matcher(query);
     const pending: { m: StoredMessage; n: number }[] = [];
@@ -224,14 +236,18 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const sections = [aboutSection, recentSection, relatedSection] as unknown as Section<unknown>[];
   const spent = () => sections.reduce((sum, x) => sum + x.used, 0);
   if (query) {
-    fill(aboutSection, Math.floor(available * ABOUT_SHARE));
+    const aboutShare = Math.floor(available * ABOUT_SHARE);
     const recentReserve = Math.min(
       Math.floor(available * RECENT_SHARE),
       recentBlocks.reduce((n, b) => n + b.cost, recentBlocks.length ? estimateTokens(recentSection.header) : 0),
     );
-    fill(relatedSection, available - spent() - recentReserve);
+    // Facts that answer the query first, under Related with when they were said; the most important
+    // of the others under "What I know about you".
+    fill(relatedSection, available - aboutShare - recentReserve);
+    fill(aboutSection, aboutShare);
     const room = available - spent() - recentReserve - (relatedSection.chosen.size ? 0 : estimateTokens(relatedSection.header));
-    const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, offset, warnings);
+    const shown = new Set(picked(relatedSection).flatMap((b) => (b.item.kind === 'fact' ? (factSources.get(b.item.id) ?? []) : [])));
+    const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, offset, warnings, shown);
     relatedSection.blocks.push(...evidence);
     fill(relatedSection, available - spent() - recentReserve);
     // Nothing answers the query ("hi" after months of silence): the latest episodes, however old, are
@@ -290,13 +306,14 @@ async function relatedEvidence(
   now: Date,
   shownOffset: number,
   warnings: string[],
+  shown: ReadonlySet<string>,
 ): Promise<Block<RelatedItem>[]> {
   if (roomTokens < 1) return [];
   const header = (e: EpisodeHeader) => {
     const when = describeSpan(e.temporal.start, e.temporal.end, e.temporal.utcOffsetMin, { zone: e.temporal.utcOffsetMin !== shownOffset });
     return `- ${when} — **${shortTitle(e)}**`;
   };
-  const pack = await packEvidence(ctx, { ownerId, query, budget: roomTokens, now, measure: { cost: estimateTokens, header } });
+  const pack = await packEvidence(ctx, { ownerId, query, budget: roomTokens, now, measure: { cost: estimateTokens, header }, shown });
   warnings.push(...pack.warnings);
   const ids = pack.blocks.map((b) => b.episodeId);
   if (ids.length === 0) return [];
