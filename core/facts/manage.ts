@@ -205,30 +205,32 @@ export async function getVersion(
  */
 export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope: string | undefined, tokenLimit: number) {
   const read = ctx.store.read;
-  const all: Fact[] = [];
-  for (let before: { at: Date; id: string } | undefined; ;) {
-    const page = await read.facts.list(ownerId, { tiers: ['active', 'archived'], limit: 500, before });
-    all.push(...page);
-    if (page.length < 500) break;
-    before = { at: page.at(-1)!.updatedAt, id: page.at(-1)!.id };
-  }
-  const s = scope?.trim().toLowerCase();
-  const inScope = all.filter((n) => !s || n.entityType === s || n.key.startsWith(s));
-  inScope.sort((a, b) => b.importance - a.importance || b.confidence - a.confidence || b.updatedAt.getTime() - a.updatedAt.getTime());
   const lines: string[] = [];
   const included: Fact[] = [];
   let tokens = 0;
   let lastType: string | null = null;
-  for (const n of inScope) {
-    const header = n.entityType !== lastType ? `${n.entityType}:` : null;
-    const line = `- ${factText(n)}${n.version > 1 ? ` [v${n.version}]` : ''}`;
-    const cost = estimateTokens(line) + (header ? estimateTokens(header) : 0);
-    if (tokens + cost > tokenLimit) break;
-    if (header) lines.push(header);
-    lines.push(line);
-    tokens += cost;
-    included.push(n);
-    lastType = n.entityType;
+  const inScope = { tiers: ['active', 'archived'] as const, scope: scope?.trim().toLowerCase() };
+  // Pages in the summary's order until the budget is full (a fact's line costs more than 16 tokens as a rule).
+  const limit = Math.ceil(tokenLimit / 16) + 1;
+  let after: Fact | undefined;
+  for (let full = false; !full;) {
+    const page = await read.facts.byImportance(ownerId, { ...inScope, limit, after });
+    for (const n of page) {
+      const header = n.entityType !== lastType ? `${n.entityType}:` : null;
+      const line = `- ${factText(n)}${n.version > 1 ? ` [v${n.version}]` : ''}`;
+      const cost = estimateTokens(line) + (header ? estimateTokens(header) : 0);
+      if (tokens + cost > tokenLimit) {
+        full = true;
+        break;
+      }
+      if (header) lines.push(header);
+      lines.push(line);
+      tokens += cost;
+      included.push(n);
+      lastType = n.entityType;
+    }
+    if (page.length < limit) break;
+    after = page.at(-1);
   }
   const ids = new Set(included.map((n) => n.id));
   const byId = new Map(included.map((n) => [n.id, n]));
@@ -242,7 +244,7 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
     lines.push(line);
     tokens += estimateTokens(line);
   }
-  return { summary: lines.join('\n'), tokens, included, left: inScope.length - included.length };
+  return { summary: lines.join('\n'), tokens, included, left: (await read.facts.count(ownerId, inScope)) - included.length };
 }
 
 export async function capacityInfo(ctx: EngineContext, ownerId: string) {

@@ -1,6 +1,6 @@
 import type { Fact } from '../domain/fact.js';
 import { factFilterSql, queryFacts, type FactFilters } from './facts.js';
-import { Params, vectorParam, type Sql } from './sql.js';
+import { evaluatedOnce, Params, vectorParam, type Sql } from './sql.js';
 
 /**
  * Fact vectors (table `semantic_embeddings`): one per active fact, searched exactly (facts are few).
@@ -40,7 +40,7 @@ export function factVectorReads(q: Sql) {
       const owner = p.add(ownerId);
       const d = space.dimensions;
       const r = await q.query<{ node_id: string; distance: number }>(
-        `SELECT se.node_id, se.embedding::halfvec(${d}) <=> ${p.add(vectorParam(vector))}::real[]::halfvec(${d}) AS distance
+        `SELECT se.node_id, se.embedding::halfvec(${d}) <=> ${evaluatedOnce(`${p.add(vectorParam(vector))}::real[]::halfvec(${d})`)} AS distance
          FROM semantic_embeddings se
          JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner} AND n.tier = 'active'${factFilterSql(o.filters, p, 'n')}
          WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}
@@ -59,7 +59,7 @@ export function factVectorReads(q: Sql) {
     ): Promise<{ id: string; similarity: number }[]> {
       const d = space.dimensions;
       const r = await q.query<{ node_id: string; distance: number }>(
-        `SELECT node_id, embedding::halfvec(${d}) <=> $2::real[]::halfvec(${d}) AS distance FROM semantic_embeddings
+        `SELECT node_id, embedding::halfvec(${d}) <=> ${evaluatedOnce(`$2::real[]::halfvec(${d})`)} AS distance FROM semantic_embeddings
          WHERE owner_id = $1 AND model_id = $3 AND node_id = ANY($4::uuid[])`,
         [ownerId, vectorParam(vector), space.modelId, factIds],
       );

@@ -141,6 +141,21 @@ export interface FactResultRow {
   episodeIds: string[];
 }
 
+/** Facts in some tiers, of an entity type or under a key prefix (`scope`) when one is given. */
+interface FactScope {
+  tiers: readonly FactTier[];
+  scope?: string | undefined;
+}
+
+function scopeSql(ownerId: string, o: FactScope, p: Params): string {
+  let where = `owner_id = ${p.add(ownerId)} AND tier = ANY(${p.add(o.tiers)}::text[])`;
+  if (o.scope) {
+    const scope = p.add(o.scope);
+    where += ` AND (entity_type = ${scope} OR starts_with(key, ${scope}))`;
+  }
+  return where;
+}
+
 export function factReads(q: Sql) {
   return {
     async byKey(ownerId: string, key: string): Promise<Fact | null> {
@@ -167,6 +182,31 @@ export function factReads(q: Sql) {
         `SELECT * FROM semantic_nodes WHERE ${where} ORDER BY updated_at DESC, id DESC LIMIT ${p.add(o.limit)}`,
         p.values,
       );
+    },
+
+    /**
+     * Facts most important first, then most certain, then latest changed, a page at a time after `after`
+     * (the last fact of the page before): a summary reads as many as its budget holds, not every fact
+     * the person has. `scope`: an entity type, or the start of a key.
+     */
+    async byImportance(ownerId: string, o: FactScope & { limit: number; after?: Fact | undefined }): Promise<Fact[]> {
+      const p = new Params();
+      let where = scopeSql(ownerId, o, p);
+      const a = o.after;
+      if (a)
+        where += ` AND (importance, confidence, updated_at, id) < (${p.add(a.importance)}::real, ${p.add(a.confidence)}::real, ${p.add(a.updatedAt)}, ${p.add(a.id)}::uuid)`;
+      return queryFacts(
+        q,
+        `SELECT * FROM semantic_nodes WHERE ${where} ORDER BY importance DESC, confidence DESC, updated_at DESC, id DESC LIMIT ${p.add(o.limit)}`,
+        p.values,
+      );
+    },
+
+    /** How many facts there are in these tiers and scope. */
+    async count(ownerId: string, o: FactScope): Promise<number> {
+      const p = new Params();
+      const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM semantic_nodes WHERE ${scopeSql(ownerId, o, p)}`, p.values);
+      return r.rows[0]!.n;
     },
 
     /** Entity types with how many live facts each has: the knowledge view's sections. */

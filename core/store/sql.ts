@@ -30,6 +30,16 @@ export function vectorParam(v: ArrayLike<number>): Uint8Array {
 }
 
 /**
+ * `expr` (an expression of parameters only) evaluated once per statement. A prepared statement may run
+ * on a generic plan (prepared.ts), where a cast of a parameter is not folded into a constant but made
+ * again for every row it meets. As a sub-select it is an init plan, evaluated once: the exact search
+ * over a person's facts, which compares every vector, took 5.1 instead of 6.1 ms at 235 facts.
+ */
+export function evaluatedOnce(expr: string): string {
+  return `(SELECT ${expr})`;
+}
+
+/**
  * Postgres's binary form of a one-dimensional array: PGlite sends a Uint8Array parameter as binary, so
  * the server reads each element as it is (4 bytes for an int, a length and the bytes for a text)
  * instead of parsing and unquoting text (for real[] about 20× faster, and the numbers are exactly those

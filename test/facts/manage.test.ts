@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { openEmbedder } from '../../core/embed/transformers-embedder.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
@@ -251,5 +251,34 @@ describe('capacity, summarize', () => {
     expect(tight.keys).toEqual(['person:alice']);
     expect(tight.tokens).toBeLessThanOrEqual(12);
     expect(tight.left).toBe(1);
+  });
+  it('summarizes many facts page by page in the same order as all of them sorted, each once', async () => {
+    const ownerId = newOwner();
+    // The default capacity, and a clock that stands still: ties in importance, confidence and time, which the id breaks.
+    const own = await openMemoryEngine({ clock: new TestClock(new Date('2025-03-01T09:00:00Z')) });
+    onTestFinished(() => own.close());
+    for (let i = 0; i < 60; i++)
+      await own.call('upsertKnowledge', {
+        ownerId,
+        key: `fact:n${String(i).padStart(2, '0')}`,
+        value: `Fact number ${i}`,
+        metadata: { importance: [0.3, 0.6, 0.9][i % 3]!, confidence: [0.5, 0.8][i % 2]! },
+      });
+    const { facts } = await own.call('listKnowledge', { ownerId, limit: 200 });
+    expect(facts).toHaveLength(60);
+    const expected = [...facts]
+      .sort(
+        (a, b) =>
+          b.importance - a.importance || b.confidence - a.confidence || b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id),
+      )
+      .map((f) => f.key);
+    // A small limit reads several pages of a few facts each.
+    const all = await own.call('summarizeKnowledge', { ownerId, tokenLimit: 400 });
+    expect(all.keys).toEqual(expected.slice(0, all.keys.length));
+    expect(all.keys.length).toBeGreaterThan(20);
+    expect(all.left).toBe(60 - all.keys.length);
+    const whole = await own.call('summarizeKnowledge', { ownerId, tokenLimit: 5000 });
+    expect(whole.keys).toEqual(expected);
+    expect(whole.left).toBe(0);
   });
 });
