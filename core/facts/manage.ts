@@ -213,7 +213,8 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
   // Pages in the summary's order until the budget is full (a fact's line costs more than 16 tokens as a rule).
   const limit = Math.ceil(tokenLimit / 16) + 1;
   let after: Fact | undefined;
-  for (let full = false; !full;) {
+  let full = false;
+  while (!full) {
     const page = await read.facts.byImportance(ownerId, { ...inScope, limit, after });
     for (const n of page) {
       const header = n.entityType !== lastType ? `${n.entityType}:` : null;
@@ -244,7 +245,9 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
     lines.push(line);
     tokens += estimateTokens(line);
   }
-  return { summary: lines.join('\n'), tokens, included, left: (await read.facts.count(ownerId, inScope)) - included.length };
+  // Counted only when the budget ran out: otherwise every fact in scope is in the summary.
+  const left = full ? (await read.facts.count(ownerId, inScope)) - included.length : 0;
+  return { summary: lines.join('\n'), tokens, included, left };
 }
 
 export async function capacityInfo(ctx: EngineContext, ownerId: string) {

@@ -174,7 +174,7 @@ export function factReads(q: Sql) {
       o: { entityType?: string | undefined; tiers: readonly FactTier[]; limit: number; before?: { at: Date; id: string } | undefined },
     ): Promise<Fact[]> {
       const p = new Params();
-      let where = `owner_id = ${p.add(ownerId)} AND tier = ANY(${p.add(o.tiers)}::text[])`;
+      let where = scopeSql(ownerId, { tiers: o.tiers }, p);
       if (o.entityType) where += ` AND entity_type = ${p.add(o.entityType)}`;
       if (o.before) where += ` AND (updated_at, id) < (${p.add(o.before.at)}, ${p.add(o.before.id)}::uuid)`;
       return queryFacts(
