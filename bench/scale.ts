@@ -54,6 +54,8 @@ const filled = await withVectorIndexDeferred(engine.context, ownerId, () =>
     walPeak = Math.max(walPeak, await engine.context.store.walBytes());
   }),
 );
+// As importFiles ends: a vacuum of what the import left behind (core/ingest/import.ts), counted as ingest.
+if (filled.added > 0) await engine.context.store.maintain(true);
 const { episodes: built, messages } = filled;
 const ingestSeconds = (performance.now() - ingestStarted) / 1000;
 // The model's relevance floor is measured on first use with passage embeddings, which the query cache
