@@ -17,9 +17,32 @@ function isMostlyCjk(text: string): boolean {
   return letters > 0 && (text.match(CJK)?.length ?? 0) / letters > 0.3;
 }
 
-function firstSentence(text: string, max: number): string {
-  const s = (/^.*?[.!?。！？](\s|$)/su.exec(text)?.[0] ?? text).trim().replace(/\s+/g, ' ');
+function clipped(sentence: string, max: number): string {
+  const s = sentence.trim().replace(/\s+/g, ' ');
   return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
+}
+
+/** Latin sentences end at . ! ? before a space (not in 3.5 or e.g.this), Chinese ones at 。！？ anywhere. */
+function sentences(text: string): string[] {
+  return (text.match(/[^]*?(?:[.!?]+(?=\s|$)|[。！？]+)|[^]+$/gu) ?? []).filter((x) => x.trim());
+}
+
+function firstSentence(text: string, max: number): string {
+  return clipped(sentences(text)[0] ?? text, max);
+}
+
+/**
+ * The sentence of a message that says most of the episode's keywords (the first of equals): a chat
+ * message often opens with a greeting or a reaction ("Aw, that's sweet, Mel!") and says its news after.
+ */
+function keySentence(text: string, keywords: ReadonlySet<string>, max: number): string {
+  let best = text;
+  let most = -1;
+  for (const s of sentences(text)) {
+    const n = tokenize(s).filter((t) => keywords.has(t)).length;
+    if (n > most) [best, most] = [s, n];
+  }
+  return clipped(best, max);
 }
 
 /** "a", "a and b", "a, b and c" — or with 和 and 、 in Chinese. */
@@ -75,8 +98,9 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
     .sort((a, b) => b.score - a.score || a.i - b.i)
     .slice(0, 2)
     .sort((a, b) => a.i - b.i);
+  const keyPoints = ranked.map((x) => keySentence(texts[x.i]!, kwTerms, 160));
   const summary = ranked.length
-    ? ranked.map((x) => `${x.m.speaker}: ${firstSentence(texts[x.i]!, 160)}`).join(' ')
+    ? ranked.map((x, n) => `${x.m.speaker}: ${keyPoints[n]}`).join(' ')
     : `${joinNames(speakers)} exchanged ${messages.length} messages.`;
 
   const title = phrases.length ? heuristicTitle(speakers, phrases, cjk) : firstSentence(texts[0] || joinNames(speakers), 80);
@@ -101,7 +125,7 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
       entities,
       topics: kw.slice(0, 3),
       emotions: [],
-      keyPoints: ranked.map((x) => firstSentence(texts[x.i]!, 160)),
+      keyPoints,
       timeReferences,
       participants: speakers,
       messageCount: messages.length,

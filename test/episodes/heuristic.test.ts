@@ -52,6 +52,30 @@ describe('heuristic episodes', () => {
     expect(e.content).toMatch(/Monday, 8 May 2023, 01:30/);
   });
 
+  it('sum up with the sentences that carry the topic, not the greeting or reaction a message opens with', () => {
+    const en = buildHeuristicEpisode([
+      msg(
+        'Melanie',
+        'Hey Caroline! Good to see you. Last Friday I took my kids to a pottery workshop and we made clay pots.',
+        '2024-03-01T10:00:00Z',
+      ),
+      msg('Caroline', 'Aw, that is sweet! Pottery with kids sounds fun.', '2024-03-01T10:01:00Z'),
+      msg('Melanie', 'Thanks! The clay pots are drying on the windowsill now, the kids painted them blue.', '2024-03-01T10:02:00Z'),
+    ]);
+    expect(en.summary).toContain('took my kids to a pottery workshop');
+    expect(en.summary).toContain('clay pots are drying');
+    for (const opener of ['Hey Caroline', 'Good to see you', 'Aw, that is sweet', 'Thanks!']) expect(en.summary).not.toContain(opener);
+    expect(en.metadata.keyPoints).toEqual([expect.stringContaining('pottery workshop'), expect.stringContaining('clay pots are drying')]);
+
+    const zh = buildHeuristicEpisode([
+      msg('小明', '哈哈，好久不见！我上周六去杭州爬山了，西湖边的龙井茶特别香。', '2024-03-01T02:00:00Z', 480),
+      msg('小红', '太好了！下次去杭州叫上我，我也想喝龙井茶。', '2024-03-01T02:01:00Z', 480),
+    ]);
+    expect(zh.summary).toContain('龙井茶');
+    expect(zh.summary).not.toContain('哈哈');
+    expect(zh.summary).not.toContain('太好了');
+  });
+
   it('tell attachments instead of dropping them', () => {
     const m = msg('Ann', 'look!', '2024-01-01T10:00:00Z');
     m.attachments = [{ kind: 'image', caption: 'a dog on a beach' }];
