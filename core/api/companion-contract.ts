@@ -67,7 +67,10 @@ export const DEFAULT_CONTEXT_BUDGET = 1200;
 
 export const LoadContextInput = z.object({
   ownerId: Owner,
-  /** What the conversation opens with, or what it is about: adds "Related to …" (search results). */
+  /**
+   * What the conversation opens with, or what it is about: adds "Related to …" (search results). An
+   * opening that says nothing to look up ("hi!", "how's it going?", "在吗？") adds nothing.
+   */
   query: z.string().trim().max(2000).optional(),
   /**
    * How many tokens the block may take. Tokens are estimated the way the knowledge store counts its
@@ -126,6 +129,7 @@ export const LoadContextOutput = z.object({
   tokens: z.number().int(),
   budgetTokens: z.number().int(),
   now: z.string(),
+  /** What was looked up: the query, or null without one or when it says nothing to look up. */
   query: z.string().nullable(),
   sections: z.object({
     /** "What I know about you": the most important current facts (summarizeKnowledge). */

@@ -1,13 +1,9 @@
-import { CJK_STOPWORDS, DETERMINERS } from './stopwords.js';
+import { CJK_STOPWORDS, DETERMINERS, ENGLISH_STOPWORDS } from './stopwords.js';
 import { tokenize } from './tokenize.js';
 import { wordSegments } from './word-segments.js';
 
-/**
- * Words that are never a topic however rare they are in someone's memory: interjections, chat fillers,
- * and the general verbs, adjectives and adverbs every conversation is made of. Surface forms, lower case.
- */
-const NOT_TOPICS_EN = new Set([
-  // interjections, laughter, greetings, fillers
+/** Interjections, laughter, greetings, thanks and fillers: what keeps a chat going without saying anything. */
+const PHATIC_EN = [
   'ah',
   'aha',
   'ahh',
@@ -107,6 +103,22 @@ const NOT_TOPICS_EN = new Set([
   'lovely',
   'super',
   'totally',
+  'evening',
+  'afternoon',
+  'going',
+  'doing',
+  'good',
+  'new',
+  'today',
+  'tonight',
+];
+
+/**
+ * Words that are never a topic however rare they are in someone's memory: the phatic words above, and
+ * the general verbs, adjectives and adverbs every conversation is made of. Surface forms, lower case.
+ */
+const NOT_TOPICS_EN = new Set([
+  ...PHATIC_EN,
   // general verbs
   'am',
   'ask',
@@ -285,7 +297,6 @@ const NOT_TOPICS_EN = new Set([
   'fine',
   'finally',
   'fun',
-  'good',
   'hard',
   'happy',
   'honestly',
@@ -304,7 +315,6 @@ const NOT_TOPICS_EN = new Set([
   'maybe',
   'much',
   'never',
-  'new',
   'next',
   'nothing',
   'often',
@@ -328,9 +338,7 @@ const NOT_TOPICS_EN = new Set([
   'things',
   'time',
   'times',
-  'today',
   'tomorrow',
-  'tonight',
   'true',
   'way',
   'well',
@@ -438,8 +446,8 @@ const NOT_TOPICS_EN = new Set([
   'ago',
 ]);
 
-/** The same for Chinese: interjections and chat words, general verbs, time words. */
-const NOT_TOPICS_ZH = new Set([
+/** The same in Chinese: interjections, greetings, thanks and chat words. */
+const PHATIC_ZH = [
   '哈哈',
   '哈哈哈',
   '呵呵',
@@ -460,6 +468,32 @@ const NOT_TOPICS_ZH = new Set([
   '早安',
   '拜拜',
   '再见',
+  '你好',
+  '您好',
+  '嗨',
+  '嘿',
+  '喽',
+  '好',
+  '好呀',
+  '好久',
+  '不见',
+  '早上',
+  '中午',
+  '下午',
+  '晚上',
+  '最近',
+  '样',
+  '怎么样',
+  '太好了',
+  '辛苦',
+  '知道了',
+  '收到',
+  '明白',
+];
+
+/** And for Chinese: the phatic words, general verbs, time words. */
+const NOT_TOPICS_ZH = new Set([
+  ...PHATIC_ZH,
   '真的',
   '非常',
   '特别',
@@ -486,7 +520,6 @@ const NOT_TOPICS_ZH = new Set([
   '这次',
   '上次',
   '下次',
-  '最近',
   '刚才',
   '后来',
   '以后',
@@ -506,13 +539,7 @@ const NOT_TOPICS_ZH = new Set([
   '起来',
   '过去',
   '回来',
-  '怎么样',
-  '太好了',
-  '辛苦',
   '不用',
-  '知道了',
-  '收到',
-  '明白',
   '记得',
   '一下子',
   '时候',
@@ -577,6 +604,21 @@ export function mayBeTopic(word: string): boolean {
   )
     return false;
   return !/['’](?:ll|ve|re|d|m)$/.test(w);
+}
+
+const PHATIC: ReadonlySet<string> = new Set([...PHATIC_EN, ...PHATIC_ZH]);
+
+/**
+ * Whether a message says nothing to look up: only greetings, thanks, laughter, fillers and function
+ * words ("hi!", "Good morning :)", "how's it going?", "在吗？", "最近怎么样").
+ */
+export function isPhatic(text: string): boolean {
+  for (const s of wordSegments(text)) {
+    if (!s.isWordLike) continue;
+    const w = s.segment.toLowerCase().replace(/['’]s$/, '');
+    if (!PHATIC.has(w) && !ENGLISH_STOPWORDS.has(w) && !CJK_STOPWORDS.has(w)) return false;
+  }
+  return true;
 }
 
 /** How rare a term is in the person's memory: an idf (larger is rarer), or undefined when unknown. */

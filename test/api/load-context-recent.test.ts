@@ -1,7 +1,8 @@
 /**
  * loadContext's "Recently" with and without an opening message: with one, only episodes of the last two
  * weeks are shown for being recent (older ones must answer the query to be shown, in "Related"); without
- * one, or when nothing answers it, the latest episodes are all there is to open with, however old.
+ * one, or when nothing answers it, the latest episodes are all there is to open with, however old. An
+ * opening that says nothing to look up ("hi!", "在吗？") is no query: old greetings are not evidence.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
@@ -10,6 +11,7 @@ import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 describe('loadContext: Recently', () => {
   let engine: Engine;
   const ownerId = newOwner('recent');
+  const greeter = newOwner('recent-greetings');
   const talk = (id: string, day: string, text: string) => ({
     id,
     messages: [
@@ -29,6 +31,23 @@ describe('loadContext: Recently', () => {
       ownerId,
       source: 'api',
       conversation: talk('marathon', '2024-03-10', 'Training for the Berlin marathon, my left knee hurts after long runs.'),
+    });
+    await engine.call('ingestConversation', {
+      ownerId: greeter,
+      source: 'api',
+      conversation: {
+        id: 'hello',
+        messages: [
+          { id: 'h1', speaker: 'Alice', text: 'Hi Bob! Hey, how is it going?', timestamp: '2024-02-01T09:00:00Z' },
+          { id: 'h2', speaker: 'Bob', text: 'Hi! Good morning, all good here, thanks!', timestamp: '2024-02-01T09:01:00Z' },
+          { id: 'h3', speaker: 'Alice', text: '你好！在吗？好久不见，哈哈', timestamp: '2024-02-01T09:02:00Z' },
+        ],
+      },
+    });
+    await engine.call('ingestConversation', {
+      ownerId: greeter,
+      source: 'api',
+      conversation: talk('kiln', '2024-05-20', 'Hi Bob, the pottery kiln at the studio finally works again.'),
     });
   });
   afterAll(async () => {
@@ -63,6 +82,25 @@ describe('loadContext: Recently', () => {
       'Sunday, 10 March 2024',
       'Tuesday, 2 January 2024',
     ]);
+  });
+
+  for (const opening of ['hi!', 'Good morning :)', "how's it going?", '你好', '在吗？']) {
+    it(`takes an opening that says nothing to look up as no query, though old greetings share its words (${opening})`, async () => {
+      const out = await engine.call('loadContext', { ownerId: greeter, query: opening, now: '2024-06-01T10:00:00Z' });
+      expect(out.query).toBeNull();
+      expect(out.sections.related).toEqual([]);
+      expect(out.markdown).not.toContain('Related to');
+      expect(out.sections.recent.map((e) => e.when.split(', ').slice(0, 2).join(', '))).toEqual([
+        'Monday, 20 May 2024',
+        'Thursday, 1 February 2024',
+      ]);
+    });
+  }
+
+  it('looks up what an opening asks beside its greeting', async () => {
+    const out = await engine.call('loadContext', { ownerId: greeter, query: 'hi! is the kiln fixed?', now: '2024-06-01T10:00:00Z' });
+    expect(out.query).toBe('hi! is the kiln fixed?');
+    expect(JSON.stringify(out.sections.related)).toContain('pottery kiln');
   });
 
   it('without a query, shows the latest episodes however old', async () => {

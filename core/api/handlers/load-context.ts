@@ -4,6 +4,7 @@ import type { StoredMessage } from '../../domain/conversation.js';
 import type { EpisodeHeader } from '../../store/episodes.js';
 import { packEvidence, shortTitle } from '../../retrieval/pack.js';
 import { describeSpan, formatOffset } from '../../text/describe.js';
+import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
 import { estimateTokens } from '../../text/fact-text.js';
 import type { ContextItem, LoadContextInput, LoadContextOutput } from '../companion-contract.js';
@@ -125,7 +126,9 @@ type RelatedItem = ContextItem;
 
 export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typeof LoadContextInput>): Promise<LoadContextOutput> {
   const now = i.now ?? ctx.clock.now();
-  const query = i.query ? i.query : null;
+  // An opening that says nothing to look up ("hi!", "在吗？") gets what no query gets: the latest
+  // episodes and who the person is, not old greetings that share its words.
+  const query = i.query && !isPhatic(i.query) ? i.query : null;
   const warnings: string[] = [];
 
   // Candidates, most useful first in each section.
