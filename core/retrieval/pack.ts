@@ -66,6 +66,7 @@ export interface PackedMessage {
 export interface EvidenceBlock {
   episodeId: string;
   title: string;
+  summary: string;
   start: Date;
   end: Date;
   utcOffsetMin: number;
@@ -183,6 +184,8 @@ export interface FirstStage {
   anchors: TimeAnchor[];
   modeUsed: SearchMode;
   warnings: string[];
+  /** The episode index's statistics for the query's terms, when the keyword search read them. */
+  termStats: SearchOutcome['termStats'];
 }
 
 /**
@@ -211,7 +214,14 @@ export async function firstStage(ctx: EngineContext, ownerId: string, query: str
       }
     }
   }
-  return { hits, anchors, modeUsed: outcome.modeUsed, warnings: outcome.warnings };
+  return { hits, anchors, modeUsed: outcome.modeUsed, warnings: outcome.warnings, termStats: outcome.termStats };
+}
+
+/** Term statistics as the store has them; those of a query's terms from the first stage, which read them already. */
+function termStatsAfter(ctx: EngineContext, ownerId: string, first: FirstStage): TermStats {
+  const known = first.termStats;
+  return (terms) =>
+    known && terms.every((t) => known.terms.has(t)) ? Promise.resolve(known.stats) : ctx.store.read.bm25.termStats(ownerId, terms);
 }
 
 /** The candidates of a first stage: every message of the found episodes, with their episode's header. */
@@ -368,6 +378,7 @@ export async function episodeEvidenceScores(
     anchors: await queryTimeAnchors(query),
     modeUsed: 'hybrid',
     warnings: [],
+    termStats: known,
   };
   const stage = stageFrom(
     first,
@@ -376,10 +387,7 @@ export async function episodeEvidenceScores(
       new Map(episodes.map((e) => [e.header.id, e.header])),
     ),
   );
-  // The first stage's keyword search read the query terms' statistics already: no second round trip.
-  const termStats: TermStats = (terms) =>
-    known && terms.every((t) => known.terms.has(t)) ? Promise.resolve(known.stats) : ctx.store.read.bm25.termStats(ownerId, terms);
-  const ranked = await rankMessages(stage, query, termStats, cfg);
+  const ranked = await rankMessages(stage, query, termStatsAfter(ctx, ownerId, first), cfg);
   const best = new Map<string, number>();
   for (const r of ranked) {
     const id = r.doc.message.episodeId;
@@ -549,6 +557,7 @@ function finishBlock(b: OpenBlock): EvidenceBlock {
   return {
     episodeId: b.episode.id,
     title: b.episode.title,
+    summary: b.episode.summary,
     start: b.episode.temporal.start,
     end: b.episode.temporal.end,
     utcOffsetMin: b.episode.temporal.utcOffsetMin,
@@ -568,9 +577,9 @@ function finishBlock(b: OpenBlock): EvidenceBlock {
 export async function packEvidence(ctx: EngineContext, req: PackRequest): Promise<EvidencePack> {
   const cfg = ctx.config.retrieval.pack;
   const budget = Math.max(1, Math.floor(req.budget));
-  const stage = await stageOf(ctx, req.ownerId, await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid'));
-  const termStats: TermStats = (terms) => ctx.store.read.bm25.termStats(req.ownerId, terms);
-  const ranked = stage.docs.length ? await rankMessages(stage, req.query, termStats, cfg) : [];
+  const first = await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid');
+  const stage = await stageOf(ctx, req.ownerId, first);
+  const ranked = stage.docs.length ? await rankMessages(stage, req.query, termStatsAfter(ctx, req.ownerId, first), cfg) : [];
   const blocks = packRanked(ranked, budget, cfg, req.now, req.measure, req.shown);
   const text = blocks.map((b) => b.text).join('\n\n');
   return {

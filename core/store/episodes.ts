@@ -125,7 +125,7 @@ export interface RebuildRow {
   messageCount: number;
 }
 
-export interface EpisodeHeader extends Pick<Episode, 'id' | 'conversationId' | 'title' | 'temporal' | 'keywords'> {
+export interface EpisodeHeader extends Pick<Episode, 'id' | 'conversationId' | 'title' | 'summary' | 'temporal' | 'keywords'> {
   entities: string[];
   participants: string[];
 }
@@ -197,6 +197,7 @@ function resultsReader(q: Sql) {
               id: x.id,
               conversationId: x.conversation_id ?? null,
               title: x.title,
+              summary: x.summary,
               temporal,
               keywords: x.keywords ?? [],
               entities: x.entities ?? [],
@@ -259,11 +260,11 @@ export function episodeReads(q: Sql) {
       return (await readResults(ownerId, ids, true)).map((x) => ({ ...x, header: x.header!, messages: x.messages! }));
     },
 
-    /** What a packed block of evidence names about its episode (no content, no vectors): title, time, people, topics. */
+    /** What a packed block of evidence names about its episode (no content, no vectors): title, summary, time, people, topics. */
     async headers(ownerId: string, ids: readonly string[]): Promise<EpisodeHeader[]> {
       if (ids.length === 0) return [];
       const r = await q.query<Omit<EpisodeHeader, 'temporal'> & { start_at: Date; end_at: Date; utc_offset_min: number }>(
-        `SELECT e.id, e.conversation_id AS "conversationId", e.title, e.start_at, e.end_at, e.utc_offset_min, e.keywords,
+        `SELECT e.id, e.conversation_id AS "conversationId", e.title, e.summary, e.start_at, e.end_at, e.utc_offset_min, e.keywords,
                 ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'entities', '[]'))) AS entities,
                 ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'participants', '[]'))) AS participants
          FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,

@@ -101,6 +101,11 @@ describe('loadContext: Recently', () => {
     const out = await engine.call('loadContext', { ownerId: greeter, query: 'hi! is the kiln fixed?', now: '2024-06-01T10:00:00Z' });
     expect(out.query).toBe('hi! is the kiln fixed?');
     expect(JSON.stringify(out.sections.related)).toContain('pottery kiln');
+    // Each episode of the evidence comes with its summary, as getEpisode tells it.
+    const episodes = out.sections.related.flatMap((x) => (x.kind === 'episode' ? [x] : []));
+    expect(episodes.length).toBeGreaterThan(0);
+    for (const e of episodes) expect(e.summary).toBe((await engine.call('getEpisode', { ownerId: greeter, id: e.id })).episode.summary);
+    expect(episodes[0]!.summary).toContain('kiln');
   });
 
   it('without a query, shows the latest episodes however old', async () => {

@@ -28,6 +28,7 @@ function episode(id: string): EpisodeHeader {
     id,
     conversationId: 'c',
     title: 'a weekend',
+    summary: 'Ann and Ben went hiking.',
     temporal: { start: at, end: at, utcOffsetMin: 0 },
     keywords: [],
     entities: [],
@@ -86,6 +87,7 @@ describe('ranking messages for the evidence packer', () => {
     anchors: [],
     modeUsed: 'hybrid',
     warnings: [],
+    termStats: null,
   };
   const stage = stageFrom(first, messageDocs(messages, episodes));
 

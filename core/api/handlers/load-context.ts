@@ -320,18 +320,14 @@ async function relatedEvidence(
   warnings.push(...pack.warnings);
   const ids = pack.blocks.map((b) => b.episodeId);
   if (ids.length === 0) return [];
-  const [rows] = await Promise.all([
-    ctx.store.read.episodes.searchResults(ownerId, ids),
-    ctx.store.transaction((w) => w.episodes.recordAccess(ownerId, ids, now)),
-  ]);
-  const summaryOf = new Map(rows.map((r) => [r.id, r.summary]));
+  await ctx.store.transaction((w) => w.episodes.recordAccess(ownerId, ids, now));
   return pack.blocks.map((b) => {
     const episode = { start: b.start.toISOString(), end: b.end.toISOString(), utcOffsetMin: b.utcOffsetMin };
     const item: RelatedItem = {
       kind: 'episode',
       id: b.episodeId,
       title: b.title,
-      summary: summaryOf.get(b.episodeId) ?? '',
+      summary: b.summary,
       ...episode,
       when: spanOf(episode),
       score: b.score,
