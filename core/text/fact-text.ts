@@ -34,18 +34,22 @@ export function factText(n: Pick<Fact, 'label' | 'value' | 'context'>): string {
   return n.context ? `${n.label}: ${n.value} (${n.context})` : `${n.label}: ${n.value}`;
 }
 
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+const SPACE_CHAR = /\s/gu;
+/** A character outside the Basic Multilingual Plane is two UTF-16 units, and one character. */
+const ASTRAL_CHAR = /[\u{10000}-\u{10FFFF}]/gu;
+
 /**
  * A cheap, model-free token estimate for capacity accounting: about four Latin characters per token,
  * one token per CJK character.
  */
 export function estimateTokens(text: string): number {
-  let cjk = 0;
-  let other = 0;
-  for (const ch of text) {
-    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(ch)) cjk++;
-    else if (!/\s/u.test(ch)) other++;
-  }
-  return cjk + Math.ceil(other / 4);
+  // Counted with whole-text matches, not a test per character: the evidence packer measures every
+  // candidate line it may pack, which made this a tenth of a loadContext.
+  const cjk = text.match(CJK_CHAR)?.length ?? 0;
+  const spaces = text.match(SPACE_CHAR)?.length ?? 0;
+  const astral = text.match(ASTRAL_CHAR)?.length ?? 0;
+  return cjk + Math.ceil((text.length - astral - cjk - spaces) / 4);
 }
 
 /** Two values say the same thing when they differ only in case, width, spacing or final punctuation. */
