@@ -34,6 +34,25 @@ function toMessage(r: MessageRow): StoredMessage {
   };
 }
 
+/** A message as `json_build_array(messageColumns)` gives it. */
+type MessageJson = [string, string, string | null, number, string, MessageRole, string, string, number, Attachment[], string | null];
+
+function fromJson([
+  id,
+  conversationId,
+  externalId,
+  seq,
+  speaker,
+  role,
+  text,
+  sentAt,
+  utcOffsetMin,
+  attachments,
+  episodeId,
+]: MessageJson): StoredMessage {
+  return { id, conversationId, externalId, seq, speaker, role, text, sentAt: new Date(sentAt), utcOffsetMin, attachments, episodeId };
+}
+
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -141,14 +160,18 @@ export function conversationReads(q: Sql) {
       return r.rows.map(toMessage);
     },
 
+    /**
+     * Every message of these episodes, in one JSON value: the evidence packer reads hundreds of messages
+     * a query, and a result of one field parses in a fraction of the time of as many rows of eleven.
+     */
     async messagesOfEpisodes(ownerId: string, episodeIds: readonly string[]): Promise<StoredMessage[]> {
       if (episodeIds.length === 0) return [];
-      const r = await q.query<MessageRow>(
-        `SELECT ${messageColumns} FROM messages
-         WHERE owner_id = $1 AND episode_id = ANY($2::uuid[]) ORDER BY sent_at, seq`,
+      const r = await q.query<{ messages: MessageJson[] }>(
+        `SELECT COALESCE(json_agg(json_build_array(${messageColumns}) ORDER BY sent_at, seq), '[]') AS messages FROM messages
+         WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`,
         [ownerId, episodeIds],
       );
-      return r.rows.map(toMessage);
+      return r.rows[0]!.messages.map(fromJson);
     },
 
     async messagesByIds(ownerId: string, ids: readonly string[]): Promise<StoredMessage[]> {

@@ -51,6 +51,44 @@ describe('conversations and messages repository', () => {
     expect((await read.pendingMessages(a, conversationId)).map((m) => m.text)).toEqual(['one', 'two']);
   });
 
+  it('reads an episode’s messages whole and in order: every field, attachments and times to the millisecond', async () => {
+    const [a] = owners();
+    const c = conversation('whole', ['later', 'earlier', 'same time'], {});
+    const [later, earlier, same] = c.messages as [(typeof c.messages)[0], (typeof c.messages)[0], (typeof c.messages)[0]];
+    Object.assign(later, { externalId: 'm-9', role: 'assistant', sentAt: new Date('2024-05-01T10:00:00.789Z'), utcOffsetMin: -300 });
+    Object.assign(earlier, {
+      attachments: [{ kind: 'image', name: 'pot.jpg', caption: 'a blue pot' }],
+      sentAt: new Date('2024-05-01T09:00:00.001Z'),
+    });
+    Object.assign(same, { speaker: 'Mo', sentAt: new Date('2024-05-01T10:00:00.789Z'), utcOffsetMin: 330 });
+    const episodeId = await store().transaction(async (r) => {
+      const { id } = await r.conversations.upsert(a, c, NOW);
+      await r.conversations.addMessages(a, id, c);
+      const pending = await r.conversations.pendingMessages(a, id);
+      const episodeId = await r.episodes.insert(a, id, draft('Pots'), NOW);
+      await r.conversations.linkToEpisode(
+        a,
+        pending.map((m) => m.id),
+        episodeId,
+      );
+      return episodeId;
+    });
+    const read = store().read.conversations;
+    const got = await read.messagesOfEpisodes(a, [episodeId]);
+    expect(got.map((m) => m.text)).toEqual(['earlier', 'later', 'same time']);
+    expect(got[0]).toMatchObject({ externalId: null, attachments: [{ kind: 'image', name: 'pot.jpg', caption: 'a blue pot' }], episodeId });
+    expect(got[1]).toMatchObject({ externalId: 'm-9', role: 'assistant', utcOffsetMin: -300 });
+    expect(got[1]!.sentAt).toEqual(new Date('2024-05-01T10:00:00.789Z'));
+    expect(got[2]).toMatchObject({ speaker: 'Mo', utcOffsetMin: 330 });
+    // The same messages as read row by row.
+    expect(got).toEqual(
+      await read.messagesByIds(
+        a,
+        got.map((m) => m.id),
+      ),
+    );
+  });
+
   it('never shows or changes one owner’s conversations to another', async () => {
     const [a, b] = owners();
     const c = conversation('shared-external-id', ['mine']);
