@@ -260,19 +260,29 @@ export function episodeReads(q: Sql) {
       return (await readResults(ownerId, ids, true)).map((x) => ({ ...x, header: x.header!, messages: x.messages! }));
     },
 
-    /** What a packed block of evidence names about its episode (no content, no vectors): title, summary, time, people, topics. */
+    /**
+     * What a packed block of evidence names about its episode (no content, no vectors): title, summary,
+     * time, people, topics. In one JSON value, as the packer reads them with the episodes' messages: a
+     * result of one field parses in a fraction of the time of sixty rows of ten.
+     */
     async headers(ownerId: string, ids: readonly string[]): Promise<EpisodeHeader[]> {
       if (ids.length === 0) return [];
-      const r = await q.query<Omit<EpisodeHeader, 'temporal'> & { start_at: Date; end_at: Date; utc_offset_min: number }>(
-        `SELECT e.id, e.conversation_id AS "conversationId", e.title, e.summary, e.start_at, e.end_at, e.utc_offset_min, e.keywords,
-                ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'entities', '[]'))) AS entities,
-                ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'participants', '[]'))) AS participants
+      type HeaderJson = [string, string | null, string, string, string, string, number, string[], string[], string[]];
+      const r = await q.query<{ headers: HeaderJson[] }>(
+        `SELECT COALESCE(json_agg(json_build_array(e.id, e.conversation_id, e.title, e.summary, e.start_at, e.end_at, e.utc_offset_min,
+                  e.keywords, COALESCE(e.metadata->'entities', '[]'), COALESCE(e.metadata->'participants', '[]'))), '[]') AS headers
          FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
         [ownerId, ids],
       );
-      return r.rows.map(({ start_at, end_at, utc_offset_min, ...header }) => ({
-        ...header,
-        temporal: { start: start_at, end: end_at, utcOffsetMin: utc_offset_min },
+      return r.rows[0]!.headers.map(([id, conversationId, title, summary, start, end, utcOffsetMin, keywords, entities, participants]) => ({
+        id,
+        conversationId,
+        title,
+        summary,
+        temporal: { start: new Date(start), end: new Date(end), utcOffsetMin },
+        keywords,
+        entities,
+        participants,
       }));
     },
 

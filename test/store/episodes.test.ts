@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EpisodeMetadata } from '../../core/domain/episode.js';
 import { bm25Params, CONSISTENT, conversation, draft, addEpisode, doc, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
 describe('episodes repository', () => {
@@ -14,6 +15,34 @@ describe('episodes repository', () => {
     const listed = await store().read.episodes.owners();
     expect(listed.filter((o) => [a, b, c].includes(o))).toEqual([a, b, c].sort());
     expect(listed).toEqual([...new Set(listed)].sort());
+  });
+
+  it('gives the evidence packer each episode’s header: title, summary, exact times, topics and people', async () => {
+    const [a] = owners();
+    const temporal = { start: new Date('2024-01-01T10:00:00.250Z'), end: new Date('2024-01-01T11:30:00Z'), utcOffsetMin: 60 };
+    const rich = await addEpisode(store(), a, 'Gornergrat', {
+      temporal,
+      keywords: ['cog railway', 'Matterhorn'],
+      metadata: EpisodeMetadata.parse({ entities: ['Zermatt', 'Ann'], participants: ['Ann', 'Ben'] }),
+    });
+    const bare = await addEpisode(store(), a, 'Boots');
+    const read = store().read.episodes;
+    const headers = new Map((await read.headers(a, [rich, bare, crypto.randomUUID()])).map((h) => [h.id, h]));
+    expect(headers.size).toBe(2);
+    expect(headers.get(rich)).toEqual({
+      id: rich,
+      conversationId: null,
+      title: 'Gornergrat',
+      summary: 'Gornergrat in short',
+      temporal,
+      keywords: ['cog railway', 'Matterhorn'],
+      entities: ['Zermatt', 'Ann'],
+      participants: ['Ann', 'Ben'],
+    });
+    expect(headers.get(bare)).toMatchObject({ keywords: [], entities: [], participants: [] });
+    // The same header search results carry.
+    for (const r of await read.searchResultsWithMessages(a, [rich, bare])) expect(headers.get(r.id)).toEqual(r.header);
+    expect(await read.headers(owners()[0]!, [rich])).toEqual([]);
   });
 
   it('stores, reads, lists and updates an episode', async () => {
