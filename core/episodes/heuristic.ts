@@ -22,7 +22,7 @@ function clipped(sentence: string, max: number): string {
   return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
 }
 
-/** Latin sentences end at . ! ? before a space (not in 3.5 or e.g.this), Chinese ones at 。！？ anywhere. */
+/** Latin sentences end at . ! ? before a space or the end (so not inside 3.5 or a web address), Chinese ones at 。！？. */
 function sentences(text: string): string[] {
   return (text.match(/[^]*?(?:[.!?]+(?=\s|$)|[。！？]+)|[^]+$/gu) ?? []).filter((x) => x.trim());
 }

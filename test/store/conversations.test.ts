@@ -1,8 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { conversation, draft, NOW, owners, rolledBack, useStore } from './helpers.js';
+import type { IncomingConversation } from '../../core/domain/conversation.js';
+import type { Repos } from '../../core/store/store.js';
 
 describe('conversations and messages repository', () => {
   const store = useStore();
+
+  /** Stores the conversation and builds one episode of all its messages, in one transaction. */
+  const builtAsOneEpisode = (
+    ownerId: string,
+    c: IncomingConversation,
+    title: string,
+    after?: (r: Repos, conversationId: string) => Promise<void>,
+  ) =>
+    store().transaction(async (r) => {
+      const { id } = await r.conversations.upsert(ownerId, c, NOW);
+      await r.conversations.addMessages(ownerId, id, c);
+      const messageIds = (await r.conversations.pendingMessages(ownerId, id)).map((m) => m.id);
+      const episodeId = await r.episodes.insert(ownerId, id, draft(title), NOW);
+      await r.conversations.linkToEpisode(ownerId, messageIds, episodeId);
+      await after?.(r, id);
+      return { conversationId: id, messageIds, episodeId };
+    });
 
   it('stores a conversation once and its messages once, however often they arrive', async () => {
     const [a] = owners();
@@ -28,19 +47,9 @@ describe('conversations and messages repository', () => {
   it('links messages to an episode, and releases them to be built again', async () => {
     const [a] = owners();
     const c = conversation('chat', ['one', 'two']);
-    const { conversationId, episodeId } = await store().transaction(async (r) => {
-      const { id } = await r.conversations.upsert(a, c, NOW);
-      await r.conversations.addMessages(a, id, c);
-      const pending = await r.conversations.pendingMessages(a, id);
-      const episodeId = await r.episodes.insert(a, id, draft('One and two'), NOW);
-      await r.conversations.linkToEpisode(
-        a,
-        pending.map((m) => m.id),
-        episodeId,
-      );
-      await r.conversations.markProcessed(a, id, 'v1');
-      return { conversationId: id, episodeId };
-    });
+    const { conversationId, episodeId } = await builtAsOneEpisode(a, c, 'One and two', (r, id) =>
+      r.conversations.markProcessed(a, id, 'v1'),
+    );
     const read = store().read.conversations;
     expect(await read.pendingMessages(a, conversationId)).toEqual([]);
     expect((await read.messagesOfEpisodes(a, [episodeId])).map((m) => m.text)).toEqual(['one', 'two']);
@@ -61,18 +70,7 @@ describe('conversations and messages repository', () => {
       sentAt: new Date('2024-05-01T09:00:00.001Z'),
     });
     Object.assign(same, { speaker: 'Mo', sentAt: new Date('2024-05-01T10:00:00.789Z'), utcOffsetMin: 330 });
-    const episodeId = await store().transaction(async (r) => {
-      const { id } = await r.conversations.upsert(a, c, NOW);
-      await r.conversations.addMessages(a, id, c);
-      const pending = await r.conversations.pendingMessages(a, id);
-      const episodeId = await r.episodes.insert(a, id, draft('Pots'), NOW);
-      await r.conversations.linkToEpisode(
-        a,
-        pending.map((m) => m.id),
-        episodeId,
-      );
-      return episodeId;
-    });
+    const { episodeId } = await builtAsOneEpisode(a, c, 'Pots');
     const read = store().read.conversations;
     const got = await read.messagesOfEpisodes(a, [episodeId]);
     expect(got.map((m) => m.text)).toEqual(['earlier', 'later', 'same time']);
@@ -92,14 +90,7 @@ describe('conversations and messages repository', () => {
   it('never shows or changes one owner’s conversations to another', async () => {
     const [a, b] = owners();
     const c = conversation('shared-external-id', ['mine']);
-    const { conversationId, messageIds, episodeId } = await store().transaction(async (r) => {
-      const { id } = await r.conversations.upsert(a, c, NOW);
-      await r.conversations.addMessages(a, id, c);
-      const messageIds = (await r.conversations.pendingMessages(a, id)).map((m) => m.id);
-      const episodeId = await r.episodes.insert(a, id, draft('Mine'), NOW);
-      await r.conversations.linkToEpisode(a, messageIds, episodeId);
-      return { conversationId: id, messageIds, episodeId };
-    });
+    const { conversationId, messageIds, episodeId } = await builtAsOneEpisode(a, c, 'Mine');
     const read = store().read.conversations;
     expect(await read.get(b, conversationId)).toBeNull();
     expect(await read.withPendingMessages(b)).toEqual([]);
