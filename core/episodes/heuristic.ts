@@ -4,7 +4,7 @@ import { tokenize } from '../text/tokenize.js';
 import { describeSpan, joinNames } from '../text/describe.js';
 import { properNouns, topicsOf, type Idf } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
-import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
+import { findTimeMentions, timeReference, withTimeNotes } from './relative-time.js';
 
 export const HEURISTIC_VERSION = 'heuristic-1';
 
@@ -86,7 +86,8 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
   const { keywords: kw, phrases } = topicsOf(said, { keywords: 8, phrases: cjk ? 3 : 2 }, { exclude: speakerTerms, idf: o.idf });
   const entities = [...new Set([...speakers, ...properNouns(body, 8)])];
 
-  const lines = messages.map((m, i) => `${m.speaker}: ${annotateRelativeTimes(texts[i]!, m.sentAt, m.utcOffsetMin)}`);
+  const mentions = messages.map((m, i) => findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin));
+  const lines = messages.map((m, i) => `${m.speaker}: ${withTimeNotes(texts[i]!, mentions[i]!)}`);
   const span = describeSpan(first.sentAt, last.sentAt, offset);
   const content = `${joinNames(speakers)} talked on ${span}.\n${lines.join('\n')}`;
 
@@ -105,14 +106,7 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
 
   const title = phrases.length ? heuristicTitle(speakers, phrases, cjk) : firstSentence(texts[0] || joinNames(speakers), 80);
 
-  const timeReferences = messages.flatMap((m, i) =>
-    findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin).map((t) => ({
-      phrase: t.phrase,
-      start: t.start,
-      ...(t.end ? { end: t.end } : {}),
-      granularity: t.granularity,
-    })),
-  );
+  const timeReferences = mentions.flat().map(timeReference);
 
   return {
     episodeType: 'conversational',

@@ -8,7 +8,7 @@ import { describeSpan, formatOffset, joinNames, localDate } from '../text/descri
 import { entityKey, predicateKey } from './entity-names.js';
 import { localStamp, messageText, shorten } from '../text/message-text.js';
 import type { LlmEpisodeConfig } from '../context/llm-episodes-config.js';
-import { annotateRelativeTimes, findTimeMentions } from './relative-time.js';
+import { annotateRelativeTimes, findTimeMentions, timeReference } from './relative-time.js';
 
 /**
  * The LLM episode: a third-person narrative with absolute times, plus a structured payload
@@ -169,14 +169,7 @@ export function draftFromReply(
     intensity: emotion.intensity,
   }));
   const names = new Map(graph.entities.map((e) => [e.key, e.name]));
-  const timeReferences = messages.flatMap((m) =>
-    findTimeMentions(messageText(m), m.sentAt, m.utcOffsetMin).map((t) => ({
-      phrase: t.phrase,
-      start: t.start,
-      ...(t.end ? { end: t.end } : {}),
-      granularity: t.granularity,
-    })),
-  );
+  const timeReferences = messages.flatMap((m) => findTimeMentions(messageText(m), m.sentAt, m.utcOffsetMin).map(timeReference));
   const draft = EpisodeDraft.parse({
     episodeType: reply.episodeType,
     level: reply.level,

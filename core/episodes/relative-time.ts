@@ -50,6 +50,8 @@
 // The English parser alone: chrono-node's root loads every locale, ~140 ms more at every start.
 import * as chrono from 'chrono-node/en';
 import type { ParsedResult } from 'chrono-node';
+import type { z } from 'zod';
+import type { TimeReference } from '../domain/episode.js';
 import { wordSegments } from '../text/word-segments.js';
 
 export type TimeGranularity = 'day' | 'week' | 'month' | 'year';
@@ -443,6 +445,11 @@ export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: numb
   return out;
 }
 
+/** A mention as an episode keeps it among its time references (without its place in the message). */
+export function timeReference(m: TimeMention): z.infer<typeof TimeReference> {
+  return { phrase: m.phrase, start: m.start, ...(m.end ? { end: m.end } : {}), granularity: m.granularity };
+}
+
 /** "2023-05-07", "2023-06", "2022", or "2023-05-01 – 2023-05-07" for ranges. */
 export function formatTimeMention(m: TimeMention): string {
   return m.end === undefined ? m.start : `${m.start} – ${m.end}`;
@@ -458,7 +465,11 @@ const CJK_CHAR = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
  * phrases that already carry an annotation are left alone.
  */
 export function annotateRelativeTimes(text: string, ref: Date, utcOffsetMinutes: number): string {
-  const mentions = findTimeMentions(text, ref, utcOffsetMinutes);
+  return withTimeNotes(text, findTimeMentions(text, ref, utcOffsetMinutes));
+}
+
+/** `annotateRelativeTimes` for a caller that found the text's mentions already (and keeps them too). */
+export function withTimeNotes(text: string, mentions: readonly TimeMention[]): string {
   let out = text;
   for (let i = mentions.length - 1; i >= 0; i--) {
     const m = mentions[i]!;

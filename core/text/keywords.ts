@@ -696,6 +696,22 @@ interface Word {
 
 const SENTENCE_END = /[.!?。！？\n]/u;
 
+const TOPIC_TERMS_MAX = 50_000;
+const topicTerms = new Map<string, string | null>();
+
+/**
+ * The index term of a word that may name a topic, else null. Remembered (bounded, like the
+ * tokeniser's): every episode an import builds reads its words through here, and they repeat.
+ */
+function topicTerm(word: string): string | null {
+  let term = topicTerms.get(word);
+  if (term === undefined) {
+    if (topicTerms.size >= TOPIC_TERMS_MAX) topicTerms.clear();
+    topicTerms.set(word, (term = mayBeTopic(word) ? (tokenize(word)[0] ?? null) : null));
+  }
+  return term;
+}
+
 /** Word segments of a text with their term, sentence and whether they open it. */
 function words(text: string): Word[] {
   const out: Word[] = [];
@@ -709,7 +725,7 @@ function words(text: string): Word[] {
       }
       continue;
     }
-    const term = mayBeTopic(seg.segment) ? (tokenize(seg.segment)[0] ?? null) : null;
+    const term = topicTerm(seg.segment);
     const prev = out.at(-1);
     out.push({ word: seg.segment, term, sentence, first, before: prev && !first ? prev.word.toLowerCase() : null });
     first = false;

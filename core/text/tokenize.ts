@@ -114,11 +114,16 @@ function computeLatinTerm(raw: string): string | null {
 
 /**
  * Building episodes reads each message several times (to find topic shifts, to weigh words against the
- * whole memory, to pick the lines that carry the keywords): the terms of recent short texts are kept.
+ * whole memory, to pick the lines that carry the keywords, to index the episode's content): the terms
+ * of recent short texts are kept, in two generations. When the newer one is full it becomes the older
+ * (the older is dropped) and a text found in the older moves back: a whole clear made every text an
+ * import window had read before it a miss when the window was indexed, a second segmentation of
+ * thousands of messages.
  */
 const TEXT_CACHE_MAX = 20_000;
 const CACHED_TEXT_MAX = 2_000;
-const textCache = new Map<string, readonly string[]>();
+let recentTexts = new Map<string, readonly string[]>();
+let olderTexts = new Map<string, readonly string[]>();
 
 /**
  * Index terms of `text`, in text order, duplicates kept (BM25 needs term frequencies).
@@ -140,15 +145,31 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
-/** The terms of a text, kept when it is short; never to be changed by the caller. */
-function cachedTerms(text: string): readonly string[] {
-  if (text.length > CACHED_TEXT_MAX) return termsOf(text);
-  let terms = textCache.get(text);
-  if (terms === undefined) {
-    if (textCache.size >= TEXT_CACHE_MAX) textCache.clear();
-    textCache.set(text, (terms = termsOf(text)));
+/**
+ * The terms of a text, kept when it is short; never to be changed by the caller. Spaces around a text
+ * make no term and end every run, so they are no part of the key: the lists an episode is indexed by
+ * are joined with " \n ", and their items were read alone before.
+ */
+function cachedTerms(raw: string): readonly string[] {
+  if (raw.length > CACHED_TEXT_MAX) return termsOf(raw);
+  const text = withoutOuterSpaces(raw);
+  let terms = recentTexts.get(text);
+  if (terms !== undefined) return terms;
+  terms = olderTexts.get(text) ?? termsOf(text);
+  if (recentTexts.size >= TEXT_CACHE_MAX) {
+    olderTexts = recentTexts;
+    recentTexts = new Map();
   }
+  recentTexts.set(text, terms);
   return terms;
+}
+
+function withoutOuterSpaces(s: string): string {
+  let from = 0;
+  let to = s.length;
+  while (from < to && s.charCodeAt(from) === 0x20) from++;
+  while (to > from && s.charCodeAt(to - 1) === 0x20) to--;
+  return from === 0 && to === s.length ? s : s.slice(from, to);
 }
 
 function termsOf(text: string): string[] {

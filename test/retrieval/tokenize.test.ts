@@ -154,4 +154,14 @@ describe('tokenize: texts of many lines', () => {
     expect(tokenize(content)).toContain('3.1415926535');
     expect(tokenize(content)).toEqual([...tokenize('Ann and Bob talked on Monday.'), ...tokenize('Ann'), ...tokenize(said)]);
   });
+
+  it('gives a text the same terms however many texts were read since, and with spaces around it', () => {
+    const texts = ['Ann: We went hiking near Lake Tahoe', 'Bob: 我们明天去北京大学看展览', 'e-mail 北京 大学'];
+    const first = texts.map((t) => tokenize(t));
+    // More distinct texts than the remembered terms of recent texts hold, twice over.
+    for (let i = 0; i < 50_000; i++) tokenize(`filler ${i} 第${i}`);
+    expect(texts.map((t) => tokenize(t))).toEqual(first);
+    expect(tokenize(' beach \n 北京 \n  Lake Tahoe  ')).toEqual([...tokenize('beach'), ...tokenize('北京'), ...tokenize('Lake Tahoe')]);
+    expect(tokenize(' 北京')).toEqual(tokenize('北京'));
+  });
 });
