@@ -49,8 +49,10 @@ export async function bestByPostingsRead(
     }
   });
   // The depth-th best score; every document at or above it (ties at the cut come along).
-  const held = scores.filter((_, s) => keys[s] !== 0).sort();
-  const floor = held.length > o.depth ? held[held.length - o.depth]! : -Infinity;
+  const held = new Float64Array(total);
+  let n = 0;
+  for (let s = 0; s < size; s++) if (keys[s] !== 0) held[n++] = scores[s]!;
+  const floor = n > o.depth ? nthLargest(held.subarray(0, n), o.depth) : -Infinity;
   const out: ReadScores = { docs: [], scores: [], masks: [] };
   for (let s = 0; s < size; s++) {
     if (keys[s] === 0 || scores[s]! < floor) continue;
@@ -68,7 +70,7 @@ export async function bestByPostingsRead(
 function strongest(docs: Int32Array, impacts: Float32Array, per: number): Iterable<number> {
   const n = docs.length;
   if (n <= per) return Array.from({ length: n }, (_, i) => i);
-  const cut = Float32Array.from(impacts).sort()[n - per]!;
+  const cut = nthLargest(Float64Array.from(impacts), per);
   const above: number[] = [];
   const at: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -76,6 +78,34 @@ function strongest(docs: Int32Array, impacts: Float32Array, per: number): Iterab
     else if (impacts[i] === cut) at.push(i);
   }
   return [...above, ...at.sort((x, y) => docs[x]! - docs[y]!).slice(0, per - above.length)];
+}
+
+/**
+ * The n-th largest of `values` (1: the largest), which it reorders: a quickselect, since a query
+ * reads thousands of postings and scores and only wants where the best ones end.
+ */
+function nthLargest(values: Float64Array, n: number): number {
+  const k = values.length - n;
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return values[k]!;
 }
 
 /**
