@@ -418,13 +418,21 @@ export function packRanked(
 ): EvidenceBlock[] {
   const { episodeDecay, dayDecay } = cfg;
   const { cost: costOf } = measure;
-  const headerOf = (episode: EpisodeHeader) =>
-    measure.header
-      ? measure.header(episode)
-      : blockHeader(
-          cfg.header === 'date' ? { ...episode, title: '' } : cfg.header === 'short' ? { ...episode, title: shortTitle(episode) } : episode,
-          now,
-        ).trimEnd();
+  // Each episode's header and its cost, once: candidates of an episode not packed yet ask again and again.
+  const headers = new Map<string, { text: string; cost: number }>();
+  const headerOf = (episode: EpisodeHeader) => {
+    let h = headers.get(episode.id);
+    if (!h) {
+      const text = measure.header
+        ? measure.header(episode)
+        : blockHeader(
+            cfg.header === 'date' ? { ...episode, title: '' } : cfg.header === 'short' ? { ...episode, title: shortTitle(episode) } : episode,
+            now,
+          ).trimEnd();
+      headers.set(episode.id, (h = { text, cost: costOf(text) }));
+    }
+    return h;
+  };
   // Neighbours by conversation and position.
   const position = new Map<string, { list: MessageDoc[]; i: number }>();
   const byConversation = new Map<string, MessageDoc[]>();
@@ -501,8 +509,8 @@ export function packRanked(
       for (const n of [prev, next]) if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
     }
     let block = blocks.get(episode.id);
-    const header = block?.header ?? headerOf(episode);
-    let cost = (block ? 0 : costOf(header)) + add.reduce((n, a) => n + costOfLine(a.doc), 0);
+    const header = block?.header ?? headerOf(episode).text;
+    let cost = (block ? 0 : headerOf(episode).cost) + add.reduce((n, a) => n + costOfLine(a.doc), 0);
     // A neighbour that does not fit is left out before the message itself is.
     while (used + cost > budget && add.length > 1) cost -= costOfLine(add.pop()!.doc);
     if (used + cost > budget) {
@@ -510,7 +518,7 @@ export function packRanked(
       if (blocks.size === 0 && taken.size === 0) {
         // Nothing fits whole: the first message is cut to the budget so the answer is never empty (under
         // a header without its title if even the header is too long).
-        const full = costOf(header) + costOf(`${r.doc.message.speaker}:`) + 1 <= budget;
+        const full = headerOf(episode).cost + costOf(`${r.doc.message.speaker}:`) + 1 <= budget;
         const head = full ? header : blockHeader({ title: '', temporal: episode.temporal }, now).trimEnd();
         const room = budget - costOf(head) - costOf(`${r.doc.message.speaker}:`);
         const cut = cutToWords(r.doc.text, Math.max(1, room), costOf);
