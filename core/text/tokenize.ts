@@ -115,12 +115,12 @@ function computeLatinTerm(raw: string): string | null {
 /**
  * Building episodes reads each message several times (to find topic shifts, to weigh words against the
  * whole memory, to pick the lines that carry the keywords, to index the episode's content): the terms
- * of recent short texts are kept, in two generations. When the newer one is full it becomes the older
- * (the older is dropped) and a text found in the older moves back: a whole clear made every text an
- * import window had read before it a miss when the window was indexed, a second segmentation of
- * thousands of messages.
+ * of recent short texts are kept, in two generations of TEXT_CACHE_MAX. When the newer one is full it
+ * becomes the older (the older is dropped) and a text found in the older moves back: one map of twice
+ * that, cleared when full, made every text an import window had read before the clear a miss when the
+ * window was indexed, a second segmentation of thousands of messages. The bound on memory is the same.
  */
-const TEXT_CACHE_MAX = 20_000;
+const TEXT_CACHE_MAX = 10_000;
 const CACHED_TEXT_MAX = 2_000;
 let recentTexts = new Map<string, readonly string[]>();
 let olderTexts = new Map<string, readonly string[]>();
