@@ -100,31 +100,42 @@ function bag(key: string, text: () => string): Bag {
  * message within its episode (so a message scores the same whichever other episodes were loaded).
  */
 export function messageDocs(messages: readonly StoredMessage[], episodes: ReadonlyMap<string, EpisodeHeader>): MessageDoc[] {
-  const texts = new Map(messages.map((m) => [m.id, messageText(m)]));
   // A message's text never changes; an episode's title and topics can be edited, so they are keyed by text.
-  const textBag = (m: StoredMessage) => bag(`m:${m.id}:${texts.get(m.id)!.length}`, () => texts.get(m.id)!);
+  // Each message's bag is looked up once, for itself and for the turns it neighbours; each episode's once.
+  const own = new Map(
+    messages.map((m) => {
+      const text = messageText(m);
+      return [m.id, { text, bag: bag(`m:${m.id}:${text.length}`, () => text) }];
+    }),
+  );
+  const contexts = new Map<string, Bag>();
+  const contextOf = (episode: EpisodeHeader | null): Bag => {
+    const key = episode?.id ?? '';
+    let b = contexts.get(key);
+    if (!b) {
+      const ctxText = episode ? episodeContextText(episode) : '';
+      contexts.set(key, (b = bag(`e:${ctxText}`, () => ctxText)));
+    }
+    return b;
+  };
   const at = new Map(messages.map((m) => [`${m.conversationId}:${m.seq}`, m]));
   return messages.map((m): MessageDoc => {
     const episode = m.episodeId ? (episodes.get(m.episodeId) ?? null) : null;
-    const ctxText = episode ? episodeContextText(episode) : '';
-    const context = bag(`e:${ctxText}`, () => ctxText);
-    const text = texts.get(m.id)!;
-    const own = textBag(m);
+    const context = contextOf(episode);
+    const { text, bag: mine } = own.get(m.id)!;
     const speaker = bag(`s:${m.speaker}`, () => m.speaker);
     const neighbour = (step: number) => {
       const n = at.get(`${m.conversationId}:${m.seq + step}`);
-      return n && n.episodeId === m.episodeId ? n : null;
+      return n && n.episodeId === m.episodeId ? own.get(n.id)!.bag : null;
     };
     const before = neighbour(-1);
     const after = neighbour(1);
-    const beforeBag = before ? textBag(before) : null;
-    const afterBag = after ? textBag(after) : null;
     return {
       message: m,
       episode,
       text,
-      fields: [own.counts, speaker.counts, context.counts, beforeBag?.counts ?? NONE, afterBag?.counts ?? NONE],
-      lengths: [own.length, speaker.length, context.length, (beforeBag?.length ?? 0) + (afterBag?.length ?? 0)],
+      fields: [mine.counts, speaker.counts, context.counts, before?.counts ?? NONE, after?.counts ?? NONE],
+      lengths: [mine.length, speaker.length, context.length, (before?.length ?? 0) + (after?.length ?? 0)],
       asks: /[?？]\s*(?:\[[^\]]*\])?\s*$/u.test(text.trim()),
     };
   });
