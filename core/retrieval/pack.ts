@@ -426,7 +426,11 @@ export function packRanked(
       const text = measure.header
         ? measure.header(episode)
         : blockHeader(
-            cfg.header === 'date' ? { ...episode, title: '' } : cfg.header === 'short' ? { ...episode, title: shortTitle(episode) } : episode,
+            cfg.header === 'date'
+              ? { ...episode, title: '' }
+              : cfg.header === 'short'
+                ? { ...episode, title: shortTitle(episode) }
+                : episode,
             now,
           ).trimEnd();
       headers.set(episode.id, (h = { text, cost: costOf(text) }));
