@@ -77,7 +77,7 @@ export function episodeContextText(e: EpisodeHeader): string {
  * tokenising is most of the cost of scoring messages. Bounded, because the process that holds the
  * store serves searches for days: a chat message's counts take ~0.6 kB, so at most ~12 MB, the
  * messages of ~20 `loadContext` calls or a few hundred searches. A full clear is crude but O(1)
- * amortised, as in the tokeniser's own cache.
+ * amortised: unlike an import, a search does not come back to what it scored before the clear.
  */
 const TERMS_CACHE_MAX = 20_000;
 interface Bag {

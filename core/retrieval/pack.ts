@@ -513,8 +513,9 @@ export function packRanked(
       for (const n of [prev, next]) if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
     }
     let block = blocks.get(episode.id);
-    const header = block?.header ?? headerOf(episode).text;
-    let cost = (block ? 0 : headerOf(episode).cost) + add.reduce((n, a) => n + costOfLine(a.doc), 0);
+    const fresh = block ? null : headerOf(episode);
+    const header = block?.header ?? fresh!.text;
+    let cost = (fresh?.cost ?? 0) + add.reduce((n, a) => n + costOfLine(a.doc), 0);
     // A neighbour that does not fit is left out before the message itself is.
     while (used + cost > budget && add.length > 1) cost -= costOfLine(add.pop()!.doc);
     if (used + cost > budget) {
@@ -522,7 +523,7 @@ export function packRanked(
       if (blocks.size === 0 && taken.size === 0) {
         // Nothing fits whole: the first message is cut to the budget so the answer is never empty (under
         // a header without its title if even the header is too long).
-        const full = headerOf(episode).cost + costOf(`${r.doc.message.speaker}:`) + 1 <= budget;
+        const full = fresh!.cost + costOf(`${r.doc.message.speaker}:`) + 1 <= budget;
         const head = full ? header : blockHeader({ title: '', temporal: episode.temporal }, now).trimEnd();
         const room = budget - costOf(head) - costOf(`${r.doc.message.speaker}:`);
         const cut = cutToWords(r.doc.text, Math.max(1, room), costOf);

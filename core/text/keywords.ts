@@ -700,8 +700,8 @@ const TOPIC_TERMS_MAX = 50_000;
 const topicTerms = new Map<string, string | null>();
 
 /**
- * The index term of a word that may name a topic, else null. Remembered (bounded, like the
- * tokeniser's): every episode an import builds reads its words through here, and they repeat.
+ * The index term of a word that may name a topic, else null. Remembered, and cleared when full:
+ * every episode an import builds reads its words through here, and they repeat.
  */
 function topicTerm(word: string): string | null {
   let term = topicTerms.get(word);
