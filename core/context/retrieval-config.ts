@@ -118,7 +118,10 @@ export const RetrievalConfig = z.object({
    */
   vectorFloor: z.union([z.literal('measured'), z.literal('off'), z.number().min(-1).max(1)]).default('measured'),
   pack: PackConfig.default(PackConfig.parse({})),
-  /** Search re-sorts at most this many of the episode hits it returns by their best message (0: off). */
+  /**
+   * Search re-sorts the episode hits of its page by their best message, with as many hits from below the
+   * page (within this many) that match the query's words most strongly; 0: off (see core/retrieval/find.ts).
+   */
   rerankDepth: z.number().int().min(0).default(40),
 });
 export type RetrievalConfig = z.infer<typeof RetrievalConfig>;

@@ -100,6 +100,11 @@ export interface SearchRequest {
    * packer's first stage) saves that lookup; weighted fusion looks it up regardless.
    */
   similarities?: boolean | undefined;
+  /**
+   * Re-sorts the best `depth` hits (of every kind, in their order) before they are cut to `limit`, so a
+   * hit just below the page can move onto it; candidates are still drawn for `limit`.
+   */
+  resort?: { depth: number; by: (hits: Hit[], termStats: SearchOutcome['termStats']) => Promise<Hit[]> } | undefined;
 }
 
 export interface SearchDeps {
@@ -258,8 +263,12 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     if (mode === 'hybrid' && config.fusion === 'weighted') await lookUp([...candidates.values()]);
   }
 
+  const page = async (ranked: Hit[]) => {
+    const { resort } = req;
+    return (resort ? await resort.by(ranked.slice(0, Math.max(req.limit, resort.depth)), termStats) : ranked).slice(0, req.limit);
+  };
   if (mode === 'hybrid') {
-    const hits = fuse(candidates.values(), config).slice(0, req.limit);
+    const hits = await page(fuse(candidates.values(), config));
     if (config.fusion === 'rrf' && req.similarities !== false) await lookUp(hits);
     return { hits, modeUsed: 'hybrid', warnings, termStats };
   }
@@ -277,5 +286,5 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
         },
   );
   single.sort((x, y) => y.score - x.score || x.kind.localeCompare(y.kind) || x.id.localeCompare(y.id));
-  return { hits: single.slice(0, req.limit), modeUsed: mode, warnings, termStats };
+  return { hits: await page(single), modeUsed: mode, warnings, termStats };
 }
