@@ -1,6 +1,6 @@
 import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
-import { tokenize } from '../text/tokenize.js';
+import { CJK_CHARS, tokenize } from '../text/tokenize.js';
 import { describeSpan, joinNames } from '../text/describe.js';
 import { properNouns, topicsOf, type Idf } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
@@ -8,13 +8,12 @@ import { findTimeMentions, timeReference, withTimeNotes } from './relative-time.
 
 export const HEURISTIC_VERSION = 'heuristic-1';
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 const LETTER = /\p{L}/gu;
 
 /** A Chinese (or Japanese, Korean) conversation gets a title in its own script and punctuation. */
 function isMostlyCjk(text: string): boolean {
   const letters = text.match(LETTER)?.length ?? 0;
-  return letters > 0 && (text.match(CJK)?.length ?? 0) / letters > 0.3;
+  return letters > 0 && (text.match(CJK_CHARS)?.length ?? 0) / letters > 0.3;
 }
 
 function clipped(sentence: string, max: number): string {

@@ -4,7 +4,7 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { SearchMode } from '../domain/search.js';
 import type { EpisodeFilters, EpisodeHeader } from '../store/episodes.js';
 import { localDate, toLocal } from '../text/describe.js';
-import { tokenize } from '../text/tokenize.js';
+import { CJK_CHARS, tokenize } from '../text/tokenize.js';
 import {
   feedbackTerms,
   messageDocs,
@@ -90,12 +90,10 @@ export interface EvidencePack {
   warnings: string[];
 }
 
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
-
 /** Words as a budget counts them: whitespace-separated, each CJK character one word. */
 export function countWords(text: string): number {
-  const cjk = text.match(CJK_CHAR)?.length ?? 0;
-  const rest = cjk ? text.replace(CJK_CHAR, ' ') : text;
+  const cjk = text.match(CJK_CHARS)?.length ?? 0;
+  const rest = cjk ? text.replace(CJK_CHARS, ' ') : text;
   let n = 0;
   for (const w of rest.split(/\s+/)) if (w) n++;
   return n + cjk;

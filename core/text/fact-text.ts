@@ -1,6 +1,6 @@
 import type { Fact } from '../domain/fact.js';
 import { keywords as salientWords } from './keywords.js';
-import { tokenize } from './tokenize.js';
+import { CJK_CHARS, tokenize } from './tokenize.js';
 
 /** Field weights of a fact's keyword document: what it is about counts most, where it was said least. */
 const WEIGHTS = { label: 3, value: 2, keywords: 2, context: 1 } as const;
@@ -34,7 +34,6 @@ export function factText(n: Pick<Fact, 'label' | 'value' | 'context'>): string {
   return n.context ? `${n.label}: ${n.value} (${n.context})` : `${n.label}: ${n.value}`;
 }
 
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 const SPACE_CHAR = /\s/gu;
 /** A character outside the Basic Multilingual Plane is two UTF-16 units, and one character. */
 const ASTRAL_CHAR = /[\u{10000}-\u{10FFFF}]/gu;
@@ -46,7 +45,7 @@ const ASTRAL_CHAR = /[\u{10000}-\u{10FFFF}]/gu;
 export function estimateTokens(text: string): number {
   // Counted with whole-text matches, not a test per character: the evidence packer measures every
   // candidate line it may pack, which made this a tenth of a loadContext.
-  const cjk = text.match(CJK_CHAR)?.length ?? 0;
+  const cjk = text.match(CJK_CHARS)?.length ?? 0;
   const spaces = text.match(SPACE_CHAR)?.length ?? 0;
   const astral = text.match(ASTRAL_CHAR)?.length ?? 0;
   return cjk + Math.ceil((text.length - astral - cjk - spaces) / 4);

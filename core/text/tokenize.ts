@@ -73,6 +73,12 @@ function isCjkCodePoint(cp: number): boolean {
   );
 }
 
+/**
+ * Every Han, kana and hangul character of a text, for counting (`match`) or replacing: a budget counts
+ * each as a word, a token estimate as a token. Global, so never `test` with it (it would keep `lastIndex`).
+ */
+export const CJK_CHARS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
 /** Whether `text` is written (at least partly) in a CJK script. */
 export function hasCjk(text: string): boolean {
   for (const ch of text) if (isCjkCodePoint(ch.codePointAt(0)!)) return true;
