@@ -16,7 +16,8 @@ interface MessageRow {
   episode_id: string | null;
 }
 
-const messageColumns = 'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
+export const messageColumns =
+  'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
 
 function toMessage(r: MessageRow): StoredMessage {
   return {
@@ -35,9 +36,9 @@ function toMessage(r: MessageRow): StoredMessage {
 }
 
 /** A message as `json_build_array(messageColumns)` gives it. */
-type MessageJson = [string, string, string | null, number, string, MessageRole, string, string, number, Attachment[], string | null];
+export type MessageJson = [string, string, string | null, number, string, MessageRole, string, string, number, Attachment[], string | null];
 
-function fromJson([
+export function messageFromJson([
   id,
   conversationId,
   externalId,
@@ -171,7 +172,7 @@ export function conversationReads(q: Sql) {
          WHERE owner_id = $1 AND episode_id = ANY($2::uuid[])`,
         [ownerId, episodeIds],
       );
-      return r.rows[0]!.messages.map(fromJson);
+      return r.rows[0]!.messages.map(messageFromJson);
     },
 
     async messagesByIds(ownerId: string, ids: readonly string[]): Promise<StoredMessage[]> {

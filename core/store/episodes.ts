@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredMessage } from '../domain/conversation.js';
+import { messageColumns, messageFromJson, type MessageJson } from './conversations.js';
 import type { Episode, EpisodeDraft, EpisodeMetadata, EpisodePatch } from '../domain/episode.js';
 import {
   chunks,
@@ -138,89 +139,75 @@ export interface ListOptions extends EpisodeFilters {
   tiers?: readonly ('active' | 'archived' | 'trash')[] | undefined;
 }
 
-interface SourceJson {
-  id: string;
-  externalId: string | null;
-  speaker: string;
-  sentAt: string;
-  seq?: number;
-  text?: string;
-  role?: StoredMessage['role'];
-  utcOffsetMin?: number;
-  attachments?: StoredMessage['attachments'];
-  conversationId?: string;
-}
+/** A source message as a search result names it: id, external id, speaker, time sent. */
+type SourceJson = [id: string, externalId: string | null, speaker: string, sentAt: string];
 
+/**
+ * A search result as `json_build_array` gives it: the episode's fields, with its messages (sources, or
+ * in full with the header scoring needs).
+ */
+type ResultJson = [
+  id: string,
+  title: string,
+  summary: string,
+  content: string,
+  start: string,
+  end: string,
+  utcOffsetMin: number,
+  messages: (SourceJson | MessageJson)[],
+  conversationId?: string | null,
+  keywords?: string[],
+  entities?: string[],
+  participants?: string[],
+];
+
+/**
+ * Search results in one JSON value: PGlite turns each field of a row into a JS value on its own, which
+ * for a page of results with their messages cost more than Postgres took to find them.
+ */
 function resultsReader(q: Sql) {
   return async (ownerId: string, ids: readonly string[], full: boolean) => {
     if (ids.length === 0) return [];
-    const more = full
-      ? `, 'seq', m.seq, 'text', m.content, 'role', m.role, 'utcOffsetMin', m.utc_offset_min,
-         'attachments', CASE WHEN m.attachments = '[]'::jsonb THEN NULL ELSE m.attachments END, 'conversationId', m.conversation_id`
-      : '';
+    const message = full ? `json_build_array(${messageColumns})` : 'json_build_array(m.id, m.external_id, m.speaker, m.sent_at)';
     const header = full
-      ? `, e.conversation_id, e.keywords, ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'entities', '[]'))) AS entities,
-         ARRAY(SELECT jsonb_array_elements_text(COALESCE(e.metadata->'participants', '[]'))) AS participants`
+      ? `, e.conversation_id, e.keywords, COALESCE(e.metadata->'entities', '[]'), COALESCE(e.metadata->'participants', '[]')`
       : '';
-    const r = await q.query<{
-      id: string;
-      title: string;
-      summary: string;
-      content: string;
-      start_at: Date;
-      end_at: Date;
-      utc_offset_min: number;
-      sources: SourceJson[];
-      conversation_id?: string | null;
-      keywords?: string[];
-      entities?: string[] | null;
-      participants?: string[] | null;
-    }>(
-      `SELECT e.id, e.title, e.summary, e.content, e.start_at, e.end_at, e.utc_offset_min${header},
-              COALESCE((SELECT json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'speaker', m.speaker, 'sentAt', m.sent_at${more})
-                                        ORDER BY m.sent_at, m.seq)
-                        FROM messages m WHERE m.episode_id = e.id), '[]'::json) AS sources
+    const r = await q.query<{ results: ResultJson[] }>(
+      `SELECT COALESCE(json_agg(json_build_array(e.id, e.title, e.summary, e.content, e.start_at, e.end_at, e.utc_offset_min,
+                (SELECT COALESCE(json_agg(${message} ORDER BY m.sent_at, m.seq), '[]') FROM messages m WHERE m.episode_id = e.id)${header})), '[]') AS results
        FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
       [ownerId, ids],
     );
-    return r.rows.map((x) => {
-      const temporal = { start: x.start_at, end: x.end_at, utcOffsetMin: x.utc_offset_min };
-      return {
-        id: x.id,
-        title: x.title,
-        summary: x.summary,
-        content: x.content,
-        temporal,
-        sources: x.sources.map((m) => ({ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: new Date(m.sentAt) })),
-        header: full
-          ? {
-              id: x.id,
-              conversationId: x.conversation_id ?? null,
-              title: x.title,
-              summary: x.summary,
-              temporal,
-              keywords: x.keywords ?? [],
-              entities: x.entities ?? [],
-              participants: x.participants ?? [],
-            }
-          : null,
-        messages: full
-          ? x.sources.map((m): StoredMessage => ({
-              id: m.id,
-              conversationId: m.conversationId!,
-              externalId: m.externalId,
-              seq: m.seq!,
-              speaker: m.speaker,
-              role: m.role!,
-              text: m.text!,
-              sentAt: new Date(m.sentAt),
-              utcOffsetMin: m.utcOffsetMin!,
-              attachments: m.attachments ?? [],
-              episodeId: x.id,
-            }))
-          : null,
-      };
-    });
+    return r.rows[0]!.results.map(
+      ([id, title, summary, content, start, end, utcOffsetMin, listed, conversationId, keywords, entities, participants]) => {
+        const temporal = { start: new Date(start), end: new Date(end), utcOffsetMin };
+        const messages = full ? (listed as MessageJson[]).map(messageFromJson) : null;
+        const sources = messages
+          ? messages.map((m) => ({ id: m.id, externalId: m.externalId, speaker: m.speaker, sentAt: m.sentAt }))
+          : (listed as SourceJson[]).map(([id, externalId, speaker, sentAt]) => ({ id, externalId, speaker, sentAt: new Date(sentAt) }));
+        return {
+          id,
+          title,
+          summary,
+          content,
+          temporal,
+          sources,
+          header: full
+            ? {
+                id,
+                conversationId: conversationId ?? null,
+                title,
+                summary,
+                temporal,
+                keywords: keywords ?? [],
+                entities: entities ?? [],
+                participants: participants ?? [],
+              }
+            : null,
+          messages,
+        };
+      },
+    );
   };
 }
 
