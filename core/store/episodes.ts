@@ -15,66 +15,96 @@ import {
   type Sql,
 } from './sql.js';
 
-interface EpisodeRow {
-  id: string;
-  owner_id: string;
-  conversation_id: string | null;
-  episode_type: Episode['episodeType'];
-  level: number;
-  title: string;
-  content: string;
-  summary: string;
-  start_at: Date;
-  end_at: Date;
-  utc_offset_min: number;
-  metadata: EpisodeMetadata;
-  structured_data: Record<string, unknown>;
-  keywords: string[];
-  importance: number;
-  recall_count: number;
-  last_accessed: Date | null;
-  builder: Episode['builder'];
-  processing_status: Episode['processingStatus'];
-  processing_version: string;
-  created_at: Date;
-  updated_at: Date;
-  embedding_model: string | null;
-  message_ids: string[] | null;
-  semantic_node_ids: string[] | null;
-}
+/** An episode as `episodeSelect` gives it: one JSON array per row (see resultsReader). */
+type EpisodeJson = [
+  id: string,
+  ownerId: string,
+  conversationId: string | null,
+  episodeType: Episode['episodeType'],
+  level: number,
+  title: string,
+  content: string,
+  summary: string,
+  start: string,
+  end: string,
+  utcOffsetMin: number,
+  metadata: EpisodeMetadata,
+  structuredData: Record<string, unknown>,
+  keywords: string[],
+  importance: number,
+  recallCount: number,
+  lastAccessed: string | null,
+  builder: Episode['builder'],
+  processingStatus: Episode['processingStatus'],
+  processingVersion: string,
+  createdAt: string,
+  updatedAt: string,
+  embeddingModel: string | null,
+  messageIds: string[] | null,
+  semanticNodeIds: string[] | null,
+];
 
 const episodeSelect = `
-  SELECT e.*, ee.model_id AS embedding_model,
-         (SELECT array_agg(m.id ORDER BY m.sent_at, m.seq) FROM messages m WHERE m.episode_id = e.id) AS message_ids,
-         (SELECT array_agg(DISTINCT l.node_id) FROM semantic_episode_links l JOIN semantic_nodes n ON n.id = l.node_id AND n.tier <> 'trash'
-          WHERE l.owner_id = e.owner_id AND l.episode_id = e.id) AS semantic_node_ids
+  SELECT json_build_array(e.id, e.owner_id, e.conversation_id, e.episode_type, e.level, e.title, e.content, e.summary,
+           e.start_at, e.end_at, e.utc_offset_min, e.metadata, e.structured_data, e.keywords, e.importance, e.recall_count,
+           e.last_accessed, e.builder, e.processing_status, e.processing_version, e.created_at, e.updated_at, ee.model_id,
+           (SELECT json_agg(m.id ORDER BY m.sent_at, m.seq) FROM messages m WHERE m.episode_id = e.id),
+           (SELECT json_agg(DISTINCT l.node_id) FROM semantic_episode_links l JOIN semantic_nodes n ON n.id = l.node_id AND n.tier <> 'trash'
+            WHERE l.owner_id = e.owner_id AND l.episode_id = e.id)) AS episode
   FROM episodes e LEFT JOIN episode_embeddings ee ON ee.episode_id = e.id`;
 
-function toEpisode(r: EpisodeRow): Episode {
+function toEpisode({ episode }: { episode: EpisodeJson }): Episode {
+  const [
+    id,
+    ownerId,
+    conversationId,
+    episodeType,
+    level,
+    title,
+    content,
+    summary,
+    start,
+    end,
+    utcOffsetMin,
+    metadata,
+    structuredData,
+    keywords,
+    importance,
+    recallCount,
+    lastAccessed,
+    builder,
+    processingStatus,
+    processingVersion,
+    createdAt,
+    updatedAt,
+    embeddingModel,
+    messageIds,
+    semanticNodeIds,
+  ] = episode;
   return {
-    id: r.id,
-    ownerId: r.owner_id,
-    conversationId: r.conversation_id,
-    episodeType: r.episode_type,
-    level: r.level as Episode['level'],
-    title: r.title,
-    content: r.content,
-    summary: r.summary,
-    temporal: { start: r.start_at, end: r.end_at, utcOffsetMin: r.utc_offset_min },
-    metadata: r.metadata,
-    structuredData: r.structured_data,
-    keywords: r.keywords,
-    importance: r.importance,
-    recallCount: r.recall_count,
-    lastAccessed: r.last_accessed,
-    builder: r.builder,
-    processingStatus: r.processing_status,
-    processingVersion: r.processing_version,
-    embeddingModel: r.embedding_model,
-    messageIds: r.message_ids ?? [],
-    semanticNodeIds: r.semantic_node_ids ?? [],
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    id,
+    ownerId,
+    conversationId,
+    episodeType,
+    level: level as Episode['level'],
+    title,
+    content,
+    summary,
+    temporal: { start: new Date(start), end: new Date(end), utcOffsetMin },
+    metadata,
+    structuredData,
+    keywords,
+    importance,
+    recallCount,
+    lastAccessed: lastAccessed === null ? null : new Date(lastAccessed),
+    builder,
+    processingStatus,
+    processingVersion,
+    embeddingModel,
+    messageIds: messageIds ?? [],
+    semanticNodeIds: semanticNodeIds ?? [],
+    createdAt: new Date(createdAt),
+    updatedAt: new Date(updatedAt),
   };
 }
 
@@ -215,15 +245,18 @@ export function episodeReads(q: Sql) {
   const readResults = resultsReader(q);
   return {
     async get(ownerId: string, id: string): Promise<Episode | null> {
-      const r = await q.query<EpisodeRow>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = $2`, [ownerId, id]);
+      const r = await q.query<{ episode: EpisodeJson }>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = $2`, [ownerId, id]);
       return r.rows[0] ? toEpisode(r.rows[0]) : null;
     },
 
     /** Episodes by id, in the order asked for; unknown ids are skipped. */
     async getMany(ownerId: string, ids: readonly string[]): Promise<Episode[]> {
       if (ids.length === 0) return [];
-      const r = await q.query<EpisodeRow>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`, [ownerId, ids]);
-      const byId = new Map(r.rows.map((row) => [row.id, toEpisode(row)]));
+      const r = await q.query<{ episode: EpisodeJson }>(`${episodeSelect} WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`, [
+        ownerId,
+        ids,
+      ]);
+      const byId = new Map(r.rows.map((row) => [row.episode[0], toEpisode(row)]));
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
 
@@ -282,7 +315,7 @@ export function episodeReads(q: Sql) {
       }
       const where = filterSql(o, p);
       const tiers = o.tiers ? ` AND e.tier = ANY(${p.add(o.tiers)}::text[])` : ` AND e.tier <> 'trash'`;
-      const r = await q.query<EpisodeRow>(
+      const r = await q.query<{ episode: EpisodeJson }>(
         `${episodeSelect} WHERE e.owner_id = ${owner}${where}${tiers}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
         p.values,
       );
@@ -291,7 +324,7 @@ export function episodeReads(q: Sql) {
 
     /** The conversation's most recent episode: where newly arrived messages may continue. */
     async latestInConversation(ownerId: string, conversationId: string): Promise<Episode | null> {
-      const r = await q.query<EpisodeRow>(
+      const r = await q.query<{ episode: EpisodeJson }>(
         `${episodeSelect} WHERE e.owner_id = $1 AND e.conversation_id = $2 ORDER BY e.end_at DESC, e.id DESC LIMIT 1`,
         [ownerId, conversationId],
       );
