@@ -36,8 +36,8 @@ export interface FoundMemories {
  * the strongest keyword match. The re-sort scores messages by the query's words, so a hit whose episode
  * matches them strongly is the one worth reading; one keyword search did not find has nothing for it to
  * score. LoCoMo dev, use-lite, 1000 words: a page of 10 0.719 re-sorted alone, 0.788 so, 0.790 with as
- * many again — which costs a 100k-episode hybrid search ~4 ms more, half as many costs no more than
- * the noise. They keep the places episodes had among the hits, so facts stay where fusion put them.
+ * many again — which costs a 100k-episode hybrid search ~2 ms more, where half as many costs no more
+ * than the noise. They keep the places episodes had among the hits, so facts stay where fusion put them.
  * Their rows are read here, with their messages, in the one query that reads the page's rows anyway.
  */
 async function rerankEpisodes(
