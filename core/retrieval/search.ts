@@ -101,8 +101,9 @@ export interface SearchRequest {
    */
   similarities?: boolean | undefined;
   /**
-   * Re-sorts the best `depth` hits (of every kind, in their order) before they are cut to `limit`, so a
-   * hit just below the page can move onto it; candidates are still drawn for `limit`.
+   * Re-sorts the best hits (of every kind, in their order; `depth` of them, or the page if it holds more)
+   * before they are cut to `limit`, so a hit just below the page can move onto it; candidates are still
+   * drawn for `limit`.
    */
   resort?: { depth: number; by: (hits: Hit[], termStats: SearchOutcome['termStats']) => Promise<Hit[]> } | undefined;
 }
