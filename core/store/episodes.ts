@@ -191,6 +191,9 @@ type ResultJson = [
   participants?: string[],
 ];
 
+/** What an episode header names beyond its title and time, as JSON: topics, named people and things, participants. */
+const headerFacets = `e.keywords, COALESCE(e.metadata->'entities', '[]'), COALESCE(e.metadata->'participants', '[]')`;
+
 /**
  * Search results in one JSON value: PGlite turns each field of a row into a JS value on its own, which
  * for a page of results with their messages cost more than Postgres took to find them.
@@ -198,10 +201,9 @@ type ResultJson = [
 function resultsReader(q: Sql) {
   return async (ownerId: string, ids: readonly string[], full: boolean) => {
     if (ids.length === 0) return [];
+    // Unqualified, messageColumns name the subquery's own table (the innermost FROM answers first).
     const message = full ? `json_build_array(${messageColumns})` : 'json_build_array(m.id, m.external_id, m.speaker, m.sent_at)';
-    const header = full
-      ? `, e.conversation_id, e.keywords, COALESCE(e.metadata->'entities', '[]'), COALESCE(e.metadata->'participants', '[]')`
-      : '';
+    const header = full ? `, e.conversation_id, ${headerFacets}` : '';
     const r = await q.query<{ results: ResultJson[] }>(
       `SELECT COALESCE(json_agg(json_build_array(e.id, e.title, e.summary, e.content, e.start_at, e.end_at, e.utc_offset_min,
                 (SELECT COALESCE(json_agg(${message} ORDER BY m.sent_at, m.seq), '[]') FROM messages m WHERE m.episode_id = e.id)${header})), '[]') AS results
@@ -290,7 +292,7 @@ export function episodeReads(q: Sql) {
       type HeaderJson = [string, string | null, string, string, string, string, number, string[], string[], string[]];
       const r = await q.query<{ headers: HeaderJson[] }>(
         `SELECT COALESCE(json_agg(json_build_array(e.id, e.conversation_id, e.title, e.summary, e.start_at, e.end_at, e.utc_offset_min,
-                  e.keywords, COALESCE(e.metadata->'entities', '[]'), COALESCE(e.metadata->'participants', '[]'))), '[]') AS headers
+                  ${headerFacets})), '[]') AS headers
          FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
         [ownerId, ids],
       );
