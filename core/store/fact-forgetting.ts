@@ -136,8 +136,11 @@ export function factForgettingReads(q: Sql) {
     async evictionOrder(ownerId: string, high: number, low: number, limit: number, exclude: readonly string[]): Promise<Fact[]> {
       return queryFacts(
         q,
-        `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' AND importance < $2 AND marked_important IS NOT TRUE AND NOT (id = ANY($5::uuid[]))
-         ORDER BY (importance < $3) DESC, COALESCE(last_accessed, updated_at), importance, id LIMIT $4`,
+        {
+          where: `owner_id = $1 AND tier <> 'trash' AND importance < $2 AND marked_important IS NOT TRUE AND NOT (id = ANY($5::uuid[]))`,
+          order: '(importance < $3) DESC, COALESCE(last_accessed, updated_at), importance, id',
+          limit: '$4',
+        },
         [ownerId, high, low, limit, exclude],
       );
     },
@@ -145,26 +148,24 @@ export function factForgettingReads(q: Sql) {
     /** The forget instructions `oldest`, `least important` and `before:<time>` pick from facts outside the trash. */
     async pick(ownerId: string, o: { order: 'lru' | 'importance'; limit: number } | { createdBefore: Date }): Promise<Fact[]> {
       if ('createdBefore' in o) {
-        return queryFacts(
-          q,
-          `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' AND created_at < $2 ORDER BY created_at, id`,
-          [ownerId, o.createdBefore],
-        );
+        return queryFacts(q, { where: `owner_id = $1 AND tier <> 'trash' AND created_at < $2`, order: 'created_at, id' }, [
+          ownerId,
+          o.createdBefore,
+        ]);
       }
       const order = o.order === 'lru' ? 'COALESCE(last_accessed, updated_at), id' : 'importance, COALESCE(last_accessed, updated_at), id';
-      return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash' ORDER BY ${order} LIMIT $2`, [
-        ownerId,
-        o.limit,
-      ]);
+      return queryFacts(q, { where: `owner_id = $1 AND tier <> 'trash'`, order, limit: '$2' }, [ownerId, o.limit]);
     },
 
     /** Every fact of the owner mentioning `needle` in its key, value, context or any version (forget-about). */
     async mentioning(ownerId: string, needle: string): Promise<Fact[]> {
       return queryFacts(
         q,
-        `SELECT n.* FROM semantic_nodes n WHERE n.owner_id = $1 AND (
+        {
+          where: `n.owner_id = $1 AND (
            strpos(lower(n.label || ' ' || n.value || ' ' || n.context), lower($2)) > 0
            OR EXISTS (SELECT 1 FROM semantic_versions v WHERE v.node_id = n.id AND strpos(lower(v.value || ' ' || v.context), lower($2)) > 0))`,
+        },
         [ownerId, needle],
       );
     },
@@ -174,7 +175,9 @@ export function factForgettingReads(q: Sql) {
       if (episodeIds.length === 0) return [];
       return queryFacts(
         q,
-        `SELECT n.* FROM semantic_nodes n WHERE n.owner_id = $1 AND EXISTS (SELECT 1 FROM semantic_versions v WHERE v.node_id = n.id AND v.episode_id = ANY($2::uuid[]))`,
+        {
+          where: 'n.owner_id = $1 AND EXISTS (SELECT 1 FROM semantic_versions v WHERE v.node_id = n.id AND v.episode_id = ANY($2::uuid[]))',
+        },
         [ownerId, episodeIds],
       );
     },

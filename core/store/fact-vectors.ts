@@ -39,12 +39,18 @@ export function factVectorReads(q: Sql) {
       const p = new Params();
       const owner = p.add(ownerId);
       const d = space.dimensions;
+      const query = evaluatedOnce(`${p.add(vectorParam(vector))}::real[]::halfvec(${d})`);
+      // Facts are joined only to filter by their metadata. Joined for every vector (to keep out one a move
+      // to archive or trash left behind), they doubled the statement: 1,333 facts, 12.7 against 6.9 ms.
+      // The few facts outside the active tier are excluded instead, by the index that holds them.
+      const filters = factFilterSql(o.filters, p, 'n');
+      const join = filters ? ` JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner}${filters}` : '';
       const r = await q.query<{ node_id: string; distance: number }>(
-        `SELECT se.node_id, se.embedding::halfvec(${d}) <=> ${evaluatedOnce(`${p.add(vectorParam(vector))}::real[]::halfvec(${d})`)} AS distance
-         FROM semantic_embeddings se
-         JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner} AND n.tier = 'active'${factFilterSql(o.filters, p, 'n')}
+        `SELECT se.node_id, se.embedding::halfvec(${d}) <=> ${query} AS distance
+         FROM semantic_embeddings se${join}
          WHERE se.owner_id = ${owner} AND se.model_id = ${p.add(space.modelId)}
-         ORDER BY distance LIMIT ${p.add(o.limit)}`,
+           AND se.node_id NOT IN (SELECT x.id FROM semantic_nodes x WHERE x.owner_id = ${owner} AND x.tier <> 'active')
+         ORDER BY distance, se.node_id LIMIT ${p.add(o.limit)}`,
         p.values,
       );
       return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance }));
@@ -70,8 +76,12 @@ export function factVectorReads(q: Sql) {
     async stale(ownerId: string, modelId: string, limit: number): Promise<Fact[]> {
       return queryFacts(
         q,
-        `SELECT n.* FROM semantic_nodes n LEFT JOIN semantic_embeddings se ON se.node_id = n.id
-         WHERE n.owner_id = $1 AND n.tier = 'active' AND (se.model_id IS NULL OR se.model_id <> $2) ORDER BY n.created_at LIMIT $3`,
+        {
+          // A fact has at most one vector (node_id is its key): stale when it has none of this model.
+          where: `n.owner_id = $1 AND n.tier = 'active' AND NOT EXISTS (SELECT 1 FROM semantic_embeddings se WHERE se.node_id = n.id AND se.model_id = $2)`,
+          order: 'created_at',
+          limit: '$3',
+        },
         [ownerId, modelId, limit],
       );
     },

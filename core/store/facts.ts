@@ -12,72 +12,121 @@ import { Params, type Sql } from './sql.js';
 
 export type FactTier = Fact['tier'];
 
-interface FactRow {
-  id: string;
-  owner_id: string;
-  key: string;
-  entity_type: string;
-  label: string;
-  value: string;
-  context: string;
-  confidence: number;
-  version: number;
-  discovery_episode_id: string | null;
-  discovery_method: DiscoveryMethod;
-  keywords: string[];
-  tags: string[];
-  source: string | null;
-  access_count: number;
-  last_accessed: Date | null;
-  relevance: number;
-  importance: number;
-  base_importance: number | null;
-  tokens: number;
-  tier: FactTier;
-  tier_changed_at: Date | null;
-  tier_reason: string | null;
-  marked_important: boolean | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A fact as `factJson` gives it: one JSON array a row, which PGlite turns into JS at a fraction of the cost of one value a column. */
+type FactJson = [
+  id: string,
+  ownerId: string,
+  key: string,
+  entityType: string,
+  label: string,
+  value: string,
+  context: string,
+  confidence: number,
+  version: number,
+  discoveryEpisodeId: string | null,
+  discoveryMethod: DiscoveryMethod,
+  keywords: string[],
+  tags: string[],
+  source: string | null,
+  accessCount: number,
+  lastAccessed: string | null,
+  relevance: number,
+  importance: number,
+  baseImportance: number | null,
+  tokens: number,
+  tier: FactTier,
+  tierChangedAt: string | null,
+  tierReason: string | null,
+  markedImportant: boolean | null,
+  createdAt: string,
+  updatedAt: string,
+];
 
-function toFact(r: FactRow): Fact {
+const factJson = `json_build_array(n.id, n.owner_id, n.key, n.entity_type, n.label, n.value, n.context, n.confidence, n.version,
+  n.discovery_episode_id, n.discovery_method, n.keywords, n.tags, n.source, n.access_count, n.last_accessed, n.relevance,
+  n.importance, n.base_importance, n.tokens, n.tier, n.tier_changed_at, n.tier_reason, n.marked_important, n.created_at,
+  n.updated_at) AS fact`;
+
+const dateOrNull = (s: string | null): Date | null => (s === null ? null : new Date(s));
+
+function toFact({ fact }: { fact: FactJson }): Fact {
+  const [
+    id,
+    ownerId,
+    key,
+    entityType,
+    label,
+    value,
+    context,
+    confidence,
+    version,
+    discoveryEpisodeId,
+    discoveryMethod,
+    keywords,
+    tags,
+    source,
+    accessCount,
+    lastAccessed,
+    relevance,
+    importance,
+    baseImportance,
+    tokens,
+    tier,
+    tierChangedAt,
+    tierReason,
+    markedImportant,
+    createdAt,
+    updatedAt,
+  ] = fact;
   return {
-    id: r.id,
-    ownerId: r.owner_id,
-    key: r.key,
-    entityType: r.entity_type,
-    label: r.label,
-    value: r.value,
-    context: r.context,
-    confidence: r.confidence,
-    version: r.version,
-    discoveryEpisodeId: r.discovery_episode_id,
-    discoveryMethod: r.discovery_method,
-    keywords: r.keywords,
-    tags: r.tags,
-    source: r.source,
-    accessCount: r.access_count,
-    lastAccessed: r.last_accessed,
-    relevance: r.relevance,
-    importance: r.importance,
-    baseImportance: r.base_importance,
-    tokens: r.tokens,
-    tier: r.tier,
-    tierChangedAt: r.tier_changed_at,
-    tierReason: parseReason(r.tier_reason),
-    markedImportant: r.marked_important,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    id,
+    ownerId,
+    key,
+    entityType,
+    label,
+    value,
+    context,
+    confidence,
+    version,
+    discoveryEpisodeId,
+    discoveryMethod,
+    keywords,
+    tags,
+    source,
+    accessCount,
+    lastAccessed: dateOrNull(lastAccessed),
+    relevance,
+    importance,
+    baseImportance,
+    tokens,
+    tier,
+    tierChangedAt: dateOrNull(tierChangedAt),
+    tierReason: parseReason(tierReason),
+    markedImportant,
+    createdAt: new Date(createdAt),
+    updatedAt: new Date(updatedAt),
   };
 }
 
+/** Which facts to read: conditions on `semantic_nodes n`, and optionally their order and how many. */
+export interface FactSelection {
+  where: string;
+  order?: string;
+  limit?: string;
+}
+
 /**
- * Runs a query whose rows are whole `semantic_nodes` rows (`SELECT n.* …`) and returns them as facts:
- * the one mapping from the table to the domain type, shared by every fact repository.
+ * Reads whole facts: the one mapping from the table to the domain type, shared by every fact
+ * repository. The rows are ordered and cut first and made JSON after: made before, every fact of
+ * the owner would be (1,333 facts, a page of 83: 8.4 ms against 1.5).
  */
-export async function queryFacts(q: Sql, sql: string, params: unknown[]): Promise<Fact[]> {
-  const r = await q.query<FactRow>(sql, params);
+export async function queryFacts(q: Sql, s: FactSelection, params: unknown[]): Promise<Fact[]> {
+  const order = s.order ? ` ORDER BY ${s.order}` : '';
+  const limit = s.limit ? ` LIMIT ${s.limit}` : '';
+  const r = await q.query<{ fact: FactJson }>(
+    `SELECT ${factJson} FROM (SELECT * FROM semantic_nodes n WHERE ${s.where}${order}${limit}) n${order}`,
+    params,
+  );
   return r.rows.map(toFact);
 }
 
@@ -159,13 +208,13 @@ function scopeSql(ownerId: string, o: FactScope, p: Params): string {
 export function factReads(q: Sql) {
   return {
     async byKey(ownerId: string, key: string): Promise<Fact | null> {
-      const [fact] = await queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND key = $2`, [ownerId, key]);
+      const [fact] = await queryFacts(q, { where: 'owner_id = $1 AND key = $2' }, [ownerId, key]);
       return fact ?? null;
     },
 
     async byIds(ownerId: string, ids: readonly string[]): Promise<Fact[]> {
       if (ids.length === 0) return [];
-      return queryFacts(q, `SELECT * FROM semantic_nodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, ids]);
+      return queryFacts(q, { where: 'owner_id = $1 AND id = ANY($2::uuid[])' }, [ownerId, ids]);
     },
 
     /** Facts page by page, newest change first; trashed ones only when asked for. */
@@ -177,11 +226,7 @@ export function factReads(q: Sql) {
       let where = scopeSql(ownerId, { tiers: o.tiers }, p);
       if (o.entityType) where += ` AND entity_type = ${p.add(o.entityType)}`;
       if (o.before) where += ` AND (updated_at, id) < (${p.add(o.before.at)}, ${p.add(o.before.id)}::uuid)`;
-      return queryFacts(
-        q,
-        `SELECT * FROM semantic_nodes WHERE ${where} ORDER BY updated_at DESC, id DESC LIMIT ${p.add(o.limit)}`,
-        p.values,
-      );
+      return queryFacts(q, { where, order: 'updated_at DESC, id DESC', limit: p.add(o.limit) }, p.values);
     },
 
     /**
@@ -195,11 +240,7 @@ export function factReads(q: Sql) {
       const a = o.after;
       if (a)
         where += ` AND (importance, confidence, updated_at, id) < (${p.add(a.importance)}::real, ${p.add(a.confidence)}::real, ${p.add(a.updatedAt)}, ${p.add(a.id)}::uuid)`;
-      return queryFacts(
-        q,
-        `SELECT * FROM semantic_nodes WHERE ${where} ORDER BY importance DESC, confidence DESC, updated_at DESC, id DESC LIMIT ${p.add(o.limit)}`,
-        p.values,
-      );
+      return queryFacts(q, { where, order: 'importance DESC, confidence DESC, updated_at DESC, id DESC', limit: p.add(o.limit) }, p.values);
     },
 
     /** How many facts there are in these tiers and scope. */
