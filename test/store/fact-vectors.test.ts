@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { FactFilters } from '../../core/store/facts.js';
 import type { Store } from '../../core/store/store.js';
 import { addFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
@@ -53,6 +54,25 @@ describe('fact vectors repository', () => {
     await store().transaction((r) => r.factVectors.remove(a, [fact]));
     expect(await store().read.factVectors.any(a, SPACE.modelId)).toBe(false);
     expect(await store().read.factVectors.presence(a, SPACE.modelId)).toEqual({ facts: false, vectors: false });
+  });
+
+  it('narrows by the facts’ metadata, and leaves out a vector a move left behind, filtered or not', async () => {
+    const [a] = owners();
+    const [north, east, west] = [
+      await addFact(store(), a, 'thing:north', 'up'),
+      await addFact(store(), a, 'place:east', 'right'),
+      await addFact(store(), a, 'place:west', 'left'),
+    ];
+    await store().transaction(async (r) => {
+      await r.factVectors.set(a, north, SPACE.modelId, vec(0, 1, 0));
+      await r.factVectors.set(a, east, SPACE.modelId, vec(1, 0, 0));
+      await r.factVectors.set(a, west, SPACE.modelId, vec(-1, 0.1, 0));
+      await r.facts.setTier(a, [west], 'archived', null, NOW);
+    });
+    const search = (filters: FactFilters) => store().read.factVectors.search(a, SPACE, vec(0, 1, 0), { limit: 10, filters });
+    expect((await search({})).map((h) => h.id)).toEqual([north, east]);
+    expect((await search({ entityTypes: ['place'] })).map((h) => h.id)).toEqual([east]);
+    expect((await search({ entityTypes: ['thing'], minImportance: 0.9 })).map((h) => h.id)).toEqual([]);
   });
 
   it('never shows or changes one owner’s vectors to another', async () => {
