@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
-import type { DiscoveryMethod, Fact } from '../domain/fact.js';
+import type { Fact } from '../domain/fact.js';
 import { Params, type Sql } from './sql.js';
 
 /**
@@ -12,99 +12,31 @@ import { Params, type Sql } from './sql.js';
 
 export type FactTier = Fact['tier'];
 
-/** A fact as `factJson` gives it: one JSON array a row, which PGlite turns into JS at a fraction of the cost of one value a column. */
-type FactJson = [
-  id: string,
-  ownerId: string,
-  key: string,
-  entityType: string,
-  label: string,
-  value: string,
-  context: string,
-  confidence: number,
-  version: number,
-  discoveryEpisodeId: string | null,
-  discoveryMethod: DiscoveryMethod,
-  keywords: string[],
-  tags: string[],
-  source: string | null,
-  accessCount: number,
-  lastAccessed: string | null,
-  relevance: number,
-  importance: number,
-  baseImportance: number | null,
-  tokens: number,
-  tier: FactTier,
-  tierChangedAt: string | null,
-  tierReason: string | null,
-  markedImportant: boolean | null,
-  createdAt: string,
-  updatedAt: string,
-];
+/** A fact as `factJson` gives it: one JSON object a row, which PGlite turns into JS at a fraction of the cost of one value a column. */
+type FactJson = Omit<Fact, 'lastAccessed' | 'tierChangedAt' | 'tierReason' | 'createdAt' | 'updatedAt'> & {
+  lastAccessed: string | null;
+  tierChangedAt: string | null;
+  tierReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
 
-const factJson = `json_build_array(n.id, n.owner_id, n.key, n.entity_type, n.label, n.value, n.context, n.confidence, n.version,
-  n.discovery_episode_id, n.discovery_method, n.keywords, n.tags, n.source, n.access_count, n.last_accessed, n.relevance,
-  n.importance, n.base_importance, n.tokens, n.tier, n.tier_changed_at, n.tier_reason, n.marked_important, n.created_at,
-  n.updated_at) AS fact`;
+const factJson = `json_build_object('id', n.id, 'ownerId', n.owner_id, 'key', n.key, 'entityType', n.entity_type, 'label', n.label,
+  'value', n.value, 'context', n.context, 'confidence', n.confidence, 'version', n.version,
+  'discoveryEpisodeId', n.discovery_episode_id, 'discoveryMethod', n.discovery_method, 'keywords', n.keywords, 'tags', n.tags,
+  'source', n.source, 'accessCount', n.access_count, 'lastAccessed', n.last_accessed, 'relevance', n.relevance,
+  'importance', n.importance, 'baseImportance', n.base_importance, 'tokens', n.tokens, 'tier', n.tier,
+  'tierChangedAt', n.tier_changed_at, 'tierReason', n.tier_reason, 'markedImportant', n.marked_important,
+  'createdAt', n.created_at, 'updatedAt', n.updated_at) AS fact`;
 
-const dateOrNull = (s: string | null): Date | null => (s === null ? null : new Date(s));
-
-function toFact({ fact }: { fact: FactJson }): Fact {
-  const [
-    id,
-    ownerId,
-    key,
-    entityType,
-    label,
-    value,
-    context,
-    confidence,
-    version,
-    discoveryEpisodeId,
-    discoveryMethod,
-    keywords,
-    tags,
-    source,
-    accessCount,
-    lastAccessed,
-    relevance,
-    importance,
-    baseImportance,
-    tokens,
-    tier,
-    tierChangedAt,
-    tierReason,
-    markedImportant,
-    createdAt,
-    updatedAt,
-  ] = fact;
+function toFact({ fact: f }: { fact: FactJson }): Fact {
   return {
-    id,
-    ownerId,
-    key,
-    entityType,
-    label,
-    value,
-    context,
-    confidence,
-    version,
-    discoveryEpisodeId,
-    discoveryMethod,
-    keywords,
-    tags,
-    source,
-    accessCount,
-    lastAccessed: dateOrNull(lastAccessed),
-    relevance,
-    importance,
-    baseImportance,
-    tokens,
-    tier,
-    tierChangedAt: dateOrNull(tierChangedAt),
-    tierReason: parseReason(tierReason),
-    markedImportant,
-    createdAt: new Date(createdAt),
-    updatedAt: new Date(updatedAt),
+    ...f,
+    lastAccessed: f.lastAccessed === null ? null : new Date(f.lastAccessed),
+    tierChangedAt: f.tierChangedAt === null ? null : new Date(f.tierChangedAt),
+    tierReason: parseReason(f.tierReason),
+    createdAt: new Date(f.createdAt),
+    updatedAt: new Date(f.updatedAt),
   };
 }
 
