@@ -131,9 +131,15 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       for (const line of repair.repaired) ctx.warn(`repaired: ${line}`);
       for (const line of repair.unrepaired) ctx.warn(`could not repair: ${line}`);
     }
-    // The model's vector index, before any search needs it: an upgrade that changed its layout dropped
-    // the old one, and without it every vector search reads every vector.
-    if (embedder) await store.transaction((r) => r.vectors.ensureIndex({ modelId: embedder.modelId, dimensions: embedder.dimensions }));
+    // The model's vector indexes, before any search needs them: an upgrade that changed their layout
+    // dropped the old ones, and without them every vector search reads every vector.
+    if (embedder) {
+      const space = { modelId: embedder.modelId, dimensions: embedder.dimensions };
+      await store.transaction(async (r) => {
+        await r.vectors.ensureIndex(space);
+        await r.factVectors.ensureIndex(space);
+      });
+    }
   } catch (e) {
     await store.close();
     throw e;

@@ -525,7 +525,7 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
     if (g.emptied)
       await q.query(`DELETE FROM bm25_terms WHERE owner_id = $1 AND id = ANY($2::int[]) AND df <= 0`, [ownerId, int4Array(g.emptied)]);
     if (g.n > 0) await adjustStats(q, ownerId, -1, g.n, g.postings, [g.l1, g.l2, g.l3, g.l4, g.l5]);
-    track(g.postings);
+    track.postings(g.postings);
   }
 
   /**
@@ -558,7 +558,7 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
         ownerId,
         docs.map((d) => entryOf(d, st, params)),
       );
-      track(postings);
+      track.postings(postings);
     },
 
     remove,
@@ -612,7 +612,7 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
           docCount += docs.length;
           const added = rows.reduce((n, r) => n + r.termIds.length, 0);
           postings += added;
-          track(added);
+          track.postings(added);
         },
 
         async finish(): Promise<void> {
@@ -688,7 +688,7 @@ export function bm25Writes(q: Sql, track: WriteTracker) {
       for (const e of entries) e.lengths.forEach((l, i) => (lengths[i] = lengths[i]! + l));
       const postings = entries.reduce((n, e) => n + e.terms.length, 0);
       await adjustStats(q, ownerId, 1, entries.length, postings, lengths);
-      track(postings);
+      track.postings(postings);
       return entries.map((e) => e.episodeId);
     },
 

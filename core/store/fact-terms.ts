@@ -75,7 +75,8 @@ export function factTermWrites(q: Sql, track: WriteTracker) {
           [ownerId, factId, [...terms.keys()], [...terms.values()]],
         );
       }
-      track(terms.size);
+      track.postings(terms.size);
+      track.facts(1);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
 import type { Fact } from '../domain/fact.js';
-import { Params, type Sql } from './sql.js';
+import { Params, type Sql, type WriteTracker } from './sql.js';
 
 /**
  * Facts (table `semantic_nodes`): one private fact per key and owner, with its current value, its
@@ -247,7 +247,7 @@ export function factReads(q: Sql) {
   };
 }
 
-export function factWrites(q: Sql) {
+export function factWrites(q: Sql, track: WriteTracker) {
   return {
     async insert(ownerId: string, n: NewFact, now: Date): Promise<string> {
       const id = randomUUID();
@@ -316,6 +316,7 @@ export function factWrites(q: Sql) {
         `UPDATE semantic_nodes SET tier = $3, tier_reason = $4, tier_changed_at = $5 WHERE owner_id = $1 AND id = ANY($2::uuid[]) RETURNING id`,
         [ownerId, ids, tier, reason && serializeReason(reason), now],
       );
+      track.facts(r.rows.length);
       return r.rows.map((x) => x.id);
     },
 
@@ -344,6 +345,7 @@ export function factWrites(q: Sql) {
         ownerId,
         ids,
       ]);
+      track.facts(r.rows.length);
       return r.rows.map((x) => x.id);
     },
   };

@@ -63,7 +63,7 @@ export function writeRepos(q: Sql, track: WriteTracker) {
     vectors: { ...r.vectors, ...vectorWrites(q) },
     graph: { ...r.graph, ...graphWrites(q) },
     forgetting: { ...r.forgetting, ...forgettingWrites(q) },
-    facts: { ...r.facts, ...factWrites(q) },
+    facts: { ...r.facts, ...factWrites(q, track) },
     factVersions: { ...r.factVersions, ...factVersionWrites(q) },
     factLinks: { ...r.factLinks, ...factLinkWrites(q) },
     relationships: { ...r.relationships, ...relationshipWrites(q) },

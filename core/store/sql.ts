@@ -9,8 +9,14 @@ export interface Sql {
   exec(text: string): Promise<Results[]>;
 }
 
-/** Called with the number of index rows a write touched, so the store knows when to maintain itself. */
-export type WriteTracker = (rows: number) => void;
+/**
+ * Told what a write changed, so the store knows when to maintain itself: rows of the keyword indexes
+ * (episodes' and facts'), and facts added, changed, moved between tiers or deleted.
+ */
+export interface WriteTracker {
+  postings(rows: number): void;
+  facts(count: number): void;
+}
 
 /** Builds a parameter list alongside SQL text so dynamic filters stay parameterised. */
 export class Params {

@@ -13,12 +13,16 @@ export interface VectorHit {
 }
 
 /** Model ids go into index names and partial-index predicates, so they are quoted, never interpolated raw. */
-function quoteLiteral(s: string): string {
+export function quoteLiteral(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-function indexName(space: VectorSpace): string {
-  return `episode_hnsw_${createHash('sha1').update(`${space.modelId}:${space.dimensions}:bits`).digest('hex').slice(0, 12)}`;
+/** The tables whose vectors get a sign-bit index per model, and the prefix of that index's name. */
+const indexedTables = { episode_embeddings: 'episode_hnsw', semantic_embeddings: 'fact_hnsw' } as const;
+type IndexedTable = keyof typeof indexedTables;
+
+function indexName(table: IndexedTable, space: VectorSpace): string {
+  return `${indexedTables[table]}_${createHash('sha1').update(`${space.modelId}:${space.dimensions}:bits`).digest('hex').slice(0, 12)}`;
 }
 
 /**
@@ -38,7 +42,7 @@ const OVERSAMPLE = 4;
 const HEAD = 40;
 
 /** How many neighbours by sign bits are read to return the `limit` nearest by exact similarity. */
-function signBitReads(limit: number): number {
+export function signBitReads(limit: number): number {
   return limit + (OVERSAMPLE - 1) * Math.min(limit, HEAD);
 }
 
@@ -49,6 +53,20 @@ function signBitReads(limit: number): number {
  */
 export function signBits(column: string, dimensions: number): string {
   return `binary_quantize(${column}::halfvec(${dimensions}))::bit(${dimensions})`;
+}
+
+/**
+ * Creates the model's sign-bit HNSW index over `table` if it is missing (DDL: a write). A candidate list
+ * of 32 while building (pgvector's default is 64) halved the cost of inserting whole vectors at the
+ * same recall; over sign bits, with the re-ranking above, it finds 0.97 of the exact 40 nearest.
+ */
+export async function ensureSignBitIndex(q: Sql, table: IndexedTable, space: VectorSpace): Promise<void> {
+  if (!Number.isInteger(space.dimensions) || space.dimensions <= 0) throw new Error(`bad dimension ${space.dimensions}`);
+  await q.exec(
+    `CREATE INDEX IF NOT EXISTS ${indexName(table, space)} ON ${table}
+     USING hnsw ((${signBits('embedding', space.dimensions)}) bit_hamming_ops) WITH (m = 16, ef_construction = 32)
+     WHERE model_id = ${quoteLiteral(space.modelId)}`,
+  );
 }
 
 function distanceExpr(space: VectorSpace, queryParam: string): string {
@@ -104,7 +122,7 @@ export function vectorReads(q: Sql) {
 
     /** Whether the model's nearest-neighbour index exists (a big import builds it at its end). */
     async indexed(space: VectorSpace): Promise<boolean> {
-      const r = await q.query(`SELECT 1 FROM pg_indexes WHERE indexname = $1`, [indexName(space)]);
+      const r = await q.query(`SELECT 1 FROM pg_indexes WHERE indexname = $1`, [indexName('episode_embeddings', space)]);
       return r.rows.length > 0;
     },
 
@@ -126,18 +144,9 @@ export function vectorReads(q: Sql) {
 
 export function vectorWrites(q: Sql) {
   return {
-    /**
-     * Creates the model's HNSW index the first time the model is used (DDL: a write). A candidate list
-     * of 32 while building (pgvector's default is 64) halved the cost of inserting whole vectors at the
-     * same recall; over sign bits, with the re-ranking above, it finds 0.97 of the exact 40 nearest.
-     */
+    /** Creates the model's episode index the first time the model is used (DDL: a write). */
     async ensureIndex(space: VectorSpace): Promise<void> {
-      if (!Number.isInteger(space.dimensions) || space.dimensions <= 0) throw new Error(`bad dimension ${space.dimensions}`);
-      await q.exec(
-        `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON episode_embeddings
-         USING hnsw ((${signBits('embedding', space.dimensions)}) bit_hamming_ops) WITH (m = 16, ef_construction = 32)
-         WHERE model_id = ${quoteLiteral(space.modelId)}`,
-      );
+      await ensureSignBitIndex(q, 'episode_embeddings', space);
     },
 
     /**
@@ -145,7 +154,7 @@ export function vectorWrites(q: Sql) {
      * again at its end (core/episodes/vector-index.ts). Searches meanwhile read every vector of the model.
      */
     async dropIndex(space: VectorSpace): Promise<void> {
-      await q.exec(`DROP INDEX IF EXISTS ${indexName(space)}`);
+      await q.exec(`DROP INDEX IF EXISTS ${indexName('episode_embeddings', space)}`);
     },
 
     /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FactFilters } from '../../core/store/facts.js';
 import type { Store } from '../../core/store/store.js';
-import { addFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
+import { addFact, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
 const nearest = (store: Store, ownerId: string, v: Float32Array, limit = 10) =>
   store.read.factVectors.search(ownerId, SPACE, v, { limit, filters: {} });
@@ -73,6 +73,35 @@ describe('fact vectors repository', () => {
     expect((await search({})).map((h) => h.id)).toEqual([north, east]);
     expect((await search({ entityTypes: ['place'] })).map((h) => h.id)).toEqual([east]);
     expect((await search({ entityTypes: ['thing'], minImportance: 0.9 })).map((h) => h.id)).toEqual([]);
+  });
+
+  it('with the model’s index, a person with more facts than are compared exactly still gets the nearest, archived ones left out', async () => {
+    const [a] = owners();
+    const space = { modelId: 'test-model-48', dimensions: 48 };
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    const vectors = Array.from({ length: 600 }, () => Float32Array.from({ length: space.dimensions }, random));
+    const ids = await store().transaction(async (r) => {
+      await r.factVectors.ensureIndex(space);
+      await r.factVectors.ensureIndex(space);
+      const ids: string[] = [];
+      for (const [i, v] of vectors.entries()) {
+        const id = await r.facts.insert(a, newFact(`thing:t${i}`, `value ${i}`), NOW);
+        await r.factVectors.set(a, id, space.modelId, v);
+        ids.push(id);
+      }
+      return ids;
+    });
+    const near = (i: number) => vectors[i]!.map((x, d) => x + (d % 5 === 0 ? 0.05 : 0));
+    const search = (v: Float32Array) => store().read.factVectors.search(a, space, v, { limit: 10, filters: {} });
+    for (const i of [3, 250, 599]) {
+      const hits = await search(near(i));
+      expect(hits[0]!.id).toBe(ids[i]);
+      expect(hits).toHaveLength(10);
+      expect(hits.map((h) => h.similarity)).toEqual([...hits.map((h) => h.similarity)].sort((x, y) => y - x));
+    }
+    await store().transaction((r) => r.facts.setTier(a, [ids[250]!], 'archived', null, NOW));
+    expect((await search(near(250))).map((h) => h.id)).not.toContain(ids[250]);
   });
 
   it('never shows or changes one owner’s vectors to another', async () => {

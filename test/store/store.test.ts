@@ -7,6 +7,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Store } from '../../core/store/store.js';
 import { defaultMigrationsDir, migrate } from '../../core/store/migrate.js';
 import { writeRepos } from '../../core/store/repos.js';
+import type { WriteTracker } from '../../core/store/sql.js';
 import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir, useRealStoreStartup } from '../helpers/engine.js';
 import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
@@ -25,6 +26,9 @@ async function storeAtVersion(version: number): Promise<{ home: string; db: PGli
   return { home, db };
 }
 
+/** Writes made outside the store's transactions, which nothing maintains. */
+const untracked: WriteTracker = { postings: () => {}, facts: () => {} };
+
 /**
  * Writes through today's repositories into a store of an older version, which lacks columns today's
  * writes fill and has ones they leave alone: those are bridged for the write only.
@@ -33,7 +37,7 @@ async function writeAsBefore(tx: Transaction, write: (r: ReturnType<typeof write
   // Versions before 10 wrote a text hash with every message; today's writes leave it to this default.
   await tx.exec(`ALTER TABLE messages ALTER COLUMN content_hash SET DEFAULT 'x'`);
   await tx.exec(`ALTER TABLE conversations ADD COLUMN next_seq integer NOT NULL DEFAULT 0`);
-  await write(writeRepos(tx, () => {}));
+  await write(writeRepos(tx, untracked));
   await tx.exec(`ALTER TABLE conversations DROP COLUMN next_seq`);
 }
 
@@ -102,6 +106,33 @@ describe('the store on disk', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('keeps the planner’s count of facts current as they come one by one, and catches up at open', async () => {
+    // Facts never write enough to reach the episode index's maintenance; with a stale count the planner
+    // believed a person with 10,000 facts had one and compared every fact vector exactly.
+    const home = tempDir();
+    const plannerFacts = async () => {
+      const db = await PGlite.create({ dataDir: path.join(home, 'db', 'pg'), extensions: { vector } });
+      try {
+        return (await db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'semantic_nodes'`)).rows[0]!.n;
+      } finally {
+        await db.close();
+      }
+    };
+    const e = await openEngine({ home, embedder: null });
+    try {
+      for (let i = 0; i < 120; i++) await e.call('upsertKnowledge', { ownerId: 'me', key: `thing:t${i}`, value: `thing number ${i}` });
+    } finally {
+      await e.close();
+    }
+    // Refreshed after 50 writes, then after 55 more (a tenth of the facts counted then).
+    expect(await plannerFacts()).toBe(105);
+    const db = await PGlite.create({ dataDir: path.join(home, 'db', 'pg'), extensions: { vector } });
+    await db.exec(`UPDATE pg_class SET reltuples = 0 WHERE relname = 'semantic_nodes'`);
+    await db.close();
+    await (await Store.open({ dir: path.join(home, 'db') })).close();
+    expect(await plannerFacts()).toBe(120);
   });
 
   it('analyzes its tables from samples of 3,000 rows: histograms of at most 11 bounds', async () => {
@@ -234,7 +265,7 @@ describe('a new store, and an older one upgraded', () => {
     // A store as version 5 left it: postings with their by-episode index, documents without their postings.
     const { home, db } = await storeAtVersion(5);
     const ids = await db.transaction(async (tx) => {
-      const r = writeRepos(tx, () => {});
+      const r = writeRepos(tx, untracked);
       const ids = [await r.episodes.insert('me', null, draft('Gornergrat'), NOW), await r.episodes.insert('me', null, draft('Boots'), NOW)];
       const postings: [string, string, number][] = [
         ['snow', ids[0]!, 0.5],
@@ -318,7 +349,7 @@ describe('a new store, and an older one upgraded', () => {
     const owned: Record<string, string[]> = {};
     for (const owner of ['me', 'you']) {
       await db.transaction(async (tx) => {
-        const r = writeRepos(tx, () => {});
+        const r = writeRepos(tx, untracked);
         const df = new Map<string, number>();
         let length = 0;
         owned[owner] = [];
@@ -428,7 +459,7 @@ describe('a new store, and an older one upgraded', () => {
   it('upgrades a store of version 8: its vectors are kept at half precision, searched through an index of sign bits', async () => {
     const { home, db } = await storeAtVersion(8);
     const ids = await db.transaction(async (tx) => {
-      const r = writeRepos(tx, () => {});
+      const r = writeRepos(tx, untracked);
       const north = await r.episodes.insert('me', null, draft('North'), NOW);
       const east = await r.episodes.insert('me', null, draft('East'), NOW);
       // As version 8 stored them: full-precision vectors, and an index that copies each of them whole.
