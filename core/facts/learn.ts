@@ -113,11 +113,10 @@ export async function learnFact(ctx: EngineContext, ownerId: string, given: Fact
   return ctx.store.transaction(async (r) => {
     let existing = await r.facts.byKey(ownerId, parsed.key);
     let mergedSimilarity: number | null = null;
-    if (!existing && vector && ctx.embedder && (await r.factVectors.any(ownerId, ctx.embedder.modelId))) {
-      const [near] = await r.factVectors.search(ownerId, { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions }, vector, {
-        limit: 1,
-        filters: {},
-      });
+    if (!existing && vector && ctx.embedder) {
+      const space = { modelId: ctx.embedder.modelId, dimensions: ctx.embedder.dimensions };
+      const vectors = await r.factVectors.vectors(ownerId, space.modelId);
+      const [near] = vectors > 0 ? await r.factVectors.search(ownerId, space, vector, { limit: 1, filters: {}, vectors }) : [];
       if (near && near.similarity > cfg.duplicateThreshold) {
         existing = (await r.facts.byIds(ownerId, [near.id]))[0] ?? null;
         mergedSimilarity = near.similarity;

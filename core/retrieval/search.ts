@@ -74,6 +74,8 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
 
 export function factSource(store: Store, ownerId: string, filters: FactFilters, config: RetrievalConfig): SearchSource {
   const read = store.read;
+  // How many facts have vectors, as the presence probe counted them: it chooses how they are compared.
+  let vectors = 0;
   return {
     kind: 'semantic',
     keyword: (terms, limit) =>
@@ -81,8 +83,11 @@ export function factSource(store: Store, ownerId: string, filters: FactFilters, 
     presence: (modelId) =>
       store
         .untilNextWrite(`facts:${ownerId}:${modelId}`, (r) => r.factVectors.presence(ownerId, modelId))
-        .then((p) => ({ items: p.facts, vectors: p.vectors })),
-    nearest: (space, vector, limit) => read.factVectors.search(ownerId, space, vector, { limit, filters }),
+        .then((p) => {
+          vectors = p.vectors;
+          return { items: p.facts, vectors: p.vectors > 0 };
+        }),
+    nearest: (space, vector, limit) => read.factVectors.search(ownerId, space, vector, { limit, filters, vectors }),
     similarities: (space, vector, ids) => read.factVectors.similarities(ownerId, space, vector, ids),
   };
 }

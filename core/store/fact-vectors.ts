@@ -8,60 +8,70 @@ import { ensureSignBitIndex, quoteLiteral, signBitReads, signBits, type VectorSp
  * none; moving a fact out of the active tier drops its vector in the same transaction, and coming back
  * writes it again.
  *
- * They are searched as episodes are (core/store/vectors.ts): neighbours by sign bits, ranked by exact
- * similarity. Comparing every vector exactly cost 31 ms a search at the 10,000 facts the capacity
- * allows (a third of a companion's `loadContext`); reading 300 by sign bits costs 6.5 and finds all of
- * the exact 5 nearest (0.94 of the 40 nearest), 500 costs 8.4 (0.98). At least EXACT_UP_TO are read,
- * so a person with fewer facts than that gets every one compared exactly.
+ * A person with at most EXACT_UP_TO facts has every one compared exactly (324 facts: 3.0 ms a search).
+ * Beyond, they are searched as episodes are (core/store/vectors.ts): neighbours read by sign bits from
+ * the model's index, ranked by exact similarity. At the 10,000 facts the capacity allows, comparing
+ * every vector took 31 ms (a third of a companion's `loadContext`), reading 160 by sign bits ~5 and
+ * finds 0.99 of the exact 5 nearest (0.85 of the 40 nearest; 300 read: 1.0 and 0.94).
  */
 const EXACT_UP_TO = 400;
 
 export function factVectorReads(q: Sql) {
+  /** How many of the owner's facts have a vector of the model, counted no further than a search needs to know. */
+  const vectorsSql = `(SELECT count(*)::int FROM (SELECT 1 FROM semantic_embeddings WHERE owner_id = $1 AND model_id = $2 LIMIT ${EXACT_UP_TO + 1}) v)`;
   return {
-    /** Whether any fact of the owner has a vector of this model: an index probe, not a count. */
-    async any(ownerId: string, modelId: string): Promise<boolean> {
-      const r = await q.query(`SELECT 1 FROM semantic_embeddings WHERE owner_id = $1 AND model_id = $2 LIMIT 1`, [ownerId, modelId]);
-      return r.rows.length > 0;
+    /** How many of the owner's facts have a vector of this model (counted up to a few hundred: what `search` needs). */
+    async vectors(ownerId: string, modelId: string): Promise<number> {
+      const r = await q.query<{ n: number }>(`SELECT ${vectorsSql} AS n`, [ownerId, modelId]);
+      return r.rows[0]!.n;
     },
 
     /**
      * What a fact search can find, in one round trip: whether the owner has any fact outside the trash,
-     * and whether any has a vector of this model (null: no model, so none).
+     * and how many have a vector of this model, as `vectors` counts them (null: no model, so none).
      */
-    async presence(ownerId: string, modelId: string | null): Promise<{ facts: boolean; vectors: boolean }> {
-      const r = await q.query<{ facts: boolean; vectors: boolean }>(
+    async presence(ownerId: string, modelId: string | null): Promise<{ facts: boolean; vectors: number }> {
+      const r = await q.query<{ facts: boolean; vectors: number | null }>(
         `SELECT EXISTS (SELECT 1 FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash') AS facts,
-                $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM semantic_embeddings WHERE owner_id = $1 AND model_id = $2) AS vectors`,
+                CASE WHEN $2::text IS NULL THEN 0 ELSE ${vectorsSql} END AS vectors`,
         [ownerId, modelId],
       );
-      return r.rows[0]!;
+      const row = r.rows[0]!;
+      return { facts: row.facts, vectors: row.vectors ?? 0 };
     },
 
-    /** The `limit` nearest of the owner's active facts embedded with this model (exact up to EXACT_UP_TO facts). */
+    /**
+     * The `limit` nearest of the owner's active facts embedded with this model. `vectors`: how many
+     * they are, as `vectors` or `presence` counted them, which chooses how they are compared.
+     */
     async search(
       ownerId: string,
       space: VectorSpace,
       vector: Float32Array,
-      o: { limit: number; filters: FactFilters },
+      o: { limit: number; filters: FactFilters; vectors: number },
     ): Promise<{ id: string; similarity: number }[]> {
       const p = new Params();
       const owner = p.add(ownerId);
       const d = space.dimensions;
       const query = `${p.add(vectorParam(vector))}::real[]`;
+      const distance = (column: string) => `${column}::halfvec(${d}) <=> ${evaluatedOnce(`${query}::halfvec(${d})`)}`;
       // Facts are joined only to filter by their metadata. Joined for every vector (to keep out one a move
       // to archive or trash left behind), they doubled the statement: 1,333 facts, 12.7 against 6.9 ms.
       // The few facts outside the active tier are excluded instead, by the index that holds them.
       const filters = factFilterSql(o.filters, p, 'n');
-      const join = filters ? ` JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner}${filters}` : '';
-      // The model is a literal, as in the partial index's predicate, so the planner can use the index; the
-      // exact distance is computed above the cut, so no plan computes it for every fact.
-      const candidates = `SELECT se.node_id, se.embedding FROM semantic_embeddings se${join}
+      const from = `semantic_embeddings se${filters ? ` JOIN semantic_nodes n ON n.id = se.node_id AND n.owner_id = ${owner}${filters}` : ''}
          WHERE se.owner_id = ${owner} AND se.model_id = ${quoteLiteral(space.modelId)}
-           AND se.node_id NOT IN (SELECT x.id FROM semantic_nodes x WHERE x.owner_id = ${owner} AND x.tier <> 'active')
-         ORDER BY ${signBits('se.embedding', d)} <~> ${signBits(query, d)} LIMIT ${p.add(Math.max(signBitReads(o.limit), EXACT_UP_TO))}`;
+           AND se.node_id NOT IN (SELECT x.id FROM semantic_nodes x WHERE x.owner_id = ${owner} AND x.tier <> 'active')`;
+      // The model is a literal, as in the partial index's predicate, so the planner can use the index. By
+      // sign bits, the exact distance is computed above the cut, so no plan computes it for every fact,
+      // and the query's bits are made once, not for every fact a plan without the index sorts.
+      const nearest =
+        o.vectors <= EXACT_UP_TO
+          ? `SELECT se.node_id, ${distance('se.embedding')} AS distance FROM ${from}`
+          : `SELECT node_id, ${distance('embedding')} AS distance FROM (SELECT se.node_id, se.embedding FROM ${from}
+             ORDER BY ${signBits('se.embedding', d)} <~> ${evaluatedOnce(signBits(query, d))} LIMIT ${p.add(signBitReads(o.limit))}) c`;
       const r = await q.query<{ node_id: string; distance: number }>(
-        `SELECT node_id, embedding::halfvec(${d}) <=> ${evaluatedOnce(`${query}::halfvec(${d})`)} AS distance
-         FROM (${candidates}) c ORDER BY distance, node_id LIMIT ${p.add(o.limit)}`,
+        `SELECT node_id, distance FROM (${nearest}) c ORDER BY distance, node_id LIMIT ${p.add(o.limit)}`,
         p.values,
       );
       return r.rows.map((x) => ({ id: x.node_id, similarity: 1 - x.distance }));

@@ -3,8 +3,12 @@ import type { FactFilters } from '../../core/store/facts.js';
 import type { Store } from '../../core/store/store.js';
 import { addFact, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
-const nearest = (store: Store, ownerId: string, v: Float32Array, limit = 10) =>
-  store.read.factVectors.search(ownerId, SPACE, v, { limit, filters: {} });
+const nearest = async (store: Store, ownerId: string, v: Float32Array, limit = 10) =>
+  store.read.factVectors.search(ownerId, SPACE, v, {
+    limit,
+    filters: {},
+    vectors: await store.read.factVectors.vectors(ownerId, SPACE.modelId),
+  });
 
 describe('fact vectors repository', () => {
   const store = useStore();
@@ -17,7 +21,7 @@ describe('fact vectors repository', () => {
       await r.factVectors.set(a, east, SPACE.modelId, vec(1, 0, 0));
     });
     const read = store().read.factVectors;
-    expect(await read.any(a, SPACE.modelId)).toBe(true);
+    expect(await read.vectors(a, SPACE.modelId)).toBe(2);
     expect((await nearest(store(), a, vec(0.1, 1, 0))).map((h) => h.id)).toEqual([north, east]);
     expect(await nearest(store(), a, vec(0, 1, 0), 1)).toEqual([{ id: north, similarity: expect.closeTo(1, 5) }]);
     const byId = await read.similarities(a, SPACE, vec(0, 1, 0), [east, north]);
@@ -25,8 +29,8 @@ describe('fact vectors repository', () => {
       { id: north, similarity: expect.closeTo(1, 5) },
       { id: east, similarity: expect.closeTo(0, 5) },
     ]);
-    expect(await read.presence(a, SPACE.modelId)).toEqual({ facts: true, vectors: true });
-    expect(await read.presence(a, null)).toEqual({ facts: true, vectors: false });
+    expect(await read.presence(a, SPACE.modelId)).toEqual({ facts: true, vectors: 2 });
+    expect(await read.presence(a, null)).toEqual({ facts: true, vectors: 0 });
     expect(await read.stale(a, SPACE.modelId, 10)).toEqual([]);
     expect((await read.stale(a, 'another-model', 10)).map((n) => n.id).sort()).toEqual([north, east].sort());
     await store().transaction((r) => r.factVectors.set(a, east, SPACE.modelId, vec(0, 0, 1)));
@@ -40,7 +44,7 @@ describe('fact vectors repository', () => {
       await r.facts.setTier(a, [fact], 'archived', null, NOW);
       await r.factVectors.set(a, fact, SPACE.modelId, vec(0, 1, 0));
     });
-    expect(await store().read.factVectors.any(a, SPACE.modelId)).toBe(false);
+    expect(await store().read.factVectors.vectors(a, SPACE.modelId)).toBe(0);
     expect(await store().read.factVectors.stale(a, SPACE.modelId, 10)).toEqual([]);
 
     await store().transaction(async (r) => {
@@ -52,8 +56,8 @@ describe('fact vectors repository', () => {
     await store().transaction((r) => r.facts.setTier(a, [fact], 'trash', null, NOW));
     expect(await nearest(store(), a, vec(0, 1, 0))).toEqual([]);
     await store().transaction((r) => r.factVectors.remove(a, [fact]));
-    expect(await store().read.factVectors.any(a, SPACE.modelId)).toBe(false);
-    expect(await store().read.factVectors.presence(a, SPACE.modelId)).toEqual({ facts: false, vectors: false });
+    expect(await store().read.factVectors.vectors(a, SPACE.modelId)).toBe(0);
+    expect(await store().read.factVectors.presence(a, SPACE.modelId)).toEqual({ facts: false, vectors: 0 });
   });
 
   it('narrows by the facts’ metadata, and leaves out a vector a move left behind, filtered or not', async () => {
@@ -69,7 +73,7 @@ describe('fact vectors repository', () => {
       await r.factVectors.set(a, west, SPACE.modelId, vec(-1, 0.1, 0));
       await r.facts.setTier(a, [west], 'archived', null, NOW);
     });
-    const search = (filters: FactFilters) => store().read.factVectors.search(a, SPACE, vec(0, 1, 0), { limit: 10, filters });
+    const search = (filters: FactFilters) => store().read.factVectors.search(a, SPACE, vec(0, 1, 0), { limit: 10, filters, vectors: 3 });
     expect((await search({})).map((h) => h.id)).toEqual([north, east]);
     expect((await search({ entityTypes: ['place'] })).map((h) => h.id)).toEqual([east]);
     expect((await search({ entityTypes: ['thing'], minImportance: 0.9 })).map((h) => h.id)).toEqual([]);
@@ -80,23 +84,29 @@ describe('fact vectors repository', () => {
     const space = { modelId: 'test-model-48', dimensions: 48 };
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-    const vectors = Array.from({ length: 600 }, () => Float32Array.from({ length: space.dimensions }, random));
+    const points = Array.from({ length: 600 }, () => Float32Array.from({ length: space.dimensions }, random));
     const ids = await store().transaction(async (r) => {
       await r.factVectors.ensureIndex(space);
       await r.factVectors.ensureIndex(space);
       const ids: string[] = [];
-      for (const [i, v] of vectors.entries()) {
+      for (const [i, v] of points.entries()) {
         const id = await r.facts.insert(a, newFact(`thing:t${i}`, `value ${i}`), NOW);
         await r.factVectors.set(a, id, space.modelId, v);
         ids.push(id);
       }
       return ids;
     });
-    const near = (i: number) => vectors[i]!.map((x, d) => x + (d % 5 === 0 ? 0.05 : 0));
-    const search = (v: Float32Array) => store().read.factVectors.search(a, space, v, { limit: 10, filters: {} });
+    const near = (i: number) => points[i]!.map((x, d) => x + (d % 5 === 0 ? 0.05 : 0));
+    // Counted only as far as choosing the search needs.
+    const vectors = await store().read.factVectors.vectors(a, space.modelId);
+    expect(vectors).toBe(401);
+    const search = (v: Float32Array, among = vectors) =>
+      store().read.factVectors.search(a, space, v, { limit: 10, filters: {}, vectors: among });
     for (const i of [3, 250, 599]) {
       const hits = await search(near(i));
       expect(hits[0]!.id).toBe(ids[i]);
+      // Compared exactly (as for a person with fewer facts), the nearest is the same.
+      expect((await search(near(i), 0))[0]!.id).toBe(ids[i]);
       expect(hits).toHaveLength(10);
       expect(hits.map((h) => h.similarity)).toEqual([...hits.map((h) => h.similarity)].sort((x, y) => y - x));
     }
@@ -109,7 +119,7 @@ describe('fact vectors repository', () => {
     const fact = await addFact(store(), a, 'thing:north', 'up');
     await store().transaction((r) => r.factVectors.set(a, fact, SPACE.modelId, vec(0, 1, 0)));
     expect(await nearest(store(), b, vec(0, 1, 0))).toEqual([]);
-    expect(await store().read.factVectors.any(b, SPACE.modelId)).toBe(false);
+    expect(await store().read.factVectors.vectors(b, SPACE.modelId)).toBe(0);
     expect(await store().read.factVectors.stale(b, 'another-model', 10)).toEqual([]);
     await store().transaction(async (r) => {
       await r.factVectors.set(b, fact, SPACE.modelId, vec(1, 0, 0));
@@ -122,6 +132,6 @@ describe('fact vectors repository', () => {
     const [a] = owners();
     const fact = await addFact(store(), a, 'thing:north', 'up');
     await rolledBack(store(), (r) => r.factVectors.set(a, fact, SPACE.modelId, vec(0, 1, 0)));
-    expect(await store().read.factVectors.any(a, SPACE.modelId)).toBe(false);
+    expect(await store().read.factVectors.vectors(a, SPACE.modelId)).toBe(0);
   });
 });

@@ -124,7 +124,7 @@ describe('facts repository', () => {
     expect(await read.factLinks.ofEpisodes(a, [episodeId])).toEqual([]);
     expect(await read.relationships.of(a, [other])).toEqual([]);
     expect(await read.factTerms.search(a, ['tea'], { limit: 5, filters: {}, k1: 1.2, b: 0.75 })).toEqual([]);
-    expect(await read.factVectors.any(a, SPACE.modelId)).toBe(false);
+    expect(await read.factVectors.vectors(a, SPACE.modelId)).toBe(0);
     expect(await read.facts.byIds(a, [other])).toHaveLength(1);
   });
 
