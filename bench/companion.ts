@@ -1,7 +1,7 @@
 /**
  * What a companion waits for. Prints one JSON object.
  *
- *   npm run bench:companion -- [--episodes 10000,100000] [--calls 200] [--queries 40] [--home-base DIR] [--owner ID]
+ *   npm run bench:companion -- [--episodes 10000,100000] [--facts 0] [--calls 200] [--queries 40] [--home-base DIR] [--owner ID]
  *
  * - addMemory: the acknowledgement of `add_memory` over stdio — a real `nemori mcp` process driven by the
  *   MCP SDK's own Client, one exchange (two turns) per call — p50/p95 of the round trip.
@@ -9,6 +9,9 @@
  *   under --home-base is topped up, not rebuilt): p50/p95 with the query vectors embedded beforehand
  *   (query embedding is reported apart), called in process; and the same through a forwarding client —
  *   what another process (the CLI, a second MCP server) sees while this one holds the store.
+ * - With `--facts N`, each store also holds N synthetic facts of the owner (written through
+ *   `upsertKnowledge`, as a companion's `memorize` would; a store that has them is left as it is):
+ *   their writes' p50/p95 (the last thousand), and `remember` p50/p95 beside loadContext.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,12 +26,13 @@ import { TINY_MODEL_DIR } from '../test/fixtures/tiny-model/index.js';
 import { benchEmbedder } from './embedder.js';
 import { argValue, percentile, round } from './stats.js';
 import { syntheticQueries } from './synthetic.js';
-import { cachedQueries, fillStore, timeQueries } from './synthetic-store.js';
+import { cachedQueries, fillFacts, fillStore, timeQueries } from './synthetic-store.js';
 
 const argv = process.argv.slice(2);
 const sizes = (argValue(argv, 'episodes') ?? '10000,100000').split(',').map(Number);
 const calls = Number(argValue(argv, 'calls') ?? 200);
 const queryCount = Number(argValue(argv, 'queries') ?? 40);
+const factCount = Number(argValue(argv, 'facts') ?? 0);
 const homeBase = argValue(argv, 'home-base') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-companion-'));
 // Another owner measures a store another benchmark built: `--owner scale` with bench:scale's folder
 // linked as DIR/episodes-N.
@@ -108,8 +112,10 @@ for (const size of sizes) {
   const engine = await connect();
   try {
     const filled = await fillStore(engine, ownerId, size, log);
+    const facts = factCount > 0 ? await fillFacts(engine, ownerId, factCount, log) : null;
     const budgetTokens = 1200;
     const inProcess = await timeQueries(queries, (q) => engine.call('loadContext', { ownerId, query: q, budgetTokens }));
+    const remember = facts ? await timeQueries(queries, (q) => engine.call('remember', { ownerId, prompt: q })) : null;
     const client = await connect();
     if (client.role !== 'client') throw new Error('the second connection should have been a client of the first');
     let throughClient;
@@ -121,6 +127,12 @@ for (const size of sizes) {
     stores.push({
       episodes: filled.episodes,
       ingestSeconds: round(filled.seconds, 1),
+      ...(facts && {
+        facts: facts.facts,
+        factWriteSeconds: round(facts.seconds, 1),
+        factWriteMs: facts.writeMs.length > 0 ? ms(facts.writeMs.slice(-1000)) : null,
+        rememberMs: remember,
+      }),
       loadContextMs: inProcess,
       throughForwardingClientMs: throughClient,
       loopbackCostMs: { p50: round(throughClient.p50 - inProcess.p50, 2), p95: round(throughClient.p95 - inProcess.p95, 2) },

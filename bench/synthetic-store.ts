@@ -6,7 +6,7 @@
 import type { Engine } from '../core/engine/open-engine.js';
 import type { Embedder } from '../core/embed/embedder.js';
 import { percentile, round } from './stats.js';
-import { syntheticConversation } from './synthetic.js';
+import { syntheticConversation, syntheticFact } from './synthetic.js';
 
 const SESSIONS_PER_CONVERSATION = 100;
 
@@ -67,6 +67,30 @@ export async function fillStore(
     }
   }
   return { episodes: built, added: built - existing, messages, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * Stores synthetic facts through the API until the owner has `target` (an owner that has them is left
+ * as it is); each write's time, in order.
+ */
+export async function fillFacts(
+  engine: Pick<Engine, 'call'>,
+  ownerId: string,
+  target: number,
+  log: (m: string) => void,
+): Promise<{ facts: number; seconds: number; writeMs: number[] }> {
+  const started = performance.now();
+  const writeMs: number[] = [];
+  let facts = (await engine.call('knowledgeCapacity', { ownerId })).items;
+  for (let i = facts; facts < target; i++) {
+    const t = performance.now();
+    const r = await engine.call('upsertKnowledge', { ownerId, ...syntheticFact(i) });
+    writeMs.push(performance.now() - t);
+    if (r.action !== 'created') continue;
+    facts++;
+    if (facts % 2000 === 0) log(`${facts}/${target} facts, ${round((performance.now() - started) / 1000, 1)} s`);
+  }
+  return { facts, seconds: (performance.now() - started) / 1000, writeMs };
 }
 
 /**

@@ -120,3 +120,15 @@ export function syntheticQueries(count: number): string[] {
       : Array.from({ length: n }, () => content(english, enRank)).join(' ');
   });
 }
+
+/**
+ * The `index`th of a person's synthetic facts, as a companion would store them (`upsertKnowledge`): a
+ * distinct key, a value of 6–15 words drawn like the conversations' (so facts share words with the
+ * queries), an importance spread over [0, 1), one tag.
+ */
+export function syntheticFact(index: number): Omit<OpInput<'upsertKnowledge'>, 'ownerId'> {
+  const r = rng(1_000_000 + index);
+  const word = () => english[enRank(r)]!;
+  const value = Array.from({ length: 6 + Math.floor(r() * 10) }, word).join(' ');
+  return { key: `topic:${word()}_${word()}_${index}`, value, metadata: { importance: r(), tags: [word()] } };
+}
