@@ -16,8 +16,8 @@ export interface FactKeywordHit {
 export function factTermReads(q: Sql) {
   return {
     /**
-     * BM25 over the owner's facts outside the trash, idf and average length computed live (facts are
-     * few, so there is nothing to precompute). Filters narrow the results, not the statistics.
+     * BM25 over the owner's facts outside the trash, with their number and average length as
+     * fact_stats keeps them. Filters narrow the results, not the statistics.
      */
     async search(
       ownerId: string,
@@ -40,7 +40,7 @@ export function factTermReads(q: Sql) {
                 SELECT s.node_id, s.term, s.tf, n.term_len FROM semantic_terms s
                 JOIN semantic_nodes n ON n.id = s.node_id AND n.tier <> 'trash'
                 WHERE s.owner_id = ${owner} AND s.term = ANY(${p.add([...qtf.keys()])}::text[])),
-              st AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_len), 1)::float8 AS avgdl FROM semantic_nodes WHERE owner_id = ${owner} AND tier <> 'trash'),
+              st AS (SELECT facts::float8 AS n, GREATEST(term_len / NULLIF(facts, 0), 1)::float8 AS avgdl FROM fact_stats WHERE owner_id = ${owner}),
               w AS (SELECT t.term, q.qtf * ln(1 + (st.n - count(*) + 0.5) / (count(*) + 0.5)) * (${k1} + 1) AS w
                     FROM t JOIN q USING (term) CROSS JOIN st GROUP BY t.term, q.qtf, st.n)
          SELECT t.node_id, sum(w.w * t.tf / (t.tf + ${k1} * (1 - ${b} + ${b} * t.term_len / st.avgdl)))::float8 AS score,

@@ -41,6 +41,39 @@ describe('fact keyword index repository', () => {
     expect(await search(store(), a, ['tea'])).toEqual([]);
   });
 
+  it('scores with the number and average length of the owner’s facts outside the trash, through every change', async () => {
+    const [a, b] = owners();
+    const k1 = 1.2;
+    const bParam = 0.75;
+    // BM25 of a one-word fact matching a one-word query, among `n` facts of average length `avgdl`.
+    const expected = (n: number, avgdl: number) =>
+      Math.log(1 + (n - 1 + 0.5) / 1.5) * ((k1 + 1) / (1 + k1 * (1 - bParam + bParam / avgdl)));
+    const check = async (n: number, avgdl: number) => {
+      expect(await search(store(), a, ['tea'])).toEqual([{ id: tea, score: expect.closeTo(expected(n, avgdl), 9), matchedTerms: ['tea'] }]);
+      expect(await store().read.facts.count(a, { tiers: ['active', 'archived'] })).toBe(n);
+    };
+    const tea = await addFact(store(), a, 'thing:tea', 'tea');
+    const [cat, dog] = [await addFact(store(), a, 'thing:cat', 'a cat'), await addFact(store(), a, 'thing:dog', 'a dog')];
+    const other = await addFact(store(), b, 'thing:tea', 'tea');
+    await store().transaction(async (r) => {
+      await r.factTerms.set(a, tea, terms('tea'), 1, 1);
+      await r.factTerms.set(a, cat, terms('cat'), 3, 3);
+      await r.factTerms.set(a, dog, terms('dog'), 5, 5);
+      await r.factTerms.set(b, other, terms('tea', 'pot'), 100, 100);
+    });
+    await check(3, 3);
+    await store().transaction((r) => r.facts.setTier(a, [dog], 'trash', null, NOW));
+    await check(2, 2);
+    await store().transaction((r) => r.facts.setTier(a, [dog], 'archived', null, NOW));
+    await check(3, 3);
+    await store().transaction((r) => r.factTerms.set(a, cat, terms('cat'), 7, 7));
+    await check(3, 13 / 3);
+    await rolledBack(store(), (r) => r.facts.delete(a, [dog]));
+    await check(3, 13 / 3);
+    await store().transaction((r) => r.facts.delete(a, [dog]));
+    await check(2, 4);
+  });
+
   it('never shows or changes one owner’s keyword entries to another', async () => {
     const [a, b] = owners();
     const tea = await addFact(store(), a, 'person:alice', 'likes tea');
