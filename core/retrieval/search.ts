@@ -54,6 +54,8 @@ const byId = (hits: readonly VectorHit[]) => hits.map((h) => ({ id: h.episodeId,
 
 export function episodeSource(store: Store, ownerId: string, filters: EpisodeFilters, config: RetrievalConfig): SearchSource {
   const read = store.read;
+  // How many episodes have vectors, as the presence probe counted them: it chooses how they are compared.
+  let vectors = 0;
   return {
     kind: 'episode',
     keyword: (terms, limit) =>
@@ -62,12 +64,14 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
         termStats: r.termStats,
       })),
     // Whether there are episodes at all, the keyword search finds out as cheaply as a probe would.
-    presence: async (modelId) => ({
-      items: true,
-      vectors:
-        modelId !== null && (await store.untilNextWrite(`episode-vectors:${ownerId}:${modelId}`, (r) => r.vectors.any(ownerId, modelId))),
-    }),
-    nearest: (space, vector, limit) => read.vectors.search(ownerId, space, vector, { limit, filters }).then(byId),
+    presence: async (modelId) => {
+      vectors =
+        modelId === null
+          ? 0
+          : await store.untilNextWrite(`episode-vectors:${ownerId}:${modelId}`, (r) => r.vectors.vectors(ownerId, modelId));
+      return { items: true, vectors: vectors > 0 };
+    },
+    nearest: (space, vector, limit) => read.vectors.search(ownerId, space, vector, { limit, filters, vectors }).then(byId),
     similarities: (space, vector, ids) => read.vectors.similarities(ownerId, space, vector, ids).then(byId),
   };
 }

@@ -1,24 +1,22 @@
 import type { Fact } from '../domain/fact.js';
 import { factFilterSql, queryFacts, type FactFilters } from './facts.js';
 import { evaluatedOnce, Params, vectorParam, type Sql } from './sql.js';
-import { ensureSignBitIndex, quoteLiteral, signBitReads, signBits, type VectorSpace } from './vectors.js';
+import { countedVectors, ensureSignBitIndex, EXACT_UP_TO, quoteLiteral, signBitReads, signBits, type VectorSpace } from './vectors.js';
 
 /**
  * Fact vectors (table `semantic_embeddings`): one per active fact. Archived and trashed facts have
  * none; moving a fact out of the active tier drops its vector in the same transaction, and coming back
  * writes it again.
  *
- * A person with at most EXACT_UP_TO facts has every one compared exactly (324 facts: 3.0 ms a search).
- * Beyond, they are searched as episodes are (core/store/vectors.ts): neighbours read by sign bits from
- * the model's index, ranked by exact similarity. At the 10,000 facts the capacity allows, comparing
- * every vector took 31 ms (a third of a companion's `loadContext`), reading 160 by sign bits ~5 and
- * finds 0.99 of the exact 5 nearest (0.85 of the 40 nearest; 300 read: 1.0 and 0.94).
+ * A person with at most EXACT_UP_TO facts has every one compared exactly. Beyond, they are searched
+ * as episodes are (core/store/vectors.ts): neighbours read by sign bits from the model's index, ranked
+ * by exact similarity. At the 10,000 facts the capacity allows, comparing every vector took 31 ms (a
+ * third of a companion's `loadContext`), reading 160 by sign bits ~5 and finds 0.99 of the exact 5
+ * nearest (0.85 of the 40 nearest; 300 read: 1.0 and 0.94).
  */
-const EXACT_UP_TO = 400;
 
 export function factVectorReads(q: Sql) {
-  /** How many of the owner's facts have a vector of the model, counted no further than a search needs to know. */
-  const vectorsSql = `(SELECT count(*)::int FROM (SELECT 1 FROM semantic_embeddings WHERE owner_id = $1 AND model_id = $2 LIMIT ${EXACT_UP_TO + 1}) v)`;
+  const vectorsSql = countedVectors('semantic_embeddings', '$1', '$2');
   return {
     /** How many of the owner's facts have a vector of this model (counted up to a few hundred: what `search` needs). */
     async vectors(ownerId: string, modelId: string): Promise<number> {

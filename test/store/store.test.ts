@@ -8,6 +8,7 @@ import { Store } from '../../core/store/store.js';
 import { defaultMigrationsDir, migrate } from '../../core/store/migrate.js';
 import { writeRepos } from '../../core/store/repos.js';
 import type { WriteTracker } from '../../core/store/sql.js';
+import { EXACT_UP_TO } from '../../core/store/vectors.js';
 import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir, useRealStoreStartup } from '../helpers/engine.js';
 import { bm25Params, CONSISTENT, conversation, doc, draft, newFact, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
@@ -477,7 +478,8 @@ describe('a new store, and an older one upgraded', () => {
     const s = await Store.open({ dir: home });
     try {
       await s.transaction((r) => r.vectors.ensureIndex(SPACE));
-      const hits = await s.read.vectors.search('me', SPACE, vec(0.6, 0.8, 0), { limit: 2, filters: {} });
+      // Counted as one of many, so the search goes through the index.
+      const hits = await s.read.vectors.search('me', SPACE, vec(0.6, 0.8, 0), { limit: 2, filters: {}, vectors: EXACT_UP_TO + 1 });
       expect(hits).toEqual([
         { episodeId: ids.east, similarity: expect.closeTo(0.96, 3) },
         { episodeId: ids.north, similarity: expect.closeTo(0.8, 3) },

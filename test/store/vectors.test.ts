@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../core/store/store.js';
+import { EXACT_UP_TO } from '../../core/store/vectors.js';
 import { addEpisode, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
-const nearest = (store: Store, ownerId: string, v: Float32Array) =>
-  store.read.vectors.search(ownerId, SPACE, v, { limit: 10, filters: {} });
+const nearest = async (store: Store, ownerId: string, v: Float32Array) =>
+  store.read.vectors.search(ownerId, SPACE, v, {
+    limit: 10,
+    filters: {},
+    vectors: await store.read.vectors.vectors(ownerId, SPACE.modelId),
+  });
 
 describe('episode vectors repository', () => {
   const store = useStore();
@@ -24,8 +29,8 @@ describe('episode vectors repository', () => {
     });
     const read = store().read.vectors;
     expect(await read.count(a, SPACE.modelId)).toBe(2);
-    expect(await read.any(a, SPACE.modelId)).toBe(true);
-    expect(await read.any(a, 'another-model')).toBe(false);
+    expect(await read.vectors(a, SPACE.modelId)).toBe(2);
+    expect(await read.vectors(a, 'another-model')).toBe(0);
     const hits = await nearest(store(), a, vec(0.1, 1, 0));
     expect(hits.map((h) => h.episodeId)).toEqual([north, east]);
     expect(hits[0]!.similarity).toBeCloseTo(0.995, 2);
@@ -61,8 +66,11 @@ describe('episode vectors repository', () => {
     const q = vec(0.2, 1, 0.1);
     const dot = (v: Float32Array) => v[0]! * q[0]! + v[1]! * q[1]! + v[2]! * q[2]!;
     const exact = [...vectors].sort((x, y) => dot(y.vector) - dot(x.vector)).slice(0, 60);
-    const hits = await store().read.vectors.search(a, SPACE, q, { limit: 60, filters: {} });
-    expect(hits.map((h) => h.episodeId)).toEqual(exact.map((v) => v.episodeId));
+    const search = (vectors: number) => store().read.vectors.search(a, SPACE, q, { limit: 60, filters: {}, vectors });
+    // As few as these are compared exactly; as one of many, they come by sign bits and are ranked exactly.
+    expect(await store().read.vectors.vectors(a, SPACE.modelId)).toBe(90);
+    for (const vectors of [90, EXACT_UP_TO + 1])
+      expect((await search(vectors)).map((h) => h.episodeId)).toEqual(exact.map((v) => v.episodeId));
   });
 
   it('goes with its episode', async () => {
@@ -87,7 +95,7 @@ describe('episode vectors repository', () => {
     const read = store().read.vectors;
     expect(await nearest(store(), b, vec(1, 0, 0))).toEqual([]);
     expect(await read.similarities(b, SPACE, vec(1, 0, 0), [id])).toEqual([]);
-    expect(await read.any(b, SPACE.modelId)).toBe(false);
+    expect(await read.vectors(b, SPACE.modelId)).toBe(0);
     expect(await read.count(b, SPACE.modelId)).toBe(0);
     expect(await read.stale(b, SPACE.modelId, 10)).toEqual([]);
     await store().transaction(async (r) => {
