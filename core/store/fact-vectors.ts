@@ -29,13 +29,12 @@ export function factVectorReads(q: Sql) {
      * and how many have a vector of this model, as `vectors` counts them (null: no model, so none).
      */
     async presence(ownerId: string, modelId: string | null): Promise<{ facts: boolean; vectors: number }> {
-      const r = await q.query<{ facts: boolean; vectors: number | null }>(
+      const r = await q.query<{ facts: boolean; vectors: number }>(
         `SELECT EXISTS (SELECT 1 FROM semantic_nodes WHERE owner_id = $1 AND tier <> 'trash') AS facts,
                 CASE WHEN $2::text IS NULL THEN 0 ELSE ${vectorsSql} END AS vectors`,
         [ownerId, modelId],
       );
-      const row = r.rows[0]!;
-      return { facts: row.facts, vectors: row.vectors ?? 0 };
+      return r.rows[0]!;
     },
 
     /**
@@ -78,7 +77,7 @@ export function factVectorReads(q: Sql) {
     /** The similarity of each of these facts that has a vector of the model (only active facts have one). */
     async similarities(
       ownerId: string,
-      space: { modelId: string; dimensions: number },
+      space: VectorSpace,
       vector: Float32Array,
       factIds: readonly string[],
     ): Promise<{ id: string; similarity: number }[]> {
