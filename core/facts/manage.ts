@@ -245,8 +245,10 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
     lines.push(line);
     tokens += estimateTokens(line);
   }
-  // Counted only when the budget ran out: otherwise every fact in scope is in the summary.
-  const left = full ? (await read.facts.count(ownerId, inScope)) - included.length : 0;
+  // Counted only when the budget ran out: otherwise every fact in scope is in the summary. Without a
+  // scope, that is every fact outside the trash, which the store keeps a count of.
+  const inScopeCount = () => (inScope.scope ? read.facts.count(ownerId, inScope) : read.facts.outsideTrash(ownerId));
+  const left = full ? (await inScopeCount()) - included.length : 0;
   return { summary: lines.join('\n'), tokens, included, left };
 }
 

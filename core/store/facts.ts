@@ -209,13 +209,14 @@ export function factReads(q: Sql) {
       return queryFacts(q, { where, order: 'importance DESC, confidence DESC, updated_at DESC, id DESC', limit: p.add(o.limit) }, p.values);
     },
 
+    /** How many facts the owner has outside the trash: kept in fact_stats (migration 016), not counted. */
+    async outsideTrash(ownerId: string): Promise<number> {
+      const r = await q.query<{ n: number }>(`SELECT COALESCE((SELECT facts FROM fact_stats WHERE owner_id = $1), 0) AS n`, [ownerId]);
+      return r.rows[0]!.n;
+    },
+
     /** How many facts there are in these tiers and scope. */
     async count(ownerId: string, o: FactScope): Promise<number> {
-      // Every fact outside the trash: kept in fact_stats (migration 016), not counted.
-      if (!o.scope && o.tiers.length === 2 && o.tiers.includes('active') && o.tiers.includes('archived')) {
-        const r = await q.query<{ n: number }>(`SELECT COALESCE((SELECT facts FROM fact_stats WHERE owner_id = $1), 0) AS n`, [ownerId]);
-        return r.rows[0]!.n;
-      }
       const p = new Params();
       const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM semantic_nodes WHERE ${scopeSql(ownerId, o, p)}`, p.values);
       return r.rows[0]!.n;

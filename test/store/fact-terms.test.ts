@@ -51,6 +51,7 @@ describe('fact keyword index repository', () => {
     const check = async (n: number, avgdl: number) => {
       expect(await search(store(), a, ['tea'])).toEqual([{ id: tea, score: expect.closeTo(expected(n, avgdl), 9), matchedTerms: ['tea'] }]);
       expect(await store().read.facts.count(a, { tiers: ['active', 'archived'] })).toBe(n);
+      expect(await store().read.facts.outsideTrash(a)).toBe(n);
     };
     const tea = await addFact(store(), a, 'thing:tea', 'tea');
     const [cat, dog] = [await addFact(store(), a, 'thing:cat', 'a cat'), await addFact(store(), a, 'thing:dog', 'a dog')];
