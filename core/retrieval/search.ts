@@ -168,7 +168,18 @@ function fuse(candidates: Iterable<Candidate>, config: RetrievalConfig): Hit[] {
         matchedTerms: c.bm25?.terms ?? [],
       };
     })
-    .sort((x, y) => y.score - x.score || x.kind.localeCompare(y.kind) || x.id.localeCompare(y.id));
+    .sort(
+      (x, y) => y.score - x.score || x.kind.localeCompare(y.kind) || higherFirst(x.bm25, y.bm25) || higherFirst(x.similarity, y.similarity),
+    );
+}
+
+/**
+ * For sorting, best first: the higher score first, a missing one last. Sorts end on ties in the
+ * candidates' order (keyword hits as the index ranks them, then the rest by meaning), never on ids,
+ * which are random: the same conversations rank the same in every store built from them.
+ */
+function higherFirst(a: number | null, b: number | null): number {
+  return Math.sign((b ?? -Infinity) - (a ?? -Infinity)) || 0;
 }
 
 /**
@@ -295,6 +306,6 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
           matchedTerms: c.bm25?.terms ?? [],
         },
   );
-  single.sort((x, y) => y.score - x.score || x.kind.localeCompare(y.kind) || x.id.localeCompare(y.id));
+  single.sort((x, y) => y.score - x.score || x.kind.localeCompare(y.kind));
   return { hits: await page(single), modeUsed: mode, warnings, termStats };
 }
