@@ -32,12 +32,13 @@ export function factTermReads(q: Sql) {
       const k1 = `${p.add(o.k1)}::float8`;
       const b = `${p.add(o.b)}::float8`;
       // One round trip. Postings are read by term first, then their facts by primary key: the order that
-      // stays cheap whatever the planner believes about these small, often fresh tables.
+      // stays cheap whatever the planner believes about these small, often fresh tables. Equal scores
+      // are ordered by key, not by id (ids are random), so every store ranks the same facts alike.
       const filters = factFilterSql(o.filters, p, 'n');
       const r = await q.query<{ node_id: string; score: number; terms: string[] }>(
         `WITH q AS (SELECT * FROM unnest(${p.add([...qtf.keys()])}::text[], ${p.add([...qtf.values()])}::float8[]) AS q(term, qtf)),
               t AS MATERIALIZED (
-                SELECT s.node_id, s.term, s.tf, n.term_len FROM semantic_terms s
+                SELECT s.node_id, n.key, s.term, s.tf, n.term_len FROM semantic_terms s
                 JOIN semantic_nodes n ON n.id = s.node_id AND n.tier <> 'trash'
                 WHERE s.owner_id = ${owner} AND s.term = ANY(${p.add([...qtf.keys()])}::text[])),
               st AS (SELECT facts::float8 AS n, GREATEST(term_len / NULLIF(facts, 0), 1)::float8 AS avgdl FROM fact_stats WHERE owner_id = ${owner}),
@@ -47,7 +48,7 @@ export function factTermReads(q: Sql) {
                 array_agg(t.term ORDER BY t.term) AS terms
          FROM t JOIN w USING (term) CROSS JOIN st
          ${filters ? `JOIN semantic_nodes n ON n.id = t.node_id${filters}` : ''}
-         GROUP BY t.node_id ORDER BY score DESC, t.node_id LIMIT ${p.add(o.limit)}`,
+         GROUP BY t.node_id, t.key ORDER BY score DESC, t.key LIMIT ${p.add(o.limit)}`,
         p.values,
       );
       return r.rows.map((x) => ({ id: x.node_id, score: x.score, matchedTerms: x.terms }));

@@ -1,6 +1,6 @@
 /**
- * Memories that match a query equally well rank in the order they were remembered, not by their ids
- * (random): the same conversations give the same results in every store built from them.
+ * Memories that match a query equally well rank in the order they were remembered (facts: by key), not
+ * by their ids (random): the same conversations give the same results in every store built from them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedder } from '../../core/embed/embedder.js';
@@ -62,6 +62,23 @@ describe('ties', () => {
     const remembered = Array.from({ length: LANTERNS }, (_, n) => String(n));
     expect(await order(a, 'bm25')).toEqual(remembered);
     expect(await order(b, 'bm25')).toEqual(remembered);
+  });
+
+  it('ranks equal fact matches by key', async () => {
+    // Without a model: alike facts under different keys would merge by meaning.
+    const keywordsOnly = await openMemoryEngine();
+    try {
+      const ownerId = newOwner('tied-facts');
+      for (const n of [3, 0, 5, 1, 4, 2])
+        await keywordsOnly.call('upsertKnowledge', { ownerId, key: `lantern:note_${n}`, value: `Paper lantern number ${n}` });
+      const found = (await keywordsOnly.call('search', { ownerId, query: 'paper lantern', kind: 'semantic', mode: 'bm25' })).results;
+      expect(new Set(found.map((r) => r.score)).size).toBe(1);
+      expect(found.map((r) => (r.kind === 'semantic' ? r.key : null))).toEqual(
+        Array.from({ length: LANTERNS }, (_, n) => `lantern:note_${n}`),
+      );
+    } finally {
+      await keywordsOnly.close();
+    }
   });
 
   it('fuses ties the same way in every store', async () => {
