@@ -4,13 +4,12 @@ import type { EpisodeDraft } from '../domain/episode.js';
 import type { EngineContext } from '../context/engine-context.js';
 import { isLlmError, LlmError, type Llm } from '../llm/llm.js';
 import { llmSegments, llmSpans, newSession, noteFailure, type BuildSession, type Span } from './boundaries-llm.js';
-import { buildHeuristicEpisode, HEURISTIC_VERSION } from './heuristic.js';
+import { episodeFrom, HEURISTIC_VERSION, rarityTerms, readEpisode } from './heuristic.js';
 import { messageText } from '../text/message-text.js';
 import { LLM_EPISODE_VERSION, llmEpisode, type ConversationInfo, type EpisodeGraphPayload } from './llm-builder.js';
 import { segmentMessages } from './segment.js';
 import { idf } from '../retrieval/messages.js';
 import type { Idf } from '../text/keywords.js';
-import { tokenize } from '../text/tokenize.js';
 
 /**
  * An episode builder registry as what it is: a map from data type to the builder for it. The
@@ -91,17 +90,18 @@ export async function heuristicEpisodes(
   const segments = segmentMessages(messages, ctx.config.segment, (block) =>
     block.every((m) => vectors.has(m.id)) ? block.map((m) => vectors.get(m.id)!) : null,
   );
-  const idf = await memoryIdf(ctx, ownerId, messages);
-  return segments.map((s) => ({ messages: s, draft: { ...buildHeuristicEpisode(s, { idf }), processingStatus: status }, graph: null }));
+  const readings = segments.map(readEpisode);
+  const idf = await memoryIdf(ctx, ownerId, new Set(readings.flatMap((r) => [...rarityTerms(r)])));
+  return segments.map((s, i) => ({ messages: s, draft: { ...episodeFrom(readings[i]!, idf), processingStatus: status }, graph: null }));
 }
 
 /**
- * How rare each word of these messages is in the owner's memory so far (the episode index's idf), so a
- * title names what is particular to this conversation. Undefined while the memory is too small to say.
+ * How rare these terms are in the owner's memory so far (the episode index's idf), so a title names what
+ * is particular to this conversation: only the words that may name a topic are looked up (a third of a
+ * window's terms), all at once. Undefined while the memory is too small to say.
  */
-async function memoryIdf(ctx: EngineContext, ownerId: string, messages: readonly StoredMessage[]): Promise<Idf | undefined> {
-  const terms = [...new Set(messages.flatMap((m) => tokenize(messageText(m))))];
-  const { docCount, df } = await ctx.store.read.bm25.termStats(ownerId, terms);
+async function memoryIdf(ctx: EngineContext, ownerId: string, terms: ReadonlySet<string>): Promise<Idf | undefined> {
+  const { docCount, df } = await ctx.store.read.bm25.termStats(ownerId, [...terms]);
   if (docCount < 20) return undefined;
   return (t) => idf(docCount, Math.max(df.get(t) ?? 0, 0.5));
 }

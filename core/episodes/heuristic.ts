@@ -2,7 +2,7 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import { CJK_CHARS, tokenize } from '../text/tokenize.js';
 import { describeSpan, joinNames } from '../text/describe.js';
-import { properNouns, topicsOf, type Idf } from '../text/keywords.js';
+import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { findTimeMentions, timeReference, withTimeNotes } from './relative-time.js';
 
@@ -64,6 +64,31 @@ export interface HeuristicOptions {
   idf?: Idf | undefined;
 }
 
+/** What building an episode reads of its messages before it weighs their words against the whole memory. */
+export interface EpisodeReading {
+  messages: readonly StoredMessage[];
+  speakers: string[];
+  texts: string[];
+  body: string;
+  cjk: boolean;
+  topics: TopicReading;
+}
+
+export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading {
+  const speakers = [...new Set(messages.map((m) => m.speaker))];
+  const texts = messages.map(messageText);
+  const body = texts.join('\n');
+  const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
+  // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
+  const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
+  return { messages, speakers, texts, body, cjk: isMostlyCjk(body), topics: readTopics(said, speakerTerms) };
+}
+
+/** The terms whose rarity `episodeFrom` looks up for this reading (a store reads them all at once). */
+export function rarityTerms(r: EpisodeReading): Iterable<string> {
+  return r.topics.occurrences.keys();
+}
+
 /**
  * The degraded-mode builder (no LLM), made useful: the episode states who talked and exactly when, keeps
  * every message (relative dates resolved to absolute ones in the sender's time zone), and draws its title,
@@ -71,18 +96,14 @@ export interface HeuristicOptions {
  * `idf` is given.
  */
 export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: HeuristicOptions = {}): EpisodeDraft {
+  return episodeFrom(readEpisode(messages), o.idf);
+}
+
+export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: EpisodeReading, idf?: Idf): EpisodeDraft {
   const first = messages[0]!;
   const last = messages.at(-1)!;
   const offset = first.utcOffsetMin;
-  const speakers = [...new Set(messages.map((m) => m.speaker))];
-  const texts = messages.map(messageText);
-  const body = texts.join('\n');
-
-  const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
-  // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
-  const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
-  const cjk = isMostlyCjk(body);
-  const { keywords: kw, phrases } = topicsOf(said, { keywords: 8, phrases: cjk ? 3 : 2 }, { exclude: speakerTerms, idf: o.idf });
+  const { keywords: kw, phrases } = topicsFrom(topics, { keywords: 8, phrases: cjk ? 3 : 2 }, idf);
   const entities = [...new Set([...speakers, ...properNouns(body, 8)])];
 
   const mentions = messages.map((m, i) => findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin));

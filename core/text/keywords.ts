@@ -781,6 +781,18 @@ function maxIdfOf(terms: Iterable<string>, idf: Idf | undefined): number {
   return max || 1;
 }
 
+/** One reading of a text (its words and the terms that may name its topics), for `topicsFrom`. */
+export interface TopicReading {
+  readonly words: readonly Word[];
+  /** By term: every term whose rarity `topicsFrom` looks up. */
+  readonly occurrences: ReadonlyMap<string, Occurrence>;
+}
+
+export function readTopics(text: string, exclude: ReadonlySet<string> = new Set()): TopicReading {
+  const ws = words(text);
+  return { words: ws, occurrences: collect(ws, exclude) };
+}
+
 /**
  * What a text is about, from one reading of it:
  * - `keywords`: its salient words, in their readable surface form. Terms are counted by their BM25 stem
@@ -796,10 +808,17 @@ export function topicsOf(
   limits: { keywords: number; phrases: number },
   o: KeywordOptions = {},
 ): { keywords: string[]; phrases: string[] } {
-  const ws = words(text);
-  const occ = collect(ws, o.exclude ?? new Set());
-  const maxIdf = maxIdfOf(occ.keys(), o.idf);
-  const score = new Map([...occ].map(([t, x]) => [t, salience(x, t, o.idf, maxIdf)]));
+  return topicsFrom(readTopics(text, o.exclude), limits, o.idf);
+}
+
+/** `topicsOf` from a reading made before: the rarity of its terms can be looked up in between. */
+export function topicsFrom(
+  { words: ws, occurrences: occ }: TopicReading,
+  limits: { keywords: number; phrases: number },
+  idf?: Idf,
+): { keywords: string[]; phrases: string[] } {
+  const maxIdf = maxIdfOf(occ.keys(), idf);
+  const score = new Map([...occ].map(([t, x]) => [t, salience(x, t, idf, maxIdf)]));
   const keywords = [...occ]
     .map(([t, x]) => ({ x, t, s: score.get(t)! }))
     .sort((a, b) => b.s - a.s || b.x.count - a.x.count || a.t.localeCompare(b.t))
@@ -813,7 +832,7 @@ export function keywords(text: string, limit: number, o: KeywordOptions = {}): s
   return topicsOf(text, { keywords: limit, phrases: 0 }, o).keywords;
 }
 
-function phrasesOf(ws: readonly Word[], occ: Map<string, Occurrence>, score: Map<string, number>, limit: number): string[] {
+function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, score: Map<string, number>, limit: number): string[] {
   if (limit === 0) return [];
   // Runs of two or three adjacent salient words in one sentence (for CJK: adjacent segmenter words)
   // make a phrase.

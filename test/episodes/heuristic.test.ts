@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../core/domain/conversation.js';
 import { defaultSegmentConfig } from '../../core/context/segment-config.js';
-import { buildHeuristicEpisode } from '../../core/episodes/heuristic.js';
+import { buildHeuristicEpisode, episodeFrom, rarityTerms, readEpisode } from '../../core/episodes/heuristic.js';
 import { segmentMessages } from '../../core/episodes/segment.js';
 
 let seq = 0;
@@ -121,6 +121,17 @@ describe('heuristic titles', () => {
     expect(buildHeuristicEpisode(messages).title).toMatch(/garden/);
     const title = buildHeuristicEpisode(messages, { idf }).title;
     expect(title).toMatch(/^Ann and Ben on compost/);
+  });
+
+  it('ask the rarity of no term but those read beforehand (the store looks those up, and only those)', () => {
+    const reading = readEpisode([
+      msg('Ann', 'Guess what! The garden needs water again, so I bought a compost bin.', at(0)),
+      msg('Ben', '哈哈，周六我们去杭州西湖骑自行车吧！Bring the camera.', at(1)),
+    ]);
+    const asked = new Set<string>();
+    episodeFrom(reading, (t) => (asked.add(t), 1));
+    expect(asked.size).toBeGreaterThan(0);
+    expect([...asked].filter((t) => ![...rarityTerms(reading)].includes(t))).toEqual([]);
   });
 });
 
