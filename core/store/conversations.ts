@@ -2,6 +2,36 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Attachment, IncomingConversation, IncomingMessage, MessageRole, StoredMessage } from '../domain/conversation.js';
 import { chunks, int4Array, requireConversation, textArray, timestamptzArray, uuidArray, withReferencesChecked, type Sql } from './sql.js';
 
+interface MessageRow {
+  id: string;
+  conversation_id: string;
+  external_id: string | null;
+  seq: number;
+  speaker: string;
+  role: MessageRole;
+  content: string;
+  sent_at: Date;
+  utc_offset_min: number;
+  attachments: Attachment[];
+  episode_id: string | null;
+}
+
+function toMessage(r: MessageRow): StoredMessage {
+  return {
+    id: r.id,
+    conversationId: r.conversation_id,
+    externalId: r.external_id,
+    seq: r.seq,
+    speaker: r.speaker,
+    role: r.role,
+    text: r.content,
+    sentAt: r.sent_at,
+    utcOffsetMin: r.utc_offset_min,
+    attachments: r.attachments,
+    episodeId: r.episode_id,
+  };
+}
+
 export const messageColumns =
   'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
 
@@ -138,9 +168,19 @@ export function conversationReads(q: Sql) {
       return r.rows.map((x) => x.conversation_id);
     },
 
-    /** The conversation's messages no episode holds yet, oldest first: all, or the first `limit`. */
+    /**
+     * The conversation's messages no episode holds yet, oldest first: all, or the first `limit`. A
+     * bounded read comes as one JSON value; all of them (the LLM builder's whole chat: two million
+     * messages in a big export) stay rows, since as one value they could pass V8's longest string.
+     */
     async pendingMessages(ownerId: string, conversationId: string, limit: number | null = null): Promise<StoredMessage[]> {
-      return messagesWhere(q, 'owner_id = $1 AND conversation_id = $2 AND NOT processed', [ownerId, conversationId], limit);
+      const where = 'owner_id = $1 AND conversation_id = $2 AND NOT processed';
+      if (limit !== null) return messagesWhere(q, where, [ownerId, conversationId], limit);
+      const r = await q.query<MessageRow>(`SELECT ${messageColumns} FROM messages WHERE ${where} ORDER BY sent_at, seq`, [
+        ownerId,
+        conversationId,
+      ]);
+      return r.rows.map(toMessage);
     },
 
     /** Every message of these episodes (the evidence packer reads hundreds a query). */
