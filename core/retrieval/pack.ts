@@ -32,7 +32,7 @@ export interface PackRequest {
   query: string;
   /** What the returned text may cost at most: words (a CJK character counts as one), or units of `measure`. */
   budget: number;
-  /** When given, each block's header also says how long ago it was. */
+  /** When given, nothing said after it is packed (a replay as of a past moment), and each block's header says how long ago it was. */
   now?: Date | undefined;
   mode?: SearchMode | undefined;
   /** How the caller counts (see `Measure`); words and the packer's own headers by default. */
@@ -589,7 +589,9 @@ export async function packEvidence(ctx: EngineContext, req: PackRequest): Promis
   const cfg = ctx.config.retrieval.pack;
   const budget = Math.max(1, Math.floor(req.budget));
   const first = await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid');
-  const stage = await stageOf(ctx, req.ownerId, first);
+  const found = await stageOf(ctx, req.ownerId, first);
+  const now = req.now;
+  const stage = now ? { ...found, docs: found.docs.filter((d) => d.message.sentAt <= now) } : found;
   const ranked = stage.docs.length ? await rankMessages(stage, req.query, termStatsAfter(ctx, req.ownerId, first), cfg) : [];
   const blocks = packRanked(ranked, budget, cfg, req.now, req.measure, req.shown);
   const text = blocks.map((b) => b.text).join('\n\n');

@@ -75,6 +75,15 @@ describe('loadContext: Recently', () => {
     expect(out.sections.recent.map((e) => e.when.split(', ').slice(0, 2).join(', '))).toEqual(['Tuesday, 2 January 2024']);
   });
 
+  it('as of a moment in the past, quotes nothing said after it', async () => {
+    const query = 'How is the knee after the marathon training?';
+    const before = await engine.call('loadContext', { ownerId, query, now: '2024-03-01T10:00:00Z' });
+    expect(before.markdown).not.toContain('Berlin marathon');
+    const after = await engine.call('loadContext', { ownerId, query, now: '2024-03-10T09:00:30Z' });
+    expect(JSON.stringify(after.sections.related)).toContain('Berlin marathon');
+    expect(JSON.stringify(after.sections.related)).not.toContain('Tell me more about it.');
+  });
+
   it('with a query nothing answers ("hi" after months of silence), shows the latest episodes however old', async () => {
     const out = await engine.call('loadContext', { ownerId, query: 'hi', now: '2024-06-01T10:00:00Z' });
     expect(out.sections.related).toEqual([]);
