@@ -593,7 +593,7 @@ export async function packEvidence(ctx: EngineContext, req: PackRequest): Promis
   const now = req.now;
   const stage = now ? { ...found, docs: found.docs.filter((d) => d.message.sentAt <= now) } : found;
   const ranked = stage.docs.length ? await rankMessages(stage, req.query, termStatsAfter(ctx, req.ownerId, first), cfg) : [];
-  const blocks = packRanked(ranked, budget, cfg, req.now, req.measure, req.shown);
+  const blocks = packRanked(ranked, budget, cfg, now, req.measure, req.shown);
   const text = blocks.map((b) => b.text).join('\n\n');
   return {
     blocks,

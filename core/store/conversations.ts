@@ -16,6 +16,9 @@ interface MessageRow {
   episode_id: string | null;
 }
 
+export const messageColumns =
+  'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
+
 function toMessage(r: MessageRow): StoredMessage {
   return {
     id: r.id,
@@ -31,9 +34,6 @@ function toMessage(r: MessageRow): StoredMessage {
     episodeId: r.episode_id,
   };
 }
-
-export const messageColumns =
-  'id, conversation_id, external_id, seq, speaker, role, content, sent_at, utc_offset_min, attachments, episode_id';
 
 /** A message as `json_build_array(messageColumns)` gives it. */
 export type MessageJson = [string, string, string | null, number, string, MessageRole, string, string, number, Attachment[], string | null];
