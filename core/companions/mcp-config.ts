@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { engineEnv } from '../../bin/engine-env.mjs';
 import { NemoriError } from '../domain/errors.js';
 
 export const MCP_CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
@@ -26,13 +27,15 @@ export interface EntryOptions {
   /** Node and the bin (tests); default: the Node running now and this installation's bin. */
   node?: string;
   bin?: string;
+  /** Whose C library the server runs on (tests); default: this machine's. */
+  platform?: NodeJS.Platform;
 }
 
 export interface ServerEntry {
   type?: 'stdio';
   command: string;
   args: string[];
-  /** Only when the command is the desktop app's own binary (Electron), which then runs as plain Node. */
+  /** What the server holding the engine starts with (bin/engine-env.mjs), and when the command is the desktop app's own binary (Electron), what makes it run as plain Node. */
   env?: Record<string, string>;
 }
 
@@ -43,7 +46,11 @@ export function serverEntry(client: McpClient, o: EntryOptions = {}): ServerEntr
   const args = [o.bin ?? NEMORI_BIN, ...(o.home ? ['--home', path.resolve(o.home)] : []), 'mcp', ...(o.readOnly ? ['--read-only'] : [])];
   const command = o.node ?? process.execPath;
   // Inside the desktop app the running binary is Electron: it runs bin/nemori.mjs as Node when told so.
-  const env = o.node === undefined && process.versions.electron !== undefined ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {};
+  const vars = {
+    ...engineEnv(o.platform),
+    ...(o.node === undefined && process.versions.electron !== undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
+  };
+  const env = Object.keys(vars).length > 0 ? { env: vars } : {};
   // Claude Code and VS Code name the transport; Claude Desktop and Cursor take command + args only.
   return client === 'claude-code' || client === 'vscode' ? { type: 'stdio', command, args, ...env } : { command, args, ...env };
 }
@@ -79,13 +86,16 @@ export function clientConfigFile(client: McpClient, p: Platform = here()): strin
   }
 }
 
-/** Claude Code's own way to add the entry (user scope): `claude mcp add -s user nemori -- …`. */
+/**
+ * Claude Code's own way to add the entry (user scope): `claude mcp add -s user nemori [-e K=V …] -- …`.
+ * The name goes before `-e`: its values are variadic and would take the name as one more.
+ */
 export function claudeCodeAddCommand(entry: ServerEntry): string {
   const quote = (a: string) => (/[\s"']/.test(a) ? JSON.stringify(a) : a);
   const env = Object.entries(entry.env ?? {})
     .map(([k, v]) => `-e ${k}=${quote(v)} `)
     .join('');
-  return `claude mcp add -s user ${env}${SERVER_NAME} -- ${[entry.command, ...entry.args].map(quote).join(' ')}`;
+  return `claude mcp add -s user ${SERVER_NAME} ${env}-- ${[entry.command, ...entry.args].map(quote).join(' ')}`;
 }
 
 /** The configuration snippet to paste: `{ "mcpServers": { "nemori": { … } } }`. */

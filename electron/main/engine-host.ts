@@ -4,6 +4,7 @@
  * knows how the engine is hosted; the rest of main talks to the returned `EngineClient`.
  */
 import { utilityProcess } from 'electron';
+import { engineEnv } from '../../bin/engine-env.mjs';
 import { createEngineClient, type EngineClient, type EngineClientOptions } from './engine-client';
 import { HOST_KEY_ENV } from './key-vault';
 import type { HostMessage, HostRequest, MessageEnd } from '../engine/protocol';
@@ -19,7 +20,7 @@ export function startEngineHost(o: EngineHostOptions): EngineClient {
   const child = utilityProcess.fork(o.entryPath, [], {
     serviceName: 'Nemori engine',
     stdio: 'inherit',
-    ...(o.llmKey !== undefined ? { env: { ...process.env, [HOST_KEY_ENV]: o.llmKey ?? '' } } : {}),
+    env: { ...process.env, ...engineEnv(), ...(o.llmKey !== undefined ? { [HOST_KEY_ENV]: o.llmKey ?? '' } : {}) },
   });
   const channel: MessageEnd<HostMessage, HostRequest> = {
     post: (message) => child.postMessage(message),

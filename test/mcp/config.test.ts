@@ -5,7 +5,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clientConfigFile, mergeConfig, NEMORI_BIN, serverEntry, writeClientConfig } from '../../core/companions/mcp-config.js';
+import { engineEnv } from '../../bin/engine-env.mjs';
+import {
+  claudeCodeAddCommand,
+  clientConfigFile,
+  mergeConfig,
+  NEMORI_BIN,
+  serverEntry,
+  writeClientConfig,
+} from '../../core/companions/mcp-config.js';
 import { runNemori } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 
@@ -26,13 +34,22 @@ describe('MCP client configuration', () => {
   it("starts `nemori mcp` with this Node and this installation's bin, by absolute path", () => {
     expect(path.isAbsolute(NEMORI_BIN)).toBe(true);
     expect(fs.existsSync(NEMORI_BIN)).toBe(true);
-    expect(serverEntry('claude-desktop')).toEqual({ command: process.execPath, args: [NEMORI_BIN, 'mcp'] });
-    expect(serverEntry('cursor', { home: '/data/mem', readOnly: true })).toEqual({
+    expect(serverEntry('claude-desktop', { platform: 'darwin' })).toEqual({ command: process.execPath, args: [NEMORI_BIN, 'mcp'] });
+    expect(serverEntry('cursor', { home: '/data/mem', readOnly: true, platform: 'win32' })).toEqual({
       command: process.execPath,
       args: [NEMORI_BIN, '--home', path.resolve('/data/mem'), 'mcp', '--read-only'],
     });
     expect(serverEntry('claude-code')).toMatchObject({ type: 'stdio', command: process.execPath });
     expect(serverEntry('vscode')).toMatchObject({ type: 'stdio' });
+  });
+
+  it("on Linux, starts the server with one malloc arena (glibc keeps what V8's compiler threads freed otherwise)", () => {
+    const entry = serverEntry('claude-code', { platform: 'linux' });
+    expect(entry).toEqual({ type: 'stdio', command: process.execPath, args: [NEMORI_BIN, 'mcp'], env: { MALLOC_ARENA_MAX: '1' } });
+    expect(claudeCodeAddCommand(entry)).toBe(
+      `claude mcp add -s user nemori -e MALLOC_ARENA_MAX=1 -- ${process.execPath} ${NEMORI_BIN} mcp`,
+    );
+    expect(serverEntry('cursor', { platform: 'darwin' }).env).toBeUndefined();
   });
 
   it('knows where each client keeps its servers', () => {
@@ -88,15 +105,20 @@ describe('MCP client configuration', () => {
   });
 
   it('`nemori mcp config` prints the entry, and --write merges it into --config-file', { timeout: 120_000 }, async () => {
+    // This machine's entry: with the engine's environment where its C library reads it.
+    const here = Object.keys(engineEnv()).length > 0 ? { env: engineEnv() } : {};
     const printed = await runNemori(['--json', 'mcp', 'config', '--client', 'cursor']);
     expect(printed.code).toBe(0);
     expect(JSON.parse(printed.stdout)).toMatchObject({
       client: 'cursor',
       key: 'mcpServers',
-      entry: { command: process.execPath, args: [NEMORI_BIN, 'mcp'] },
+      entry: { command: process.execPath, args: [NEMORI_BIN, 'mcp'], ...here },
     });
     const human = await runNemori(['mcp', 'config', '--client', 'claude-code', '--read-only']);
-    expect(human.stdout).toContain(`claude mcp add -s user nemori -- ${process.execPath} ${NEMORI_BIN} mcp --read-only`);
+    const e = Object.entries(engineEnv())
+      .map(([k, v]) => `-e ${k}=${v} `)
+      .join('');
+    expect(human.stdout).toContain(`claude mcp add -s user nemori ${e}-- ${process.execPath} ${NEMORI_BIN} mcp --read-only`);
 
     const dir = tempDir('nemori-mcp-config-');
     const file = path.join(dir, 'mcp.json');
@@ -106,7 +128,7 @@ describe('MCP client configuration', () => {
     expect(written.code).toBe(0);
     expect(JSON.parse(written.stdout)).toMatchObject({ action: 'updated', file });
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      mcpServers: { other: { command: 'x' }, nemori: { command: process.execPath, args: [NEMORI_BIN, '--home', home, 'mcp'] } },
+      mcpServers: { other: { command: 'x' }, nemori: { command: process.execPath, args: [NEMORI_BIN, '--home', home, 'mcp'], ...here } },
     });
     const again = await runNemori(['--home', home, 'mcp', 'config', '--client', 'cursor', '--write', '--config-file', file]);
     expect(again.stdout).toContain('already has this nemori server; nothing changed');

@@ -1,0 +1,1 @@
+export declare function engineEnv(platform?: NodeJS.Platform): Record<string, string>;

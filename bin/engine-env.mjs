@@ -1,0 +1,17 @@
+/**
+ * What a long-running engine process adds to its environment — the desktop app's engine process and
+ * `nemori mcp` as the MCP client entries start it. The C library reads it before any code runs, so it
+ * is set by whoever starts the process.
+ *
+ * glibc gives each thread that allocates its own malloc arena, and an arena gives back little of what
+ * was freed in it. V8 optimises PGlite's WebAssembly on background threads, and what those compilations
+ * freed stayed resident: 25–55 MB in a process searching 100k episodes (none with baseline code only),
+ * ~120 MB after an import whose model thread embedded 20k episodes. With one arena it rejoins the main
+ * heap, whose free top is returned. Import and search ran as fast (bench:scale, alternating runs).
+ * Other C libraries ignore the variable.
+ */
+
+/** The variables to add for `platform` (glibc's is Linux's). */
+export function engineEnv(platform = process.platform) {
+  return platform === 'linux' ? { MALLOC_ARENA_MAX: '1' } : {};
+}
