@@ -79,9 +79,15 @@ describe('loadContext: Recently', () => {
     const query = 'How is the knee after the marathon training?';
     const before = await engine.call('loadContext', { ownerId, query, now: '2024-03-01T10:00:00Z' });
     expect(before.markdown).not.toContain('Berlin marathon');
+    const replayed = Date.now();
     const after = await engine.call('loadContext', { ownerId, query, now: '2024-03-10T09:00:30Z' });
     expect(JSON.stringify(after.sections.related)).toContain('Berlin marathon');
     expect(JSON.stringify(after.sections.related)).not.toContain('Tell me more about it.');
+    // Recalled now, though as of then: its last access does not go back to the replayed moment.
+    const [quoted] = after.sections.related;
+    const { episodes } = await engine.call('listEpisodes', { ownerId });
+    const episode = episodes.find((e) => e.id === quoted!.id);
+    expect(Date.parse(episode!.lastAccessed!)).toBeGreaterThanOrEqual(replayed);
   });
 
   it('with a query nothing answers ("hi" after months of silence), shows the latest episodes however old', async () => {

@@ -320,7 +320,8 @@ async function relatedEvidence(
   warnings.push(...pack.warnings);
   const ids = pack.blocks.map((b) => b.episodeId);
   if (ids.length === 0) return [];
-  await ctx.store.transaction((w) => w.episodes.recordAccess(ownerId, ids, now));
+  // Recalled now, even as of a past moment: a replay must not set their last access back to it.
+  await ctx.store.transaction((w) => w.episodes.recordAccess(ownerId, ids, ctx.clock.now()));
   return pack.blocks.map((b) => {
     const episode = { start: b.start.toISOString(), end: b.end.toISOString(), utcOffsetMin: b.utcOffsetMin };
     const item: RelatedItem = {
