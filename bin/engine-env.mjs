@@ -7,11 +7,12 @@
  * was freed in it. V8 optimises PGlite's WebAssembly on background threads, and what those compilations
  * freed stayed resident: 25–55 MB in a process searching 100k episodes (none with baseline code only),
  * ~120 MB after an import whose model thread embedded 20k episodes. With one arena it rejoins the main
- * heap, whose free top is returned. Import and search ran as fast (bench:scale, alternating runs).
+ * heap, whose free top is returned. Imports ran as fast (±4 % both ways over five alternating pairs),
+ * searches too at the median; their p95 rose ~1.5 ms where V8 optimised beside them (bench:scale).
  * Other C libraries ignore the variable.
  */
 
-/** The variables to add for `platform` (glibc's is Linux's). */
+/** The variables to add on `platform` (glibc is Linux's C library). */
 export function engineEnv(platform = process.platform) {
   return platform === 'linux' ? { MALLOC_ARENA_MAX: '1' } : {};
 }
