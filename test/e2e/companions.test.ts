@@ -68,7 +68,7 @@ describe('companions in Chromium', { timeout: 240_000 }, () => {
     expect(await companions.configFile()).toBe(path.join(user, '.config', 'Claude', 'claude_desktop_config.json'));
 
     await companions.chooseClient('Claude Code');
-    expect(await companions.command().innerText()).toMatch(/^claude mcp add -s user nemori -- /);
+    expect(await companions.command().innerText()).toMatch(/^claude mcp add -s user nemori (?:-e \S+ )*-- /);
     await companions.chooseClient('VS Code');
     expect(JSON.parse(await companions.snippet())).toMatchObject({ servers: { nemori: { type: 'stdio' } } });
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { engineEnv } from '../../bin/engine-env.mjs';
 import { COMPANIONS_KEY, NOTE_FLUSH_MS } from '../../core/api/handlers/companions.js';
 import { NEMORI_BIN } from '../../core/companions/mcp-config.js';
 import { connectOrOpenEngine, type ConnectedEngine } from '../../core/engine/connect.js';
@@ -125,9 +126,15 @@ describe("companions: the clients' entries", () => {
       expect(clients.map((c) => c.client)).toEqual(['claude-desktop', 'claude-code', 'cursor', 'vscode']);
       const desktop = clients[0]!;
       expect(desktop.file).toBe(path.join(user, '.config', 'Claude', 'claude_desktop_config.json'));
-      expect(desktop.entry).toEqual({ command: process.execPath, args: [NEMORI_BIN, '--home', home, 'mcp'] });
+      // With the engine's environment where this machine's C library reads it (bin/engine-env.mjs).
+      const env = engineEnv();
+      const withEnv = Object.keys(env).length > 0 ? { env } : {};
+      expect(desktop.entry).toEqual({ command: process.execPath, args: [NEMORI_BIN, '--home', home, 'mcp'], ...withEnv });
       expect(JSON.parse(desktop.snippet)).toEqual({ mcpServers: { nemori: desktop.entry } });
-      expect(clients[1]!.command).toBe(`claude mcp add -s user nemori -- ${process.execPath} ${NEMORI_BIN} --home ${home} mcp`);
+      const e = Object.entries(env)
+        .map(([k, v]) => `-e ${k}=${v} `)
+        .join('');
+      expect(clients[1]!.command).toBe(`claude mcp add -s user nemori ${e}-- ${process.execPath} ${NEMORI_BIN} --home ${home} mcp`);
       expect(clients[3]).toMatchObject({ serversKey: 'servers', entry: { type: 'stdio' } });
       expect((await engine.call('companionConfigs', { readOnly: true })).clients[2]!.entry.args.at(-1)).toBe('--read-only');
 
