@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DiscoveryRun, Eviction, LearnAction } from '../facts/reports.js';
 import { KeyInput, LinkRole, RelationshipType } from '../domain/fact.js';
 import { SearchMode } from '../domain/search.js';
-import { FactFilterInput, Owner, SearchResultItem, FactResultItem } from './search-contract.js';
+import { DateInput, FactFilterInput, Owner, SearchResultItem, FactResultItem } from './search-contract.js';
 import { FactVersionView, FactView, MessageView } from './views.js';
 
 /**
@@ -135,6 +135,8 @@ export const SummarizeKnowledgeInput = z.object({
   /** Everything (omitted), an entity type ("person") or a key prefix ("person:john"). */
   scope: z.string().trim().min(1).optional(),
   tokenLimit: z.number().int().min(10).max(100_000).default(500),
+  /** As the facts were known at this moment (a replay): the values they had then; facts not known yet are left out. */
+  asOf: DateInput.optional(),
 });
 export const SummarizeKnowledgeOutput = z.object({
   summary: z.string(),

@@ -203,7 +203,11 @@ export async function getVersion(
  * such as "person:john"), most important and most certain first, with their relationships, cut at the
  * token limit. Extractive: it works offline and never invents.
  */
-export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope: string | undefined, tokenLimit: number) {
+/**
+ * The most important facts as lines within `tokenLimit`. `asOf`: as they were known at that moment (a
+ * replay) — each with the value it had then, and those not known yet left out.
+ */
+export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope: string | undefined, tokenLimit: number, asOf?: Date) {
   const read = ctx.store.read;
   const lines: string[] = [];
   const included: Fact[] = [];
@@ -216,7 +220,17 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
   let full = false;
   while (!full) {
     const page = await read.facts.byImportance(ownerId, { ...inScope, limit, after });
-    for (const n of page) {
+    const then = asOf
+      ? await read.factVersions.asOf(
+          ownerId,
+          page.map((f) => f.id),
+          asOf,
+        )
+      : null;
+    for (const fact of page) {
+      const said = then ? then.get(fact.id) : fact;
+      if (!said) continue;
+      const n = { ...fact, ...said };
       const header = n.entityType !== lastType ? `${n.entityType}:` : null;
       const line = `- ${factText(n)}${n.version > 1 ? ` [v${n.version}]` : ''}`;
       const cost = estimateTokens(line) + (header ? estimateTokens(header) : 0);

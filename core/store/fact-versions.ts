@@ -18,6 +18,9 @@ export interface NewFactVersion {
   sourceMessageIds: readonly string[];
 }
 
+/** The part of a fact a version holds. */
+export type FactValue = Pick<FactVersion, 'version' | 'value' | 'context' | 'confidence'>;
+
 export function factVersionReads(q: Sql) {
   return {
     /** A fact's kept versions, oldest first. */
@@ -32,18 +35,49 @@ export function factVersionReads(q: Sql) {
     },
 
     /**
-     * Source messages per fact: of every kept version (the provenance of a fact), or of the version that
-     * holds its current value only.
+     * What each of these facts said at moment `at`: its newest kept version said by then — when the last
+     * of its source messages was sent, else when its episode ended. A version drawn from neither (stated
+     * through memorize or an upsert) has no date and counts as known at any moment. A fact none of whose
+     * kept versions was said by then is left out: it was not known yet.
      */
-    async sourceMessages(ownerId: string, factIds: readonly string[], versions: 'all' | 'current' = 'all'): Promise<Map<string, string[]>> {
+    async asOf(ownerId: string, factIds: readonly string[], at: Date): Promise<Map<string, FactValue>> {
+      const out = new Map<string, FactValue>();
+      if (factIds.length === 0) return out;
+      const r = await q.query<{ node_id: string } & FactValue>(
+        `SELECT DISTINCT ON (v.node_id) v.node_id, v.version, v.value, v.context, v.confidence
+         FROM semantic_versions v LEFT JOIN episodes e ON e.id = v.episode_id AND e.owner_id = v.owner_id
+         WHERE v.owner_id = $1 AND v.node_id = ANY($2::uuid[])
+           AND COALESCE((SELECT max(m.sent_at) FROM messages m WHERE m.owner_id = $1 AND m.id = ANY(v.source_message_ids)),
+                        e.end_at, '-infinity') <= $3
+         ORDER BY v.node_id, v.version DESC`,
+        [ownerId, factIds, at],
+      );
+      for (const { node_id, ...value } of r.rows) out.set(node_id, value);
+      return out;
+    },
+
+    /**
+     * Source messages per fact: of every kept version (the provenance of a fact), of the version that
+     * holds its current value only, or of the version given per fact.
+     */
+    async sourceMessages(
+      ownerId: string,
+      factIds: readonly string[],
+      versions: 'all' | 'current' | ReadonlyMap<string, number> = 'all',
+    ): Promise<Map<string, string[]>> {
       const out = new Map<string, string[]>();
       if (factIds.length === 0) return out;
-      const current =
-        versions === 'current' ? 'JOIN semantic_nodes n ON n.id = v.node_id AND n.owner_id = v.owner_id AND n.version = v.version' : '';
+      const params: unknown[] = [ownerId, factIds];
+      let only = '';
+      if (versions === 'current') only = 'JOIN semantic_nodes n ON n.id = v.node_id AND n.owner_id = v.owner_id AND n.version = v.version';
+      else if (versions !== 'all') {
+        params.push([...versions.keys()], [...versions.values()]);
+        only = 'JOIN unnest($3::uuid[], $4::int[]) AS w(id, version) ON w.id = v.node_id AND w.version = v.version';
+      }
       const r = await q.query<{ node_id: string; ids: string[] }>(
-        `SELECT v.node_id, array_agg(DISTINCT m) AS ids FROM semantic_versions v ${current} CROSS JOIN unnest(v.source_message_ids) AS m
+        `SELECT v.node_id, array_agg(DISTINCT m) AS ids FROM semantic_versions v ${only} CROSS JOIN unnest(v.source_message_ids) AS m
          WHERE v.owner_id = $1 AND v.node_id = ANY($2::uuid[]) GROUP BY v.node_id`,
-        [ownerId, factIds],
+        params,
       );
       for (const row of r.rows) out.set(row.node_id, row.ids);
       return out;

@@ -131,4 +131,31 @@ describe("knowledge discovery: John's research direction", () => {
     expect(quoted).toContain('从LLM转向Agent了？');
     expect(quoted).not.toContain('我现在转向AI Agent的行为规划了');
   });
+  it('loadContext as of a past moment shows each fact as it was known then, and none not known yet', async () => {
+    const ownerId = newOwner('john-replay');
+    for (const conversation of johnConversations) await engine.call('ingestConversation', { ownerId, source: 'api', conversation });
+    await engine.call('runDiscovery', { ownerId });
+    const query = 'John 的研究方向是什么';
+    const load = (now?: string) => engine.call('loadContext', { ownerId, query, budgetTokens: 600, ...(now ? { now } : {}) });
+    const research = (out: Awaited<ReturnType<typeof load>>) =>
+      out.sections.related.flatMap((r) => (r.kind === 'fact' && r.key === 'person:john的研究方向' ? [[r.version, r.value]] : []));
+
+    // Between the two talks: version 1's value, said in January, under Related and in the summary alike.
+    const march = await load('2024-03-01T10:00:00+08:00');
+    expect(research(march)).toEqual([[1, '大语言模型提示工程']]);
+    expect(march.markdown).toContain('(v1, said Monday, 15 January 2024, 10:02): John的研究方向: 大语言模型提示工程');
+    expect(march.markdown).not.toContain('AI Agent行为规划');
+    const summary = await engine.call('summarizeKnowledge', { ownerId, asOf: '2024-03-01T10:00:00+08:00' });
+    expect(summary.summary).toContain('John的研究方向: 大语言模型提示工程');
+    expect(summary.summary).not.toContain('AI Agent行为规划');
+
+    // Before John said anything about it, there is no such fact.
+    const before = await load('2024-01-10T10:00:00+08:00');
+    expect(before.sections.related.filter((r) => r.kind === 'fact')).toEqual([]);
+    expect(before.markdown).not.toContain('研究方向');
+    expect((await engine.call('summarizeKnowledge', { ownerId, asOf: '2024-01-10' })).summary).not.toContain('研究方向');
+
+    // Today: the current value.
+    expect(research(await load())).toEqual([[2, 'AI Agent行为规划']]);
+  });
 });

@@ -178,7 +178,7 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
     },
 
     async summarizeKnowledge(i) {
-      const s = await summarizeFacts(ctx, i.ownerId, i.scope, i.tokenLimit);
+      const s = await summarizeFacts(ctx, i.ownerId, i.scope, i.tokenLimit, i.asOf);
       return { summary: s.summary, tokens: s.tokens, keys: s.included.map((n) => n.key), left: s.left };
     },
 

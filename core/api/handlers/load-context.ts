@@ -6,7 +6,7 @@ import { packEvidence, shortTitle } from '../../retrieval/pack.js';
 import { describeSpan, formatOffset } from '../../text/describe.js';
 import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
-import { estimateTokens } from '../../text/fact-text.js';
+import { estimateTokens, factText } from '../../text/fact-text.js';
 import type { ContextItem, LoadContextInput, LoadContextOutput } from '../companion-contract.js';
 import type { OperationName, OpInput, OpOutput } from '../contract.js';
 import type { EpisodeView } from '../views.js';
@@ -134,7 +134,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   // Candidates, most useful first in each section.
   const [recent, about, factHits] = await Promise.all([
     op('listEpisodes', { ownerId: i.ownerId, until: now, limit: RECENT }),
-    op('summarizeKnowledge', { ownerId: i.ownerId, tokenLimit: i.budgetTokens }),
+    op('summarizeKnowledge', { ownerId: i.ownerId, tokenLimit: i.budgetTokens, ...(i.now ? { asOf: now } : {}) }),
     query ? op('search', { ownerId: i.ownerId, query, kind: 'semantic', limit: RELATED_FACTS, markAccessed: true }) : null,
   ]);
   if (factHits) warnings.push(...factHits.warnings);
@@ -166,21 +166,36 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   // Facts that answer the query, then what was just said in the conversation going on now (its
   // messages reach episodes only after they are built); the packed evidence is added below.
   const relatedBlocks: Block<RelatedItem>[] = [];
-  // The messages each fact shown under Related was drawn from (its current value's).
+  // The messages each fact shown under Related was drawn from (the value it shows).
   let factSources = new Map<string, string[]>();
   if (query) {
-    const factResults = (factHits?.results ?? []).flatMap((r) => (r.kind === 'semantic' ? [r] : []));
-    // A fact says when its current value was last said (what a companion needs to place it in time), and
+    const found = (factHits?.results ?? []).flatMap((r) => (r.kind === 'semantic' ? [r] : []));
+    // As of a past moment, a fact says what it said then; one not known yet is left out.
+    const then = i.now
+      ? await ctx.store.read.factVersions.asOf(
+          i.ownerId,
+          found.map((r) => r.id),
+          now,
+        )
+      : null;
+    const factResults = then
+      ? found.flatMap((r) => {
+          const v = then.get(r.id);
+          return v ? [{ ...r, summary: v.value, version: v.version, text: factText({ label: r.title, ...v }) }] : [];
+        })
+      : found;
+    // A fact says when the value it shows was last said (what a companion needs to place it in time), and
     // the evidence below does not quote those messages again: the fact says them in fewer words.
     factSources = await ctx.store.read.factVersions.sourceMessages(
       i.ownerId,
       factResults.map((r) => r.id),
-      'current',
+      then ? new Map(factResults.map((r) => [r.id, r.version])) : 'current',
     );
     for (const r of factResults) {
-      const current = new Set(factSources.get(r.id) ?? []);
-      const last = r.sources.filter((m) => current.has(m.id)).at(-1);
-      const when = last ? `said ${at(last.sentAt, offset, false)}` : `as of ${at(r.updatedAt, offset, false)}`;
+      const shownValue = new Set(factSources.get(r.id) ?? []);
+      const last = r.sources.filter((m) => shownValue.has(m.id)).at(-1);
+      const written = Date.parse(r.updatedAt) > now.getTime() ? now.toISOString() : r.updatedAt;
+      const when = last ? `said ${at(last.sentAt, offset, false)}` : `as of ${at(written, offset, false)}`;
       const item: RelatedItem = {
         kind: 'fact',
         id: r.id,
