@@ -201,11 +201,8 @@ export async function getVersion(
 /**
  * Summarize: the facts in scope (everything, an entity type such as "person", or a key prefix
  * such as "person:john"), most important and most certain first, with their relationships, cut at the
- * token limit. Extractive: it works offline and never invents.
- */
-/**
- * The most important facts as lines within `tokenLimit`. `asOf`: as they were known at that moment (a
- * replay) — each with the value it had then, and those not known yet left out.
+ * token limit. Extractive: it works offline and never invents. `asOf`: as they were known at that
+ * moment (a replay) — each with the value it had then, and those not known yet left out.
  */
 export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope: string | undefined, tokenLimit: number, asOf?: Date) {
   const read = ctx.store.read;
