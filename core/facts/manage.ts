@@ -225,7 +225,7 @@ export async function summarizeFacts(ctx: EngineContext, ownerId: string, scope:
         )
       : null;
     for (const fact of page) {
-      const said = then ? then.get(fact.id) : fact;
+      const said = then ? then.get(fact.id)?.value : fact;
       if (!said) continue;
       const n = { ...fact, ...said };
       const header = n.entityType !== lastType ? `${n.entityType}:` : null;

@@ -21,6 +21,12 @@ export interface NewFactVersion {
 /** The part of a fact a version holds. */
 export type FactValue = Pick<FactVersion, 'version' | 'value' | 'context' | 'confidence'>;
 
+/** A fact as of a moment: the version it had then, and the messages that version was drawn from. */
+export interface FactThen {
+  value: FactValue;
+  sourceMessageIds: string[];
+}
+
 export function factVersionReads(q: Sql) {
   return {
     /** A fact's kept versions, oldest first. */
@@ -40,11 +46,11 @@ export function factVersionReads(q: Sql) {
      * through memorize or an upsert) has no date and counts as known at any moment. A fact none of whose
      * kept versions was said by then is left out: it was not known yet.
      */
-    async asOf(ownerId: string, factIds: readonly string[], at: Date): Promise<Map<string, FactValue>> {
-      const out = new Map<string, FactValue>();
+    async asOf(ownerId: string, factIds: readonly string[], at: Date): Promise<Map<string, FactThen>> {
+      const out = new Map<string, FactThen>();
       if (factIds.length === 0) return out;
-      const r = await q.query<{ node_id: string } & FactValue>(
-        `SELECT DISTINCT ON (v.node_id) v.node_id, v.version, v.value, v.context, v.confidence
+      const r = await q.query<{ node_id: string; source_message_ids: string[] } & FactValue>(
+        `SELECT DISTINCT ON (v.node_id) v.node_id, v.version, v.value, v.context, v.confidence, v.source_message_ids
          FROM semantic_versions v LEFT JOIN episodes e ON e.id = v.episode_id AND e.owner_id = v.owner_id
          WHERE v.owner_id = $1 AND v.node_id = ANY($2::uuid[])
            AND COALESCE((SELECT max(m.sent_at) FROM messages m WHERE m.owner_id = $1 AND m.id = ANY(v.source_message_ids)),
@@ -52,32 +58,23 @@ export function factVersionReads(q: Sql) {
          ORDER BY v.node_id, v.version DESC`,
         [ownerId, factIds, at],
       );
-      for (const { node_id, ...value } of r.rows) out.set(node_id, value);
+      for (const { node_id, source_message_ids, ...value } of r.rows) out.set(node_id, { value, sourceMessageIds: source_message_ids });
       return out;
     },
 
     /**
-     * Source messages per fact: of every kept version (the provenance of a fact), of the version that
-     * holds its current value only, or of the version given per fact.
+     * Source messages per fact: of every kept version (the provenance of a fact), or of the version that
+     * holds its current value only.
      */
-    async sourceMessages(
-      ownerId: string,
-      factIds: readonly string[],
-      versions: 'all' | 'current' | ReadonlyMap<string, number> = 'all',
-    ): Promise<Map<string, string[]>> {
+    async sourceMessages(ownerId: string, factIds: readonly string[], versions: 'all' | 'current' = 'all'): Promise<Map<string, string[]>> {
       const out = new Map<string, string[]>();
       if (factIds.length === 0) return out;
-      const params: unknown[] = [ownerId, factIds];
-      let only = '';
-      if (versions === 'current') only = 'JOIN semantic_nodes n ON n.id = v.node_id AND n.owner_id = v.owner_id AND n.version = v.version';
-      else if (versions !== 'all') {
-        params.push([...versions.keys()], [...versions.values()]);
-        only = 'JOIN unnest($3::uuid[], $4::int[]) AS w(id, version) ON w.id = v.node_id AND w.version = v.version';
-      }
+      const current =
+        versions === 'current' ? 'JOIN semantic_nodes n ON n.id = v.node_id AND n.owner_id = v.owner_id AND n.version = v.version' : '';
       const r = await q.query<{ node_id: string; ids: string[] }>(
-        `SELECT v.node_id, array_agg(DISTINCT m) AS ids FROM semantic_versions v ${only} CROSS JOIN unnest(v.source_message_ids) AS m
+        `SELECT v.node_id, array_agg(DISTINCT m) AS ids FROM semantic_versions v ${current} CROSS JOIN unnest(v.source_message_ids) AS m
          WHERE v.owner_id = $1 AND v.node_id = ANY($2::uuid[]) GROUP BY v.node_id`,
-        params,
+        [ownerId, factIds],
       );
       for (const row of r.rows) out.set(row.node_id, row.ids);
       return out;

@@ -180,17 +180,19 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
       : null;
     const factResults = then
       ? found.flatMap((r) => {
-          const v = then.get(r.id);
+          const v = then.get(r.id)?.value;
           return v ? [{ ...r, summary: v.value, version: v.version, text: factText({ label: r.title, ...v }) }] : [];
         })
       : found;
     // A fact says when the value it shows was last said (what a companion needs to place it in time), and
     // the evidence below does not quote those messages again: the fact says them in fewer words.
-    factSources = await ctx.store.read.factVersions.sourceMessages(
-      i.ownerId,
-      factResults.map((r) => r.id),
-      then ? new Map(factResults.map((r) => [r.id, r.version])) : 'current',
-    );
+    factSources = then
+      ? new Map(factResults.map((r) => [r.id, then.get(r.id)!.sourceMessageIds]))
+      : await ctx.store.read.factVersions.sourceMessages(
+          i.ownerId,
+          factResults.map((r) => r.id),
+          'current',
+        );
     for (const r of factResults) {
       const shownValue = new Set(factSources.get(r.id) ?? []);
       const last = r.sources.filter((m) => shownValue.has(m.id)).at(-1);
