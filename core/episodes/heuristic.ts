@@ -4,6 +4,7 @@ import { CJK_CHARS, tokenize } from '../text/tokenize.js';
 import { describeSpan, joinNames } from '../text/describe.js';
 import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
+import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
 import { findTimeMentions, timeReference, withTimeNotes } from './relative-time.js';
 
 export const HEURISTIC_VERSION = 'heuristic-1';
@@ -69,6 +70,7 @@ export interface EpisodeReading {
   messages: readonly StoredMessage[];
   speakers: string[];
   texts: string[];
+  /** The texts together, without the placeholders of secrets. */
   body: string;
   cjk: boolean;
   topics: TopicReading;
@@ -77,7 +79,8 @@ export interface EpisodeReading {
 export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading {
   const speakers = [...new Set(messages.map((m) => m.speaker))];
   const texts = messages.map(messageText);
-  const body = texts.join('\n');
+  // A secret's placeholder ("[secret: password]") names no topic and no one: the episode is not about it.
+  const body = texts.join('\n').replace(SECRET_PLACEHOLDERS, ' ');
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
   const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');

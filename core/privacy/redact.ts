@@ -44,6 +44,9 @@ function compile(rules: PrivacyRules): Compiled[] {
 
 const PLACEHOLDER = /^\[secret:/;
 
+/** The placeholders `redactText` leaves where secrets were, anywhere in a text. */
+export const SECRET_PLACEHOLDERS = /\[secret: [^\]\n]*\]/g;
+
 /** The text with every secret the rules find replaced, and how many there were. */
 export function redactText(text: string, rules: PrivacyRules): Redacted<string> {
   if (!rules.enabled || text.length === 0) return { value: text, redacted: 0 };

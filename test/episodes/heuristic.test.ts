@@ -3,6 +3,8 @@ import type { StoredMessage } from '../../core/domain/conversation.js';
 import { defaultSegmentConfig } from '../../core/context/segment-config.js';
 import { buildHeuristicEpisode, episodeFrom, rarityTerms, readEpisode } from '../../core/episodes/heuristic.js';
 import { segmentMessages } from '../../core/episodes/segment.js';
+import { PrivacyConfig } from '../../core/context/privacy-config.js';
+import { redactText } from '../../core/privacy/redact.js';
 
 let seq = 0;
 function msg(speaker: string, text: string, iso: string, offsetMin = 0): StoredMessage {
@@ -85,6 +87,28 @@ describe('heuristic episodes', () => {
 
 describe('heuristic titles', () => {
   const at = (i: number) => new Date(Date.UTC(2024, 2, 1, 10, i)).toISOString();
+
+  it('name what was talked about, never the placeholders of the secrets taken out of it (both languages)', () => {
+    const rules = PrivacyConfig.parse({});
+    const said = (speaker: string, text: string, i: number) => msg(speaker, redactText(text, rules).value, at(i));
+    const en = buildHeuristicEpisode([
+      said('Lin', 'My sister Mei arrives from Chengdu next Friday, I need a table with good dumplings.', 0),
+      said('Nemo', 'Lovely! Does Mei have any food allergies?', 1),
+      said('Lin', 'Peanuts. And my wifi password is hunter2-Secret! and the card is 4111 1111 1111 1111', 2),
+      said('Lin', 'The door code password: 8841xx, the alarm password: zz91-aa', 3),
+    ]);
+    const zh = buildHeuristicEpisode([
+      said('小明', '下周五妹妹从成都来，想找家饺子好吃的馆子。', 0),
+      said('小红', '好呀！她对什么过敏吗？', 1),
+      said('小明', '花生过敏。对了，家里无线网密码是 hunter2-Secret，卡号 4111 1111 1111 1111', 2),
+    ]);
+    for (const e of [en, zh]) {
+      expect(e.content).toContain('[secret: ');
+      const named = [e.title, ...e.keywords, ...e.metadata.topics, ...e.metadata.entities].join(' | ');
+      expect(named).not.toMatch(/secret|card number/i);
+    }
+    expect(en.title).toMatch(/Mei|Chengdu|dumplings|peanuts/);
+  });
 
   it('name the topic in a phrase, without sentence-initial verbs or interjections (English)', () => {
     const e = buildHeuristicEpisode([
