@@ -136,6 +136,11 @@ export const LoadContextOutput = z.object({
     about: z.object({ text: z.string(), keys: z.array(z.string()) }),
     /** "Recently": the latest episodes before `now`, newest first. */
     recent: z.array(ContextEpisode),
+    /**
+     * "Recently", before its episodes: what was just said and is in no episode yet (a conversation going
+     * on; the last turns of one whose server stopped before building them), each conversation's last turns.
+     */
+    unbuilt: z.array(ContextMessage),
     /** "Related to …": search results for the query, best first. */
     related: z.array(ContextItem),
   }),

@@ -55,15 +55,23 @@ export function messageFromJson([
 }
 
 /**
- * The messages `where` selects (over `messages`, with `params`), oldest first, at most `limit`: as one
- * JSON value, because PGlite turns every column of every row into a JS value on its own — a
- * conversation's hundreds of messages parse in a fraction of the time as one field than as rows of eleven.
+ * The messages `where` selects (over `messages`, with `params`), oldest first: all, or the first (or, from
+ * `latest`, the last) `limit`. As one JSON value, because PGlite turns every column of every row into a JS
+ * value on its own — a conversation's hundreds of messages parse in a fraction of the time as one field
+ * than as rows of eleven.
  */
-async function messagesWhere(q: Sql, where: string, params: unknown[], limit: number | null = null): Promise<StoredMessage[]> {
+async function messagesWhere(
+  q: Sql,
+  where: string,
+  params: unknown[],
+  limit: number | null = null,
+  latest = false,
+): Promise<StoredMessage[]> {
+  const order = latest ? 'sent_at DESC, seq DESC' : 'sent_at, seq';
   const from =
     limit === null
       ? `messages WHERE ${where}`
-      : `(SELECT ${messageColumns} FROM messages WHERE ${where} ORDER BY sent_at, seq LIMIT $${params.length + 1}) m`;
+      : `(SELECT ${messageColumns} FROM messages WHERE ${where} ORDER BY ${order} LIMIT $${params.length + 1}) m`;
   const r = await q.query<{ messages: MessageJson[] }>(
     `SELECT COALESCE(json_agg(json_build_array(${messageColumns}) ORDER BY sent_at, seq), '[]') AS messages FROM ${from}`,
     limit === null ? params : [...params, limit],
@@ -181,6 +189,16 @@ export function conversationReads(q: Sql) {
         conversationId,
       ]);
       return r.rows.map(toMessage);
+    },
+
+    /**
+     * The latest messages no episode holds yet that were sent in (since, until], oldest first, at most
+     * `limit`: what was just said in a conversation still going on (or whose last turns a stopped server
+     * left unbuilt). An import's pending messages are old, and bounded by its build window.
+     */
+    async recentPending(ownerId: string, since: Date, until: Date, limit: number): Promise<StoredMessage[]> {
+      const where = 'owner_id = $1 AND NOT processed AND sent_at > $2 AND sent_at <= $3';
+      return messagesWhere(q, where, [ownerId, since, until], limit, true);
     },
 
     /** Every message of these episodes (the evidence packer reads hundreds a query). */

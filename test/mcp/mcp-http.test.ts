@@ -63,8 +63,11 @@ describe('/mcp on the HTTP bridge', () => {
         name: 'load_context',
         arguments: { query: 'kingfisher pond', now: '2024-03-05T08:00:00+01:00' },
       });
-      // Said a moment ago, whether or not its episode is built yet.
-      expect((context.content as { text: string }[])[0]!.text).toContain('Tuesday, 5 March 2024, 07:30 (UTC+01:00)');
+      // Said a moment ago, whether or not its episode is built yet, in the zone it was said in.
+      const block = (context.content as { text: string }[])[0]!.text;
+      expect(block).toContain('now is Tuesday, 5 March 2024, 08:00 (all times UTC+01:00 unless marked)');
+      expect(block).toContain('Tuesday, 5 March 2024, 07:30');
+      expect(block).toContain('The kingfisher came back to the pond.');
     } finally {
       await client.close();
     }

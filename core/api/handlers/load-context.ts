@@ -49,6 +49,10 @@ const RECENT = 8;
 const RECENT_DAYS = 14;
 const RELATED_FACTS = 5;
 const PENDING = 5;
+/** The latest messages no episode holds yet that are read, of how many conversations "Recently" quotes them, and how much of each. */
+const UNBUILT_READ = 100;
+const UNBUILT_CONVERSATIONS = 2;
+const UNBUILT_TOKENS = 200;
 const SUMMARY_CHARS = 280;
 /** The share of the budget the person's most important facts may take when there is a query. */
 const ABOUT_SHARE = 1 / 8;
@@ -123,6 +127,35 @@ const render = <T>(s: Section<T>) => (s.chosen.size ? [s.header, ...picked(s).fl
 
 type AboutItem = { key: string | null };
 type RelatedItem = ContextItem;
+type RecentItem = { kind: 'episode'; episode: EpisodeView } | { kind: 'turns'; messages: StoredMessage[] };
+
+/**
+ * What was just said and is in no episode yet — the turns of a conversation going on, whose episodes are
+ * built a moment after they arrive, or the last turns of one whose server stopped before it built them —
+ * as "Recently"'s first items: a block per conversation (the latest first), its last turns that fit
+ * UNBUILT_TOKENS. Turns `shown` elsewhere are left out.
+ */
+function unbuiltBlocks(unbuilt: readonly StoredMessage[], shown: ReadonlySet<string>, offset: number): Block<RecentItem>[] {
+  const byConversation = new Map<string, StoredMessage[]>();
+  for (const m of [...unbuilt].reverse()) {
+    if (!shown.has(m.id)) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m]);
+  }
+  return [...byConversation.values()].slice(0, UNBUILT_CONVERSATIONS).map((latestFirst) => {
+    const turns: { m: StoredMessage; line: string }[] = [];
+    let cost = 0;
+    for (const m of latestFirst) {
+      const line = `  ${m.speaker}: ${shorten(m.text, 400)}`;
+      if (turns.length > 0 && cost + estimateTokens(line) > UNBUILT_TOKENS) break;
+      turns.unshift({ m, line });
+      cost += estimateTokens(line);
+    }
+    const first = turns[0]!.m;
+    const last = turns.at(-1)!.m;
+    const when = describeSpan(first.sentAt, last.sentAt, last.utcOffsetMin, { zone: last.utcOffsetMin !== offset });
+    const item: RecentItem = { kind: 'turns', messages: turns.map((t) => t.m) };
+    return block([`- ${when} — **just said, not in an episode yet**`, ...turns.map((t) => t.line)], item);
+  });
+}
 
 export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typeof LoadContextInput>): Promise<LoadContextOutput> {
   const now = i.now ?? ctx.clock.now();
@@ -132,13 +165,16 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const warnings: string[] = [];
 
   // Candidates, most useful first in each section.
-  const [recent, about, factHits] = await Promise.all([
+  const recentSince = now.getTime() - RECENT_DAYS * 86_400_000;
+  const [recent, about, factHits, unbuilt] = await Promise.all([
     op('listEpisodes', { ownerId: i.ownerId, until: now, limit: RECENT }),
     op('summarizeKnowledge', { ownerId: i.ownerId, tokenLimit: i.budgetTokens, ...(i.now ? { asOf: now } : {}) }),
     query ? op('search', { ownerId: i.ownerId, query, kind: 'semantic', limit: RELATED_FACTS, markAccessed: true }) : null,
+    ctx.store.read.conversations.recentPending(i.ownerId, new Date(recentSince), now, UNBUILT_READ),
   ]);
   if (factHits) warnings.push(...factHits.warnings);
-  const offset = recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
+  // The zone of what the person said last: turns just said, else the latest episode, else this machine's.
+  const offset = unbuilt.at(-1)?.utcOffsetMin ?? recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
@@ -157,11 +193,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     heading = null;
   }
 
-  const recentSince = now.getTime() - RECENT_DAYS * 86_400_000;
   const latestBlocks = recent.episodes.map((e) =>
-    block([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], e),
+    block<RecentItem>([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], { kind: 'episode', episode: e }),
   );
-  const recentBlocks = query ? latestBlocks.filter((b) => Date.parse(b.item.end) >= recentSince) : latestBlocks;
+  const recentBlocks = query
+    ? latestBlocks.filter((b) => b.item.kind === 'episode' && Date.parse(b.item.episode.end) >= recentSince)
+    : latestBlocks;
 
   // Facts that answer the query, then what was just said in the conversation going on now (its
   // messages reach episodes only after they are built); the packed evidence is added below.
@@ -211,13 +248,10 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
       relatedBlocks.push(block([`- Fact \`${r.key}\` (v${r.version}, ${when}): ${shorten(r.text, SUMMARY_CHARS)}`], item));
     }
     const matches = matcher(query);
-    const pending: { m: StoredMessage; n: number }[] = [];
-    for (const conversationId of await ctx.store.read.conversations.withPendingMessages(i.ownerId)) {
-      for (const m of await ctx.store.read.conversations.pendingMessages(i.ownerId, conversationId)) {
-        const n = m.sentAt <= now ? matches(m.text) : 0;
-        if (n > 0) pending.push({ m, n });
-      }
-    }
+    const pending = unbuilt.flatMap((m) => {
+      const n = matches(m.text);
+      return n > 0 ? [{ m, n }] : [];
+    });
     pending.sort((a, b) => b.n - a.n || b.m.sentAt.getTime() - a.m.sentAt.getTime());
     for (const { m, n } of pending.slice(0, PENDING)) {
       const item: RelatedItem = { kind: 'message', ...quoted(m), score: n };
@@ -243,12 +277,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     used: 0,
     skip: (x) => x.key !== null && inRelated('fact', x.key),
   };
-  const recentSection: Section<EpisodeView> = {
+  const recentSection: Section<RecentItem> = {
     header: '### Recently',
-    blocks: recentBlocks,
+    blocks: [...unbuiltBlocks(unbuilt, new Set(), offset), ...recentBlocks],
     chosen: new Set(),
     used: 0,
-    skip: (e) => inRelated('episode', e.id),
+    skip: (x) => x.kind === 'episode' && inRelated('episode', x.episode.id),
   };
 
   const title = `## What I remember — now is ${at(now.toISOString(), offset, false)} (all times ${formatOffset(offset)} unless marked)`;
@@ -271,8 +305,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     relatedSection.blocks.push(...evidence);
     fill(relatedSection, available - spent() - recentReserve);
     // Nothing answers the query ("hi" after months of silence): the latest episodes, however old, are
-    // again the best there is to open with.
-    if (relatedSection.chosen.size === 0) recentSection.blocks = latestBlocks;
+    // again the best there is to open with. Turns just said that Related quotes are not quoted again.
+    const quotedAbove = new Set(picked(relatedSection).flatMap((b) => (b.item.kind === 'message' ? [b.item.id] : [])));
+    recentSection.blocks = [
+      ...unbuiltBlocks(unbuilt, quotedAbove, offset),
+      ...(relatedSection.chosen.size === 0 ? latestBlocks : recentBlocks),
+    ];
     for (const s of [recentSection, aboutSection] as Section<unknown>[]) fill(s, available - spent());
   } else {
     fill(aboutSection, Math.floor(available / 2));
@@ -280,7 +318,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   }
 
   const body = sections.flatMap(render);
-  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length === 0;
+  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length + unbuilt.length === 0;
   const note = empty ? 'Nothing remembered yet.' : body.length === 0 ? 'Nothing fits the budget.' : null;
   const lines = [title, ...(note && estimateTokens(note) <= available ? [note] : []), ...body];
   const markdown = lines.join('\n');
@@ -297,15 +335,22 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
           .join('\n'),
         keys: picked(aboutSection).flatMap((b) => (b.item.key ? [b.item.key] : [])),
       },
-      recent: picked(recentSection).map(({ item: e }) => ({
-        id: e.id,
-        title: e.title,
-        summary: e.summary,
-        start: e.start,
-        end: e.end,
-        utcOffsetMin: e.utcOffsetMin,
-        when: spanOf(e),
-      })),
+      recent: picked(recentSection).flatMap(({ item: x }) =>
+        x.kind === 'episode'
+          ? [
+              {
+                id: x.episode.id,
+                title: x.episode.title,
+                summary: x.episode.summary,
+                start: x.episode.start,
+                end: x.episode.end,
+                utcOffsetMin: x.episode.utcOffsetMin,
+                when: spanOf(x.episode),
+              },
+            ]
+          : [],
+      ),
+      unbuilt: picked(recentSection).flatMap(({ item: x }) => (x.kind === 'turns' ? x.messages.map(quoted) : [])),
       related: picked(relatedSection).map((b) => b.item),
     },
     left: { about: left(aboutSection), recent: left(recentSection), related: left(relatedSection) },
