@@ -29,9 +29,16 @@ export function factEmbeddingText(n: Pick<Fact, 'label' | 'value'>): string {
   return `${n.label}: ${n.value}`;
 }
 
-/** The text a fact hands to an LLM (and what it costs in a retrieval budget). */
+/**
+ * The text a fact hands to an LLM (and what it costs in a retrieval budget): its label, then its value —
+ * the value alone when it says every word of the label already ("coffee" and "Lin drinks black coffee";
+ * a fact memorized without a key, labelled with its own first words), which would only be said twice.
+ */
 export function factText(n: Pick<Fact, 'label' | 'value' | 'context'>): string {
-  return n.context ? `${n.label}: ${n.value} (${n.context})` : `${n.label}: ${n.value}`;
+  const labelTerms = tokenize(n.label);
+  const valueTerms = new Set(tokenize(n.value));
+  const said = labelTerms.length > 0 && labelTerms.every((t) => valueTerms.has(t)) ? n.value : `${n.label}: ${n.value}`;
+  return n.context ? `${said} (${n.context})` : said;
 }
 
 const SPACE_CHAR = /\s/gu;

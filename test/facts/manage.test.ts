@@ -239,11 +239,16 @@ describe('capacity, summarize', () => {
       value: 'Alice is a marine biologist',
       metadata: { importance: 0.9 },
     });
-    await engine.call('upsertKnowledge', { ownerId, key: 'person:bob', value: 'Bob is a cellist', metadata: { importance: 0.4 } });
+    await engine.call('upsertKnowledge', {
+      ownerId,
+      key: 'person:bob',
+      value: 'Bob is a cellist in the city orchestra',
+      metadata: { importance: 0.4 },
+    });
     await engine.call('upsertKnowledge', { ownerId, key: 'place:lisbon', value: 'Lisbon is where Alice lives' });
     const all = await engine.call('summarizeKnowledge', { ownerId });
     expect(all.keys).toEqual(['person:alice', 'place:lisbon', 'person:bob']);
-    expect(all.summary).toContain('person:\n- alice: Alice is a marine biologist');
+    expect(all.summary).toContain('person:\n- Alice is a marine biologist');
     expect(all.left).toBe(0);
     const people = await engine.call('summarizeKnowledge', { ownerId, scope: 'person' });
     expect(people.keys).toEqual(['person:alice', 'person:bob']);
@@ -251,6 +256,18 @@ describe('capacity, summarize', () => {
     expect(tight.keys).toEqual(['person:alice']);
     expect(tight.tokens).toBeLessThanOrEqual(12);
     expect(tight.left).toBe(1);
+  });
+  it('says a label once: a value that says it already stands alone', async () => {
+    const ownerId = newOwner();
+    await engine.call('upsertKnowledge', { ownerId, key: 'preference:coffee', value: 'Black, no sugar' });
+    await engine.call('memorize', { ownerId, value: 'Lin is learning Portuguese for a move to Lisbon next spring.' });
+    await engine.call('memorize', { ownerId, value: 'Lin 的女儿叫小雨，正在学钢琴。' });
+    const { summary } = await engine.call('summarizeKnowledge', { ownerId });
+    expect(summary).toContain('- coffee: Black, no sugar');
+    expect(summary).toContain('- Lin is learning Portuguese for a move to Lisbon next spring.');
+    expect(summary).toContain('- Lin 的女儿叫小雨，正在学钢琴。');
+    const found = await engine.call('search', { ownerId, query: 'Lisbon', kind: 'semantic' });
+    expect(found.results.map((r) => r.text)).toEqual(['Lin is learning Portuguese for a move to Lisbon next spring.']);
   });
   it('summarizes many facts page by page in the same order as all of them sorted, each once', async () => {
     const ownerId = newOwner();
