@@ -15,13 +15,30 @@ function head(text: string, max: number): string {
 }
 
 /**
- * A message as episode text: attachments are told, not dropped ("[shares a photo: a dog on a beach]");
- * a very long message is told up to MAX_TOLD_MESSAGE_CHARS, saying how much is left out.
+ * The words phones and chat exports make file names of ("IMG-20240310-WA0001.jpg",
+ * "00000012-PHOTO-2024-10-27-03-30-45.jpg", "photo_1@10-02-2024_09-12-00.jpg", "Screen Shot … at 8.01.00 PM").
+ */
+const MADE_UP_NAME_WORDS = new Set([
+  ...['img', 'image', 'photo', 'pic', 'picture', 'mvimg', 'pxl', 'dsc', 'dscn', 'dcim', 'screenshot', 'screen', 'shot'],
+  ...['vid', 'video', 'audio', 'voice', 'ptt', 'aud', 'stk', 'sticker', 'doc', 'file', 'attachment', 'wa', 'at', 'am', 'pm'],
+]);
+
+/** Whether a file's name says something a person chose ("west-lake.jpg", "西湖.jpg"), not one a device made up of a counter and a time. */
+function namedByAPerson(name: string): boolean {
+  const stem = name.replace(/\.[\p{L}\d]{1,5}$/u, '');
+  return (stem.match(/\p{L}+/gu) ?? []).some((w) => !MADE_UP_NAME_WORDS.has(w.toLowerCase()));
+}
+
+/**
+ * A message as episode text: attachments are told, not dropped ("[shares a photo: a dog on a beach]",
+ * by the caption, else the file's name when a person gave it one); a very long message is told up to
+ * MAX_TOLD_MESSAGE_CHARS, saying how much is left out.
  */
 export function messageText(m: StoredMessage): string {
   const media = m.attachments.map((a) => {
-    const what = a.kind === 'image' ? 'a photo' : a.kind === 'file' ? 'a file' : `a ${a.kind}`;
-    const about = a.caption ?? a.name;
+    const what =
+      a.kind === 'image' ? 'a photo' : a.kind === 'other' ? 'an attachment' : `${/^[aeiou]/.test(a.kind) ? 'an' : 'a'} ${a.kind}`;
+    const about = a.caption ?? (a.name && namedByAPerson(a.name) ? a.name : undefined);
     return about ? `[shares ${what}: ${about}]` : `[shares ${what}]`;
   });
   const text =

@@ -83,6 +83,31 @@ describe('heuristic episodes', () => {
     m.attachments = [{ kind: 'image', caption: 'a dog on a beach' }];
     expect(buildHeuristicEpisode([m]).content).toContain('look! [shares a photo: a dog on a beach]');
   });
+
+  it('tell an attachment by the name a person gave its file, not by one a phone or an export made up', () => {
+    const shared = (name: string, kind: 'image' | 'audio' | 'file' = 'image') => {
+      const m = msg('Ann', '', '2024-01-01T10:00:00Z');
+      m.attachments = [{ kind, name }];
+      return buildHeuristicEpisode([m, msg('Bob', 'Nice one!', '2024-01-01T10:01:00Z')]);
+    };
+    for (const made of [
+      '00000012-PHOTO-2024-10-27-03-30-45.jpg',
+      'IMG-20240310-WA0001.jpg',
+      'photo_1@10-02-2024_09-12-00.jpg',
+      'IMG_0042.HEIC',
+      '448812345_1.jpg',
+      'Screen Shot 2024-03-14 at 8.01.00 PM.png',
+    ]) {
+      const e = shared(made);
+      expect(e.content).toContain('Ann: [shares a photo]');
+      expect(e.keywords.join(' ')).not.toMatch(/photo|img|wa0001|2024/i);
+      expect(e.title).not.toMatch(/img|wa0001|2024/i);
+    }
+    expect(shared('PTT-20240310-WA0002.opus', 'audio').content).toContain('Ann: [shares an audio]');
+    expect(shared('west-lake.jpg').content).toContain('Ann: [shares a photo: west-lake.jpg]');
+    expect(shared('西湖.jpg').content).toContain('Ann: [shares a photo: 西湖.jpg]');
+    expect(shared('Lease agreement 2024.pdf', 'file').content).toContain('Ann: [shares a file: Lease agreement 2024.pdf]');
+  });
 });
 
 describe('heuristic titles', () => {
