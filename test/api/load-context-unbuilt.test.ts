@@ -81,6 +81,57 @@ describe('loadContext: turns just said, in no episode yet', () => {
     expect(out.sections.unbuilt.map((m) => m.text)).toEqual(turns.slice(0, 4).map(([, text]) => text));
   });
 
+  it('keeps them their share of the budget when much older memory answers the query', async () => {
+    const runner = newOwner('unbuilt-runner');
+    for (let d = 1; d <= 12; d++) {
+      await engine.call('ingestConversation', {
+        ownerId: runner,
+        source: 'api',
+        conversation: {
+          id: `run-${d}`,
+          messages: [
+            {
+              id: `run-${d}-1`,
+              speaker: 'Lin',
+              text: `Marathon training, week ${d}: a long run along the river and my knee held up fine.`,
+              timestamp: `2024-01-${String(d).padStart(2, '0')}T07:00:00+08:00`,
+            },
+          ],
+        },
+      });
+    }
+    await engine.context.store.transaction(async (r) => {
+      const c: IncomingConversation = {
+        source: 'live',
+        externalId: 'today',
+        participants: ['Lin'],
+        metadata: {},
+        messages: [
+          {
+            speaker: 'Lin',
+            role: 'user',
+            text: 'Off to the physio about my knee.',
+            sentAt: at(0),
+            utcOffsetMin: 480,
+            attachments: [],
+            metadata: {},
+          },
+        ],
+      };
+      const { id } = await r.conversations.upsert(runner, c, at(0));
+      await r.conversations.addMessages(runner, id, c);
+    });
+    const out = await engine.call('loadContext', {
+      ownerId: runner,
+      query: 'How is the marathon training going?',
+      now: at(60),
+      budgetTokens: 300,
+    });
+    expect(out.tokens).toBeLessThanOrEqual(300);
+    expect(out.sections.related.filter((r) => r.kind === 'episode').length).toBeGreaterThan(1);
+    expect(out.sections.unbuilt.map((m) => m.text)).toEqual(['Off to the physio about my knee.']);
+  });
+
   it('only turns of the last two weeks before now were just said', async () => {
     for (const now of [new Date('2024-04-10T00:00:00Z'), at(-60)]) {
       const out = await engine.call('loadContext', { ownerId, query: 'piano exam', now });

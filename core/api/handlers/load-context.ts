@@ -291,9 +291,10 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const spent = () => sections.reduce((sum, x) => sum + x.used, 0);
   if (query) {
     const aboutShare = Math.floor(available * ABOUT_SHARE);
+    // Kept for Recently: its turns just said and recent episodes, up to its share.
     const recentReserve = Math.min(
       Math.floor(available * RECENT_SHARE),
-      recentBlocks.reduce((n, b) => n + b.cost, recentBlocks.length ? estimateTokens(recentSection.header) : 0),
+      recentSection.blocks.reduce((n, b) => n + b.cost, recentSection.blocks.length ? estimateTokens(recentSection.header) : 0),
     );
     // Facts that answer the query first, under Related with when they were said; the most important
     // of the others under "What I know about you".
