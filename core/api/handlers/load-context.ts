@@ -54,6 +54,8 @@ const UNBUILT_READ = 100;
 const UNBUILT_CONVERSATIONS = 2;
 const UNBUILT_TOKENS = 200;
 const SUMMARY_CHARS = 280;
+/** How much of a turn just said is quoted. */
+const TURN_CHARS = 400;
 /** The share of the budget the person's most important facts may take when there is a query. */
 const ABOUT_SHARE = 1 / 8;
 const RECENT_SHARE = 1 / 6;
@@ -144,7 +146,7 @@ function unbuiltBlocks(unbuilt: readonly StoredMessage[], shown: ReadonlySet<str
     const turns: { m: StoredMessage; line: string }[] = [];
     let cost = 0;
     for (const m of latestFirst) {
-      const line = `  ${m.speaker}: ${shorten(m.text, 400)}`;
+      const line = `  ${m.speaker}: ${shorten(m.text, TURN_CHARS)}`;
       if (turns.length > 0 && cost + estimateTokens(line) > UNBUILT_TOKENS) break;
       turns.unshift({ m, line });
       cost += estimateTokens(line);
@@ -193,12 +195,10 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     heading = null;
   }
 
-  const latestBlocks = recent.episodes.map((e) =>
-    block<RecentItem>([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], { kind: 'episode', episode: e }),
-  );
-  const recentBlocks = query
-    ? latestBlocks.filter((b) => b.item.kind === 'episode' && Date.parse(b.item.episode.end) >= recentSince)
-    : latestBlocks;
+  const episodeBlock = (e: EpisodeView) =>
+    block<RecentItem>([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], { kind: 'episode', episode: e });
+  const latestBlocks = recent.episodes.map(episodeBlock);
+  const recentBlocks = query ? recent.episodes.filter((e) => Date.parse(e.end) >= recentSince).map(episodeBlock) : latestBlocks;
 
   // Facts that answer the query, then what was just said in the conversation going on now (its
   // messages reach episodes only after they are built); the packed evidence is added below.
@@ -256,7 +256,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     for (const { m, n } of pending.slice(0, PENDING)) {
       const item: RelatedItem = { kind: 'message', ...quoted(m), score: n };
       const when = at(item.sentAt, item.utcOffsetMin, item.utcOffsetMin !== offset);
-      relatedBlocks.push(block([`- Just said: ${item.speaker}, ${when}: “${shorten(item.text, 400)}”`], item));
+      relatedBlocks.push(block([`- Just said: ${item.speaker}, ${when}: “${shorten(item.text, TURN_CHARS)}”`], item));
     }
   }
 
