@@ -757,8 +757,9 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     if (w.before && BEFORE_NOUNS.has(w.before)) o.nounish++;
     else if (w.before && BEFORE_VERBS.has(w.before)) o.verbish++;
     if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
-    const form = w.first && /^\p{Lu}\p{Ll}+$/u.test(w.word) ? w.word.toLowerCase() : w.word;
-    o.surface.set(form, (o.surface.get(form) ?? 0) + 1);
+    // A capital that opens a sentence says nothing of how the word is written ("Mochi strikes again"
+    // beside "my cat Mochi"); every word kept here is also met inside a sentence, so its form is known.
+    if (!(w.first && /^\p{Lu}\p{Ll}+$/u.test(w.word))) o.surface.set(w.word, (o.surface.get(w.word) ?? 0) + 1);
     occ.set(w.term, o);
   }
   // A word met only at the start of sentences is an imperative or a discourse word ("Bring it",

@@ -149,6 +149,20 @@ describe('heuristic titles', () => {
       expect(e.keywords.map((k) => k.toLowerCase())).not.toContain(noise.toLowerCase());
   });
 
+  it('write a name as the person writes it, whatever a sentence it opens does to it', () => {
+    const e = buildHeuristicEpisode([
+      msg('Lin', 'My cat Mochi knocked over my coffee this morning.', at(0)),
+      msg('Nemo', 'Mochi strikes again! Is Mochi hiding under the bed now?', at(1)),
+      msg('Lin', 'Coffee is everywhere. I need more coffee.', at(2)),
+    ]);
+    expect(e.title).toContain('Mochi');
+    expect(e.title).not.toContain('mochi');
+    expect(e.keywords).toContain('Mochi');
+    // A word capitalised only where it opens a sentence is written in lower case.
+    expect(e.keywords).toContain('coffee');
+    expect(e.keywords).not.toContain('Coffee');
+  });
+
   it('name the topic in a phrase, without interjections or time words (Chinese)', () => {
     const e = buildHeuristicEpisode([
       msg('小明', '哈哈，周六我们去杭州西湖骑自行车吧！', at(0), 480),
