@@ -5,6 +5,8 @@
 import type { OpOutput } from '../api/contract.js';
 import type { SearchResultItem } from '../api/search-contract.js';
 import { describeSpan, formatOffset, toLocal } from '../text/describe.js';
+import { factText } from '../text/fact-text.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** "Tuesday, 2 January 2024, 09:00–09:20 (UTC+01:00)" */
 export const span = (start: string, end: string, offset: number) => describeSpan(new Date(start), new Date(end), offset);
@@ -25,11 +27,32 @@ function sourcesLine(sources: readonly Source[], offset: number): string {
   return `Sources: ${shown.join('; ')}${sources.length > 6 ? `; and ${sources.length - 6} more` : ''}`;
 }
 
+/**
+ * The lines of an episode's text that hold the words the search matched and its summary does not say,
+ * those with the most of them first: a summary of a long talk seldom quotes the turn that was asked
+ * about, and without it a model would have to fetch the episode to know why it was found.
+ */
+function matchingLines(r: Extract<SearchResultItem, { kind: 'episode' }>, max = 3): string[] {
+  const terms = new Set(r.reason.terms);
+  if (terms.size === 0) return [];
+  const said = new Set(tokenize(r.summary));
+  const lines = r.text
+    .split('\n')
+    .map((line, i) => ({ line, i, hits: new Set(tokenize(line).filter((t) => terms.has(t) && !said.has(t))).size }))
+    .filter((x) => x.hits > 0);
+  return lines
+    .sort((a, b) => b.hits - a.hits || a.i - b.i)
+    .slice(0, max)
+    .sort((a, b) => a.i - b.i)
+    .map((x) => oneLine(x.line, 300));
+}
+
 export function renderResult(r: SearchResultItem, n: number): string {
   if (r.kind === 'episode') {
     return [
       `${n}. Episode **${r.title}** — ${span(r.start, r.end, r.utcOffsetMin)} · id \`${r.id}\``,
       `   ${oneLine(r.summary || r.text)}`,
+      ...matchingLines(r).map((l) => `   > ${l}`),
       `   ${sourcesLine(r.sources, r.utcOffsetMin)}`,
     ]
       .filter((l) => l.trim())
@@ -79,7 +102,7 @@ export function renderWritten(o: OpOutput<'memorize'>): string {
     merged: 'Merged into a fact already known',
   }[o.action];
   const evicted = o.evicted.length ? `\nTo stay within capacity, forgot: ${o.evicted.map((x) => `\`${x.key}\``).join(', ')}` : '';
-  return `${what}: \`${o.key}\` version ${o.version} — ${o.fact.label}: ${o.fact.value}${evicted}`;
+  return `${what}: \`${o.key}\` version ${o.version} — ${factText(o.fact)}${evicted}`;
 }
 
 export function renderHistory(o: OpOutput<'getKnowledge'>): string {
@@ -93,7 +116,7 @@ export function renderHistory(o: OpOutput<'getKnowledge'>): string {
   });
   const sources = o.sources.slice(0, 8).map((m) => `- ${stamp(m.sentAt, m.utcOffsetMin)} ${m.speaker}: “${oneLine(m.text, 200)}”`);
   return [
-    `## \`${f.key}\` — ${f.label}: ${f.value}`,
+    `## \`${f.key}\` — ${factText(f)}`,
     `Now version ${f.version}, confidence ${f.confidence.toFixed(2)}, tier ${f.tier} · id \`${f.id}\``,
     '',
     '### Versions, oldest first',
