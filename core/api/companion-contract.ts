@@ -26,7 +26,8 @@ export const AddMemoryInput = z.object({
         id: z.string().min(1).optional(),
         speaker: z.string().trim().min(1, 'say who spoke'),
         role: MessageRole.optional(),
-        text: z.string(),
+        // An empty turn would be an empty line in its episode; an importer leaves such messages out.
+        text: z.string().refine((t) => t.trim() !== '', 'the turn says nothing: leave out turns without text'),
         /** When it was said (default: now by the engine clock). */
         time: IsoTimestamp.optional(),
       }),

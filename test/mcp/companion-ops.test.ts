@@ -87,6 +87,18 @@ describe('companion operations', () => {
     await expect(
       engine.call('addMemory', { messages: [{ speaker: 'A', role: 'user', text: 'x', time: '2024-01-01T09:00' }] }),
     ).rejects.toThrow(/UTC offset/);
+    // A turn without text would be an empty line of its episode: the whole exchange is refused, nothing stored.
+    const ownerId = newOwner('empty');
+    await expect(
+      engine.call('addMemory', {
+        ownerId,
+        messages: [
+          { speaker: 'A', role: 'user', text: 'Look at this', time: '2024-01-01T09:00:00+01:00' },
+          { speaker: 'B', role: 'assistant', text: ' \n ', time: '2024-01-01T09:00:10+01:00' },
+        ],
+      }),
+    ).rejects.toThrow(/addMemory: messages\.1\.text: the turn says nothing/);
+    expect((await engine.call('stats', { ownerId })).owners[0]?.messages ?? 0).toBe(0);
   });
 
   it('loadContext: facts, recent episodes with dates, related episodes with their exact messages, within the budget', async () => {
