@@ -5,7 +5,7 @@ import { describeSpan, joinNames } from '../text/describe.js';
 import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
-import { findTimeMentions, timeReference, withTimeNotes } from './relative-time.js';
+import { findTimeMentions, timeReference, withTimeNotes } from '../text/relative-time.js';
 
 export const HEURISTIC_VERSION = 'heuristic-1';
 

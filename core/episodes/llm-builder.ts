@@ -8,7 +8,7 @@ import { describeSpan, formatOffset, joinNames, localDate } from '../text/descri
 import { entityKey, predicateKey } from './entity-names.js';
 import { localStamp, messageText, shorten } from '../text/message-text.js';
 import type { LlmEpisodeConfig } from '../context/llm-episodes-config.js';
-import { annotateRelativeTimes, findTimeMentions, timeReference } from './relative-time.js';
+import { annotateRelativeTimes, findTimeMentions, timeReference } from '../text/relative-time.js';
 
 /**
  * The LLM episode: a third-person narrative with absolute times, plus a structured payload

@@ -15,7 +15,7 @@ import {
   type QueryTerms,
   type ScoredDoc,
 } from './messages.js';
-import { anchorWindow, closeness, queryTimeAnchors, type TimeAnchor } from './query-time.js';
+import { anchorWindow, closeness, queryTimeAnchors, relativeAnchors, type TimeAnchor } from './query-time.js';
 import { episodeSource, searchMemories, type SearchOutcome } from './search.js';
 
 /**
@@ -34,6 +34,8 @@ export interface PackRequest {
   budget: number;
   /** When given, nothing said after it is packed (a replay as of a past moment), and each block's header says how long ago it was. */
   now?: Date | undefined;
+  /** The asker's UTC offset: with `now`, the days the query names relative to it ("yesterday") are read on their clock. */
+  utcOffsetMin?: number | undefined;
   mode?: SearchMode | undefined;
   /** How the caller counts (see `Measure`); words and the packer's own headers by default. */
   measure?: Measure | undefined;
@@ -176,6 +178,12 @@ export interface Stage {
   warnings: string[];
 }
 
+/** When a query is asked, on the asker's clock. */
+export interface AskedAt {
+  now: Date;
+  utcOffsetMin: number;
+}
+
 export interface FirstStage {
   /** Episodes best first, with their fused search score and their similarity where the vector half found them. */
   hits: { id: string; score: number; similarity: number | null }[];
@@ -190,13 +198,20 @@ export interface FirstStage {
  * The first stage: episodes by hybrid (or keyword) search; when the query names a date, also the best
  * episodes of that period (a filtered search reads every posting, so none of them is missed).
  */
-export async function firstStage(ctx: EngineContext, ownerId: string, query: string, depth: number, mode: SearchMode): Promise<FirstStage> {
+export async function firstStage(
+  ctx: EngineContext,
+  ownerId: string,
+  query: string,
+  depth: number,
+  mode: SearchMode,
+  asked?: AskedAt,
+): Promise<FirstStage> {
   const search = (filters: EpisodeFilters, limit: number) =>
     searchMemories(
       { embedder: ctx.embedder, config: ctx.config.retrieval },
       { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)], similarities: false },
     );
-  const anchors = await queryTimeAnchors(query);
+  const anchors = [...(await queryTimeAnchors(query)), ...(asked ? relativeAnchors(query, asked.now, asked.utcOffsetMin) : [])];
   const outcome = await search({}, depth);
   const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score, similarity: h.similarity }));
   if (anchors.length) {
@@ -588,7 +603,8 @@ function finishBlock(b: OpenBlock): EvidenceBlock {
 export async function packEvidence(ctx: EngineContext, req: PackRequest): Promise<EvidencePack> {
   const cfg = ctx.config.retrieval.pack;
   const budget = Math.max(1, Math.floor(req.budget));
-  const first = await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid');
+  const asked = req.now && req.utcOffsetMin !== undefined ? { now: req.now, utcOffsetMin: req.utcOffsetMin } : undefined;
+  const first = await firstStage(ctx, req.ownerId, req.query, cfg.depth, req.mode ?? 'hybrid', asked);
   const found = await stageOf(ctx, req.ownerId, first);
   const now = req.now;
   const stage = now ? { ...found, docs: found.docs.filter((d) => d.message.sentAt <= now) } : found;

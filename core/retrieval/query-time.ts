@@ -1,8 +1,9 @@
 /**
  * Dates a query names ("on 8 May, 2023", "in April 2022", "2021", "2023年5月8日"): a question about a
- * time wants what was said around then first. Only absolute dates are read — a stated year or month —
- * because a relative one ("last week") means nothing without knowing when the person asks about.
+ * time wants what was said around then first. Absolute dates are read from any query (a stated year or
+ * month); a relative one ("last week") only where it is known when the person asks (`relativeAnchors`).
  */
+import { findTimeMentions } from '../text/relative-time.js';
 
 export interface TimeAnchor {
   /** The named day, month or year, as UTC instants of its first and last moment (dates are read as UTC). */
@@ -69,6 +70,30 @@ export async function queryTimeAnchors(text: string): Promise<TimeAnchor[]> {
   for (const m of text.matchAll(BARE_YEAR)) if (!inside(m.index)) add(span(Number(m[1]), null, null), m.index, m.index + m[0].length);
   const rank = { day: 0, month: 1, year: 2 } as const;
   return out.sort((a, b) => rank[a.granularity] - rank[b.granularity]);
+}
+
+/**
+ * The days, weeks, months and years a query names relative to when it is asked ("yesterday", "last
+ * week", "上周五", "两个月前"), read on the asker's wall clock: a companion's opening ("how did
+ * yesterday's interview go?") is asked at a known moment, so those days can be found.
+ */
+export function relativeAnchors(text: string, now: Date, utcOffsetMin: number): TimeAnchor[] {
+  // Today, this week, tomorrow: what is going on now is what a companion is told as recent already.
+  const today = Math.floor((now.getTime() + utcOffsetMin * 60_000) / DAY) * DAY;
+  const at = (ymd: string, last: boolean): Date => {
+    const [y, m, d] = ymd.split('-').map(Number) as [number, number | undefined, number | undefined];
+    if (m === undefined) return new Date(last ? Date.UTC(y + 1, 0, 1) - 1 : Date.UTC(y, 0, 1));
+    if (d === undefined) return new Date(last ? Date.UTC(y, m, 1) - 1 : Date.UTC(y, m - 1, 1));
+    return new Date(last ? Date.UTC(y, m - 1, d + 1) - 1 : Date.UTC(y, m - 1, d));
+  };
+  return findTimeMentions(text, now, utcOffsetMin)
+    .map((m): TimeAnchor => ({
+      start: at(m.start, false),
+      end: at(m.end ?? m.start, true),
+      // A week is a run of days: it falls off as a day does.
+      granularity: m.granularity === 'week' ? 'day' : m.granularity,
+    }))
+    .filter((a) => a.end.getTime() < today);
 }
 
 /**

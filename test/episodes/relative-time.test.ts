@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { annotateRelativeTimes, findTimeMentions, type TimeMention } from '../../core/episodes/relative-time.js';
+import { annotateRelativeTimes, findTimeMentions, type TimeMention } from '../../core/text/relative-time.js';
 
 /** Monday 2023-05-08, 10:30 in UTC+8. */
 const REF = new Date('2023-05-08T10:30:00+08:00');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { queryTimeAnchors } from '../../core/retrieval/query-time.js';
+import { queryTimeAnchors, relativeAnchors } from '../../core/retrieval/query-time.js';
 import { tempDir } from '../helpers/engine.js';
 
 const read = async (text: string) => (await queryTimeAnchors(text)).map((a) => [a.granularity, a.start.toISOString().slice(0, 10)]);
@@ -53,5 +53,23 @@ describe('dates a query names', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', script, module], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({ withoutYear: false, withYear: true });
+  });
+
+  it('reads relative days, weeks, months and years on the asker’s clock when it is known when they ask', () => {
+    const days = (text: string, now: string, offset: number) =>
+      relativeAnchors(text, new Date(now), offset).map((a) => [
+        a.granularity,
+        a.start.toISOString().slice(0, 10),
+        a.end.toISOString().slice(0, 10),
+      ]);
+    // 00:30 on Wednesday 17 April in UTC+8 is Tuesday the 16th in UTC: "yesterday" depends on whose clock.
+    expect(days('what did I practise yesterday?', '2024-04-17T00:30:00+08:00', 480)).toEqual([['day', '2024-04-16', '2024-04-16']]);
+    expect(days('what did I practise yesterday?', '2024-04-17T00:30:00+08:00', 0)).toEqual([['day', '2024-04-15', '2024-04-15']]);
+    expect(days('上周五我们聊了什么', '2024-04-17T10:00:00+08:00', 480)).toEqual([['day', '2024-04-12', '2024-04-12']]);
+    expect(days('how did the interview go last week?', '2024-04-17T10:00:00+08:00', 480)).toEqual([['day', '2024-04-08', '2024-04-14']]);
+    expect(days('上个月', '2024-04-17T10:00:00+08:00', 480)).toEqual([['month', '2024-03-01', '2024-03-31']]);
+    expect(days('the trip last year', '2024-04-17T10:00:00+08:00', 480)).toEqual([['year', '2023-01-01', '2023-12-31']]);
+    // What is going on now (today, this week, tomorrow) is what a companion is told as recent already.
+    expect(days('how are you today? anything planned this week or tomorrow?', '2024-04-17T10:00:00+08:00', 480)).toEqual([]);
   });
 });

@@ -379,7 +379,15 @@ async function relatedEvidence(
     const when = describeSpan(e.temporal.start, e.temporal.end, e.temporal.utcOffsetMin, { zone: e.temporal.utcOffsetMin !== shownOffset });
     return `- ${when} — **${shortTitle(e)}**`;
   };
-  const pack = await packEvidence(ctx, { ownerId, query, budget: roomTokens, now, measure: { cost: estimateTokens, header }, shown });
+  const pack = await packEvidence(ctx, {
+    ownerId,
+    query,
+    budget: roomTokens,
+    now,
+    utcOffsetMin: shownOffset,
+    measure: { cost: estimateTokens, header },
+    shown,
+  });
   warnings.push(...pack.warnings);
   const ids = pack.blocks.map((b) => b.episodeId);
   if (ids.length === 0) return [];

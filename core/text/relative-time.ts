@@ -52,7 +52,7 @@ import * as chrono from 'chrono-node/en';
 import type { ParsedResult } from 'chrono-node';
 import type { z } from 'zod';
 import type { TimeReference } from '../domain/episode.js';
-import { wordSegments } from '../text/word-segments.js';
+import { wordSegments } from './word-segments.js';
 
 export type TimeGranularity = 'day' | 'week' | 'month' | 'year';
 
