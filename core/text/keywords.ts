@@ -609,14 +609,64 @@ export function mayBeTopic(word: string): boolean {
 const PHATIC: ReadonlySet<string> = new Set([...PHATIC_EN, ...PHATIC_ZH]);
 
 /**
- * Whether a message says nothing to look up: only greetings, thanks, laughter, fillers and function
- * words ("hi!", "Good morning :)", "how's it going?", "在吗？", "最近怎么样").
+ * Words that ask about the talk itself, not about anything talked of: "what did we talk about last
+ * time?", "remember what I said?", "上次我们聊了什么？" name nothing to look up.
+ */
+const ABOUT_THE_TALK: ReadonlySet<string> = new Set([
+  'talk',
+  'talked',
+  'talking',
+  'chat',
+  'chatted',
+  'chatting',
+  'say',
+  'said',
+  'tell',
+  'told',
+  'discuss',
+  'discussed',
+  'conversation',
+  'last',
+  'time',
+  'remember',
+  'recall',
+  'leave',
+  'left',
+  'off',
+  'recently',
+  'lately',
+  'earlier',
+  'continue',
+  '上次',
+  '上回',
+  '聊',
+  '聊天',
+  '聊过',
+  '聊到',
+  '说',
+  '说过',
+  '说到',
+  '说的',
+  '话题',
+  '哪',
+  '哪儿',
+  '哪里',
+  '记得',
+  '之前',
+  '刚才',
+  '继续',
+]);
+
+/**
+ * Whether a message says nothing to look up: only greetings, thanks, laughter, fillers, function
+ * words and words about the talk itself ("hi!", "Good morning :)", "how's it going?", "where did we
+ * leave off?", "在吗？", "最近怎么样", "上次聊了什么").
  */
 export function isPhatic(text: string): boolean {
   for (const s of wordSegments(text)) {
     if (!s.isWordLike) continue;
     const w = s.segment.toLowerCase().replace(/['’]s$/, '');
-    if (!PHATIC.has(w) && !ENGLISH_STOPWORDS.has(w) && !CJK_STOPWORDS.has(w)) return false;
+    if (!PHATIC.has(w) && !ABOUT_THE_TALK.has(w) && !ENGLISH_STOPWORDS.has(w) && !CJK_STOPWORDS.has(w)) return false;
   }
   return true;
 }
@@ -740,6 +790,9 @@ function salience(o: Occurrence, term: string, idf: Idf | undefined, maxIdf: num
   return o.count * rarity * role;
 }
 
+/** "son's" names the son (its term is "son"); inside a phrase ("son's accident") the possessive stays. */
+const unpossessive = (text: string) => text.replace(/(?<=\p{L})['’]s$/u, '');
+
 function surfaceOf(o: Occurrence): string {
   const forms = [...o.surface].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   // Lower case unless the word is only ever written capitalised (a name, an acronym).
@@ -824,7 +877,7 @@ export function topicsFrom(
     .map(([t, x]) => ({ x, t, s: score.get(t)! }))
     .sort((a, b) => b.s - a.s || b.x.count - a.x.count || a.t.localeCompare(b.t))
     .slice(0, limits.keywords)
-    .map(({ x }) => surfaceOf(x));
+    .map(({ x }) => unpossessive(surfaceOf(x)));
   return { keywords, phrases: phrasesOf(ws, occ, score, limits.phrases) };
 }
 
@@ -868,7 +921,7 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
     if (out.length >= limit) break;
     if (c.terms.some((t) => used.has(t))) continue;
     c.terms.forEach((t) => used.add(t));
-    out.push(c.text);
+    out.push(unpossessive(c.text));
   }
   return out;
 }

@@ -2,7 +2,8 @@
  * loadContext's "Recently" with and without an opening message: with one, only episodes of the last two
  * weeks are shown for being recent (older ones must answer the query to be shown, in "Related"); without
  * one, or when nothing answers it, the latest episodes are all there is to open with, however old. An
- * opening that says nothing to look up ("hi!", "在吗？") is no query: old greetings are not evidence.
+ * opening that says nothing to look up ("hi!", "在吗？", "what did we talk about last time?") is no query: old
+ * greetings are not evidence.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
@@ -99,7 +100,17 @@ describe('loadContext: Recently', () => {
     ]);
   });
 
-  for (const opening of ['hi!', 'Good morning :)', "how's it going?", '你好', '在吗？']) {
+  for (const opening of [
+    'hi!',
+    'Good morning :)',
+    "how's it going?",
+    '你好',
+    '在吗？',
+    // About the talk itself: the latest episodes answer it, not old turns that say "talk" or "last time".
+    'What did we talk about last time?',
+    'where did we leave off?',
+    '上次我们聊了什么？',
+  ]) {
     it(`takes an opening that says nothing to look up as no query, though old greetings share its words (${opening})`, async () => {
       const out = await engine.call('loadContext', { ownerId: greeter, query: opening, now: '2024-06-01T10:00:00Z' });
       expect(out.query).toBeNull();

@@ -163,6 +163,17 @@ describe('heuristic titles', () => {
     expect(e.keywords).not.toContain('Coffee');
   });
 
+  it("name a thing, not its possessive: \"son\" alone, \"son's accident\" in a phrase", () => {
+    const e = buildHeuristicEpisode([
+      msg('Mel', "My son's bike accident scared me. His bike is wrecked.", at(0)),
+      msg('Caro', "Oh no! Is your son's arm ok? Bikes are dangerous.", at(1)),
+      msg('Mel', "The doctor says my son's arm will heal.", at(2)),
+    ]);
+    expect(e.keywords).toContain('son');
+    expect(e.keywords.join(' ')).not.toMatch(/['’]s\b/);
+    expect(e.title).not.toMatch(/['’]s$/);
+  });
+
   it('name the topic in a phrase, without interjections or time words (Chinese)', () => {
     const e = buildHeuristicEpisode([
       msg('小明', '哈哈，周六我们去杭州西湖骑自行车吧！', at(0), 480),
