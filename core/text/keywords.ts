@@ -119,6 +119,34 @@ const PHATIC_EN = [
  */
 const NOT_TOPICS_EN = new Set([
   ...PHATIC_EN,
+  // prepositions the stop words leave out ("the bakery near the station" is about the bakery)
+  'across',
+  'along',
+  'amid',
+  'among',
+  'behind',
+  'beneath',
+  'beside',
+  'besides',
+  'beyond',
+  'despite',
+  'inside',
+  'near',
+  'nearby',
+  'onto',
+  'outside',
+  'past',
+  'throughout',
+  'till',
+  'toward',
+  'towards',
+  'underneath',
+  'unlike',
+  'until',
+  'upon',
+  'via',
+  'within',
+  'without',
   // general verbs
   'am',
   'ask',
@@ -494,6 +522,7 @@ const PHATIC_ZH = [
 /** And for Chinese: the phatic words, general verbs, time words. */
 const NOT_TOPICS_ZH = new Set([
   ...PHATIC_ZH,
+  '别人',
   '真的',
   '非常',
   '特别',
@@ -555,9 +584,12 @@ const NOT_TOPICS_ZH = new Set([
   '还是',
 ]);
 
-/** Chinese verbs with a result or direction (改到, 回去, 吃过), adverb-led words (真好, 太累), times (周三, 下个月, 五号). */
+/** Chinese verbs with a result or direction (改到, 回去, 吃过), adverb-led words (真好, 太累, 不要), times (周三, 下个月, 五号, 每天). */
 const ZH_NOT_TOPIC =
-  /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十\d]+[月号日点天年]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+  /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又不].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+
+/** Numbers and amounts (十五, 三百块一斤, 八级, 两次): what was counted is the topic, not the count. */
+const ZH_QUANTITY = /^(?:[零〇一二两三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿]*)+$/u;
 
 /** English words in -ed are past verbs, except these nouns and adjectives. */
 const ED_NOUNS = new Set([
@@ -593,7 +625,7 @@ export function mayBeTopic(word: string): boolean {
   if (/^\p{Script=Han}+$/u.test(word)) {
     // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
     if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
-    return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word);
+    return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word) && !ZH_QUANTITY.test(word);
   }
   if (NOT_TOPICS_EN.has(w) || NOT_TOPICS_EN.has(w.replace(/['’]s$/, ''))) return false;
   if (/^[a-z]{3,}ed$/.test(w) && !ED_NOUNS.has(w)) return false;

@@ -163,7 +163,7 @@ describe('heuristic titles', () => {
     expect(e.keywords).not.toContain('Coffee');
   });
 
-  it("name a thing, not its possessive: \"son\" alone, \"son's accident\" in a phrase", () => {
+  it('name a thing, not its possessive: "son" alone, "son\'s accident" in a phrase', () => {
     const e = buildHeuristicEpisode([
       msg('Mel', "My son's bike accident scared me. His bike is wrecked.", at(0)),
       msg('Caro', "Oh no! Is your son's arm ok? Bikes are dangerous.", at(1)),
@@ -183,6 +183,35 @@ describe('heuristic titles', () => {
     expect(e.title).toMatch(/^小明和小红聊到/);
     expect(e.title).toMatch(/西湖|龙井|杭州|自行车/);
     for (const noise of ['哈哈', '好的', '嗯嗯', '周六', '记得']) expect(e.title).not.toContain(noise);
+  });
+
+  it('name what was counted, not the count or how often (Chinese)', () => {
+    const e = buildHeuristicEpisode([
+      msg('小林', '今天去医院复查了，医生说我的血压有点高。', at(0), 480),
+      msg('Nemo', '医生有没有开药？', at(1), 480),
+      msg('小林', '开了降压药，每天早上吃一片。十五号还要再去复查，挂号费三百块。', at(2), 480),
+      msg('Nemo', '好的，十五号复查，我记住了。', at(3), 480),
+    ]);
+    for (const noise of ['十五', '一片', '每天', '三百块']) {
+      expect(e.title).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+    expect(e.keywords).toEqual(expect.arrayContaining(['复查', '血压']));
+  });
+
+  it('leave prepositions and negations out of titles ("bakery near", 不要)', () => {
+    const en = buildHeuristicEpisode([
+      msg('Sam', 'I will order a matcha cake from the bakery near the station.', at(0)),
+      msg('Jonas', 'The bakery near the station? Their matcha cake is great.', at(1)),
+    ]);
+    expect(en.title.split(/[\s,]+/)).not.toContain('near');
+    expect(en.keywords).not.toContain('near');
+    const zh = buildHeuristicEpisode([
+      msg('王老师', '这周练肖邦的夜曲，左手要放松，踏板不要踩太深。', at(0), 480),
+      msg('我', '明白了，踏板不要踩太深，左手放松。', at(1), 480),
+    ]);
+    expect(zh.title).not.toContain('不要');
+    expect(zh.keywords).not.toContain('不要');
   });
 
   it('prefer what is particular to this conversation over what the person always talks about', () => {
