@@ -7,7 +7,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeCause, EmbedError, isEmbedError } from './errors.js';
 import { embedTexts, loadModel, type LoadedModel } from './loaded-model.js';
-import { WorkerRequestSchema, WorkerStartSchema, type Failure, type WorkerReply } from './worker-protocol.js';
+import { WorkerRequestSchema, WorkerStartSchema, type Failure, type WorkerReply, type WorkerRequest } from './worker-protocol.js';
+
+type EmbedRequest = Extract<WorkerRequest, { type: 'embed' }>;
 
 const port = parentPort;
 if (port === null) throw new Error('embed-worker runs as a worker thread (see model-worker.ts)');
@@ -31,9 +33,27 @@ try {
 
 if (model !== undefined) {
   const loaded = model;
-  // One request at a time, in the order they came: the model runs one batch at a time anyway.
+  // One request at a time, in the order they came (the model runs one batch at a time anyway) — except
+  // that a request of one batch or less (a search's query, a live turn's episode) runs between the
+  // batches of a longer one: a companion's search during an import waits for one batch, not for the
+  // import's whole window.
   let queue = Promise.resolve();
+  const short: EmbedRequest[] = [];
   const ending = new AbortController();
+  const run = async (request: EmbedRequest, between?: () => Promise<void>) => {
+    try {
+      const vectors = await embedTexts(loaded, request.texts, request.batchSize, ending.signal, between);
+      post(
+        { type: 'vectors', id: request.id, vectors },
+        vectors.map((v) => v.buffer as ArrayBuffer),
+      );
+    } catch (error) {
+      post({ type: 'failed', id: request.id, error: failureOf(error) });
+    }
+  };
+  const runShort = async () => {
+    for (let next = short.shift(); next; next = short.shift()) await run(next);
+  };
   port.on('message', (message: unknown) => {
     const request = WorkerRequestSchema.parse(message);
     if (request.type === 'end') {
@@ -44,16 +64,9 @@ if (model !== undefined) {
       });
       return;
     }
-    queue = queue.then(async () => {
-      try {
-        const vectors = await embedTexts(loaded, request.texts, request.batchSize, ending.signal);
-        post(
-          { type: 'vectors', id: request.id, vectors },
-          vectors.map((v) => v.buffer as ArrayBuffer),
-        );
-      } catch (error) {
-        post({ type: 'failed', id: request.id, error: failureOf(error) });
-      }
-    });
+    if (request.texts.length <= request.batchSize) {
+      short.push(request);
+      queue = queue.then(runShort);
+    } else queue = queue.then(() => run(request, runShort));
   });
 }

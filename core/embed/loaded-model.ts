@@ -121,18 +121,21 @@ export async function loadModel(source: ModelSource, onProgress: ((p: ModelProgr
 
 /**
  * Unit-length vectors of `texts` (already prefixed), in input order, `batchSize` texts per model run.
- * Once `stop` is aborted, no further run starts: it throws the abort's reason.
+ * Once `stop` is aborted, no further run starts: it throws the abort's reason. `between` runs before
+ * every run but the first (other work that must not wait for all of them).
  */
 export async function embedTexts(
   model: LoadedModel,
   texts: readonly string[],
   batchSize: number,
   stop: AbortSignal,
+  between?: () => Promise<void>,
 ): Promise<Float32Array[]> {
   const out = new Array<Float32Array>(texts.length);
   // Texts of similar length batched together need less padding; results go back in input order.
   const order = texts.map((_, i) => i).sort((a, b) => (texts[a] ?? '').length - (texts[b] ?? '').length);
   for (let start = 0; start < order.length; start += batchSize) {
+    if (start > 0 && between) await between();
     stop.throwIfAborted();
     const batch = order.slice(start, start + batchSize);
     const vectors = await pooled(

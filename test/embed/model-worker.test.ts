@@ -65,6 +65,31 @@ describe('the model in its worker thread', () => {
     expect(events).toEqual(['200 turns', 'embedded']);
   });
 
+  it('runs a request of one batch between the batches of a longer one: a query is not held up by an import', async () => {
+    const batched = await openEmbedder(tinyModelOptions({ batchSize: 8 }));
+    try {
+      const done: string[] = [];
+      const alone = await batched.embed(['when is the dentist?'], 'query');
+      // 250 model runs of 8 texts, then a query (the thread has the two requests in that order).
+      const bulk = batched.embed(longTexts(2000, 60), 'passage').then((v) => {
+        done.push('bulk');
+        return v;
+      });
+      const query = batched.embed(['when is the dentist?'], 'query').then((v) => {
+        done.push('query');
+        return v;
+      });
+      const [bulkVectors, queryVectors] = await Promise.all([bulk, query]);
+      expect(done).toEqual(['query', 'bulk']);
+      // Both as they would be alone.
+      expect(Array.from(queryVectors[0]!)).toEqual(Array.from(alone[0]!));
+      expect(bulkVectors).toHaveLength(2000);
+      expect(Array.from(bulkVectors[7]!)).toEqual(Array.from((await batched.embed(longTexts(2000, 60), 'passage'))[7]!));
+    } finally {
+      await batched.dispose();
+    }
+  });
+
   it('gives exactly the vectors transformers.js gives on this thread', async () => {
     env.allowLocalModels = true;
     env.allowRemoteModels = false;
