@@ -176,6 +176,9 @@ function foreseenPending(ctx: EngineContext, group: readonly BuiltEpisode[], nex
     : [...next];
 }
 
+/** Lets the event loop run what waits (I/O, timers): PGlite's promises resolve without it. */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Builds and stores episodes from these pending messages (with the last episode, when they continue it). */
 async function buildPass(
   ctx: EngineContext,
@@ -202,6 +205,9 @@ async function buildPass(
             if (texts.length > 0) next.ahead.start(texts);
           }
         : undefined;
+    // PGlite and the builder share this thread: between building a window and storing it, calls from
+    // other processes and windows (a companion's loadContext during a long import) get their turn.
+    await yieldToEventLoop();
     const embedded = await storeEpisodes(ctx, ownerId, [{ conversationId, group, version: builder.version, replaces }], startNext);
     const gathered = group.reduce((n, b) => n + b.messages.filter((m) => freshIds.has(m.id)).length, 0);
     o.onProgress?.({ step: 'gathered', messages: gathered, episodes: group.length });

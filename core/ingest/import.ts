@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { EngineContext } from '../context/engine-context.js';
 import type { IncomingConversation } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
-import { processConversation, processConversations, type BuildOptions } from '../episodes/process.js';
+import { processConversation, processConversations, yieldToEventLoop, type BuildOptions } from '../episodes/process.js';
 import type { DiscoveryRun } from '../facts/reports.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
 import type { Progress } from '../jobs/progress.js';
@@ -78,8 +78,6 @@ async function storeConversation(
   o.onProgress?.({ step: 'stored', messages: c.messages.length });
   return { conversationId, messagesAdded, redacted };
 }
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The person's own messages are role `user`; everyone else's keep what the export said, minus `user`. */
 function withMe(c: IncomingConversation, me: string | null): IncomingConversation {
