@@ -55,6 +55,12 @@ export const PackConfig = z.object({
   timeBoost: z.number().min(0).default(1),
   /** A question naming a speaker: that speaker's messages weigh this much more. */
   speakerBoost: z.number().min(0).default(1),
+  /**
+   * A message longer than this many words (a chatbot's answer in an imported ChatGPT or Claude history)
+   * is quoted by its sentences that hold the query's words, within as many words. Chosen for a
+   * companion's budget (~100 words of its default 1,200 tokens), not on LoCoMo, whose turns are shorter.
+   */
+  quoteWords: z.number().int().positive().default(100),
   /** Pseudo-relevance feedback: terms shared by the best messages, added to the query at a lower weight. */
   feedback: z
     .object({

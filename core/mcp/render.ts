@@ -6,6 +6,7 @@ import type { OpOutput } from '../api/contract.js';
 import type { SearchResultItem } from '../api/search-contract.js';
 import { describeSpan, formatOffset, toLocal } from '../text/describe.js';
 import { factText } from '../text/fact-text.js';
+import { excerpt } from '../text/quote.js';
 import { tokenize } from '../text/tokenize.js';
 
 /** "Tuesday, 2 January 2024, 09:00–09:20 (UTC+01:00)" */
@@ -44,8 +45,15 @@ function matchingLines(r: Extract<SearchResultItem, { kind: 'episode' }>, max = 
     .sort((a, b) => b.hits - a.hits || a.i - b.i)
     .slice(0, max)
     .sort((a, b) => a.i - b.i)
-    .map((x) => oneLine(x.line, 300));
+    .map(({ line }) => {
+      // A long turn (a chatbot's answer) is quoted by its sentences that hold the words, after its speaker.
+      const speaker = /^[^:\n]{1,80}: /u.exec(line)?.[0] ?? '';
+      return speaker + excerpt(line.slice(speaker.length), [...terms], LINE_WORDS);
+    });
 }
+
+/** How long a quoted line of a search result may be, in words. */
+const LINE_WORDS = 60;
 
 export function renderResult(r: SearchResultItem, n: number): string {
   if (r.kind === 'episode') {

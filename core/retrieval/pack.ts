@@ -4,7 +4,8 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { SearchMode } from '../domain/search.js';
 import type { EpisodeFilters, EpisodeHeader } from '../store/episodes.js';
 import { localDate, toLocal } from '../text/describe.js';
-import { CJK_CHARS, tokenize } from '../text/tokenize.js';
+import { countWords, cutToWords, excerpt } from '../text/quote.js';
+import { tokenize } from '../text/tokenize.js';
 import {
   feedbackTerms,
   messageDocs,
@@ -90,33 +91,6 @@ export interface EvidencePack {
   coveredMessageIds: string[];
   modeUsed: SearchMode;
   warnings: string[];
-}
-
-/** Words as a budget counts them: whitespace-separated, each CJK character one word. */
-export function countWords(text: string): number {
-  const cjk = text.match(CJK_CHARS)?.length ?? 0;
-  const rest = cjk ? text.replace(CJK_CHARS, ' ') : text;
-  let n = 0;
-  for (const w of rest.split(/\s+/)) if (w) n++;
-  return n + cjk;
-}
-
-/** The first `n` words of a text (CJK characters one each), with an ellipsis when it was cut; `cost`: another measure than words. */
-export function cutToWords(text: string, n: number, cost: (s: string) => number = countWords): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  if (cost(t) <= n) return t;
-  const pieces = [
-    ...t.matchAll(
-      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu,
-    ),
-  ];
-  // After a CJK character the ellipsis stands alone and counts as a word itself.
-  for (let k = Math.min(n, pieces.length); k > 0; k--) {
-    const last = pieces[k - 1]!;
-    const cut = `${t.slice(0, last.index + last[0].length).trimEnd()}…`;
-    if (cost(cut) <= n) return cut;
-  }
-  return '…';
 }
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -472,6 +446,18 @@ export function packRanked(
   const taken = new Set<string>(shown);
   const perDay = new Map<string, number>();
   const perEpisode = new Map<string, number>();
+  // A long message (a chatbot's answer in an imported history) is quoted by its sentences that hold
+  // the query's words, within `quoteWords`: whole, it would fill the budget with what was not asked.
+  const termsOf = new Map(ranked.map((r) => [r.doc.message.id, r.matched]));
+  const quotes = new Map<string, MessageDoc>();
+  const quoted = (d: MessageDoc): MessageDoc => {
+    let q = quotes.get(d.message.id);
+    if (!q) {
+      q = countWords(d.text) > cfg.quoteWords ? { ...d, text: excerpt(d.text, termsOf.get(d.message.id) ?? [], cfg.quoteWords) } : d;
+      quotes.set(d.message.id, q);
+    }
+    return q;
+  };
   const lineCost = new Map<string, number>();
   const costOfLine = (d: MessageDoc) => {
     let n = lineCost.get(d.message.id);
@@ -516,14 +502,15 @@ export function packRanked(
     left--;
     const r = pool[bestI]!;
     const episode = r.doc.episode!;
-    const add: { doc: MessageDoc; matched: boolean }[] = [{ doc: r.doc, matched: true }];
+    const add: { doc: MessageDoc; matched: boolean }[] = [{ doc: quoted(r.doc), matched: true }];
     if (cfg.neighbours === 'borrowed') {
       const n = r.leansOn ? adjacent(r.doc, r.leansOn) : null;
-      if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
+      if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: quoted(n), matched: false });
     } else if (cfg.neighbours !== 'none') {
       const prev = cfg.neighbours !== 'answers' && (needsPrevious(r.doc) || r.leansOn === -1) ? adjacent(r.doc, -1) : null;
       const next = cfg.neighbours !== 'referents' && (asksQuestion(r.doc) || r.leansOn === 1) ? adjacent(r.doc, 1) : null;
-      for (const n of [prev, next]) if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: n, matched: false });
+      for (const n of [prev, next])
+        if (n && !taken.has(n.message.id) && n.episode?.id === episode.id) add.push({ doc: quoted(n), matched: false });
     }
     let block = blocks.get(episode.id);
     const fresh = block ? null : headerOf(episode);
@@ -539,7 +526,7 @@ export function packRanked(
         const full = fresh!.cost + costOf(`${r.doc.message.speaker}:`) + 1 <= budget;
         const head = full ? header : blockHeader({ title: '', temporal: episode.temporal }, now).trimEnd();
         const room = budget - costOf(head) - costOf(`${r.doc.message.speaker}:`);
-        const cut = cutToWords(r.doc.text, Math.max(1, room), costOf);
+        const cut = cutToWords(quoted(r.doc).text, Math.max(1, room), costOf);
         return [
           finishBlock({
             episode,

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { renderHistory, renderSearch, renderWritten } from '../../core/mcp/render.js';
+import { countWords } from '../../core/text/quote.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 
 const at = (mm: number) => `2026-11-20T09:${String(mm).padStart(2, '0')}:00+08:00`;
@@ -50,6 +51,33 @@ describe('MCP results as a model reads them', () => {
     const mochi = await engine.call('search', { ownerId, query: 'Mochi', mode: 'bm25', kind: 'episodic' });
     expect(mochi.results[0]!.summary).toMatch(/Mochi/);
     expect(renderSearch(mochi)).not.toMatch(/^ {3}> /m);
+  });
+
+  it('quotes a long turn by its sentences that hold the words searched for, after its speaker', async () => {
+    const ownerId = newOwner('long-turn');
+    const filler = 'Morning at the temple, then lunch at a small noodle shop and an afternoon walk along the river. ';
+    await engine.call('addMemory', {
+      ownerId,
+      conversationId: 'kyoto',
+      messages: [
+        { speaker: 'Lin', role: 'user', text: 'Plan five days in Kyoto for me and Jun, please.', time: at(0) },
+        {
+          speaker: 'ChatGPT',
+          role: 'assistant',
+          text: `${filler.repeat(6)}Jun is vegetarian: book Shigetsu inside Tenryu-ji for Buddhist cuisine. ${filler.repeat(6)}`,
+          time: at(1),
+        },
+      ],
+      end: true,
+    });
+    await engine.idle();
+    const found = await engine.call('search', { ownerId, query: 'Shigetsu vegetarian', mode: 'bm25', kind: 'episodic' });
+    const quoted = renderSearch(found)
+      .split('\n')
+      .filter((l) => l.startsWith('   > '));
+    expect(quoted).toHaveLength(1);
+    expect(quoted[0]).toMatch(/^ {3}> ChatGPT: … .*Jun is vegetarian: book Shigetsu inside Tenryu-ji for Buddhist cuisine\..* …$/);
+    expect(countWords(quoted[0]!)).toBeLessThanOrEqual(70);
   });
 
   it('a fact written or looked up is said once when its value says its label', async () => {

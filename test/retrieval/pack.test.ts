@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import type { OpInput } from '../../core/api/contract.js';
-import { countWords, packEvidence } from '../../core/retrieval/pack.js';
+import { packEvidence } from '../../core/retrieval/pack.js';
+import { countWords, excerpt } from '../../core/text/quote.js';
+import { tokenize } from '../../core/text/tokenize.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 
 type Conversation = OpInput<'ingestConversation'>['conversation'];
@@ -137,5 +139,50 @@ describe('packing evidence for a query', () => {
   it('says when it happened relative to now, when asked to', async () => {
     const p = await packEvidence(engine.context, { ownerId, query: 'camping', budget: 200, now: new Date('2023-06-15T00:00:00Z') });
     expect(p.blocks[0]!.header).toMatch(/, (\d+ weeks|\d+ days|\d+ months) ago\] /);
+  });
+
+  it('quotes a long answer by its sentences that hold the query’s words, so it fits beside the rest', async () => {
+    const own = newOwner('long');
+    const filler = 'Morning at the temple, then lunch at a small noodle shop and an afternoon walk along the river. ';
+    const answer = `${filler.repeat(8)}Jun is vegetarian: book Shigetsu inside Tenryu-ji for Buddhist cuisine. ${filler.repeat(8)}`;
+    await engine.call('ingestConversation', {
+      ownerId: own,
+      conversation: sessions('kyoto', [
+        [
+          ['User', 'Plan five days in Kyoto for me and Jun, please.'],
+          ['ChatGPT', answer],
+        ],
+      ]),
+    });
+    const p = await packEvidence(engine.context, { ownerId: own, query: 'vegetarian restaurant for Jun', budget: 150 });
+    const quoted = p.blocks.flatMap((b) => b.messages).find((m) => m.speaker === 'ChatGPT')!;
+    expect(countWords(answer)).toBeGreaterThan(250);
+    expect(quoted.text).toContain('Jun is vegetarian: book Shigetsu inside Tenryu-ji for Buddhist cuisine.');
+    expect(quoted.text).toMatch(/^… .* …$/);
+    expect(countWords(quoted.text)).toBeLessThanOrEqual(engine.context.config.retrieval.pack.quoteWords);
+    expect(countWords(p.text)).toBeLessThanOrEqual(150);
+  });
+});
+
+describe('quoting a long text', () => {
+  const terms = (q: string) => tokenize(q);
+  const text =
+    'We flew in on Monday. The hotel was near the station. My passport was stolen at the market on Tuesday. ' +
+    'The police wrote a report in Spanish. The consulate gave me a new passport on Friday. We flew home on Sunday.';
+
+  it('keeps the sentences that hold the words, then those after them, in the text’s order, marking what is left out', () => {
+    expect(excerpt(text, terms('stolen passport'), 20)).toBe(
+      '… My passport was stolen at the market on Tuesday. The police wrote a report in Spanish. …',
+    );
+    expect(excerpt(text, terms('stolen passport'), 30)).toBe(
+      '… My passport was stolen at the market on Tuesday. The police wrote a report in Spanish. The consulate gave me a new passport on Friday. …',
+    );
+  });
+
+  it('returns a short text whole, the opening when nothing matches, and code as it was written', () => {
+    expect(excerpt('Short and sweet.', terms('passport'), 20)).toBe('Short and sweet.');
+    expect(excerpt(text, terms('giraffe'), 12)).toBe('We flew in on Monday. The hotel was near the station. …');
+    const code = 'Intro words here. ```js\nconst xs = [...items].sort(byDate);\n``` More words after the code block follow here.';
+    expect(excerpt(code, terms('sort byDate'), 12)).toContain('const xs = [...items].sort(byDate);');
   });
 });
