@@ -80,11 +80,27 @@ async function messageVectors(ctx: EngineContext, messages: readonly StoredMessa
  * Degraded mode (no LLM): time gaps, topic shifts and a size cap decide the boundaries, the messages
  * themselves the text. `status` is `needs_rebuild` when these episodes stand in for LLM ones that failed.
  */
+/**
+ * Sources whose conversation titles say what the talk is about: ChatGPT and Claude title each
+ * conversation by its subject; a chat app's title is a contact's or a group's name.
+ */
+const TITLED_BY_SUBJECT = new Set(['chatgpt', 'claude']);
+/** Titles those apps give a conversation before they know its subject. */
+const PLACEHOLDER_TITLE = /^\s*(?:new chat|new conversation|untitled|新对话|新的对话|新聊天)?\s*$/iu;
+
+/** The subject a conversation is titled with, when its source titles conversations by subject. */
+function subjectOf(conversation: ConversationInfo | null | undefined): string | undefined {
+  const title = conversation?.title?.replace(/\s+/g, ' ').trim();
+  if (!title || !TITLED_BY_SUBJECT.has(conversation!.source) || PLACEHOLDER_TITLE.test(title)) return undefined;
+  return title.length > 80 ? `${title.slice(0, 79).trimEnd()}…` : title;
+}
+
 export async function heuristicEpisodes(
   ctx: EngineContext,
   ownerId: string,
   messages: readonly StoredMessage[],
   status: EpisodeDraft['processingStatus'],
+  conversation?: ConversationInfo | null,
 ): Promise<BuiltEpisode[]> {
   const vectors = await messageVectors(ctx, messages);
   const segments = segmentMessages(messages, ctx.config.segment, (block) =>
@@ -92,7 +108,12 @@ export async function heuristicEpisodes(
   );
   const readings = segments.map(readEpisode);
   const idf = await memoryIdf(ctx, ownerId, new Set(readings.flatMap((r) => [...rarityTerms(r)])));
-  return segments.map((s, i) => ({ messages: s, draft: { ...episodeFrom(readings[i]!, idf), processingStatus: status }, graph: null }));
+  const subject = subjectOf(conversation);
+  return segments.map((s, i) => ({
+    messages: s,
+    draft: { ...episodeFrom(readings[i]!, idf, subject), processingStatus: status },
+    graph: null,
+  }));
 }
 
 /**
@@ -110,7 +131,7 @@ export const heuristicConversationBuilder: EpisodeBuilder = {
   version: HEURISTIC_VERSION,
   oneGroup: true,
   async *build(ctx, input) {
-    yield await heuristicEpisodes(ctx, input.ownerId, input.messages, 'ready');
+    yield await heuristicEpisodes(ctx, input.ownerId, input.messages, 'ready', input.conversation);
   },
   embedsFirst: (ctx, messages) => topicShiftMessages(ctx, messages).map(messageText),
 };
@@ -150,13 +171,13 @@ export function llmConversationBuilder(llm: Llm): EpisodeBuilder {
         const out: BuiltEpisode[] = [];
         // Heuristic stand-ins are built one after another: the embedder is not asked to run in parallel.
         for (const [i, b] of tried.entries())
-          out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, group[i]!.messages, 'needs_rebuild')));
+          out.push(...(b ? [b] : await heuristicEpisodes(ctx, input.ownerId, group[i]!.messages, 'needs_rebuild', input.conversation)));
         return out;
       };
       for await (const span of llmSpans(llm, input.ownerId, input.messages, c, input.session)) {
         if (!span.byLlm) {
           if (pending.length) yield await flush();
-          yield await heuristicEpisodes(ctx, input.ownerId, span.messages, 'needs_rebuild');
+          yield await heuristicEpisodes(ctx, input.ownerId, span.messages, 'needs_rebuild', input.conversation);
           continue;
         }
         pending.push(span);

@@ -102,7 +102,11 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
   return episodeFrom(readEpisode(messages), o.idf);
 }
 
-export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: EpisodeReading, idf?: Idf): EpisodeDraft {
+/**
+ * `topic`: what the conversation is titled, where its title says what it is about (a ChatGPT or Claude
+ * conversation's); the title leads with it and adds the episode's own best phrase.
+ */
+export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: EpisodeReading, idf?: Idf, topic?: string): EpisodeDraft {
   const first = messages[0]!;
   const last = messages.at(-1)!;
   const offset = first.utcOffsetMin;
@@ -127,7 +131,10 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
     ? ranked.map((x, n) => `${x.m.speaker}: ${keyPoints[n]}`).join(' ')
     : `${joinNames(speakers)} exchanged ${messages.length} messages.`;
 
-  const title = phrases.length ? heuristicTitle(speakers, phrases, cjk) : firstSentence(texts[0] || joinNames(speakers), 80);
+  const topicTerms = new Set(topic ? tokenize(topic) : []);
+  const own = phrases.filter((p) => !tokenize(p).every((t) => topicTerms.has(t)));
+  const named = topic ? [topic, ...own.slice(0, 1)] : phrases;
+  const title = named.length ? heuristicTitle(speakers, named, cjk) : firstSentence(texts[0] || joinNames(speakers), 80);
 
   const timeReferences = mentions.flat().map(timeReference);
 

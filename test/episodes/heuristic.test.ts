@@ -214,6 +214,17 @@ describe('heuristic titles', () => {
     expect(zh.keywords).not.toContain('不要');
   });
 
+  it('lead with the subject a conversation is titled with, then the episode’s own phrase, never its words twice', () => {
+    const messages = [
+      msg('Lin', 'Plan five days in Kyoto for me and Jun. Jun is vegetarian.', at(0)),
+      msg('ChatGPT', 'Day one in Kyoto: the temples of Higashiyama. For vegetarian food, Shigetsu serves Buddhist cuisine.', at(1)),
+    ];
+    const e = episodeFrom(readEpisode(messages), undefined, 'Kyoto itinerary');
+    expect(e.title).toMatch(/^Lin and ChatGPT on Kyoto itinerary and /);
+    expect(e.title.match(/Kyoto/g)).toHaveLength(1);
+    expect(buildHeuristicEpisode(messages).title).not.toContain('itinerary');
+  });
+
   it('prefer what is particular to this conversation over what the person always talks about', () => {
     const messages = [
       msg('Ann', 'The garden needs water again, and I bought a new compost bin for the garden.', at(0)),

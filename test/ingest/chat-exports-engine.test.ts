@@ -64,6 +64,23 @@ describe('chat exports through the engine', () => {
     });
   }
 
+  it("titles the episodes of a ChatGPT or Claude conversation by its subject, not a chat app's by its contact", async () => {
+    const titles = async (file: string) => {
+      const ownerId = newOwner('titles');
+      await engine.call('importFiles', { ownerId, paths: [file] });
+      return (await engine.call('listEpisodes', { ownerId, limit: 50 })).episodes.map((e) => e.title);
+    };
+    // ChatGPT titled it "Packing for Kyoto"; Claude named its two conversations.
+    expect(await titles(fixture('ingest', 'chatgpt', 'conversations.json'))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^User and ChatGPT on Packing for Kyoto( and |$)/)]),
+    );
+    const claude = JSON.parse(fs.readFileSync(fixture('ingest', 'claude', 'conversations.json'), 'utf8')) as { name: string }[];
+    const claudeTitles = await titles(fixture('ingest', 'claude', 'conversations.json'));
+    for (const { name } of claude.filter((c) => c.name.trim())) expect(claudeTitles.join('\n')).toContain(name);
+    // A Telegram chat is named after the person talked with: that is no subject.
+    expect((await titles(fixture('ingest', 'telegram', 'single', 'result.json'))).join('\n')).not.toMatch(/on 王小明\b/);
+  });
+
   it('merges the message_N.json files of one Messenger thread into one conversation', async () => {
     const ownerId = newOwner('messenger');
     const paths = [path.join(messengerThread, 'message_2.json'), path.join(messengerThread, 'message_1.json')];
