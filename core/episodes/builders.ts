@@ -77,10 +77,6 @@ async function messageVectors(ctx: EngineContext, messages: readonly StoredMessa
 }
 
 /**
- * Degraded mode (no LLM): time gaps, topic shifts and a size cap decide the boundaries, the messages
- * themselves the text. `status` is `needs_rebuild` when these episodes stand in for LLM ones that failed.
- */
-/**
  * Sources whose conversation titles say what the talk is about: ChatGPT and Claude title each
  * conversation by its subject; a chat app's title is a contact's or a group's name.
  */
@@ -90,11 +86,17 @@ const PLACEHOLDER_TITLE = /^\s*(?:new chat|new conversation|untitled|新对话|�
 
 /** The subject a conversation is titled with, when its source titles conversations by subject. */
 function subjectOf(conversation: ConversationInfo | null | undefined): string | undefined {
-  const title = conversation?.title?.replace(/\s+/g, ' ').trim();
-  if (!title || !TITLED_BY_SUBJECT.has(conversation!.source) || PLACEHOLDER_TITLE.test(title)) return undefined;
+  if (!conversation?.title || !TITLED_BY_SUBJECT.has(conversation.source)) return undefined;
+  const title = conversation.title.replace(/\s+/g, ' ').trim();
+  if (PLACEHOLDER_TITLE.test(title)) return undefined;
   return title.length > 80 ? `${title.slice(0, 79).trimEnd()}…` : title;
 }
 
+/**
+ * Degraded mode (no LLM): time gaps, topic shifts and a size cap decide the boundaries, the messages
+ * themselves the text. `status` is `needs_rebuild` when these episodes stand in for LLM ones that failed;
+ * the `conversation`'s title leads their titles where it names the subject (`subjectOf`).
+ */
 export async function heuristicEpisodes(
   ctx: EngineContext,
   ownerId: string,
