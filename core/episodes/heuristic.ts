@@ -131,9 +131,8 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
     ? ranked.map((x, n) => `${x.m.speaker}: ${keyPoints[n]}`).join(' ')
     : `${joinNames(speakers)} exchanged ${messages.length} messages.`;
 
-  const topicTerms = new Set(topic ? tokenize(topic) : []);
-  const own = phrases.filter((p) => !tokenize(p).every((t) => topicTerms.has(t)));
-  const named = topic ? [topic, ...own.slice(0, 1)] : phrases;
+  const topicTerms = topic ? new Set(tokenize(topic)) : null;
+  const named = topicTerms ? [topic!, ...phrases.filter((p) => !tokenize(p).every((t) => topicTerms.has(t))).slice(0, 1)] : phrases;
   const title = named.length ? heuristicTitle(speakers, named, cjk) : firstSentence(texts[0] || joinNames(speakers), 80);
 
   const timeReferences = mentions.flat().map(timeReference);

@@ -80,19 +80,18 @@ export async function queryTimeAnchors(text: string): Promise<TimeAnchor[]> {
 export function relativeAnchors(text: string, now: Date, utcOffsetMin: number): TimeAnchor[] {
   // Today, this week, tomorrow: what is going on now is what a companion is told as recent already.
   const today = Math.floor((now.getTime() + utcOffsetMin * 60_000) / DAY) * DAY;
-  const at = (ymd: string, last: boolean): Date => {
-    const [y, m, d] = ymd.split('-').map(Number) as [number, number | undefined, number | undefined];
-    if (m === undefined) return new Date(last ? Date.UTC(y + 1, 0, 1) - 1 : Date.UTC(y, 0, 1));
-    if (d === undefined) return new Date(last ? Date.UTC(y, m, 1) - 1 : Date.UTC(y, m - 1, 1));
-    return new Date(last ? Date.UTC(y, m - 1, d + 1) - 1 : Date.UTC(y, m - 1, d));
+  // "2023-05-07", "2023-05" or "2023" as the period `span` makes of it.
+  const period = (ymd: string) => {
+    const [y, m, d] = ymd.split('-').map(Number);
+    return span(y!, m === undefined ? null : m - 1, d ?? null);
   };
   return findTimeMentions(text, now, utcOffsetMin)
-    .map((m): TimeAnchor => ({
-      start: at(m.start, false),
-      end: at(m.end ?? m.start, true),
+    .flatMap((m): TimeAnchor[] => {
+      const first = period(m.start);
+      const last = m.end ? period(m.end) : first;
       // A week is a run of days: it falls off as a day does.
-      granularity: m.granularity === 'week' ? 'day' : m.granularity,
-    }))
+      return first && last ? [{ start: first.start, end: last.end, granularity: first.granularity }] : [];
+    })
     .filter((a) => a.end.getTime() < today);
 }
 

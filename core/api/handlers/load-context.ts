@@ -140,7 +140,10 @@ type RecentItem = { kind: 'episode'; episode: EpisodeView } | { kind: 'turns'; m
 function unbuiltBlocks(unbuilt: readonly StoredMessage[], shown: ReadonlySet<string>, offset: number): Block<RecentItem>[] {
   const byConversation = new Map<string, StoredMessage[]>();
   for (const m of [...unbuilt].reverse()) {
-    if (!shown.has(m.id)) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m]);
+    if (shown.has(m.id)) continue;
+    const list = byConversation.get(m.conversationId);
+    if (list) list.push(m);
+    else byConversation.set(m.conversationId, [m]);
   }
   return [...byConversation.values()].slice(0, UNBUILT_CONVERSATIONS).map((latestFirst) => {
     const turns: { m: StoredMessage; line: string }[] = [];
