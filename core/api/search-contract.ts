@@ -59,6 +59,8 @@ const ResultScoring = {
     matchedBy: z.array(z.enum(['bm25', 'vector'])),
     terms: z.array(z.string()),
     explanation: z.string(),
+    /** The query's words naming a period ("last week") the result is from or close after, when the query named one. */
+    during: z.string().optional(),
   }),
 };
 
@@ -106,6 +108,12 @@ export const SearchOutput = z.object({
   query: z.string(),
   mode: SearchMode,
   results: z.array(SearchResultItem),
+  /**
+   * The periods the query names, as read on this machine's clock ("last week": its first and last day):
+   * what was said in and just around them comes first, and a query that names nothing else lists
+   * their episodes, latest first.
+   */
+  periods: z.array(z.object({ phrase: z.string(), from: z.string(), to: z.string() })),
   warnings: z.array(z.string()),
   tookMs: z.number(),
 });

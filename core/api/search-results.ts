@@ -1,7 +1,7 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { SearchMode } from '../domain/search.js';
 import { explainHit } from '../retrieval/explain.js';
-import { findMemories, type FoundMemory, type MemoryQuery } from '../retrieval/find.js';
+import { findMemories, type FoundMemory, type MemoryQuery, type ReadPeriod } from '../retrieval/find.js';
 import { factText } from '../text/fact-text.js';
 import type { SearchResultItem } from './search-contract.js';
 
@@ -18,7 +18,12 @@ export function resultItem(m: FoundMemory): SearchResultItem {
   const scoring = {
     score: h.score,
     scores: { bm25: h.bm25, vector: h.similarity },
-    reason: { matchedBy: h.matchedBy, terms: h.matchedTerms, explanation: explainHit(h) },
+    reason: {
+      matchedBy: h.matchedBy,
+      terms: h.matchedTerms,
+      explanation: explainHit(h),
+      ...(h.during === undefined ? {} : { during: h.during }),
+    },
   };
   if (m.kind === 'semantic') {
     const f = m.fact;
@@ -58,7 +63,7 @@ export function resultItem(m: FoundMemory): SearchResultItem {
 export async function searchItems(
   ctx: EngineContext,
   q: MemoryQuery,
-): Promise<{ items: SearchResultItem[]; modeUsed: SearchMode; warnings: string[] }> {
-  const { found, modeUsed, warnings } = await findMemories(ctx, q);
-  return { items: found.map(resultItem), modeUsed, warnings };
+): Promise<{ items: SearchResultItem[]; modeUsed: SearchMode; warnings: string[]; periods: ReadPeriod[] }> {
+  const { found, modeUsed, warnings, periods } = await findMemories(ctx, q);
+  return { items: found.map(resultItem), modeUsed, warnings, periods };
 }

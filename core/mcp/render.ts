@@ -77,8 +77,10 @@ export function renderResult(r: SearchResultItem, n: number): string {
 }
 
 export function renderSearch(o: OpOutput<'search'>): string {
-  if (o.results.length === 0) return `No memories match “${o.query}”.`;
-  const head = `${o.results.length} memories for “${o.query}” (${o.mode} search, best first):`;
+  // The periods the query named, as read, so the model can tell the person which days it looked at.
+  const periods = o.periods.map((p) => `“${p.phrase}” read as ${p.from === p.to ? p.from : `${p.from} to ${p.to}`}`).join('; ');
+  if (o.results.length === 0) return `No memories match “${o.query}”${periods ? ` (${periods})` : ''}.`;
+  const head = `${o.results.length} memories for “${o.query}” (${o.mode} search, ${periods ? `${periods}, what was said then first` : 'best first'}):`;
   return [head, ...o.results.map((r, i) => renderResult(r, i + 1)), ...o.warnings.map((w) => `Note: ${w}`)].join('\n');
 }
 

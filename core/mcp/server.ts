@@ -190,7 +190,8 @@ export function createMcpServer(o: McpServerOptions): McpServer {
         'that is not in your context), or before answering a question whose answer may lie in past conversations. ' +
         'Searches episodes (what happened, when, with whom) and facts (what is true about the person) by keywords and meaning together. ' +
         'Every result has its absolute date and its sources (who said it, when) and an id for get_episode or fact_history. ' +
-        'Narrow it with `kind`, `since`/`until` and `limit`.',
+        'A period in the query ("what did we plan last week", "in May 2023") is read on the person\'s clock and searched first; ' +
+        'narrow it further with `kind`, `since`/`until` and `limit`.',
       inputSchema: {
         query: z.string().min(1).max(2000).describe("what to look for, in the person's words"),
         kind: z.enum(['all', 'episodes', 'facts']).optional().describe('episodes, facts, or both ranked together (default)'),

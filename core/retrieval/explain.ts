@@ -9,5 +9,7 @@ export function explainHit(h: Hit): string {
   if (h.matchedBy.includes('vector') && h.similarity !== null) {
     parts.push(`close in meaning (similarity ${h.similarity.toFixed(2)})`);
   }
-  return parts.length ? `matched by ${parts.join(' and ')}` : 'weak match';
+  const when = h.during === undefined ? '' : `around “${h.during}”`;
+  if (parts.length === 0) return when || 'weak match';
+  return `matched by ${parts.join(' and ')}${when ? `, ${when}` : ''}`;
 }

@@ -16,8 +16,8 @@ import {
   type QueryTerms,
   type ScoredDoc,
 } from './messages.js';
-import { anchorWindow, closeness, queryTimeAnchors, relativeAnchors, type TimeAnchor } from './query-time.js';
-import { episodeSource, searchMemories, type SearchOutcome } from './search.js';
+import { anchorWindow, closeness, timeAnchors, type AskedAt, type TimeAnchor } from './query-time.js';
+import { episodeSource, searchMemories, type Hit, type SearchOutcome } from './search.js';
 
 /**
  * Packing evidence: what a companion is handed about a query, within a word budget. Ranking happens
@@ -152,12 +152,6 @@ export interface Stage {
   warnings: string[];
 }
 
-/** When a query is asked, on the asker's clock. */
-export interface AskedAt {
-  now: Date;
-  utcOffsetMin: number;
-}
-
 export interface FirstStage {
   /** Episodes best first, with their fused search score and their similarity where the vector half found them. */
   hits: { id: string; score: number; similarity: number | null }[];
@@ -180,28 +174,44 @@ export async function firstStage(
   mode: SearchMode,
   asked?: AskedAt,
 ): Promise<FirstStage> {
-  const search = (filters: EpisodeFilters, limit: number) =>
-    searchMemories(
-      { embedder: ctx.embedder, config: ctx.config.retrieval },
-      { text: query, mode, limit, sources: [episodeSource(ctx.store, ownerId, filters, ctx.config.retrieval)], similarities: false },
-    );
-  const anchors = [...(await queryTimeAnchors(query)), ...(asked ? relativeAnchors(query, asked.now, asked.utcOffsetMin) : [])];
-  const outcome = await search({}, depth);
+  const anchors = await timeAnchors(query, asked);
+  const outcome = await searchMemories(
+    { embedder: ctx.embedder, config: ctx.config.retrieval },
+    { text: query, mode, limit: depth, sources: [episodeSource(ctx.store, ownerId, {}, ctx.config.retrieval)], similarities: false },
+  );
   const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score, similarity: h.similarity }));
-  if (anchors.length) {
-    const seen = new Set(hits.map((h) => h.id));
-    const floor = hits.at(-1)?.score ?? 0;
-    for (const a of anchors.slice(0, 2)) {
-      const period = await search(anchorWindow(a), Math.max(5, Math.ceil(depth / 4)));
-      // Scores of a filtered search are not on the same scale: they join below the unfiltered ones.
-      for (const h of period.hits) {
-        if (seen.has(h.id)) continue;
-        seen.add(h.id);
-        hits.push({ id: h.id, score: floor, similarity: h.similarity });
-      }
-    }
-  }
+  const seen = new Set(hits.map((h) => h.id));
+  for (const h of await periodHits(ctx, ownerId, { text: query, mode, anchors, filters: {}, limit: Math.max(5, Math.ceil(depth / 4)) }))
+    if (!seen.has(h.id)) hits.push({ id: h.id, score: hits.at(-1)?.score ?? 0, similarity: h.similarity });
   return { hits, anchors, modeUsed: outcome.modeUsed, warnings: outcome.warnings, termStats: outcome.termStats };
+}
+
+/**
+ * The best episodes of the periods a query names (the first two) and the days around them (people
+ * talk about a day in the days after it: `anchorWindow`), each found by a search of that window (a
+ * filtered search reads every posting, so none of them is missed), with the period's words. Their
+ * scores are not on the scale of an unfiltered search's: callers rank them below its hits.
+ */
+export async function periodHits(
+  ctx: EngineContext,
+  ownerId: string,
+  o: { text: string; mode: SearchMode; anchors: readonly TimeAnchor[]; filters: EpisodeFilters; limit: number },
+): Promise<Hit[]> {
+  const out = new Map<string, Hit>();
+  for (const a of o.anchors.slice(0, 2)) {
+    const period = await searchMemories(
+      { embedder: ctx.embedder, config: ctx.config.retrieval },
+      {
+        text: o.text,
+        mode: o.mode,
+        limit: o.limit,
+        sources: [episodeSource(ctx.store, ownerId, { ...o.filters, ...anchorWindow(a) }, ctx.config.retrieval)],
+        similarities: false,
+      },
+    );
+    for (const h of period.hits) if (!out.has(h.id)) out.set(h.id, { ...h, during: a.phrase });
+  }
+  return [...out.values()];
 }
 
 /** Term statistics as the store has them; those of a query's terms from the first stage, which read them already. */
@@ -356,13 +366,14 @@ export async function episodeEvidenceScores(
   hits: readonly { id: string; score: number }[],
   episodes: readonly { header: EpisodeHeader; messages: StoredMessage[] }[],
   known: SearchOutcome['termStats'],
+  anchors: readonly TimeAnchor[],
 ): Promise<Map<string, number>> {
   const cfg = ctx.config.retrieval.pack;
   // The hits are in the fused order already, which has the vector half: they are re-sorted by what their
   // messages say, not by their meaning again (LoCoMo dev, use-lite: 0.795 at 1000 words without, 0.790 with).
   const first: FirstStage = {
     hits: hits.map((h) => ({ id: h.id, score: h.score, similarity: null })),
-    anchors: await queryTimeAnchors(query),
+    anchors: [...anchors],
     modeUsed: 'hybrid',
     warnings: [],
     termStats: known,

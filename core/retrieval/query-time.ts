@@ -10,11 +10,33 @@ export interface TimeAnchor {
   start: Date;
   end: Date;
   granularity: 'day' | 'month' | 'year';
+  /** The words of the query that name it. */
+  phrase: string;
+  /** Named relative to when the query is asked ("last week"), not stated ("May 2023"). */
+  relative: boolean;
+}
+
+/** When a query is asked, on the asker's clock. */
+export interface AskedAt {
+  now: Date;
+  utcOffsetMin: number;
+  /**
+   * Whether the periods going on now (today, this week) count: a search's do; a companion's opening's
+   * are what it is told as recent already.
+   */
+  current?: boolean;
+}
+
+/** A query a person asks now, at this machine (on its clock): periods going on now count. */
+export function askedHere(now: Date): AskedAt {
+  return { now, utcOffsetMin: -now.getTimezoneOffset(), current: true };
 }
 
 const DAY = 86_400_000;
 
-function span(y: number, m: number | null, d: number | null): TimeAnchor | null {
+type Period = Omit<TimeAnchor, 'phrase' | 'relative'>;
+
+function span(y: number, m: number | null, d: number | null): Period | null {
   if (y < 1900 || y > 2200) return null;
   if (m === null) return { start: new Date(Date.UTC(y, 0, 1)), end: new Date(Date.UTC(y + 1, 0, 1) - 1), granularity: 'year' };
   if (m < 0 || m > 11) return null;
@@ -40,10 +62,11 @@ export async function queryTimeAnchors(text: string): Promise<TimeAnchor[]> {
   if (!/\d{4}/.test(text)) return [];
   const out: TimeAnchor[] = [];
   const covered: [number, number][] = [];
-  const add = (a: TimeAnchor | null, from: number, to: number) => {
+  const add = (a: Period | null, from: number, to: number) => {
     if (!a) return;
     covered.push([from, to]);
-    if (!out.some((x) => x.start.getTime() === a.start.getTime() && x.end.getTime() === a.end.getTime())) out.push(a);
+    if (!out.some((x) => x.start.getTime() === a.start.getTime() && x.end.getTime() === a.end.getTime()))
+      out.push({ ...a, phrase: text.slice(from, to), relative: false });
   };
   const inside = (i: number) => covered.some(([a, b]) => i >= a && i < b);
 
@@ -75,11 +98,12 @@ export async function queryTimeAnchors(text: string): Promise<TimeAnchor[]> {
 /**
  * The days, weeks, months and years a query names relative to when it is asked ("yesterday", "last
  * week", "上周五", "两个月前"), read on the asker's wall clock: a companion's opening ("how did
- * yesterday's interview go?") is asked at a known moment, so those days can be found.
+ * yesterday's interview go?") is asked at a known moment, so those days can be found. What is to come
+ * (tomorrow, next week) has nothing said yet; what is going on now only when `current` says so.
  */
-export function relativeAnchors(text: string, now: Date, utcOffsetMin: number): TimeAnchor[] {
-  // Today, this week, tomorrow: what is going on now is what a companion is told as recent already.
-  const today = Math.floor((now.getTime() + utcOffsetMin * 60_000) / DAY) * DAY;
+export function relativeAnchors(text: string, now: Date, utcOffsetMin: number, current = false): TimeAnchor[] {
+  const local = now.getTime() + utcOffsetMin * 60_000;
+  const today = Math.floor(local / DAY) * DAY;
   // "2023-05-07", "2023-05" or "2023" as the period `span` makes of it.
   const period = (ymd: string) => {
     const [y, m, d] = ymd.split('-').map(Number);
@@ -90,9 +114,32 @@ export function relativeAnchors(text: string, now: Date, utcOffsetMin: number): 
       const first = period(m.start);
       const last = m.end ? period(m.end) : first;
       // A week is a run of days: it falls off as a day does.
-      return first && last ? [{ start: first.start, end: last.end, granularity: first.granularity }] : [];
+      return first && last ? [{ start: first.start, end: last.end, granularity: first.granularity, phrase: m.phrase, relative: true }] : [];
     })
-    .filter((a) => a.end.getTime() < today);
+    .filter((a) => (current ? a.start.getTime() <= local : a.end.getTime() < today));
+}
+
+/**
+ * Every period a query names: its stated dates and, when it is known when it was asked, those named
+ * relative to then.
+ */
+export async function timeAnchors(text: string, asked?: AskedAt): Promise<TimeAnchor[]> {
+  const stated = await queryTimeAnchors(text);
+  if (!asked) return stated;
+  const same = (a: TimeAnchor, b: TimeAnchor) => a.start.getTime() === b.start.getTime() && a.end.getTime() === b.end.getTime();
+  const relative = relativeAnchors(text, asked.now, asked.utcOffsetMin, asked.current);
+  return [...stated, ...relative.filter((r) => !stated.some((a) => same(a, r)))];
+}
+
+/**
+ * What a query asks about besides when: its text without the words that name periods relative to now
+ * ("dinner last week" asks about dinner). Those words say when, which closeness weighs; matched as
+ * words, they would find whatever says "week". A stated date stays: an episode's text says the day it
+ * happened on ("talked on Monday, 8 May 2023"), so its words find that day (LoCoMo dev, use-lite, the
+ * search path at 1000 words: 0.786 keeping them, 0.780 without).
+ */
+export function besidesPeriods(text: string, anchors: readonly TimeAnchor[]): string {
+  return anchors.reduce((t, a) => (a.relative ? t.replace(a.phrase, ' ') : t), text);
 }
 
 /**

@@ -21,6 +21,8 @@ export interface Hit {
   similarity: number | null;
   matchedBy: MatchedBy[];
   matchedTerms: string[];
+  /** The words of the query naming the period the hit is from, when it is from one the query named. */
+  during?: string | undefined;
 }
 
 interface VectorSpace {

@@ -690,15 +690,48 @@ const ABOUT_THE_TALK: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Words that ask what went on, not about anything in particular: "what happened yesterday?", "what
+ * did I do last weekend?", "上周我做了什么？" name a time and nothing to look up in it.
+ */
+const WHAT_WENT_ON: ReadonlySet<string> = new Set([
+  'happen',
+  'happened',
+  'happening',
+  'anything',
+  'something',
+  'everything',
+  'stuff',
+  'doing',
+  'done',
+  'busy',
+  'going',
+  'went',
+  '发生',
+  '做',
+  '做了',
+  '干',
+  '干了',
+  '忙',
+  '忙了',
+  '事',
+  '事情',
+  '啥',
+  '过得',
+  '怎么',
+  '样',
+]);
+
+/**
  * Whether a message says nothing to look up: only greetings, thanks, laughter, fillers, function
- * words and words about the talk itself ("hi!", "Good morning :)", "how's it going?", "where did we
- * leave off?", "在吗？", "最近怎么样", "上次聊了什么").
+ * words, words about the talk itself and about what went on ("hi!", "Good morning :)", "how's it
+ * going?", "where did we leave off?", "what happened?", "在吗？", "最近怎么样", "上次聊了什么").
  */
 export function isPhatic(text: string): boolean {
   for (const s of wordSegments(text)) {
     if (!s.isWordLike) continue;
     const w = s.segment.toLowerCase().replace(/['’]s$/, '');
-    if (!PHATIC.has(w) && !ABOUT_THE_TALK.has(w) && !ENGLISH_STOPWORDS.has(w) && !CJK_STOPWORDS.has(w)) return false;
+    if (!PHATIC.has(w) && !ABOUT_THE_TALK.has(w) && !WHAT_WENT_ON.has(w) && !ENGLISH_STOPWORDS.has(w) && !CJK_STOPWORDS.has(w))
+      return false;
   }
   return true;
 }

@@ -118,6 +118,13 @@ describe('the journal viewer in Chromium', { timeout: 240_000 }, () => {
     expect((await search.explanations())[0]).toMatch(/matched by/);
     expect((await search.highlighted()).map((w) => w.toLowerCase())).toEqual(expect.arrayContaining(['zurich']));
     await app.screenshot(screenshotPath('search-en'));
+    expect(await search.periods()).toEqual([]);
+
+    // A period the query names is read and said, and what it holds comes first.
+    await search.search('interview in March 2024');
+    expect(await search.periods()).toEqual(['Looked first at March 2024']);
+    expect((await search.explanations())[0]).toMatch(/^matched by .*, and around “March 2024”$/);
+    await app.screenshot(screenshotPath('search-period-en'));
 
     await search.search('西湖');
     const chinese = await search.resultTitles();

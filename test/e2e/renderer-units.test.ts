@@ -13,6 +13,7 @@ import { zh } from '../../renderer/src/i18n/zh';
 import {
   dayKey,
   formatDay,
+  formatDays,
   formatOffset,
   formatRelative,
   formatSpan,
@@ -25,6 +26,7 @@ import { snippet, termPattern } from '../../renderer/src/lib/terms';
 import { formatByteProgress } from '../../renderer/src/lib/format';
 import { describeError } from '../../renderer/src/lib/errors';
 import { describeReason } from '../../renderer/src/lib/reasons';
+import { describeMatch } from '../../renderer/src/lib/match';
 import type { ForgettingReason } from '../../renderer/src/api/types';
 import type { Locale } from '../../renderer/src/i18n/locale';
 import { applyEvent, modelNotice, type EventsState } from '../../renderer/src/store/event-state';
@@ -215,6 +217,20 @@ describe('marking matched terms', () => {
     expect(snippet('Sam goes to Zurich.', text, zurich)).toBe('Sam goes to Zurich.');
     expect(snippet('Lena: That is huge!', text, termPattern(['kayak']))).toBe('Lena: That is huge!');
     expect(snippet('', 'x'.repeat(500), null)).toHaveLength(280);
+  });
+
+  it('says a result is from the period the query named, and which days that was, in both languages', () => {
+    const tr = (locale: Locale) => (key: keyof typeof en, params?: Record<string, string | number>) => translate(locale, key, params);
+    const reason = { matchedBy: ['bm25' as const], terms: ['dinner'], explanation: '', during: 'last week' };
+    const scores = { bm25: 1.18, vector: null };
+    expect(describeMatch({ reason, scores }, tr('en'))).toBe('matched by the words “dinner” (BM25 1.18), and around “last week”');
+    expect(describeMatch({ reason: { ...reason, matchedBy: [], terms: [] }, scores }, tr('en'))).toBe('around “last week”');
+    expect(describeMatch({ reason: { ...reason, during: '上周', matchedBy: [], terms: [] }, scores }, tr('zh'))).toBe('在“上周”前后');
+    expect(formatDays('2026-11-16', '2026-11-22', 'en')).toMatch(/^Monday, \D*16\D*Sunday, \D*22\D*2026$/);
+    expect(formatDays('2026-11-21', '2026-11-21', 'en')).toBe(formatDay('2026-11-21', 'en'));
+    expect(formatDays('2024-03-01', '2024-03-31', 'en')).toBe('March 2024');
+    expect(formatDays('2024-02-01', '2024-02-29', 'zh')).toBe('2024年2月');
+    expect(formatDays('2023-01-01', '2023-12-31', 'zh')).toBe('2023年');
   });
 });
 

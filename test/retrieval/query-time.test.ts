@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { queryTimeAnchors, relativeAnchors } from '../../core/retrieval/query-time.js';
+import { besidesPeriods, queryTimeAnchors, relativeAnchors, timeAnchors } from '../../core/retrieval/query-time.js';
 import { tempDir } from '../helpers/engine.js';
 
 const read = async (text: string) => (await queryTimeAnchors(text)).map((a) => [a.granularity, a.start.toISOString().slice(0, 10)]);
@@ -71,5 +71,20 @@ describe('dates a query names', () => {
     expect(days('the trip last year', '2024-04-17T10:00:00+08:00', 480)).toEqual([['year', '2023-01-01', '2023-12-31']]);
     // What is going on now (today, this week, tomorrow) is what a companion is told as recent already.
     expect(days('how are you today? anything planned this week or tomorrow?', '2024-04-17T10:00:00+08:00', 480)).toEqual([]);
+  });
+
+  it('reads what is going on now too for a search, never what is to come, and leaves the rest of the query', async () => {
+    const asked = { now: new Date('2024-04-17T10:00:00+08:00'), utcOffsetMin: 480, current: true };
+    const read = async (text: string) =>
+      (await timeAnchors(text, asked)).map((a) => [a.phrase, a.start.toISOString().slice(0, 10), a.end.toISOString().slice(0, 10)]);
+    expect(await read('the trip in May 2023 and dinner today')).toEqual([
+      ['May 2023', '2023-05-01', '2023-05-31'],
+      ['today', '2024-04-17', '2024-04-17'],
+    ]);
+    expect(await read('what did I do this week')).toEqual([['this week', '2024-04-15', '2024-04-21']]);
+    expect(await read('plans for tomorrow')).toEqual([]);
+    // Without knowing when it is asked, only the stated date.
+    expect((await timeAnchors('the trip in May 2023 and dinner today')).map((a) => a.phrase)).toEqual(['May 2023']);
+    expect(besidesPeriods('dinner last week', await timeAnchors('dinner last week', asked)).trim()).toBe('dinner');
   });
 });

@@ -18,6 +18,7 @@ import type { knowledgeOperations, EpisodeRef } from '../knowledge-contract.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { factVersionView, factView, messageView } from '../views.js';
 import { searchItems } from '../search-results.js';
+import { askedHere } from '../../retrieval/query-time.js';
 
 type KnowledgeOps = keyof typeof knowledgeOperations;
 
@@ -203,7 +204,14 @@ export function knowledgeHandlers({ ctx, discovery }: HandlerEnv): Handlers<Know
     },
 
     async enhancedQuery(i) {
-      const base = { ownerId: i.ownerId, text: i.query, mode: i.mode, limit: i.limit, markAccessed: false };
+      const base = {
+        ownerId: i.ownerId,
+        text: i.query,
+        mode: i.mode,
+        limit: i.limit,
+        markAccessed: false,
+        asked: askedHere(ctx.clock.now()),
+      };
       const facts = () => searchItems(ctx, { ...base, episodes: null, facts: {} });
       const episodes = () => searchItems(ctx, { ...base, episodes: {}, facts: null });
       let primary;

@@ -35,6 +35,19 @@ export function formatDay(key: string, locale: Locale): string {
   return fmt(locale, { dateStyle: 'full' }).format(new Date(`${key}T00:00:00Z`));
 }
 
+/** A run of days as a person names it: the day, the month ("March 2024"), the year, or "Monday, 16 – Sunday, 22 November 2026". */
+export function formatDays(from: string, to: string, locale: Locale): string {
+  if (from === to) return formatDay(from, locale);
+  const a = parseDayKey(from);
+  const b = parseDayKey(to);
+  const lastOfMonth = new Date(Date.UTC(b.year, b.month + 1, 0)).getUTCDate();
+  if (a.day === 1 && b.day === lastOfMonth && a.year === b.year) {
+    if (a.month === b.month) return formatMonth(a.year, a.month, locale);
+    if (a.month === 0 && b.month === 11) return fmt(locale, { year: 'numeric' }).format(new Date(Date.UTC(a.year, 0, 1)));
+  }
+  return fmt(locale, { dateStyle: 'full' }).formatRange(new Date(`${from}T00:00:00Z`), new Date(`${to}T00:00:00Z`));
+}
+
 export function formatMonth(year: number, month: number, locale: Locale): string {
   return fmt(locale, { year: 'numeric', month: 'long' }).format(new Date(Date.UTC(year, month, 1)));
 }

@@ -4,7 +4,7 @@ import type { Translate } from '../i18n/translate';
 /**
  * Why a result matched, in the reader's language, from the result's own data (the engine's
  * `explanation` is the English sentence the CLI prints): the words it shares with the query and
- * their BM25 score, and how close in meaning it is. Pure.
+ * their BM25 score, how close in meaning it is, and the period the query named that it is from. Pure.
  */
 export function describeMatch(r: Pick<SearchResult, 'reason' | 'scores'>, t: Translate): string {
   const parts: string[] = [];
@@ -18,6 +18,9 @@ export function describeMatch(r: Pick<SearchResult, 'reason' | 'scores'>, t: Tra
     );
   }
   if (r.reason.matchedBy.includes('vector') && vector !== null) parts.push(t('search.match.meaning', { similarity: vector.toFixed(2) }));
-  if (parts.length === 0) return t('search.match.weak');
-  return parts.length === 1 ? parts[0]! : t('search.match.both', { a: parts[0]!, b: parts[1]! });
+  const { during } = r.reason;
+  const when = during === undefined ? null : t('search.match.during', { phrase: during });
+  if (parts.length === 0) return when ?? t('search.match.weak');
+  const how = parts.length === 1 ? parts[0]! : t('search.match.both', { a: parts[0]!, b: parts[1]! });
+  return when ? t('search.match.both', { a: how, b: when }) : how;
 }

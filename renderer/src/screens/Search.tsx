@@ -6,7 +6,7 @@ import { FactBadges, entityTypeName } from '../components/FactParts';
 import { RouteLink } from '../components/RouteLink';
 import { Segmented } from '../components/Segmented';
 import { useLocale, useT, type Locale, type Translate } from '../i18n';
-import { formatDateTime, formatHere, formatOffset } from '../lib/dates';
+import { formatDateTime, formatDays, formatHere, formatOffset } from '../lib/dates';
 import { describeError } from '../lib/errors';
 import { highlight, termPattern } from '../lib/highlight';
 import { snippet } from '../lib/terms';
@@ -36,6 +36,11 @@ function Why({ r, t }: { r: SearchResult; t: Translate }) {
       <span className="score">{t('search.score', { score: r.score.toFixed(3) })}</span>
     </p>
   );
+}
+
+/** Which days a period the query named was read as; the days alone when the query named them so ("March 2024"). */
+function PeriodRead({ phrase, days, t }: { phrase: string; days: string; t: Translate }) {
+  return <>{days.toLowerCase() === phrase.toLowerCase() ? t('search.periodAsSaid', { days }) : t('search.period', { phrase, days })}</>;
 }
 
 /** An episode found: its title, when it happened (in its own time zone), the summary or the matching messages with the matched words marked. */
@@ -215,6 +220,11 @@ export function SearchScreen({ q }: { q: string }) {
             ))}
           </ul>
         )}
+        {output?.periods.map((p) => (
+          <p key={p.phrase} className="search-period" data-testid="search-period">
+            <PeriodRead phrase={p.phrase} days={formatDays(p.from, p.to, locale)} t={t} />
+          </p>
+        ))}
         {output && output.results.length > 0 && (
           <>
             <p className="results-count" data-testid="results-count">

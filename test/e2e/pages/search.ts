@@ -25,6 +25,11 @@ export class SearchPage {
     return this.page.locator('.result .explanation').allInnerTexts();
   }
 
+  /** The lines saying which days a query's periods were read as ("Looked first at “last week”: …"). */
+  periods(): Promise<string[]> {
+    return this.page.locator('[data-testid="search-period"]').allInnerTexts();
+  }
+
   /** Keeps to episodes whose conversations came from `source` (a format id, `api`, a companion's name; '' = all). */
   async source(source: string): Promise<void> {
     await this.page.locator('[data-testid="search-source"]').selectOption(source);

@@ -1,0 +1,75 @@
+/**
+ * A search reads the periods its query names relative to when it is asked ("dinner last week",
+ * "what did I do last weekend?", "上周"): what was said then comes first, and a query that names only a
+ * period lists that period's episodes. The engine's clock is fixed; talks are at noon UTC, so they
+ * fall on the same day on any machine's clock the periods are read on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../core/engine/open-engine.js';
+import { renderSearch } from '../../core/mcp/render.js';
+import { newOwner, openMemoryEngine } from '../helpers/engine.js';
+
+describe('search: periods named relative to now', () => {
+  let engine: Engine;
+  const ownerId = newOwner('search-when');
+  const talk = async (id: string, day: string, text: string, reply = 'Noted, thanks for telling me.') =>
+    engine.call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: {
+        id,
+        messages: [
+          { id: `${id}-1`, speaker: 'Lin', text, timestamp: `${day}T12:00:00Z` },
+          { id: `${id}-2`, speaker: 'Nemo', text: reply, timestamp: `${day}T12:01:00Z` },
+        ],
+      },
+    });
+  // Wednesday 25 November 2026: last week is 16–22 November, last weekend 21–22 November.
+  const now = new Date('2026-11-25T10:00:00Z');
+
+  beforeAll(async () => {
+    engine = await openMemoryEngine({ clock: { now: () => now } });
+    await talk('ana', '2026-08-10', 'Dinner with Ana at the noodle bar. The dinner was long, a dinner to remember.', 'What a dinner!');
+    await talk('bo', '2026-09-02', 'Dinner with Bo again, our usual dinner at the dumpling place.', 'Another good dinner then.');
+    await talk('plans', '2026-09-10', 'Weekend plans: nothing, the last weekend was too busy.');
+    await talk('luigi', '2026-11-18', "Dinner at Luigi's with Jun.");
+    await talk('hike', '2026-11-21', 'Hiked up Mount Tai with Mei, my legs hurt.');
+    await talk('today', '2026-11-25', 'Bought a new kettle this morning.');
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const search = (query: string, kind: 'all' | 'episodic' = 'all') => engine.call('search', { ownerId, query, kind, limit: 5 });
+  const firstTexts = async (query: string) => (await search(query)).results.map((r) => r.text);
+
+  it('puts first what was said in the period the query names, and says how it read the period', async () => {
+    // Without the period, the dinners that say "dinner" most come first.
+    expect((await firstTexts('dinner'))[0]).not.toContain('Luigi');
+    const out = await search('dinner last week');
+    expect(out.results[0]!.text).toContain('Luigi');
+    expect(out.results[0]!.reason.explanation).toContain('around “last week”');
+    expect(out.periods).toEqual([{ phrase: 'last week', from: '2026-11-16', to: '2026-11-22' }]);
+    // A companion is told which days were looked at.
+    expect(renderSearch(out).split('\n')[0]).toContain('“last week” read as 2026-11-16 to 2026-11-22, what was said then first');
+    // The other dinners are still found, after it; the words naming the period find nothing by themselves.
+    expect(out.results.map((r) => r.text).join(' ')).toContain('Ana');
+    expect(out.results.map((r) => r.text).join(' ')).not.toContain('Weekend plans');
+  });
+
+  it('lists the episodes of a period when the query names nothing else, latest first', async () => {
+    expect(await firstTexts('what did I do last weekend?')).toEqual([expect.stringContaining('Mount Tai')]);
+    const week = await search('上周我做了什么');
+    expect(week.results.map((r) => r.text)).toEqual([expect.stringContaining('Mount Tai'), expect.stringContaining('Luigi')]);
+    expect(week.periods.map((p) => p.phrase)).toEqual(['上周']);
+    // What is going on now counts in a search ("today" is the day it is asked).
+    expect(await firstTexts('today')).toEqual([expect.stringContaining('kettle')]);
+  });
+
+  it('reads stated dates as before, and nothing when the caller sets the dates', async () => {
+    expect((await firstTexts('dinner in August 2026'))[0]).toContain('Ana');
+    const dated = await engine.call('search', { ownerId, query: 'dinner last week', since: '2026-01-01T00:00:00Z', limit: 5 });
+    expect(dated.periods).toEqual([]);
+    expect(dated.results.length).toBeGreaterThan(0);
+  });
+});
