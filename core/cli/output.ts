@@ -1,5 +1,6 @@
 import type { OpOutput } from '../api/contract.js';
 import type { SearchResultItem } from '../api/search-contract.js';
+import { periodsRead } from '../text/describe.js';
 
 /** Human-readable renderings of contract outputs; `--json` prints the outputs themselves. */
 
@@ -11,8 +12,9 @@ export function when(iso: string): string {
 }
 
 export function renderSearch(o: OpOutput<'search'>): string {
-  if (o.results.length === 0) return `No memories match “${o.query}”.`;
-  return renderResults(o.results);
+  const periods = periodsRead(o.periods);
+  if (o.results.length === 0) return `No memories match “${o.query}”${periods ? ` (${periods})` : ''}.`;
+  return periods ? `${dim(`${periods}: what was said then comes first`)}\n\n${renderResults(o.results)}` : renderResults(o.results);
 }
 
 /** Ranked results, episodes and facts alike: title, when (or which fact), score, snippet and why it matched. */

@@ -36,3 +36,8 @@ export function joinNames(names: readonly string[]): string {
   if (names.length <= 1) return names[0] ?? 'someone';
   return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
+
+/** The periods a search read its query as naming, in words: “last week” read as 2026-11-16 to 2026-11-22. */
+export function periodsRead(periods: readonly { phrase: string; from: string; to: string }[]): string {
+  return periods.map((p) => `“${p.phrase}” read as ${p.from === p.to ? p.from : `${p.from} to ${p.to}`}`).join('; ');
+}

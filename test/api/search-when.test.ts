@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
+import { renderSearch as renderCliSearch } from '../../core/cli/output.js';
 import { renderSearch } from '../../core/mcp/render.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 
@@ -52,6 +53,7 @@ describe('search: periods named relative to now', () => {
     expect(out.periods).toEqual([{ phrase: 'last week', from: '2026-11-16', to: '2026-11-22' }]);
     // A companion is told which days were looked at.
     expect(renderSearch(out).split('\n')[0]).toContain('“last week” read as 2026-11-16 to 2026-11-22, what was said then first');
+    expect(renderCliSearch(out).split('\n')[0]).toBe('“last week” read as 2026-11-16 to 2026-11-22: what was said then comes first');
     // The other dinners are still found, after it; the words naming the period find nothing by themselves.
     expect(out.results.map((r) => r.text).join(' ')).toContain('Ana');
     expect(out.results.map((r) => r.text).join(' ')).not.toContain('Weekend plans');
