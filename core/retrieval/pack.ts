@@ -16,6 +16,7 @@ import {
   type QueryTerms,
   type ScoredDoc,
 } from './messages.js';
+import { charWords } from './char-words.js';
 import { anchorWindow, closeness, timeAnchors, type AskedAt, type TimeAnchor } from './query-time.js';
 import { episodeSource, searchMemories, type Hit, type SearchOutcome } from './search.js';
 
@@ -268,13 +269,20 @@ export interface RankedMessage {
 /** Document frequencies of some terms in the owner's episode index (a store read, or a cache in benchmarks). */
 export type TermStats = (terms: readonly string[]) => Promise<{ docCount: number; df: ReadonlyMap<string, number> }>;
 
+/** The terms of the candidates' own texts (read only as far as a caller iterates). */
+function* textVocabulary(docs: readonly MessageDoc[]): Iterable<string> {
+  for (const d of docs) yield* d.fields[0].keys();
+}
+
 /**
  * Message-level ranking of the candidates: BM25F (+ feedback terms), part of the neighbouring turns'
  * match (an answer rarely repeats the question's words), the episode's first-stage rank and how close
- * it is in meaning to the query, and a boost for the speaker the question names.
+ * it is in meaning to the query, and a boost for the speaker the question names. A query's
+ * one-character Chinese words also match the candidates' words that hold them (core/retrieval/char-words.ts).
  */
 export async function rankMessages(stage: Stage, query: string, termStats: TermStats, cfg: PackConfig): Promise<RankedMessage[]> {
   const q = queryTerms(query);
+  for (const [t, w] of charWords(q, textVocabulary(stage.docs))) q.set(t, w);
   const named = namedSpeakers(stage.docs, q);
   if (cfg.speakerTerms !== 1) for (const s of named) for (const t of tokenize(s)) if (q.has(t)) q.set(t, q.get(t)! * cfg.speakerTerms);
   const scoring = { k1: cfg.k1, b: cfg.b, fields: cfg.fields };

@@ -7,6 +7,7 @@ import type { FactFilters } from '../store/facts.js';
 import type { Store } from '../store/store.js';
 import type { RetrievalConfig } from '../context/retrieval-config.js';
 import { tokenize } from '../text/tokenize.js';
+import { CHAR_WORDS_PER_CHAR, charWords, loneChars } from './char-words.js';
 import { queryVector } from './query-vectors.js';
 import { relevanceFloor } from './relevance-floor.js';
 
@@ -52,6 +53,15 @@ export interface SearchSource {
   similarities(space: VectorSpace, vector: Float32Array, ids: readonly string[]): Promise<{ id: string; similarity: number }[]>;
 }
 
+/** The words an index holds a query's one-character Chinese words in, with their weight; none asked when there are none. */
+async function pairedWords(
+  terms: readonly string[],
+  pairsWith: (chars: string[]) => Promise<string[]>,
+): Promise<Map<string, number> | undefined> {
+  const chars = loneChars(terms);
+  return chars.length ? charWords(new Set(terms), await pairsWith(chars)) : undefined;
+}
+
 const byId = (hits: readonly VectorHit[]) => hits.map((h) => ({ id: h.episodeId, similarity: h.similarity }));
 
 export function episodeSource(store: Store, ownerId: string, filters: EpisodeFilters, config: RetrievalConfig): SearchSource {
@@ -60,11 +70,11 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
   let vectors = 0;
   return {
     kind: 'episode',
-    keyword: (terms, limit) =>
-      read.bm25.search(ownerId, terms, { limit, filters, params: config.bm25 }).then((r) => ({
-        hits: r.hits.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms })),
-        termStats: r.termStats,
-      })),
+    keyword: async (terms, limit) => {
+      const also = await pairedWords(terms, (chars) => read.bm25.pairsWith(ownerId, chars, CHAR_WORDS_PER_CHAR));
+      const r = await read.bm25.search(ownerId, terms, { limit, filters, params: config.bm25, also });
+      return { hits: r.hits.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms })), termStats: r.termStats };
+    },
     // Whether there are episodes at all, the keyword search finds out as cheaply as a probe would.
     presence: async (modelId) => {
       vectors =
@@ -84,8 +94,10 @@ export function factSource(store: Store, ownerId: string, filters: FactFilters, 
   let vectors = 0;
   return {
     kind: 'semantic',
-    keyword: (terms, limit) =>
-      read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b }).then((hits) => ({ hits })),
+    keyword: async (terms, limit) => {
+      const also = await pairedWords(terms, (chars) => read.factTerms.pairsWith(ownerId, chars, CHAR_WORDS_PER_CHAR));
+      return { hits: await read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b, also }) };
+    },
     presence: (modelId) =>
       store
         .untilNextWrite(`facts:${ownerId}:${modelId}`, (r) => r.factVectors.presence(ownerId, modelId))

@@ -1,6 +1,7 @@
 import { filterSql, type EpisodeFilters } from './episodes.js';
 import { bestByPostingsRead } from './bm25-postings.js';
 import { BLOCK, intoBlocks, packBlocks, type Waiting } from './bm25-blocks.js';
+import { termPairs } from './term-pairs.js';
 import {
   chunks,
   flattened,
@@ -323,6 +324,9 @@ export function bm25Reads(q: Sql) {
   }
 
   return {
+    /** The two-character terms of the owner's index that begin or end with each of `chars` (see termPairs). */
+    pairsWith: (ownerId: string, chars: readonly string[], per: number) => termPairs(q, 'bm25_terms', ownerId, chars, per),
+
     /**
      * Top documents for the query terms: Σ over matched terms of idf × stored impact. Without filters
      * each term contributes its `postingsPerTerm` strongest postings (bounded work at any corpus size);
@@ -333,11 +337,18 @@ export function bm25Reads(q: Sql) {
     async search(
       ownerId: string,
       terms: readonly string[],
-      o: { limit: number; filters: EpisodeFilters; params: Bm25Params },
+      o: {
+        limit: number;
+        filters: EpisodeFilters;
+        params: Bm25Params;
+        /** Other words to match, each with its weight (a query word counts once per time it is given). */
+        also?: ReadonlyMap<string, number> | undefined;
+      },
     ): Promise<{ hits: Bm25Hit[]; termStats: Bm25TermStats | null }> {
       if (terms.length === 0) return { hits: [], termStats: null };
       const qtf = new Map<string, number>();
       for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
+      for (const [t, w] of o.also ?? []) if (!qtf.has(t)) qtf.set(t, w);
       const { docCount: n, rows: matched } = await readTerms(ownerId, [...qtf.keys()]);
       const termStats = { docCount: n, df: new Map(matched.map((x) => [x.term, x.df])) };
       if (n <= 0 || matched.length === 0) return { hits: [], termStats };

@@ -1,5 +1,6 @@
 import { factFilterSql, type FactFilters } from './facts.js';
 import { Params, type Sql, type WriteTracker } from './sql.js';
+import { termPairs } from './term-pairs.js';
 
 /**
  * The keyword side of fact search (table `semantic_terms`, and the fact's `term_len` and `tokens`):
@@ -15,6 +16,9 @@ export interface FactKeywordHit {
 
 export function factTermReads(q: Sql) {
   return {
+    /** The two-character terms of the owner's facts that begin or end with each of `chars` (see termPairs). */
+    pairsWith: (ownerId: string, chars: readonly string[], per: number) => termPairs(q, 'semantic_terms', ownerId, chars, per),
+
     /**
      * BM25 over the owner's facts outside the trash, with their number and average length as
      * fact_stats keeps them. Filters narrow the results, not the statistics.
@@ -22,11 +26,19 @@ export function factTermReads(q: Sql) {
     async search(
       ownerId: string,
       terms: readonly string[],
-      o: { limit: number; filters: FactFilters; k1: number; b: number },
+      o: {
+        limit: number;
+        filters: FactFilters;
+        k1: number;
+        b: number;
+        /** Other words to match, each with its weight (a query word counts once per time it is given). */
+        also?: ReadonlyMap<string, number> | undefined;
+      },
     ): Promise<FactKeywordHit[]> {
       if (terms.length === 0) return [];
       const qtf = new Map<string, number>();
       for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
+      for (const [t, w] of o.also ?? []) if (!qtf.has(t)) qtf.set(t, w);
       const p = new Params();
       const owner = p.add(ownerId);
       const k1 = `${p.add(o.k1)}::float8`;

@@ -58,7 +58,7 @@ const ASCII_WORD = /^[a-z]+$/;
 const HAS_LETTER = /\p{L}/u;
 
 /** Han (incl. extensions and compatibility ideographs), kana, hangul, and the CJK iteration marks. */
-function isCjkCodePoint(cp: number): boolean {
+export function isCjkCodePoint(cp: number): boolean {
   return (
     (cp >= 0x4e00 && cp <= 0x9fff) || // CJK Unified Ideographs
     (cp >= 0x3400 && cp <= 0x4dbf) || // Extension A
