@@ -10,17 +10,17 @@ import { isCjkCodePoint } from '../text/tokenize.js';
  */
 export const CHAR_WORD_WEIGHT = 0.5;
 
-/** How many such words a character matches at most: the most frequent ones. */
-export const CHAR_WORDS_PER_CHAR = 8;
-
 /**
- * The query terms that are one CJK character. Some are pieces of a run the tokenizer reads in pairs
- * (我想吃面: 我想 / 想吃 / 吃 / 吃面 / 面), whose own words match more strongly than their pairs do;
- * telling those apart from a word the person wrote alone would need the index (猫 in 我的猫最近怎么样
- * comes with the pair 猫最 too).
+ * How many of the index's such words a character matches at most (the most frequent ones), and how
+ * many of a query's characters are widened so (the first ones): a common character is in hundreds of
+ * words (一起, 一下, 一样 …), and each word matched is one more list of postings for the search to read.
  */
+export const CHAR_WORDS_PER_CHAR = 4;
+export const CHARS_WIDENED = 3;
+
+/** The query terms that are one CJK character: those the segmenter read as words of their own (猫 in 我的猫). */
 export function loneChars(terms: Iterable<string>): string[] {
-  return [...new Set(terms)].filter((t) => [...t].length === 1 && isCjkCodePoint(t.codePointAt(0)!));
+  return [...new Set(terms)].filter((t) => [...t].length === 1 && isCjkCodePoint(t.codePointAt(0)!)).slice(0, CHARS_WIDENED);
 }
 
 /** Whether `word` is two characters and begins or ends with `char`. */

@@ -53,13 +53,23 @@ export interface SearchSource {
   similarities(space: VectorSpace, vector: Float32Array, ids: readonly string[]): Promise<{ id: string; similarity: number }[]>;
 }
 
-/** The words an index holds a query's one-character Chinese words in, with their weight; none asked when there are none. */
-async function pairedWords(
+/**
+ * A keyword search that finds fewer than `limit` items for a query with one-character Chinese words is
+ * made again with the two-character words the index holds those in (core/retrieval/char-words.ts): a
+ * word that finds little is looked for inside words too, and a search that found enough pays nothing
+ * for the lookup (a common character is in hundreds of words).
+ */
+async function widenedByPairs<T extends { hits: readonly unknown[] }>(
   terms: readonly string[],
+  limit: number,
   pairsWith: (chars: string[]) => Promise<string[]>,
-): Promise<Map<string, number> | undefined> {
-  const chars = loneChars(terms);
-  return chars.length ? charWords(new Set(terms), await pairsWith(chars)) : undefined;
+  search: (also?: ReadonlyMap<string, number>) => Promise<T>,
+): Promise<T> {
+  const first = await search();
+  const chars = first.hits.length < limit ? loneChars(terms) : [];
+  if (chars.length === 0) return first;
+  const also = charWords(new Set(terms), await pairsWith(chars));
+  return also.size ? search(also) : first;
 }
 
 const byId = (hits: readonly VectorHit[]) => hits.map((h) => ({ id: h.episodeId, similarity: h.similarity }));
@@ -71,8 +81,12 @@ export function episodeSource(store: Store, ownerId: string, filters: EpisodeFil
   return {
     kind: 'episode',
     keyword: async (terms, limit) => {
-      const also = await pairedWords(terms, (chars) => read.bm25.pairsWith(ownerId, chars, CHAR_WORDS_PER_CHAR));
-      const r = await read.bm25.search(ownerId, terms, { limit, filters, params: config.bm25, also });
+      const r = await widenedByPairs(
+        terms,
+        limit,
+        (chars) => read.bm25.pairsWith(ownerId, chars, CHAR_WORDS_PER_CHAR),
+        (also) => read.bm25.search(ownerId, terms, { limit, filters, params: config.bm25, also }),
+      );
       return { hits: r.hits.map((h) => ({ id: h.episodeId, score: h.score, matchedTerms: h.matchedTerms })), termStats: r.termStats };
     },
     // Whether there are episodes at all, the keyword search finds out as cheaply as a probe would.
@@ -94,10 +108,15 @@ export function factSource(store: Store, ownerId: string, filters: FactFilters, 
   let vectors = 0;
   return {
     kind: 'semantic',
-    keyword: async (terms, limit) => {
-      const also = await pairedWords(terms, (chars) => read.factTerms.pairsWith(ownerId, chars, CHAR_WORDS_PER_CHAR));
-      return { hits: await read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b, also }) };
-    },
+    keyword: (terms, limit) =>
+      widenedByPairs(
+        terms,
+        limit,
+        (chars) => read.factTerms.pairsWith(ownerId, chars, CHAR_WORDS_PER_CHAR),
+        async (also) => ({
+          hits: await read.factTerms.search(ownerId, terms, { limit, filters, k1: config.bm25.k1, b: config.bm25.b, also }),
+        }),
+      ),
     presence: (modelId) =>
       store
         .untilNextWrite(`facts:${ownerId}:${modelId}`, (r) => r.factVectors.presence(ownerId, modelId))
