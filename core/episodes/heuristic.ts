@@ -84,7 +84,8 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
   const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
-  return { messages, speakers, texts, body, cjk: isMostlyCjk(body), topics: readTopics(said, speakerTerms) };
+  // Its language too: "[shares a photo]" under 山顶风好大 is no English.
+  return { messages, speakers, texts, body, cjk: isMostlyCjk(said), topics: readTopics(said, speakerTerms) };
 }
 
 /** The terms whose rarity `episodeFrom` looks up for this reading (a store reads them all at once). */

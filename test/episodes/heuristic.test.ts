@@ -84,6 +84,22 @@ describe('heuristic episodes', () => {
     expect(buildHeuristicEpisode([m]).content).toContain('look! [shares a photo: a dog on a beach]');
   });
 
+  it('title a Chinese talk in Chinese however many photos it shares (their telling is in English)', () => {
+    const photo = (speaker: string, iso: string) => {
+      const m = msg(speaker, '', iso, 480);
+      m.attachments = [{ kind: 'image' }];
+      return m;
+    };
+    const e = buildHeuristicEpisode([
+      photo('张三', '2019-07-20T04:05:00Z'),
+      photo('小明', '2019-07-20T04:30:00Z'),
+      photo('小明', '2019-07-20T04:30:10Z'),
+      msg('小明', '山顶风好大', '2019-07-20T04:30:45Z', 480),
+    ]);
+    expect(e.title).toMatch(/聊到|说到/);
+    expect(e.title).not.toMatch(/ on | and /);
+  });
+
   it('tell an attachment by the name a person gave its file, not by one a phone or an export made up', () => {
     const shared = (name: string, kind: 'image' | 'audio' | 'file' = 'image') => {
       const m = msg('Ann', '', '2024-01-01T10:00:00Z');
