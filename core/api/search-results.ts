@@ -1,7 +1,8 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { SearchMode } from '../domain/search.js';
 import { explainHit } from '../retrieval/explain.js';
-import { findMemories, type FoundMemory, type MemoryQuery, type ReadPeriod } from '../retrieval/find.js';
+import { findMemories, type FoundMemory, type MemoryQuery } from '../retrieval/find.js';
+import type { ReadPeriod } from '../retrieval/query-time.js';
 import { factText } from '../text/fact-text.js';
 import type { SearchResultItem } from './search-contract.js';
 

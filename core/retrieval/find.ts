@@ -2,9 +2,8 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { SearchMode } from '../domain/search.js';
 import type { EpisodeFilters, SearchResultRow } from '../store/episodes.js';
 import type { FactFilters, FactResultRow } from '../store/facts.js';
-import { isPhatic } from '../text/keywords.js';
 import { episodeEvidenceScores, periodHits } from './pack.js';
-import { besidesPeriods, timeAnchors, type AskedAt, type TimeAnchor } from './query-time.js';
+import { besidesPeriods, namesOnlyPeriods, readPeriod, timeAnchors, type AskedAt, type ReadPeriod, type TimeAnchor } from './query-time.js';
 import { episodeSource, factSource, searchMemories, type Hit, type SearchOutcome, type SearchSource } from './search.js';
 
 /**
@@ -31,15 +30,6 @@ export interface MemoryQuery {
 
 /** A ranked hit with the record it found, best first. */
 export type FoundMemory = { kind: 'episode'; hit: Hit; episode: SearchResultRow } | { kind: 'semantic'; hit: Hit; fact: FactResultRow };
-
-/** A period the query named, as it was read: the person's words, its first and last day on their clock, the instants it spans. */
-export interface ReadPeriod {
-  phrase: string;
-  from: string;
-  to: string;
-  since: Date;
-  until: Date;
-}
 
 export interface FoundMemories {
   found: FoundMemory[];
@@ -111,12 +101,12 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
   // the dates.
   const anchors = q.episodes ? await timeAnchors(q.text, asked) : [];
   const named = asked && !q.episodes?.since && !q.episodes?.until ? anchors : [];
-  const periods = asked ? named.map((a) => periodOf(a, asked)) : [];
+  const periods = asked ? named.map((a) => readPeriod(a, asked)) : [];
   // What the query asks about besides when: the words naming the period would find whatever says "week".
   const text = besidesPeriods(q.text, named);
   // A query that names a period and nothing to look up in it ("what did I do last weekend?") lists
   // the period's episodes; so does one whose words find nothing at all.
-  const ranked = named.length > 0 && isPhatic(text) ? null : await rankedHits(ctx, { ...q, text }, { anchors, named });
+  const ranked = namesOnlyPeriods(q.text, named) ? null : await rankedHits(ctx, { ...q, text }, { anchors, named });
   const { hits, known, modeUsed, warnings } =
     ranked && (ranked.hits.length > 0 || periods.length === 0)
       ? ranked
@@ -156,19 +146,6 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
     return episode ? [{ kind: 'episode', hit, episode }] : [];
   });
   return { found, modeUsed, warnings, periods };
-}
-
-/** An anchor as read on the asker's clock. */
-function periodOf(a: TimeAnchor, asked: AskedAt): ReadPeriod {
-  const shift = asked.utcOffsetMin * 60_000;
-  const day = (d: Date) => d.toISOString().slice(0, 10);
-  return {
-    phrase: a.phrase,
-    from: day(a.start),
-    to: day(a.end),
-    since: new Date(a.start.getTime() - shift),
-    until: new Date(a.end.getTime() - shift),
-  };
 }
 
 /** The hits of a search, best first, with the rows the re-sort read already. */

@@ -3,6 +3,7 @@
  * time wants what was said around then first. Absolute dates are read from any query (a stated year or
  * month); a relative one ("last week") only where it is known when the person asks (`relativeAnchors`).
  */
+import { isPhatic } from '../text/keywords.js';
 import { findTimeMentions } from '../text/relative-time.js';
 
 export interface TimeAnchor {
@@ -140,6 +141,36 @@ export async function timeAnchors(text: string, asked?: AskedAt): Promise<TimeAn
  */
 export function besidesPeriods(text: string, anchors: readonly TimeAnchor[]): string {
   return anchors.reduce((t, a) => (a.relative ? t.replace(a.phrase, ' ') : t), text);
+}
+
+/** A period a query named, as it was read: the person's words, its first and last day on their clock, the instants it spans. */
+export interface ReadPeriod {
+  phrase: string;
+  from: string;
+  to: string;
+  since: Date;
+  until: Date;
+}
+
+/** An anchor as read on the asker's clock. */
+export function readPeriod(a: TimeAnchor, asked: AskedAt): ReadPeriod {
+  const shift = asked.utcOffsetMin * 60_000;
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  return {
+    phrase: a.phrase,
+    from: day(a.start),
+    to: day(a.end),
+    since: new Date(a.start.getTime() - shift),
+    until: new Date(a.end.getTime() - shift),
+  };
+}
+
+/**
+ * Whether a query names periods and nothing to look up in them ("what did I do last weekend?", "what
+ * did we talk about in May 2023?", 上周我做了什么): what it asks for is those periods' episodes.
+ */
+export function namesOnlyPeriods(text: string, anchors: readonly TimeAnchor[]): boolean {
+  return anchors.length > 0 && isPhatic(anchors.reduce((t, a) => t.replace(a.phrase, ' '), text));
 }
 
 /**

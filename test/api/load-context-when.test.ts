@@ -48,4 +48,28 @@ describe('loadContext: periods named relative to now', () => {
     expect(february.length).toBeGreaterThan(0);
     expect(february.join(' ')).not.toContain('Jun');
   });
+
+  it('answers an opening that asks only about a period with that period’s episodes, latest first', async () => {
+    const asked = (query: string) => engine.call('loadContext', { ownerId, query, now: '2024-04-20T09:00:00+08:00', budgetTokens: 400 });
+    for (const query of ['What did we talk about last month?', '上个月我们聊了什么？']) {
+      const out = await asked(query);
+      expect(out.query).toBeNull();
+      expect(out.sections.related).toEqual([]);
+      expect(out.sections.recent.map((e) => e.start)).toEqual(['2024-03-15T04:00:00.000Z']);
+      expect(out.markdown).toContain(`### ${query.startsWith('上') ? '上个月' : 'Last month'} (2024-03-01 to 2024-03-31)`);
+    }
+    const january = await asked('What did we talk about in January 2024?');
+    expect(january.sections.recent.map((e) => e.start.slice(0, 10))).toEqual([
+      '2024-01-20',
+      '2024-01-18',
+      '2024-01-16',
+      '2024-01-14',
+      '2024-01-12',
+      '2024-01-10',
+    ]);
+    expect(january.markdown).toContain('### January 2024 (2024-01-01 to 2024-01-31)');
+    const quiet = await asked('what did we talk about last week?');
+    expect(quiet.sections.recent).toEqual([]);
+    expect(quiet.markdown).toContain('Nothing was said from 2024-04-08 to 2024-04-14.');
+  });
 });

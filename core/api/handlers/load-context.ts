@@ -3,6 +3,7 @@ import type { EngineContext } from '../../context/engine-context.js';
 import type { StoredMessage } from '../../domain/conversation.js';
 import type { EpisodeHeader } from '../../store/episodes.js';
 import { packEvidence, shortTitle } from '../../retrieval/pack.js';
+import { namesOnlyPeriods, readPeriod, timeAnchors, type ReadPeriod } from '../../retrieval/query-time.js';
 import { describeSpan, formatOffset } from '../../text/describe.js';
 import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
@@ -46,6 +47,8 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
  */
 
 const RECENT = 8;
+/** The episodes of a period an opening asks about that are read (the latest). */
+const PERIOD_EPISODES = 30;
 const RECENT_DAYS = 14;
 const RELATED_FACTS = 5;
 const PENDING = 5;
@@ -166,7 +169,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const now = i.now ?? ctx.clock.now();
   // An opening that says nothing to look up ("hi!", "在吗？") gets what no query gets: the latest
   // episodes and who the person is, not old greetings that share its words.
-  const query = i.query && !isPhatic(i.query) ? i.query : null;
+  let query = i.query && !isPhatic(i.query) ? i.query : null;
   const warnings: string[] = [];
 
   // Candidates, most useful first in each section.
@@ -180,6 +183,14 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   if (factHits) warnings.push(...factHits.warnings);
   // The zone of what the person said last: turns just said, else the latest episode, else this machine's.
   const offset = unbuilt.at(-1)?.utcOffsetMin ?? recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
+  // An opening that asks only about a period ("what did we talk about last week?", 上个月我们聊了什么):
+  // that period's episodes, latest first, take the place of the latest ones, and nothing is looked up.
+  const named = query ? await timeAnchors(query, { now, utcOffsetMin: offset, current: true }) : [];
+  const period = query && namesOnlyPeriods(query, named) ? readPeriod(named[0]!, { now, utcOffsetMin: offset }) : null;
+  if (period) query = null;
+  const periodEpisodes = period
+    ? (await op('listEpisodes', { ownerId: i.ownerId, since: period.since, until: period.until, limit: PERIOD_EPISODES })).episodes
+    : null;
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
@@ -200,7 +211,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
 
   const episodeBlock = (e: EpisodeView) =>
     block<RecentItem>([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], { kind: 'episode', episode: e });
-  const latestBlocks = recent.episodes.map(episodeBlock);
+  const latestBlocks = (periodEpisodes ?? recent.episodes).map(episodeBlock);
   const recentBlocks = query ? recent.episodes.filter((e) => Date.parse(e.end) >= recentSince).map(episodeBlock) : latestBlocks;
 
   // Facts that answer the query, then what was just said in the conversation going on now (its
@@ -281,8 +292,8 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     skip: (x) => x.key !== null && inRelated('fact', x.key),
   };
   const recentSection: Section<RecentItem> = {
-    header: '### Recently',
-    blocks: [...unbuiltBlocks(unbuilt, new Set(), offset), ...recentBlocks],
+    header: period ? `### ${periodHeading(period)}` : '### Recently',
+    blocks: [...(period ? [] : unbuiltBlocks(unbuilt, new Set(), offset)), ...recentBlocks],
     chosen: new Set(),
     used: 0,
     skip: (x) => x.kind === 'episode' && inRelated('episode', x.episode.id),
@@ -317,13 +328,21 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     ];
     for (const s of [recentSection, aboutSection] as Section<unknown>[]) fill(s, available - spent());
   } else {
+    // A period asked about is what the opening wants: its episodes come first.
+    if (period) fill(recentSection, available - Math.floor(available * ABOUT_SHARE));
     fill(aboutSection, Math.floor(available / 2));
     for (const s of [recentSection, aboutSection] as Section<unknown>[]) fill(s, available - spent());
   }
 
   const body = sections.flatMap(render);
   const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length + unbuilt.length === 0;
-  const note = empty ? 'Nothing remembered yet.' : body.length === 0 ? 'Nothing fits the budget.' : null;
+  const note = empty
+    ? 'Nothing remembered yet.'
+    : periodEpisodes?.length === 0
+      ? `Nothing was said ${period!.from === period!.to ? `on ${period!.from}` : `from ${period!.from} to ${period!.to}`}.`
+      : body.length === 0
+        ? 'Nothing fits the budget.'
+        : null;
   const lines = [title, ...(note && estimateTokens(note) <= available ? [note] : []), ...body];
   const markdown = lines.join('\n');
   return {
@@ -360,6 +379,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     left: { about: left(aboutSection), recent: left(recentSection), related: left(relatedSection) },
     warnings: [...new Set(warnings)],
   };
+}
+
+/** "Last week (2026-11-16 to 2026-11-22)", "上个月 (2026-10-01 to 2026-10-31)": the words the person used, and the days they mean. */
+function periodHeading(p: ReadPeriod): string {
+  const days = p.from === p.to ? p.from : `${p.from} to ${p.to}`;
+  return `${p.phrase.charAt(0).toUpperCase()}${p.phrase.slice(1)} (${days})`;
 }
 
 /**
