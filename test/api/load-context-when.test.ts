@@ -5,23 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
-import { newOwner, openMemoryEngine } from '../helpers/engine.js';
+import { ingestExchange, newOwner, openMemoryEngine } from '../helpers/engine.js';
 
 describe('loadContext: periods named relative to now', () => {
   let engine: Engine;
   const ownerId = newOwner('when');
-  const talk = async (id: string, at: string, text: string) =>
-    engine.call('ingestConversation', {
-      ownerId,
-      source: 'api',
-      conversation: {
-        id,
-        messages: [
-          { id: `${id}-1`, speaker: 'Lin', text, timestamp: at },
-          { id: `${id}-2`, speaker: 'Nemo', text: 'Noted, thanks for telling me.', timestamp: at.replace(':00:00', ':01:00') },
-        ],
-      },
-    });
+  const talk = (id: string, at: string, text: string) => ingestExchange(engine, ownerId, { id, at, text });
 
   beforeAll(async () => {
     engine = await openMemoryEngine();

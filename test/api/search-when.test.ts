@@ -8,23 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { renderSearch as renderCliSearch } from '../../core/cli/output.js';
 import { renderSearch } from '../../core/mcp/render.js';
-import { newOwner, openMemoryEngine } from '../helpers/engine.js';
+import { ingestExchange, newOwner, openMemoryEngine } from '../helpers/engine.js';
 
 describe('search: periods named relative to now', () => {
   let engine: Engine;
   const ownerId = newOwner('search-when');
-  const talk = async (id: string, day: string, text: string, reply = 'Noted, thanks for telling me.') =>
-    engine.call('ingestConversation', {
-      ownerId,
-      source: 'api',
-      conversation: {
-        id,
-        messages: [
-          { id: `${id}-1`, speaker: 'Lin', text, timestamp: `${day}T12:00:00Z` },
-          { id: `${id}-2`, speaker: 'Nemo', text: reply, timestamp: `${day}T12:01:00Z` },
-        ],
-      },
-    });
+  const talk = (id: string, day: string, text: string, reply?: string) =>
+    ingestExchange(engine, ownerId, { id, at: `${day}T12:00:00Z`, text, ...(reply ? { reply } : {}) });
   // Wednesday 25 November 2026: last week is 16–22 November, last weekend 21–22 November.
   const now = new Date('2026-11-25T10:00:00Z');
 

@@ -13,6 +13,30 @@ export function newOwner(label = 'owner'): string {
   return `${label}-${process.pid}-${++ownerSeq}`;
 }
 
+/**
+ * Stores a talk of two turns through the API: `person` says `text` at `at` (ISO, with its offset; not at
+ * minute 59), the companion Nemo answers `reply` a minute later. Its messages' ids are the talk's id
+ * with -1 and -2.
+ */
+export function ingestExchange(
+  engine: Pick<Engine, 'call'>,
+  ownerId: string,
+  t: { id: string; at: string; text: string; reply?: string; person?: string },
+) {
+  const later = t.at.replace(/T(\d\d):(\d\d)/, (_, h: string, m: string) => `T${h}:${String(Number(m) + 1).padStart(2, '0')}`);
+  return engine.call('ingestConversation', {
+    ownerId,
+    source: 'api',
+    conversation: {
+      id: t.id,
+      messages: [
+        { id: `${t.id}-1`, speaker: t.person ?? 'Lin', text: t.text, timestamp: t.at },
+        { id: `${t.id}-2`, speaker: 'Nemo', text: t.reply ?? 'Noted, thanks for telling me.', timestamp: later },
+      ],
+    },
+  });
+}
+
 export async function openMemoryEngine(o: Partial<OpenEngineOptions> = {}): Promise<Engine> {
   return openEngine({ home: null, embedder: null, ...o });
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { charWords, CHAR_WORD_WEIGHT, loneChars } from '../../core/retrieval/char-words.js';
 import { tokenize } from '../../core/text/tokenize.js';
-import { newOwner, openMemoryEngine } from '../helpers/engine.js';
+import { ingestExchange, newOwner, openMemoryEngine } from '../helpers/engine.js';
 
 describe('one-character Chinese query words', () => {
   it('are matched by the two-character words that begin or end with them, at a lower weight', () => {
@@ -29,18 +29,8 @@ describe('one-character Chinese query words', () => {
   describe('in a store', () => {
     let engine: Engine;
     const ownerId = newOwner('char-words');
-    const talk = async (id: string, day: string, text: string, reply: string) =>
-      engine.call('ingestConversation', {
-        ownerId,
-        source: 'api',
-        conversation: {
-          id,
-          messages: [
-            { id: `${id}-1`, speaker: '林', text, timestamp: `${day}T12:00:00+08:00` },
-            { id: `${id}-2`, speaker: 'Nemo', text: reply, timestamp: `${day}T12:01:00+08:00` },
-          ],
-        },
-      });
+    const talk = (id: string, day: string, text: string, reply: string) =>
+      ingestExchange(engine, ownerId, { id, at: `${day}T12:00:00+08:00`, text, reply, person: '林' });
 
     beforeAll(async () => {
       engine = await openMemoryEngine();
