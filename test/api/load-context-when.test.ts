@@ -57,6 +57,14 @@ describe('loadContext: periods named relative to now', () => {
       '2024-01-10',
     ]);
     expect(january.markdown).toContain('### January 2024 (2024-01-01 to 2024-01-31)');
+    // Asked at 11:00 on the day of the 12:00 lunch: "this week" holds nothing yet.
+    const early = await engine.call('loadContext', {
+      ownerId,
+      query: 'what did we talk about this week?',
+      now: '2024-03-15T11:00:00+08:00',
+    });
+    expect(early.sections.recent).toEqual([]);
+    expect(early.markdown).toContain('Nothing was said from 2024-03-11 to 2024-03-17.');
     const quiet = await asked('what did we talk about last week?');
     expect(quiet.sections.recent).toEqual([]);
     expect(quiet.markdown).toContain('Nothing was said from 2024-04-08 to 2024-04-14.');

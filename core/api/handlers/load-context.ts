@@ -188,9 +188,14 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const named = query ? await timeAnchors(query, { now, utcOffsetMin: offset, current: true }) : [];
   const period = query && namesOnlyPeriods(query, named) ? readPeriod(named[0]!, { now, utcOffsetMin: offset }) : null;
   if (period) query = null;
-  const periodEpisodes = period
-    ? (await op('listEpisodes', { ownerId: i.ownerId, since: period.since, until: period.until, limit: PERIOD_EPISODES })).episodes
-    : null;
+  // Never past `now`: a replay asking about "today" is not told what came later that day.
+  const inPeriod = period && {
+    ownerId: i.ownerId,
+    since: period.since,
+    until: period.until < now ? period.until : now,
+    limit: PERIOD_EPISODES,
+  };
+  const periodEpisodes = inPeriod ? (await op('listEpisodes', inPeriod)).episodes : null;
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
