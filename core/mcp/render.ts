@@ -22,9 +22,19 @@ const oneLine = (s: string, max = 400) => {
 };
 
 type Source = SearchResultItem['sources'][number];
-function sourcesLine(sources: readonly Source[], offset: number): string {
+/**
+ * Who said a memory's source messages, and when. Under an episode, whose line states its day and
+ * zone, a message of that day is stamped with its time alone ("Alice 08:31"), of another day with its
+ * date too: the full stamp six times over cost a result ~50 tokens of a companion's context.
+ */
+function sourcesLine(sources: readonly Source[], offset: number, episodeStart?: string): string {
   if (sources.length === 0) return '';
-  const shown = sources.slice(0, 6).map((s) => `${s.speaker} (${stamp(s.sentAt, offset)})`);
+  const day = episodeStart && stamp(episodeStart, offset).slice(0, 10);
+  const when = (iso: string) => {
+    const full = stamp(iso, offset);
+    return day === undefined ? `(${full})` : full.startsWith(day) ? full.slice(11, 16) : full.slice(0, 16);
+  };
+  const shown = sources.slice(0, 6).map((s) => `${s.speaker} ${when(s.sentAt)}`);
   return `Sources: ${shown.join('; ')}${sources.length > 6 ? `; and ${sources.length - 6} more` : ''}`;
 }
 
@@ -61,7 +71,7 @@ export function renderResult(r: SearchResultItem, n: number): string {
       `${n}. Episode **${r.title}** — ${span(r.start, r.end, r.utcOffsetMin)} · id \`${r.id}\``,
       `   ${oneLine(r.summary || r.text)}`,
       ...matchingLines(r).map((l) => `   > ${l}`),
-      `   ${sourcesLine(r.sources, r.utcOffsetMin)}`,
+      `   ${sourcesLine(r.sources, r.utcOffsetMin, r.start)}`,
     ]
       .filter((l) => l.trim())
       .join('\n');

@@ -19,6 +19,28 @@ describe('MCP results as a model reads them', () => {
     await engine.close();
   });
 
+  it("stamps an episode's sources by their time on its own day, with the date on another", async () => {
+    const ownerId = newOwner('render-sources');
+    await engine.call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: {
+        id: 'late',
+        messages: [
+          { id: 'l1', speaker: 'Lin', text: 'Still awake, the kettle is broken again.', timestamp: '2026-11-20T23:50:00+08:00' },
+          {
+            id: 'l2',
+            speaker: 'Nemo',
+            text: 'A kettle that breaks twice is not worth a third try.',
+            timestamp: '2026-11-21T00:10:00+08:00',
+          },
+        ],
+      },
+    });
+    const shown = renderSearch(await engine.call('search', { ownerId, query: 'kettle', mode: 'bm25', kind: 'episodic' }));
+    expect(shown).toContain('Sources: Lin 23:50; Nemo 2026-11-21 00:10');
+  });
+
   it('a search result quotes the turns holding the words searched for that its summary does not say', async () => {
     const ownerId = newOwner('render');
     const turns: [string, string][] = [
