@@ -140,7 +140,15 @@ export async function timeAnchors(text: string, asked?: AskedAt): Promise<TimeAn
  * search path at 1000 words: 0.786 keeping them, 0.780 without).
  */
 export function besidesPeriods(text: string, anchors: readonly TimeAnchor[]): string {
-  return anchors.reduce((t, a) => (a.relative ? t.replace(a.phrase, ' ') : t), text);
+  return withoutWords(
+    text,
+    anchors.filter((a) => a.relative),
+  );
+}
+
+/** A text without the words that name these periods. */
+function withoutWords(text: string, anchors: readonly TimeAnchor[]): string {
+  return anchors.reduce((t, a) => t.replace(a.phrase, ' '), text);
 }
 
 /** A period a query named, as it was read: the person's words, its first and last day on their clock, the instants it spans. */
@@ -170,7 +178,7 @@ export function readPeriod(a: TimeAnchor, asked: AskedAt): ReadPeriod {
  * did we talk about in May 2023?", 上周我做了什么): what it asks for is those periods' episodes.
  */
 export function namesOnlyPeriods(text: string, anchors: readonly TimeAnchor[]): boolean {
-  return anchors.length > 0 && isPhatic(anchors.reduce((t, a) => t.replace(a.phrase, ' '), text));
+  return anchors.length > 0 && isPhatic(withoutWords(text, anchors));
 }
 
 /**

@@ -294,6 +294,14 @@ interface TermRow {
   df: number;
 }
 
+/** A keyword query's weight per term: how often it was given, and each of `also` at its own weight. */
+export function queryWeights(terms: readonly string[], also?: ReadonlyMap<string, number>): Map<string, number> {
+  const qtf = new Map<string, number>();
+  for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
+  for (const [t, w] of also ?? []) if (!qtf.has(t)) qtf.set(t, w);
+  return qtf;
+}
+
 export function bm25Reads(q: Sql) {
   /**
    * The owner's document count and the rows of those of `terms` some document contains, in the query's
@@ -346,9 +354,7 @@ export function bm25Reads(q: Sql) {
       },
     ): Promise<{ hits: Bm25Hit[]; termStats: Bm25TermStats | null }> {
       if (terms.length === 0) return { hits: [], termStats: null };
-      const qtf = new Map<string, number>();
-      for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
-      for (const [t, w] of o.also ?? []) if (!qtf.has(t)) qtf.set(t, w);
+      const qtf = queryWeights(terms, o.also);
       const { docCount: n, rows: matched } = await readTerms(ownerId, [...qtf.keys()]);
       const termStats = { docCount: n, df: new Map(matched.map((x) => [x.term, x.df])) };
       if (n <= 0 || matched.length === 0) return { hits: [], termStats };

@@ -1,5 +1,6 @@
 import { factFilterSql, type FactFilters } from './facts.js';
 import { Params, type Sql, type WriteTracker } from './sql.js';
+import { queryWeights } from './bm25.js';
 import { termPairs } from './term-pairs.js';
 
 /**
@@ -36,9 +37,7 @@ export function factTermReads(q: Sql) {
       },
     ): Promise<FactKeywordHit[]> {
       if (terms.length === 0) return [];
-      const qtf = new Map<string, number>();
-      for (const t of terms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
-      for (const [t, w] of o.also ?? []) if (!qtf.has(t)) qtf.set(t, w);
+      const qtf = queryWeights(terms, o.also);
       const p = new Params();
       const owner = p.add(ownerId);
       const k1 = `${p.add(o.k1)}::float8`;
