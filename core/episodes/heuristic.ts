@@ -51,6 +51,36 @@ function joinList(items: readonly string[], cjk: boolean): string {
   return cjk ? `${items.slice(0, -1).join('、')}和${items.at(-1)}` : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
+type AttachmentKind = StoredMessage['attachments'][number]['kind'];
+
+/** What a shared attachment is called in a title: English one and many, Chinese measure word and noun. */
+const SHARED_AS: Record<AttachmentKind, { en: readonly [string, string]; zh: readonly [string, string] }> = {
+  image: { en: ['photo', 'photos'], zh: ['张', '照片'] },
+  video: { en: ['video', 'videos'], zh: ['段', '视频'] },
+  audio: { en: ['voice message', 'voice messages'], zh: ['段', '语音'] },
+  file: { en: ['file', 'files'], zh: ['个', '文件'] },
+  link: { en: ['link', 'links'], zh: ['个', '链接'] },
+  sticker: { en: ['sticker', 'stickers'], zh: ['个', '表情'] },
+  other: { en: ['attachment', 'attachments'], zh: ['个', '附件'] },
+};
+
+/**
+ * "Oma shares 2 photos and a video" / "张三分享了一张照片": the title of an episode that opens with
+ * something shared and says nothing that names a topic (its telling, "[shares a photo]", is no title).
+ */
+function sharedTitle(messages: readonly StoredMessage[], cjk: boolean): string {
+  const sharers = [...new Set(messages.filter((m) => m.attachments.length > 0).map((m) => m.speaker))];
+  const counts = new Map<AttachmentKind, number>();
+  for (const m of messages) for (const a of m.attachments) counts.set(a.kind, (counts.get(a.kind) ?? 0) + 1);
+  const parts = [...counts].map(([kind, n]) => {
+    const { en, zh } = SHARED_AS[kind];
+    if (cjk) return `${n === 1 ? '一' : n === 2 ? '两' : n}${zh[0]}${zh[1]}`;
+    return n > 1 ? `${n} ${en[1]}` : `${/^[aeiou]/.test(en[0]) ? 'an' : 'a'} ${en[0]}`;
+  });
+  if (cjk) return `${joinList(sharers, true)}分享了${parts.join('和')}`;
+  return `${joinNames(sharers)} ${sharers.length > 1 ? 'share' : 'shares'} ${joinList(parts, false)}`;
+}
+
 /**
  * "Caroline and Melanie on the support group and adoption" / "小明和小红聊到杭州和爬山": who talked, and
  * the topic phrases that are most salient in what they said.
@@ -84,8 +114,10 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
   const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
-  // Its language too: "[shares a photo]" under 山顶风好大 is no English.
-  return { messages, speakers, texts, body, cjk: isMostlyCjk(said), topics: readTopics(said, speakerTerms) };
+  // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
+  // things shared, the names of those who shared them tell it.
+  const cjk = isMostlyCjk(said) || (!LETTER.test(said) && isMostlyCjk(speakers.join(' ')));
+  return { messages, speakers, texts, body, cjk, topics: readTopics(said, speakerTerms) };
 }
 
 /** The terms whose rarity `episodeFrom` looks up for this reading (a store reads them all at once). */
@@ -128,13 +160,21 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
     .slice(0, 2)
     .sort((a, b) => a.i - b.i);
   const keyPoints = ranked.map((x) => keySentence(texts[x.i]!, kwTerms, 160));
+  // Without a keyword, the first messages say what the episode is.
   const summary = ranked.length
     ? ranked.map((x, n) => `${x.m.speaker}: ${keyPoints[n]}`).join(' ')
-    : `${joinNames(speakers)} exchanged ${messages.length} messages.`;
+    : messages
+        .slice(0, 2)
+        .map((m, i) => `${m.speaker}: ${firstSentence(texts[i]!, 160)}`)
+        .join(' ');
 
   const topicTerms = topic ? new Set(tokenize(topic)) : null;
   const named = topicTerms ? [topic!, ...phrases.filter((p) => !tokenize(p).every((t) => topicTerms.has(t))).slice(0, 1)] : phrases;
-  const title = named.length ? heuristicTitle(speakers, named, cjk) : firstSentence(texts[0] || joinNames(speakers), 80);
+  const title = named.length
+    ? heuristicTitle(speakers, named, cjk)
+    : !first.text.trim() && first.attachments.length > 0
+      ? sharedTitle(messages, cjk)
+      : firstSentence(texts[0] || joinNames(speakers), 80);
 
   const timeReferences = mentions.flat().map(timeReference);
 

@@ -157,6 +157,7 @@ const NOT_TOPICS_EN = new Set([
   'begin',
   'believe',
   'bring',
+  'bringing',
   'brought',
   'call',
   'called',
@@ -268,6 +269,7 @@ const NOT_TOPICS_EN = new Set([
   'try',
   'trying',
   'use',
+  'using',
   'used',
   'want',
   'wanted',
@@ -334,6 +336,9 @@ const NOT_TOPICS_EN = new Set([
   'kind',
   'last',
   'later',
+  'earlier',
+  'late',
+  'back',
   'least',
   'less',
   'little',
@@ -472,6 +477,10 @@ const NOT_TOPICS_EN = new Set([
   'minute',
   'minutes',
   'ago',
+  // the parts of a web address that say nothing of what it is
+  'http',
+  'https',
+  'www',
 ]);
 
 /** The same in Chinese: interjections, greetings, thanks and chat words. */
@@ -582,11 +591,19 @@ const NOT_TOPICS_ZH = new Set([
   '已经',
   '刚刚',
   '还是',
+  '同意',
+  '欢迎',
+  '快乐',
+  '今年',
+  '明年',
+  '去年',
+  '前年',
+  '后年',
 ]);
 
-/** Chinese verbs with a result or direction (改到, 回去, 吃过), adverb-led words (真好, 太累, 不要), times (周三, 下个月, 五号, 每天). */
+/** Chinese verbs with a result or direction (改到, 回去, 吃过, 到家), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天). */
 const ZH_NOT_TOPIC =
-  /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又不].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+  /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又不最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
 
 /** Numbers and amounts (十五, 三百块一斤, 八级, 两次): what was counted is the topic, not the count. */
 const ZH_QUANTITY = /^(?:[零〇一二两三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿]*)+$/u;
@@ -886,13 +903,6 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
   return occ;
 }
 
-export interface KeywordOptions {
-  /** Terms (or lower-case words) never to return: the speakers' names, say. */
-  exclude?: ReadonlySet<string> | undefined;
-  /** Rarity in the person's whole memory; without it every word counts as equally rare. */
-  idf?: Idf | undefined;
-}
-
 function maxIdfOf(terms: Iterable<string>, idf: Idf | undefined): number {
   if (!idf) return 1;
   let max = 0;
@@ -907,6 +917,7 @@ export interface TopicReading {
   readonly occurrences: ReadonlyMap<string, Occurrence>;
 }
 
+/** `exclude`: terms (or lower-case words) never to return: the speakers' names, say. */
 export function readTopics(text: string, exclude: ReadonlySet<string> = new Set()): TopicReading {
   const ws = words(text);
   return { words: ws, occurrences: collect(ws, exclude) };
@@ -921,16 +932,9 @@ export function readTopics(text: string, exclude: ReadonlySet<string> = new Set(
  * - `phrases`: short phrases for a title — the most salient words, joined with the salient words next
  *   to them where the text runs them together ("LGBTQ support group", "seed catalogue"), best first, no
  *   word twice.
+ *
+ * From a reading made before (`readTopics`): the rarity of its terms can be looked up in between.
  */
-export function topicsOf(
-  text: string,
-  limits: { keywords: number; phrases: number },
-  o: KeywordOptions = {},
-): { keywords: string[]; phrases: string[] } {
-  return topicsFrom(readTopics(text, o.exclude), limits, o.idf);
-}
-
-/** `topicsOf` from a reading made before: the rarity of its terms can be looked up in between. */
 export function topicsFrom(
   { words: ws, occurrences: occ }: TopicReading,
   limits: { keywords: number; phrases: number },
@@ -946,9 +950,9 @@ export function topicsFrom(
   return { keywords, phrases: phrasesOf(ws, occ, score, limits.phrases) };
 }
 
-/** A text's salient words alone (see topicsOf). */
-export function keywords(text: string, limit: number, o: KeywordOptions = {}): string[] {
-  return topicsOf(text, { keywords: limit, phrases: 0 }, o).keywords;
+/** A text's salient words alone (see topicsFrom), every word as rare as the others. */
+export function keywords(text: string, limit: number): string[] {
+  return topicsFrom(readTopics(text), { keywords: limit, phrases: 0 }).keywords;
 }
 
 function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, score: Map<string, number>, limit: number): string[] {

@@ -215,6 +215,56 @@ describe('heuristic titles', () => {
     expect(e.keywords).toEqual(expect.arrayContaining(['复查', '血压']));
   });
 
+  it('leave replies, years and adverb-led words out of titles and keywords (同意, 欢迎, 明年, 最好, 到家)', () => {
+    const e = buildHeuristicEpisode([
+      msg('陈晨', '第三章的转折写得真好，人生就是这样。', at(0), 480),
+      msg('刘老师', '同意，而且余华写得很克制。欢迎大家明年继续来读书会！', at(1), 480),
+      msg('小王', '这本小说最好的部分是结尾。我五点到家再接着读。', at(2), 480),
+    ]);
+    for (const noise of ['同意', '欢迎', '明年', '最好', '到家']) {
+      expect(e.title).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+    expect(e.keywords).toEqual(expect.arrayContaining(['转折', '克制']));
+  });
+
+  it('leave a web address’s scheme and words of when out of titles (https, earlier, back, late)', () => {
+    const e = buildHeuristicEpisode([
+      msg('Lin', 'Lantern festival photos are up, see https://example.com/lanterns', at(0)),
+      msg('Max', 'I saw the lantern festival photos earlier. I will be back late, save me some dumplings.', at(1)),
+    ]);
+    for (const noise of ['https', 'earlier', 'back', 'late']) {
+      expect(e.title.split(/[\s,]+/)).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+    expect(e.title).toMatch(/lantern/);
+  });
+
+  it('title an episode that opens with things shared by what was shared, in the chat’s language', () => {
+    const shared = (speaker: string, kinds: StoredMessage['attachments'][number]['kind'][], i: number, offset = 0) => {
+      const m = msg(speaker, '', at(i), offset);
+      m.attachments = kinds.map((kind) => ({ kind }));
+      return m;
+    };
+    const zh = buildHeuristicEpisode([shared('张三', ['image'], 0, 480)]);
+    expect(zh.title).toBe('张三分享了一张照片');
+    expect(zh.summary).toBe('张三: [shares a photo]');
+    expect(buildHeuristicEpisode([shared('小明', ['image', 'image'], 0, 480), shared('李华', ['video'], 1, 480)]).title).toBe(
+      '小明和李华分享了两张照片和一段视频',
+    );
+    const en = buildHeuristicEpisode([
+      shared('Oma', ['image', 'image', 'image'], 0),
+      shared('Oma', ['audio'], 1),
+      msg('Jonas', 'So nice!', at(2)),
+    ]);
+    expect(en.title).toBe('Oma shares 3 photos and a voice message');
+    expect(buildHeuristicEpisode([shared('Alex', ['other'], 0)]).title).toBe('Alex shares an attachment');
+    // One message that says nothing a title could use is its own title and summary, never "exchanged 1 messages".
+    const said = buildHeuristicEpisode([msg('小明', '我到东门了', at(0), 480)]);
+    expect(said.title).toBe('我到东门了');
+    expect(said.summary).toBe('小明: 我到东门了');
+  });
+
   it('leave prepositions and negations out of titles ("bakery near", 不要)', () => {
     const en = buildHeuristicEpisode([
       msg('Sam', 'I will order a matcha cake from the bakery near the station.', at(0)),
