@@ -470,6 +470,13 @@ const NOT_TOPICS_EN = new Set([
   'october',
   'november',
   'december',
+  'mon',
+  'tue',
+  'tues',
+  'thu',
+  'thur',
+  'thurs',
+  'fri',
   'month',
   'months',
   'hour',
@@ -824,9 +831,12 @@ interface Word {
   first: boolean;
   /** The word before it in the same sentence, lower case. */
   before: string | null;
+  /** Whether a comma, colon or dash stands between it and the word before ("Thanks, Mel"). */
+  afterPause: boolean;
 }
 
 const SENTENCE_END = /[.!?。！？\n]/u;
+const PAUSE = /[,;:—–，、；：]/u;
 
 const TOPIC_TERMS_MAX = 50_000;
 const topicTerms = new Map<string, string | null>();
@@ -849,18 +859,21 @@ function words(text: string): Word[] {
   const out: Word[] = [];
   let sentence = 0;
   let first = true;
+  let afterPause = false;
   for (const seg of wordSegments(text)) {
     if (!seg.isWordLike) {
       if (SENTENCE_END.test(seg.segment)) {
         sentence++;
         first = true;
       }
+      if (PAUSE.test(seg.segment)) afterPause = true;
       continue;
     }
     const term = topicTerm(seg.segment);
     const prev = out.at(-1);
-    out.push({ word: seg.segment, term, sentence, first, before: prev && !first ? prev.word.toLowerCase() : null });
+    out.push({ word: seg.segment, term, sentence, first, before: prev && !first ? prev.word.toLowerCase() : null, afterPause });
     first = false;
+    afterPause = false;
   }
   return out;
 }
@@ -882,14 +895,29 @@ function surfaceOf(o: Occurrence): string {
   return (lower ?? forms[0]!)[0];
 }
 
+/** A name written with a capital that begins one of the excluded names: "Mel" for Melanie, "Caro" for Caroline. */
+function shortFor(w: Word, exclude: ReadonlySet<string>): boolean {
+  if (w.term!.length < 3 || !/^\p{Lu}/u.test(w.word)) return false;
+  for (const x of exclude) if (x.length > w.term!.length && x.startsWith(w.term!)) return true;
+  return false;
+}
+
+/**
+ * A capital inside a sentence is a name ("a move to Lisbon", "Mei and Jun"), whatever comes before
+ * it; one after a pause or a greeting is who is spoken to ("Thanks, Mel!", "Hey Jon"), not a topic.
+ */
+function namesAThing(w: Word): boolean {
+  return !w.first && !w.afterPause && /^\p{Lu}/u.test(w.word) && !(w.before && PHATIC.has(w.before));
+}
+
 function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string, Occurrence> {
   const occ = new Map<string, Occurrence>();
   for (const w of ws) {
-    if (!w.term || exclude.has(w.term) || exclude.has(w.word.toLowerCase())) continue;
+    if (!w.term || exclude.has(w.term) || exclude.has(w.word.toLowerCase()) || shortFor(w, exclude)) continue;
     if (w.term.length < 2 && !/\p{Script=Han}/u.test(w.term)) continue;
     const o = occ.get(w.term) ?? { surface: new Map(), count: 0, inside: 0, nounish: 0, verbish: 0 };
     o.count++;
-    if (w.before && BEFORE_NOUNS.has(w.before)) o.nounish++;
+    if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
     else if (w.before && BEFORE_VERBS.has(w.before)) o.verbish++;
     if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
     // A capital that opens a sentence says nothing of how the word is written ("Mochi strikes again"
@@ -959,15 +987,16 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
   if (limit === 0) return [];
   // Runs of two or three adjacent salient words in one sentence (for CJK: adjacent segmenter words)
   // make a phrase.
-  const phrases = new Map<string, { terms: string[]; count: number; forms: Map<string, number> }>();
+  const phrases = new Map<string, { terms: string[]; count: number; forms: Map<string, number>; name: boolean }>();
   for (let i = 0; i < ws.length; i++) {
     for (let n = 2; n <= 3 && i + n <= ws.length; n++) {
       const run = ws.slice(i, i + n);
       const terms = run.map((w) => w.term);
       if (terms.some((t) => !t || !score.has(t)) || run.some((w) => w.sentence !== run[0]!.sentence) || new Set(terms).size < n) break;
       const key = terms.join(' ');
-      const p = phrases.get(key) ?? { terms: terms as string[], count: 0, forms: new Map() };
+      const p = phrases.get(key) ?? { terms: terms as string[], count: 0, forms: new Map(), name: false };
       p.count++;
+      if (run.every((w) => /^\p{Lu}/u.test(w.word))) p.name = true;
       const cjk = run.every((w) => /\p{Script=Han}/u.test(w.word));
       const form = cjk ? run.map((w) => w.word).join('') : run.map((w) => surfaceOf(occ.get(w.term!)!)).join(' ');
       p.forms.set(form, (p.forms.get(form) ?? 0) + 1);
@@ -976,12 +1005,13 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
   }
   const candidates: { terms: string[]; text: string; s: number }[] = [
     ...[...occ].map(([t, x]) => ({ terms: [t], text: surfaceOf(x), s: score.get(t)! })),
-    // A phrase is worth its words when the text says it more than once, less when once (a three-word
-    // run said once is as likely a clause — "basil grows fast" — as a name).
+    // A phrase is worth its words when the text says it more than once or writes it as a name
+    // ("Spring Festival Gala"), less when once (a three-word run said once is as likely a clause —
+    // "basil grows fast" — as a name).
     ...[...phrases.values()].map((p) => ({
       terms: p.terms,
       text: [...p.forms].sort((a, b) => b[1] - a[1])[0]![0],
-      s: p.terms.reduce((a, t) => a + score.get(t)!, 0) * (p.count > 1 ? 1 : p.terms.length === 2 ? 0.75 : 0.5),
+      s: p.terms.reduce((a, t) => a + score.get(t)!, 0) * (p.count > 1 || p.name ? 1 : p.terms.length === 2 ? 0.75 : 0.5),
     })),
   ].sort((a, b) => b.s - a.s || a.terms.length - b.terms.length || a.text.localeCompare(b.text));
   const used = new Set<string>();

@@ -265,6 +265,19 @@ describe('heuristic titles', () => {
     expect(said.summary).toBe('小明: 我到东门了');
   });
 
+  it('name the places and people said inside a sentence, never the one spoken to or a speaker by a short name', () => {
+    const e = buildHeuristicEpisode([
+      msg('Caroline', 'Thanks, Mel! I finally booked my trip to Lisbon for Fri.', at(0)),
+      msg('Melanie', 'Hey Caro, that is amazing. You and Jun in Lisbon, I love it.', at(1)),
+      msg('Caroline', 'We will ride the old tram, Mel. I will send you pictures of the tram.', at(2)),
+    ]);
+    expect(e.title).toMatch(/^Caroline and Melanie on .*Lisbon/);
+    for (const noise of ['Mel', 'Caro', 'Fri']) {
+      expect(e.title.split(/[\s,]+/)).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+  });
+
   it('leave prepositions and negations out of titles ("bakery near", 不要)', () => {
     const en = buildHeuristicEpisode([
       msg('Sam', 'I will order a matcha cake from the bakery near the station.', at(0)),
