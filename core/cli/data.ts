@@ -4,6 +4,7 @@ import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { bold, dim } from './output.js';
 import { isSealedFile } from '../store/backup-crypto.js';
 import { readPassphrase, type PassphraseFlags } from './passphrase.js';
+import { quantity } from '../text/describe.js';
 
 /** `nemori data …`: where the memory lives, which model reads it, backups — what Settings → Your data does. */
 
@@ -56,7 +57,9 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
       await runOnApp('setEmbeddingModel', { modelId }, (o) =>
         [
           `now searching with ${o.startup.embeddingModel}`,
-          ...(o.unembedded > 0 ? [`${o.unembedded} episodes have no vectors from it yet: run \`nemori rebuild\``] : []),
+          ...(o.unembedded > 0
+            ? [`${quantity(o.unembedded, 'episode')} ${o.unembedded === 1 ? 'has' : 'have'} no vectors from it yet: run \`nemori rebuild\``]
+            : []),
         ].join('\n'),
       );
     });

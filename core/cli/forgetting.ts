@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { OpOutput } from '../api/contract.js';
 import { reasonText } from '../forgetting/reason-text.js';
 import type { RunOperation } from './run-operation.js';
+import { quantity } from '../text/describe.js';
 
 /** `nemori forget …`, `nemori trash …`, `nemori archive …`, `nemori episodes mark`: forgetting from the command line. */
 
@@ -12,7 +13,7 @@ export function renderForgetRun(o: OpOutput<'runForgetting'>): string {
   const m = o.moved;
   const head = o.dryRun ? `Dry run as of ${day(o.now)}: nothing changed. It would` : `Forgetting pass as of ${day(o.now)}:`;
   const lines = [
-    `${head} ${o.dryRun ? 'archive' : 'archived'} ${m.archived}, ${o.dryRun ? 'trash' : 'trashed'} ${m.trashed}, ${o.dryRun ? 'purge' : 'purged'} ${m.purged}, ${o.dryRun ? 'restore' : 'restored'} ${m.restored} of ${o.evaluated} memories; importance ${o.dryRun ? 'would change' : 'changed'} for ${o.importanceUpdated}.`,
+    `${head} ${o.dryRun ? 'archive' : 'archived'} ${m.archived}, ${o.dryRun ? 'trash' : 'trashed'} ${m.trashed}, ${o.dryRun ? 'purge' : 'purged'} ${m.purged}, ${o.dryRun ? 'restore' : 'restored'} ${m.restored} of ${quantity(o.evaluated, 'memory')}; importance ${o.dryRun ? 'would change' : 'changed'} for ${o.importanceUpdated}.`,
     `Now: ${o.tiers.active} active, ${o.tiers.archived} archived, ${o.tiers.trash} in the trash.`,
   ];
   const shown = o.moves.slice(0, 50);
@@ -50,8 +51,8 @@ function renderMark(o: OpOutput<'markMemory'>): string {
 
 function renderForgetAbout(o: OpOutput<'forgetAbout'>): string {
   const head = o.dryRun
-    ? `Dry run: forgetting “${o.about}” would delete ${o.memories.length} memories, the text of ${o.messages} messages and touch ${o.conversations} conversations:`
-    : `Forgot “${o.about}”: deleted ${o.memories.length} memories, the text of ${o.messages} messages, and cleaned ${o.conversations} conversations${o.erased ? '; the text is erased from the data folder' : ''}.`;
+    ? `Dry run: forgetting “${o.about}” would delete ${quantity(o.memories.length, 'memory')}, the text of ${quantity(o.messages, 'message')} and touch ${quantity(o.conversations, 'conversation')}:`
+    : `Forgot “${o.about}”: deleted ${quantity(o.memories.length, 'memory')}, the text of ${quantity(o.messages, 'message')}, and cleaned ${quantity(o.conversations, 'conversation')}${o.erased ? '; the text is erased from the data folder' : ''}.`;
   return [head, ...o.memories.map((m) => `  ${m.kind} ${m.id} [${m.tier}]  ${m.title.slice(0, 70)}`)].join('\n');
 }
 
@@ -130,7 +131,12 @@ export function addForgettingCommands(program: Command, episodes: Command, run: 
     .addOption(owner())
     .option('--id <id...>', 'only these memories')
     .action(async (o: { owner: string; id?: string[] }) => {
-      await run('off', 'purgeTrash', { ownerId: o.owner, ids: o.id }, (x) => `Purged ${x.purged} memories from the trash for good.`);
+      await run(
+        'off',
+        'purgeTrash',
+        { ownerId: o.owner, ids: o.id },
+        (x) => `Purged ${quantity(x.purged, 'memory')} from the trash for good.`,
+      );
     });
 
   tierCommands(

@@ -5,6 +5,7 @@ import type { EpisodeRef } from '../api/knowledge-contract.js';
 import type { FactView } from '../api/views.js';
 import { bold, dim, renderResults, when } from './output.js';
 import type { RunOperation } from './run-operation.js';
+import { quantity } from '../text/describe.js';
 
 /** `nemori knowledge …`: semantic memory (facts and their versions) from the command line. */
 
@@ -211,24 +212,24 @@ function renderForget(o: OpOutput<'forgetKnowledge'>): string {
     o.forgotten.length === 0
       ? 'Nothing to forget.'
       : o.mode === 'hard'
-        ? `Deleted ${o.forgotten.length} fact(s) for good, with every version:`
-        : `Moved ${o.forgotten.length} fact(s) to the trash (bring one back with \`nemori knowledge undelete <key>\`):`;
-  return [head, ...keys, dim(`${s.items} facts, ${s.tokens} tokens kept; ${s.trashed} in the trash.`)].join('\n');
+        ? `Deleted ${quantity(o.forgotten.length, 'fact')} for good, with every version:`
+        : `Moved ${quantity(o.forgotten.length, 'fact')} to the trash (bring one back with \`nemori knowledge undelete <key>\`):`;
+  return [head, ...keys, dim(`${quantity(s.items, 'fact')}, ${quantity(s.tokens, 'token')} kept; ${s.trashed} in the trash.`)].join('\n');
 }
 
 function renderSummary(o: OpOutput<'summarizeKnowledge'>): string {
   if (o.keys.length === 0) return 'No facts to summarize.';
-  return `${o.summary}\n${dim(`${o.keys.length} facts, ${o.tokens} tokens${o.left ? `; ${o.left} more did not fit (raise --tokens)` : ''}`)}`;
+  return `${o.summary}\n${dim(`${quantity(o.keys.length, 'fact')}, ${quantity(o.tokens, 'token')}${o.left ? `; ${o.left} more did not fit (raise --tokens)` : ''}`)}`;
 }
 
 function renderCapacity(o: OpOutput<'knowledgeCapacity'>): string {
   const next = o.nextEviction;
   return [
     `${o.items} of ${o.maxItems} facts, ${o.tokens} of ${o.maxTokens} tokens${o.over ? ' — over capacity: the next write evicts' : ''}`,
-    `${o.protected} protected (important), ${o.lowImportance} of low importance, ${o.versions} versions kept, ${o.trashed} in the trash`,
+    `${o.protected} protected (important), ${o.lowImportance} of low importance, ${quantity(o.versions, 'version')} kept, ${o.trashed} in the trash`,
     dim(o.policy),
     next ? `next to go: ${next.key} (importance ${pct(next.importance)}, last used ${when(next.lastUsed)})` : 'nothing would be evicted',
-    `discovery queue: ${o.discoveryQueue.waiting} episodes waiting${o.discoveryQueue.failed ? `, ${o.discoveryQueue.failed} failed` : ''}`,
+    `discovery queue: ${quantity(o.discoveryQueue.waiting, 'episode')} waiting${o.discoveryQueue.failed ? `, ${o.discoveryQueue.failed} failed` : ''}`,
   ].join('\n');
 }
 
@@ -239,13 +240,14 @@ function renderDiscovery(o: OpOutput<'runDiscovery'>): string {
   const lines = [
     o.episodes === 0 && o.failed === 0
       ? 'Nothing to discover: no episode is waiting.'
-      : `Read ${o.episodes} episodes (${o.llmCalls} LLM calls): ${f.created} facts learnt, ${f.evolved} updated, ${f.corrected} corrected, ${f.reinforced} confirmed, ${f.merged} merged; ${o.relationships} relationships.`,
+      : `Read ${quantity(o.episodes, 'episode')} (${quantity(o.llmCalls, 'LLM call')}): ${quantity(f.created, 'fact')} learnt, ${f.evolved} updated, ${f.corrected} corrected, ${f.reinforced} confirmed, ${f.merged} merged; ${quantity(o.relationships, 'relationship')}.`,
   ];
-  if (o.failed) lines.push(`${o.failed} episodes failed; they are tried again on the next run.`);
+  if (o.failed)
+    lines.push(`${quantity(o.failed, 'episode')} failed; ${o.failed === 1 ? 'it is' : 'they are'} tried again on the next run.`);
   if (o.stoppedEarly) lines.push('The LLM stopped answering; the rest waits for the next run.');
   for (const e of o.errors) lines.push(`  ${e}`);
   for (const e of o.evicted) lines.push(dim(`  evicted ${e.key}: ${e.reason}`));
-  if (o.remaining) lines.push(`${o.remaining} episodes still wait for discovery.`);
+  if (o.remaining) lines.push(`${quantity(o.remaining, 'episode')} still ${o.remaining === 1 ? 'waits' : 'wait'} for discovery.`);
   return lines.join('\n');
 }
 

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { OpOutput } from '../api/contract.js';
 import type { LlmOverrides } from '../llm/config.js';
 import type { RunOperation } from './run-operation.js';
+import { quantity } from '../text/describe.js';
 
 /** The LLM on the command line: global flags, `nemori llm test|usage`, and the renderings of LLM outputs. */
 
@@ -46,19 +47,25 @@ export function renderRebuildEpisodes(o: OpOutput<'rebuildEpisodes'>): string {
   const lines = [
     o.groups === 0 && o.pendingBuilt === 0
       ? 'Nothing to rebuild: no episode is marked for an LLM rebuild.'
-      : `Rebuilt ${o.upgraded} of ${o.groups} groups with the LLM: ${o.episodesReplaced} episodes replaced by ${o.episodesCreated}${o.pendingBuilt ? `, ${o.pendingBuilt} built from pending messages` : ''} (${o.llmCalls} LLM calls).`,
+      : `Rebuilt ${o.upgraded} of ${quantity(o.groups, 'group')} with the LLM: ${quantity(o.episodesReplaced, 'episode')} replaced by ${o.episodesCreated}${o.pendingBuilt ? `, ${o.pendingBuilt} built from pending messages` : ''} (${quantity(o.llmCalls, 'LLM call')}).`,
   ];
-  if (o.failed) lines.push(`${o.failed} groups failed and were left as they were.`);
+  if (o.failed)
+    lines.push(
+      `${quantity(o.failed, 'group')} failed and ${o.failed === 1 ? 'was' : 'were'} left as ${o.failed === 1 ? 'it was' : 'they were'}.`,
+    );
   if (o.stoppedEarly) lines.push('The LLM stopped answering; the remaining groups were not tried.');
   for (const e of o.errors) lines.push(`  ${e}`);
-  if (o.remaining) lines.push(`${o.remaining} episodes still need an LLM rebuild: run \`nemori rebuild --llm\` again later.`);
+  if (o.remaining)
+    lines.push(
+      `${quantity(o.remaining, 'episode')} still ${o.remaining === 1 ? 'needs' : 'need'} an LLM rebuild: run \`nemori rebuild --llm\` again later.`,
+    );
   return lines.join('\n');
 }
 
 function renderLlmTest(o: OpOutput<'llmTest'>): string {
   if (!o.configured) return 'No LLM is configured (set NEMORI_LLM_MODEL, or pass --llm-model).';
   if (o.ok)
-    return `✓ ${o.model} at ${o.baseUrl} answered in ${o.latencyMs} ms (${o.tokensIn ?? '?'} tokens in, ${o.tokensOut ?? '?'} out).`;
+    return `✓ ${o.model} at ${o.baseUrl} answered in ${o.latencyMs} ms (${o.tokensIn === null ? '? tokens' : quantity(o.tokensIn, 'token')} in, ${o.tokensOut ?? '?'} out).`;
   return `✗ ${o.model} at ${o.baseUrl}: ${o.error?.message ?? 'failed'}`;
 }
 
@@ -66,11 +73,11 @@ function renderLlmUsage(o: OpOutput<'llmUsage'>): string {
   const t = o.totals;
   if (t.requests === 0) return `No LLM requests recorded for ${o.ownerId}.`;
   const lines = [
-    `${t.requests} LLM requests for ${o.ownerId} (${t.failed} failed): ${t.tokensIn} tokens in, ${t.tokensOut} out, ${(t.latencyMs / 1000).toFixed(1)} s`,
+    `${quantity(t.requests, 'LLM request')} for ${o.ownerId} (${t.failed} failed): ${quantity(t.tokensIn, 'token')} in, ${t.tokensOut} out, ${(t.latencyMs / 1000).toFixed(1)} s`,
   ];
   for (const b of o.byOperation)
     lines.push(
-      `  ${b.operation.padEnd(20)} ${b.model}: ${b.requests} requests, ${b.tokensIn} in / ${b.tokensOut} out, ${(b.latencyMs / 1000).toFixed(1)} s`,
+      `  ${b.operation.padEnd(20)} ${b.model}: ${quantity(b.requests, 'request')}, ${b.tokensIn} in / ${b.tokensOut} out, ${(b.latencyMs / 1000).toFixed(1)} s`,
     );
   return lines.join('\n');
 }

@@ -17,6 +17,7 @@ import { addForgettingCommands } from './forgetting.js';
 import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowledge.js';
 import { addLlmCommands, addLlmOptions, llmOverrides, renderLlmHealth, renderRebuildEpisodes, type LlmFlags } from './llm.js';
 import { renderEpisode, renderEpisodeList, renderHealth, renderImport, renderSearch, renderStats } from './output.js';
+import { quantity } from '../text/describe.js';
 
 interface GlobalOptions extends LlmFlags {
   home?: string;
@@ -377,7 +378,8 @@ export function buildCli(): Command {
       print(
         g(),
         out,
-        (x) => `Re-indexed ${x.episodes} episodes (embedded ${x.embedded}) and ${x.facts} facts (embedded ${x.factsEmbedded}).`,
+        (x) =>
+          `Re-indexed ${quantity(x.episodes, 'episode')} (embedded ${x.embedded}) and ${quantity(x.facts, 'fact')} (embedded ${x.factsEmbedded}).`,
       );
     });
 

@@ -1,6 +1,6 @@
 import type { OpOutput } from '../api/contract.js';
 import type { SearchResultItem } from '../api/search-contract.js';
-import { periodsRead } from '../text/describe.js';
+import { periodsRead, quantity } from '../text/describe.js';
 
 /** Human-readable renderings of contract outputs; `--json` prints the outputs themselves. */
 
@@ -62,7 +62,7 @@ export function renderStats(o: OpOutput<'stats'>): string {
   return o.owners
     .map((s) => {
       const from = s.sources.length ? `\n  from: ${s.sources.map((x) => `${x.source} (${x.conversations})`).join(', ')}` : '';
-      return `${bold(s.ownerId)}: ${s.conversations} conversations, ${s.messages} messages, ${s.episodes} episodes (${s.embedded} embedded), last write ${s.lastWrite ?? 'never'}${from}`;
+      return `${bold(s.ownerId)}: ${quantity(s.conversations, 'conversation')}, ${quantity(s.messages, 'message')}, ${quantity(s.episodes, 'episode')} (${s.embedded} embedded), last write ${s.lastWrite ?? 'never'}${from}`;
     })
     .join('\n');
 }
@@ -77,7 +77,7 @@ export function renderHealth(o: OpOutput<'health'>): string {
     !o.checked
       ? 'checks: not run'
       : o.problems.length
-        ? `checks${o.deep ? ' (deep)' : ''}: ${o.problems.length} problems`
+        ? `checks${o.deep ? ' (deep)' : ''}: ${quantity(o.problems.length, 'problem')}`
         : `checks${o.deep ? ' (deep)' : ''}: ok`,
     ...o.problems.map((p) => `problem: ${p.message}`),
     ...o.warnings.map((w) => `warning: ${w}`),
@@ -92,9 +92,11 @@ export function renderImport(o: OpOutput<'importFiles'>): string {
     const who = f.participants.length
       ? `\n  participants: ${f.participants.slice(0, 12).join(', ')}${f.participants.length > 12 ? ', …' : ''}${f.me ? ` (you: ${f.me})` : ''}`
       : '';
-    const head = `${o.dryRun ? '•' : '✓'} ${f.file} (${f.format}): ${f.conversations} conversations, ${f.messages} messages${f.skipped ? ` (${f.skipped} system events skipped)` : ''}${range}`;
-    const secrets = f.redacted ? `, ${f.redacted} secrets replaced with placeholders` : '';
-    const stored = o.dryRun ? '' : `\n  ${f.messagesAdded} new messages, ${f.episodesCreated} new episodes${secrets}`;
+    const head = `${o.dryRun ? '•' : '✓'} ${f.file} (${f.format}): ${quantity(f.conversations, 'conversation')}, ${quantity(f.messages, 'message')}${f.skipped ? ` (${quantity(f.skipped, 'system event')} skipped)` : ''}${range}`;
+    const secrets = f.redacted ? `, ${quantity(f.redacted, 'secret')} replaced with placeholders` : '';
+    const stored = o.dryRun
+      ? ''
+      : `\n  ${quantity(f.messagesAdded, 'new message')}, ${quantity(f.episodesCreated, 'new episode')}${secrets}`;
     return `${head}${who}${stored}${f.warnings.map((w) => `\n  warning: ${w}`).join('')}`;
   });
   if (o.dryRun) lines.push(dim('dry run: nothing was stored'));

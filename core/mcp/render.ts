@@ -4,7 +4,7 @@
  */
 import type { OpOutput } from '../api/contract.js';
 import type { SearchResultItem } from '../api/search-contract.js';
-import { describeSpan, formatOffset, periodsRead, toLocal } from '../text/describe.js';
+import { describeSpan, formatOffset, periodsRead, quantity, toLocal } from '../text/describe.js';
 import { factText } from '../text/fact-text.js';
 import { excerpt } from '../text/quote.js';
 import { tokenize } from '../text/tokenize.js';
@@ -90,7 +90,7 @@ export function renderSearch(o: OpOutput<'search'>): string {
   // The periods the query named, as read, so the model can tell the person which days it looked at.
   const periods = periodsRead(o.periods);
   if (o.results.length === 0) return `No memories match “${o.query}”${periods ? ` (${periods})` : ''}.`;
-  const head = `${o.results.length} memories for “${o.query}” (${o.mode} search, ${periods ? `${periods}, what was said then first` : 'best first'}):`;
+  const head = `${quantity(o.results.length, 'memory')} for “${o.query}” (${o.mode} search, ${periods ? `${periods}, what was said then first` : 'best first'}):`;
   return [head, ...o.results.map((r, i) => renderResult(r, i + 1)), ...o.warnings.map((w) => `Note: ${w}`)].join('\n');
 }
 

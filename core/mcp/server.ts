@@ -17,6 +17,7 @@ import { DEFAULT_CONTEXT_BUDGET } from '../api/companion-contract.js';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { isNemoriError, NemoriError } from '../domain/errors.js';
 import { renderEpisode, renderHistory, renderRemember, renderSearch, renderVersion, renderWritten } from './render.js';
+import { quantity } from '../text/describe.js';
 
 /** What the tools need: contract operations, validated by whoever runs them (Engine satisfies it). */
 export interface MemoryCaller {
@@ -393,7 +394,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       }
       const out = await call('forgetAbout', { about: a.about!, dryRun: !permanent });
       const list = out.memories.map((m) => `- ${m.kind} “${m.title}” \`${m.id}\``).join('\n');
-      const counts = `${out.memories.length} memories, ${out.messages} messages, ${out.conversations} conversations`;
+      const counts = `${quantity(out.memories.length, 'memory')}, ${quantity(out.messages, 'message')}, ${quantity(out.conversations, 'conversation')}`;
       return text(
         permanent
           ? `Deleted for good everything about “${out.about}”: ${counts}.`

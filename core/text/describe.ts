@@ -41,3 +41,10 @@ export function joinNames(names: readonly string[]): string {
 export function periodsRead(periods: readonly { phrase: string; from: string; to: string }[]): string {
   return periods.map((p) => `“${p.phrase}” read as ${p.from === p.to ? p.from : `${p.from} to ${p.to}`}`).join('; ');
 }
+
+/** "1 message", "3 messages", "1 memory", "2 memories": a count with its noun, the noun's last word plural unless it is one. */
+export function quantity(n: number, noun: string): string {
+  if (n === 1) return `1 ${noun}`;
+  const plural = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : /(?:s|x|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
+  return `${n} ${plural}`;
+}

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_FILE, readManifest } from '../../core/embed/model-manifest.js';
+import { openDefaultEngine } from '../../core/engine/open-default.js';
 import { probeEmbedder, resolveModelSource } from '../../core/embed/model-source.js';
 import { DEFAULT_MODEL_ID } from '../../core/embed/model-specs.js';
 import { loadedPipelines, openEmbedder } from '../../core/embed/transformers-embedder.js';
@@ -164,6 +165,21 @@ describe('probeEmbedder', () => {
     const probe = await probeEmbedder({ environment: {} });
     expect(probe).toMatchObject({ available: false, modelId: DEFAULT_MODEL_ID, source: 'none', dimensions: 384 });
     expect(probe.reason).toContain('remote loading is off');
+  });
+
+  it('names the model it could not load when an engine opens without it (Settings and `nemori data` show it)', async () => {
+    const engine = await openDefaultEngine({
+      home: join(tmp, 'no-model-home'),
+      embeddings: 'auto',
+      env: { NEMORI_ALLOW_DOWNLOAD: '0', NEMORI_MODEL_DIR: join(tmp, 'nowhere') },
+      warn: () => {},
+    });
+    try {
+      expect((await engine.call('health', { checks: false })).embedding).toMatchObject({ available: false, modelId: DEFAULT_MODEL_ID });
+      expect((await engine.call('getStartup', {})).embeddingModel).toBe(DEFAULT_MODEL_ID);
+    } finally {
+      await engine.close();
+    }
   });
 
   it('reports a model that will be downloaded on first use', async () => {
