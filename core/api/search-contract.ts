@@ -57,7 +57,10 @@ const ResultScoring = {
   scores: z.object({ bm25: z.number().nullable(), vector: z.number().nullable() }),
   reason: z.object({
     matchedBy: z.array(z.enum(['bm25', 'vector'])),
+    /** The index terms that matched (stems, Chinese bigrams): what to mark in the text. */
     terms: z.array(z.string()),
+    /** The query's words those terms come from, as typed ("Hakone" for the term "hakon"): what to name. */
+    words: z.array(z.string()),
     explanation: z.string(),
     /** The query's words naming a period ("last week") the result is from or close after, when the query named one. */
     during: z.string().optional(),

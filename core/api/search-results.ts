@@ -1,6 +1,6 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { SearchMode } from '../domain/search.js';
-import { explainHit } from '../retrieval/explain.js';
+import { explainHit, matchedWords } from '../retrieval/explain.js';
 import { findMemories, type FoundMemory, type MemoryQuery } from '../retrieval/find.js';
 import type { ReadPeriod } from '../retrieval/query-time.js';
 import { factText } from '../text/fact-text.js';
@@ -13,16 +13,18 @@ const sourceView = (m: { id: string; externalId: string | null; speaker: string;
   sentAt: m.sentAt.toISOString(),
 });
 
-/** A found memory as the contract shows it: scores, the reason it matched, and its source messages. */
-export function resultItem(m: FoundMemory): SearchResultItem {
+/** A found memory as the contract shows it: scores, the reason it matched `query`, and its source messages. */
+export function resultItem(m: FoundMemory, query: string): SearchResultItem {
   const h = m.hit;
+  const words = matchedWords(query, h.matchedTerms);
   const scoring = {
     score: h.score,
     scores: { bm25: h.bm25, vector: h.similarity },
     reason: {
       matchedBy: h.matchedBy,
       terms: h.matchedTerms,
-      explanation: explainHit(h),
+      words,
+      explanation: explainHit(h, words),
       ...(h.during === undefined ? {} : { during: h.during }),
     },
   };
@@ -66,5 +68,5 @@ export async function searchItems(
   q: MemoryQuery,
 ): Promise<{ items: SearchResultItem[]; modeUsed: SearchMode; warnings: string[]; periods: ReadPeriod[] }> {
   const { found, modeUsed, warnings, periods } = await findMemories(ctx, q);
-  return { items: found.map(resultItem), modeUsed, warnings, periods };
+  return { items: found.map((m) => resultItem(m, q.text)), modeUsed, warnings, periods };
 }

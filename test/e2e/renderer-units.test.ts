@@ -221,11 +221,13 @@ describe('marking matched terms', () => {
 
   it('says a result is from the period the query named, and which days that was, in both languages', () => {
     const tr = (locale: Locale) => (key: keyof typeof en, params?: Record<string, string | number>) => translate(locale, key, params);
-    const reason = { matchedBy: ['bm25' as const], terms: ['dinner'], explanation: '', during: 'last week' };
+    // It names the words as the query has them, not the index's stems.
+    const reason = { matchedBy: ['bm25' as const], terms: ['dinner'], words: ['dinners'], explanation: '', during: 'last week' };
     const scores = { bm25: 1.18, vector: null };
-    expect(describeMatch({ reason, scores }, tr('en'))).toBe('matched by the words “dinner” (BM25 1.18), and around “last week”');
-    expect(describeMatch({ reason: { ...reason, matchedBy: [], terms: [] }, scores }, tr('en'))).toBe('around “last week”');
-    expect(describeMatch({ reason: { ...reason, during: '上周', matchedBy: [], terms: [] }, scores }, tr('zh'))).toBe('在“上周”前后');
+    expect(describeMatch({ reason, scores }, tr('en'))).toBe('matched by the words “dinners” (BM25 1.18), and around “last week”');
+    const none = { matchedBy: [], terms: [], words: [] };
+    expect(describeMatch({ reason: { ...reason, ...none }, scores }, tr('en'))).toBe('around “last week”');
+    expect(describeMatch({ reason: { ...reason, ...none, during: '上周' }, scores }, tr('zh'))).toBe('在“上周”前后');
     expect(formatDays('2026-11-16', '2026-11-22', 'en')).toMatch(/^Monday, \D*16\D*Sunday, \D*22\D*2026$/);
     expect(formatDays('2026-11-21', '2026-11-21', 'en')).toBe(formatDay('2026-11-21', 'en'));
     expect(formatDays('2024-03-01', '2024-03-31', 'en')).toBe('March 2024');

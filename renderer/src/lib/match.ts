@@ -12,8 +12,8 @@ export function describeMatch(r: Pick<SearchResult, 'reason' | 'scores'>, t: Tra
   if (r.reason.matchedBy.includes('bm25') && bm25 !== null) {
     const score = bm25.toFixed(2);
     parts.push(
-      r.reason.terms.length
-        ? t('search.match.words', { terms: r.reason.terms.map((w) => t('search.match.term', { w })).join(t('search.match.list')), score })
+      r.reason.words.length
+        ? t('search.match.words', { terms: r.reason.words.map((w) => t('search.match.term', { w })).join(t('search.match.list')), score })
         : t('search.match.wordsPlain', { score }),
     );
   }
