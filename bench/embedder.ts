@@ -1,7 +1,7 @@
 import type { EmbeddingStatus } from '../core/engine/open-engine.js';
 import { modelOptions } from '../core/engine/open-default.js';
 import type { Embedder } from '../core/embed/embedder.js';
-import { isEmbedError, openEmbedder, type OpenEmbedderOptions } from '../core/embed/index.js';
+import { DEFAULT_MODEL_ID, isEmbedError, openEmbedder, type OpenEmbedderOptions } from '../core/embed/index.js';
 import { resolveStartup } from '../core/engine/startup.js';
 import { tinyModelOptions } from '../test/fixtures/tiny-model/index.js';
 import { openUseLite } from './use-lite.js';
@@ -32,6 +32,6 @@ export async function benchEmbedder(which: BenchModel): Promise<{ embedder: Embe
     return { embedder, status: { available: true, modelId: embedder.modelId, source: which, reason: null } };
   } catch (e) {
     if (!isEmbedError(e)) throw e;
-    return { embedder: null, status: { available: false, modelId: options.modelId ?? 'default', source: null, reason: e.message } };
+    return { embedder: null, status: { available: false, modelId: options.modelId ?? DEFAULT_MODEL_ID, source: null, reason: e.message } };
   }
 }

@@ -160,13 +160,13 @@ async function rankedHits(
   // The page is re-sorted with the hits just below it: a small page (a companion's search asks for 8)
   // re-sorted alone could only reorder what fusion put on it.
   const depth = q.episodes ? ctx.config.retrieval.rerankDepth : 0;
-  const period = {
-    anchors,
-    hits:
-      q.episodes && named.length
-        ? await periodHits(ctx, q.ownerId, { text: q.text, mode: q.mode, anchors: named, filters: q.episodes, limit: Math.max(5, q.limit) })
-        : [],
-  };
+  // The periods' own searches run beside the search (their keyword halves while the query is embedded):
+  // only the re-sort needs their hits.
+  const inPeriods =
+    q.episodes && named.length
+      ? periodHits(ctx, q.ownerId, { text: q.text, mode: q.mode, anchors: named, filters: q.episodes, limit: Math.max(5, q.limit) })
+      : Promise.resolve([]);
+  inPeriods.catch(() => {});
   let known: SearchResultRow[] = [];
   const outcome = await searchMemories(
     { embedder: ctx.embedder, config: ctx.config.retrieval },
@@ -180,6 +180,7 @@ async function rankedHits(
           ? {
               depth,
               by: async (hits, termStats) => {
+                const period = { anchors, hits: await inPeriods };
                 const r = await rerankEpisodes(ctx, q.ownerId, q.text, hits, { limit: q.limit, depth, period }, termStats);
                 known = r.rows;
                 return r.hits;

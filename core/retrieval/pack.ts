@@ -176,14 +176,17 @@ export async function firstStage(
   asked?: AskedAt,
 ): Promise<FirstStage> {
   const anchors = await timeAnchors(query, asked);
-  const outcome = await searchMemories(
-    { embedder: ctx.embedder, config: ctx.config.retrieval },
-    { text: query, mode, limit: depth, sources: [episodeSource(ctx.store, ownerId, {}, ctx.config.retrieval)], similarities: false },
-  );
+  // The periods' searches run beside the search: their keyword halves while the query is embedded.
+  const [outcome, inPeriods] = await Promise.all([
+    searchMemories(
+      { embedder: ctx.embedder, config: ctx.config.retrieval },
+      { text: query, mode, limit: depth, sources: [episodeSource(ctx.store, ownerId, {}, ctx.config.retrieval)], similarities: false },
+    ),
+    periodHits(ctx, ownerId, { text: query, mode, anchors, filters: {}, limit: Math.max(5, Math.ceil(depth / 4)) }),
+  ]);
   const hits = outcome.hits.map((h) => ({ id: h.id, score: h.score, similarity: h.similarity }));
   const seen = new Set(hits.map((h) => h.id));
-  for (const h of await periodHits(ctx, ownerId, { text: query, mode, anchors, filters: {}, limit: Math.max(5, Math.ceil(depth / 4)) }))
-    if (!seen.has(h.id)) hits.push({ id: h.id, score: hits.at(-1)?.score ?? 0, similarity: h.similarity });
+  for (const h of inPeriods) if (!seen.has(h.id)) hits.push({ id: h.id, score: hits.at(-1)?.score ?? 0, similarity: h.similarity });
   return { hits, anchors, modeUsed: outcome.modeUsed, warnings: outcome.warnings, termStats: outcome.termStats };
 }
 
@@ -198,20 +201,26 @@ export async function periodHits(
   ownerId: string,
   o: { text: string; mode: SearchMode; anchors: readonly TimeAnchor[]; filters: EpisodeFilters; limit: number },
 ): Promise<Hit[]> {
+  const anchors = o.anchors.slice(0, 2);
+  const periods = await Promise.all(
+    anchors.map((a) =>
+      searchMemories(
+        { embedder: ctx.embedder, config: ctx.config.retrieval },
+        {
+          text: o.text,
+          mode: o.mode,
+          limit: o.limit,
+          sources: [episodeSource(ctx.store, ownerId, { ...o.filters, ...anchorWindow(a) }, ctx.config.retrieval)],
+          similarities: false,
+        },
+      ),
+    ),
+  );
+  // The first period's hits first, each episode once.
   const out = new Map<string, Hit>();
-  for (const a of o.anchors.slice(0, 2)) {
-    const period = await searchMemories(
-      { embedder: ctx.embedder, config: ctx.config.retrieval },
-      {
-        text: o.text,
-        mode: o.mode,
-        limit: o.limit,
-        sources: [episodeSource(ctx.store, ownerId, { ...o.filters, ...anchorWindow(a) }, ctx.config.retrieval)],
-        similarities: false,
-      },
-    );
-    for (const h of period.hits) if (!out.has(h.id)) out.set(h.id, { ...h, during: a.phrase });
-  }
+  periods.forEach((period, i) => {
+    for (const h of period.hits) if (!out.has(h.id)) out.set(h.id, { ...h, during: anchors[i]!.phrase });
+  });
   return [...out.values()];
 }
 
