@@ -1,7 +1,7 @@
 import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import { CJK_CHARS, tokenize } from '../text/tokenize.js';
-import { describeSpan, joinNames } from '../text/describe.js';
+import { describeSpan, describeSpanZh, joinNames } from '../text/describe.js';
 import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
@@ -148,8 +148,11 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
 
   const mentions = messages.map((m, i) => findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin));
   const lines = messages.map((m, i) => `${m.speaker}: ${withTimeNotes(texts[i]!, mentions[i]!)}`);
-  const span = describeSpan(first.sentAt, last.sentAt, offset);
-  const content = `${joinNames(speakers)} talked on ${span}.\n${lines.join('\n')}`;
+  // Who talked and when, in the talk's language: a Chinese journal reads no English sentence.
+  const header = cjk
+    ? `${joinList(speakers, true)}在${describeSpanZh(first.sentAt, last.sentAt, offset)}${speakers.length > 1 ? '聊天' : '留言'}。`
+    : `${joinNames(speakers)} talked on ${describeSpan(first.sentAt, last.sentAt, offset)}.`;
+  const content = `${header}\n${lines.join('\n')}`;
 
   // The summary quotes the messages that carry most of the episode's keywords.
   const kwTerms = new Set(kw.flatMap((k) => tokenize(k)));

@@ -22,6 +22,22 @@ export function localDate(at: Date, utcOffsetMin: number): string {
   return toLocal(at, utcOffsetMin).toISOString().slice(0, 10);
 }
 
+const weekdaysZh = '日一二三四五六';
+
+/** "2024年3月1日星期五" */
+function dayZh(d: Date): string {
+  return `${d.getUTCFullYear()}年${d.getUTCMonth() + 1}月${d.getUTCDate()}日星期${weekdaysZh[d.getUTCDay()]}`;
+}
+
+/** `describeSpan` in Chinese: "2024年3月1日星期五 20:10–20:16（UTC+08:00）". */
+export function describeSpanZh(start: Date, end: Date, utcOffsetMin: number): string {
+  const s = toLocal(start, utcOffsetMin);
+  const e = toLocal(end, utcOffsetMin);
+  const sameDay = s.toISOString().slice(0, 10) === e.toISOString().slice(0, 10);
+  const until = hhmm(s) === hhmm(e) && sameDay ? '' : sameDay ? `–${hhmm(e)}` : ` – ${dayZh(e)} ${hhmm(e)}`;
+  return `${dayZh(s)} ${hhmm(s)}${until}（${formatOffset(utcOffsetMin)}）`;
+}
+
 /** `zone: false` leaves the offset out, for text that has stated it once already. */
 export function describeSpan(start: Date, end: Date, utcOffsetMin: number, o: { zone?: boolean } = {}): string {
   const s = toLocal(start, utcOffsetMin);

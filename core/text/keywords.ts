@@ -615,6 +615,9 @@ const ZH_NOT_TOPIC =
 /** Numbers and amounts (十五, 三百块一斤, 八级, 两次): what was counted is the topic, not the count. */
 const ZH_QUANTITY = /^(?:[零〇一二两三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿]*)+$/u;
 
+/** A count of things (两辆车, 三张票, 一双鞋): the things are the topic, said alone where they are one. */
+const ZH_COUNTED = /^[零〇一二两三四五六七八九十百千万亿\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘]/u;
+
 /** English words in -ed are past verbs, except these nouns and adjectives. */
 const ED_NOUNS = new Set([
   'bed',
@@ -649,7 +652,7 @@ export function mayBeTopic(word: string): boolean {
   if (/^\p{Script=Han}+$/u.test(word)) {
     // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
     if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
-    return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word) && !ZH_QUANTITY.test(word);
+    return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word) && !ZH_QUANTITY.test(word) && !ZH_COUNTED.test(word);
   }
   if (NOT_TOPICS_EN.has(w) || NOT_TOPICS_EN.has(w.replace(/['’]s$/, ''))) return false;
   if (/^[a-z]{3,}ed$/.test(w) && !ED_NOUNS.has(w)) return false;

@@ -50,8 +50,8 @@ describe('heuristic episodes', () => {
     expect(e.content).toContain('昨天（2023-05-07）');
     expect(e.content).toContain('上周六（2023-05-06）');
     expect(e.content).toContain('下个月（2023-06）');
-    expect(e.content).toContain('(UTC+08:00)');
-    expect(e.content).toMatch(/Monday, 8 May 2023, 01:30/);
+    // Who talked and when, in Chinese too.
+    expect(e.content.split('\n')[0]).toBe('小明和小红在2023年5月8日星期一 01:30–01:31（UTC+08:00）聊天。');
   });
 
   it('sum up with the sentences that carry the topic, not the greeting or reaction a message opens with', () => {
@@ -207,8 +207,9 @@ describe('heuristic titles', () => {
       msg('Nemo', '医生有没有开药？', at(1), 480),
       msg('小林', '开了降压药，每天早上吃一片。十五号还要再去复查，挂号费三百块。', at(2), 480),
       msg('Nemo', '好的，十五号复查，我记住了。', at(3), 480),
+      msg('小林', '我订好了两辆车，还买了三张票。', at(4), 480),
     ]);
-    for (const noise of ['十五', '一片', '每天', '三百块']) {
+    for (const noise of ['十五', '一片', '每天', '三百块', '两辆车', '三张票']) {
       expect(e.title).not.toContain(noise);
       expect(e.keywords).not.toContain(noise);
     }
@@ -248,6 +249,7 @@ describe('heuristic titles', () => {
     };
     const zh = buildHeuristicEpisode([shared('张三', ['image'], 0, 480)]);
     expect(zh.title).toBe('张三分享了一张照片');
+    expect(zh.content.split('\n')[0]).toBe('张三在2024年3月1日星期五 18:00（UTC+08:00）留言。');
     expect(zh.summary).toBe('张三: [shares a photo]');
     expect(buildHeuristicEpisode([shared('小明', ['image', 'image'], 0, 480), shared('李华', ['video'], 1, 480)]).title).toBe(
       '小明和李华分享了两张照片和一段视频',
