@@ -116,7 +116,7 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
   // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
   // things shared, the names of those who shared them tell it.
-  const cjk = isMostlyCjk(said) || (!LETTER.test(said) && isMostlyCjk(speakers.join(' ')));
+  const cjk = isMostlyCjk(said) || (!/\p{L}/u.test(said) && isMostlyCjk(speakers.join(' ')));
   return { messages, speakers, texts, body, cjk, topics: readTopics(said, speakerTerms) };
 }
 
