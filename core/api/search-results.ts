@@ -13,10 +13,10 @@ const sourceView = (m: { id: string; externalId: string | null; speaker: string;
   sentAt: m.sentAt.toISOString(),
 });
 
-/** A found memory as the contract shows it: scores, the reason it matched `query`, and its source messages. */
-export function resultItem(m: FoundMemory, query: string): SearchResultItem {
+/** A found memory as the contract shows it: scores, the reason it matched (`named`: the query's words, matchedWords), and its source messages. */
+export function resultItem(m: FoundMemory, named: (terms: readonly string[]) => string[]): SearchResultItem {
   const h = m.hit;
-  const words = matchedWords(query, h.matchedTerms);
+  const words = named(h.matchedTerms);
   const scoring = {
     score: h.score,
     scores: { bm25: h.bm25, vector: h.similarity },
@@ -68,5 +68,6 @@ export async function searchItems(
   q: MemoryQuery,
 ): Promise<{ items: SearchResultItem[]; modeUsed: SearchMode; warnings: string[]; periods: ReadPeriod[] }> {
   const { found, modeUsed, warnings, periods } = await findMemories(ctx, q);
-  return { items: found.map((m) => resultItem(m, q.text)), modeUsed, warnings, periods };
+  const named = matchedWords(q.text);
+  return { items: found.map((m) => resultItem(m, named)), modeUsed, warnings, periods };
 }

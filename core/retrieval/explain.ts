@@ -3,16 +3,26 @@ import { wordSegments } from '../text/word-segments.js';
 import type { Hit } from './search.js';
 
 /**
- * The words of a query that a hit's matched terms come from, as the person typed them, in the query's
- * order: "Hakone" for the stem "hakon", "自行车" for its bigrams 自行 and 行车. A term the query does not
- * hold (a word found inside a longer one: 开车 for the query's 车) is shown as it is, after them.
+ * For a query, the words of it that a hit's matched terms come from, as the person typed them, in the
+ * query's order: "Hakone" for the stem "hakon", "自行车" for its bigrams 自行 and 行车. A term the query
+ * does not hold (a word found inside a longer one: 开车 for the query's 车) is shown as it is, after
+ * them. The query is read once for all of a search's hits.
  */
-export function matchedWords(query: string, terms: readonly string[]): string[] {
+export function matchedWords(query: string): (terms: readonly string[]) => string[] {
   const text = query.normalize('NFKC');
   const lower = text.toLowerCase();
   const words = [...wordSegments(text)]
     .filter((s) => s.isWordLike)
     .map((s) => ({ from: s.index, to: s.index + s.segment.length, terms: new Set(tokenize(s.segment)) }));
+  return (terms) => wordsOf(text, lower, words, terms);
+}
+
+function wordsOf(
+  text: string,
+  lower: string,
+  words: readonly { from: number; to: number; terms: ReadonlySet<string> }[],
+  terms: readonly string[],
+): string[] {
   const at = new Map<string, number>();
   const add = (word: string, from: number) => at.set(word, Math.min(at.get(word) ?? Infinity, from));
   for (const t of terms) {
