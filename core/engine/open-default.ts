@@ -80,7 +80,10 @@ async function embeddingModel(o: DefaultEngineOptions): Promise<{ embedder: Embe
       report?.unavailable(options.modelId ?? DEFAULT_MODEL_ID, e instanceof Error ? e.message : String(e));
       if (!isEmbedError(e)) throw e;
       o.warn(`${e.message}; searching by keywords only`);
-      return { embedder: null, status: { available: false, modelId: options.modelId ?? DEFAULT_MODEL_ID, source: null, reason: e.message } };
+      return {
+        embedder: null,
+        status: { available: false, modelId: options.modelId ?? DEFAULT_MODEL_ID, source: null, reason: e.message },
+      };
     }
   }
   const probe = await probeEmbedder(options);
