@@ -113,12 +113,19 @@ const PHATIC_EN = [
   'tonight',
 ];
 
+/** Greetings and thanks of the other languages chats are often mixed with. */
+const PHATIC_OTHER = [
+  ...['hallo', 'danke', 'bitte', 'tschüss', 'hola', 'gracias', 'adiós', 'adios', 'merci', 'bonjour', 'salut', 'ciao'],
+  ...['grazie', 'obrigado', 'obrigada', 'olá'],
+];
+
 /**
  * Words that are never a topic however rare they are in someone's memory: the phatic words above, and
  * the general verbs, adjectives and adverbs every conversation is made of. Surface forms, lower case.
  */
 const NOT_TOPICS_EN = new Set([
   ...PHATIC_EN,
+  ...PHATIC_OTHER,
   // prepositions the stop words leave out ("the bakery near the station" is about the bakery)
   'across',
   'along',
@@ -665,7 +672,7 @@ export function mayBeTopic(word: string): boolean {
   return !/['’](?:ll|ve|re|d|m)$/.test(w);
 }
 
-const PHATIC: ReadonlySet<string> = new Set([...PHATIC_EN, ...PHATIC_ZH]);
+const PHATIC: ReadonlySet<string> = new Set([...PHATIC_EN, ...PHATIC_OTHER, ...PHATIC_ZH]);
 
 /**
  * Words that ask about the talk itself, not about anything talked of: "what did we talk about last
@@ -775,6 +782,8 @@ interface Occurrence {
   nounish: number;
   /** After a subject pronoun ("I painted", "it grows"): a verb. */
   verbish: number;
+  /** Written with a capital after a greeting or thanks ("Thanks, Mel!", "Hey Jon"): the one spoken to. */
+  addressed: number;
 }
 
 const BEFORE_NOUNS = new Set([
@@ -907,7 +916,7 @@ function shortFor(w: Word, exclude: ReadonlySet<string>): boolean {
 
 /**
  * A capital inside a sentence is a name ("a move to Lisbon", "Mei and Jun"), whatever comes before
- * it; one after a pause or a greeting is who is spoken to ("Thanks, Mel!", "Hey Jon"), not a topic.
+ * it; after a pause or a greeting it may be who is spoken to ("…, Mel.", "Hey Jon"), not a thing.
  */
 function namesAThing(w: Word): boolean {
   return !w.first && !w.afterPause && /^\p{Lu}/u.test(w.word) && !(w.before && PHATIC.has(w.before));
@@ -918,8 +927,9 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
   for (const w of ws) {
     if (!w.term || exclude.has(w.term) || exclude.has(w.word.toLowerCase()) || shortFor(w, exclude)) continue;
     if (w.term.length < 2 && !/\p{Script=Han}/u.test(w.term)) continue;
-    const o = occ.get(w.term) ?? { surface: new Map(), count: 0, inside: 0, nounish: 0, verbish: 0 };
+    const o = occ.get(w.term) ?? { surface: new Map(), count: 0, inside: 0, nounish: 0, verbish: 0, addressed: 0 };
     o.count++;
+    if (/^\p{Lu}/u.test(w.word) && w.before && PHATIC.has(w.before)) o.addressed++;
     if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
     else if (w.before && BEFORE_VERBS.has(w.before)) o.verbish++;
     if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
@@ -929,8 +939,8 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     occ.set(w.term, o);
   }
   // A word met only at the start of sentences is an imperative or a discourse word ("Bring it",
-  // "Guess what"), not a topic.
-  for (const [t, o] of occ) if (o.inside === 0) occ.delete(t);
+  // "Guess what"), not a topic; nor is a name met only as the one spoken to.
+  for (const [t, o] of occ) if (o.inside === 0 || o.addressed === o.count) occ.delete(t);
   return occ;
 }
 

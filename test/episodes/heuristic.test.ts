@@ -278,6 +278,10 @@ describe('heuristic titles', () => {
       expect(e.title.split(/[\s,]+/)).not.toContain(noise);
       expect(e.keywords).not.toContain(noise);
     }
+    // Thanked or greeted, in any of the languages a chat mixes, a name is who is spoken to.
+    const thanked = buildHeuristicEpisode([msg('Jonas', 'Danke Oma! Remember the clocks go back tonight.', at(3))]);
+    expect(thanked.title).toBe('Jonas on clocks');
+    expect(thanked.keywords).not.toContain('Oma');
   });
 
   it('leave prepositions and negations out of titles ("bakery near", 不要)', () => {
