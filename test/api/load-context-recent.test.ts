@@ -106,6 +106,7 @@ describe('loadContext: Recently', () => {
     "how's it going?",
     '你好',
     '在吗？',
+    '¡Hola! 😊',
     // About the talk itself: the latest episodes answer it, not old turns that say "talk" or "last time".
     'What did we talk about last time?',
     'where did we leave off?',
