@@ -1,7 +1,7 @@
 import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import { CJK_CHARS, tokenize } from '../text/tokenize.js';
-import { describeSpan, describeSpanZh, joinNames } from '../text/describe.js';
+import { describeSpan, describeSpanZh, joinNames, withArticle } from '../text/describe.js';
 import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
@@ -75,7 +75,7 @@ function sharedTitle(messages: readonly StoredMessage[], cjk: boolean): string {
   const parts = [...counts].map(([kind, n]) => {
     const { en, zh } = SHARED_AS[kind];
     if (cjk) return `${n === 1 ? '一' : n === 2 ? '两' : n}${zh[0]}${zh[1]}`;
-    return n > 1 ? `${n} ${en[1]}` : `${/^[aeiou]/.test(en[0]) ? 'an' : 'a'} ${en[0]}`;
+    return n > 1 ? `${n} ${en[1]}` : withArticle(en[0]);
   });
   if (cjk) return `${joinList(sharers, true)}分享了${parts.join('和')}`;
   return `${joinNames(sharers)} ${sharers.length > 1 ? 'share' : 'shares'} ${joinList(parts, false)}`;

@@ -22,6 +22,25 @@ export function localDate(at: Date, utcOffsetMin: number): string {
   return toLocal(at, utcOffsetMin).toISOString().slice(0, 10);
 }
 
+/**
+ * The local start of a span and its times, "20:10–20:16" (one time for an instant, the end's day as
+ * `endDay` says it when the span ends on another day).
+ */
+function spanTimes(start: Date, end: Date, utcOffsetMin: number, endDay: (d: Date) => string): { s: Date; times: string } {
+  const s = toLocal(start, utcOffsetMin);
+  const e = toLocal(end, utcOffsetMin);
+  const sameDay = s.toISOString().slice(0, 10) === e.toISOString().slice(0, 10);
+  const until = hhmm(s) === hhmm(e) && sameDay ? '' : sameDay ? `–${hhmm(e)}` : ` – ${endDay(e)} ${hhmm(e)}`;
+  return { s, times: `${hhmm(s)}${until}` };
+}
+
+/** `zone: false` leaves the offset out, for text that has stated it once already. */
+export function describeSpan(start: Date, end: Date, utcOffsetMin: number, o: { zone?: boolean } = {}): string {
+  const { s, times } = spanTimes(start, end, utcOffsetMin, (e) => e.toISOString().slice(0, 10));
+  const day = `${weekdays[s.getUTCDay()]}, ${s.getUTCDate()} ${months[s.getUTCMonth()]} ${s.getUTCFullYear()}`;
+  return `${day}, ${times}${o.zone === false ? '' : ` (${formatOffset(utcOffsetMin)})`}`;
+}
+
 const weekdaysZh = '日一二三四五六';
 
 /** "2024年3月1日星期五" */
@@ -31,21 +50,8 @@ function dayZh(d: Date): string {
 
 /** `describeSpan` in Chinese: "2024年3月1日星期五 20:10–20:16（UTC+08:00）". */
 export function describeSpanZh(start: Date, end: Date, utcOffsetMin: number): string {
-  const s = toLocal(start, utcOffsetMin);
-  const e = toLocal(end, utcOffsetMin);
-  const sameDay = s.toISOString().slice(0, 10) === e.toISOString().slice(0, 10);
-  const until = hhmm(s) === hhmm(e) && sameDay ? '' : sameDay ? `–${hhmm(e)}` : ` – ${dayZh(e)} ${hhmm(e)}`;
-  return `${dayZh(s)} ${hhmm(s)}${until}（${formatOffset(utcOffsetMin)}）`;
-}
-
-/** `zone: false` leaves the offset out, for text that has stated it once already. */
-export function describeSpan(start: Date, end: Date, utcOffsetMin: number, o: { zone?: boolean } = {}): string {
-  const s = toLocal(start, utcOffsetMin);
-  const e = toLocal(end, utcOffsetMin);
-  const day = `${weekdays[s.getUTCDay()]}, ${s.getUTCDate()} ${months[s.getUTCMonth()]} ${s.getUTCFullYear()}`;
-  const sameDay = s.toISOString().slice(0, 10) === e.toISOString().slice(0, 10);
-  const until = hhmm(s) === hhmm(e) && sameDay ? '' : sameDay ? `–${hhmm(e)}` : ` – ${e.toISOString().slice(0, 10)} ${hhmm(e)}`;
-  return `${day}, ${hhmm(s)}${until}${o.zone === false ? '' : ` (${formatOffset(utcOffsetMin)})`}`;
+  const { s, times } = spanTimes(start, end, utcOffsetMin, dayZh);
+  return `${dayZh(s)} ${times}（${formatOffset(utcOffsetMin)}）`;
 }
 
 export function joinNames(names: readonly string[]): string {
@@ -56,6 +62,11 @@ export function joinNames(names: readonly string[]): string {
 /** The periods a search read its query as naming, in words: “last week” read as 2026-11-16 to 2026-11-22. */
 export function periodsRead(periods: readonly { phrase: string; from: string; to: string }[]): string {
   return periods.map((p) => `“${p.phrase}” read as ${p.from === p.to ? p.from : `${p.from} to ${p.to}`}`).join('; ');
+}
+
+/** "a photo", "an attachment": a noun with its indefinite article. */
+export function withArticle(noun: string): string {
+  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
 }
 
 /** "1 message", "3 messages", "1 memory", "2 memories": a count with its noun, the noun's last word plural unless it is one. */

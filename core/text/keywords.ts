@@ -845,10 +845,13 @@ interface Word {
   before: string | null;
   /** Whether a comma, colon or dash stands between it and the word before ("Thanks, Mel"). */
   afterPause: boolean;
+  /** Written with a capital first. */
+  capital: boolean;
 }
 
 const SENTENCE_END = /[.!?。！？\n]/u;
 const PAUSE = /[,;:—–，、；：]/u;
+const CAPITAL = /^\p{Lu}/u;
 
 const TOPIC_TERMS_MAX = 50_000;
 const topicTerms = new Map<string, string | null>();
@@ -883,7 +886,15 @@ function words(text: string): Word[] {
     }
     const term = topicTerm(seg.segment);
     const prev = out.at(-1);
-    out.push({ word: seg.segment, term, sentence, first, before: prev && !first ? prev.word.toLowerCase() : null, afterPause });
+    out.push({
+      word: seg.segment,
+      term,
+      sentence,
+      first,
+      before: prev && !first ? prev.word.toLowerCase() : null,
+      afterPause,
+      capital: CAPITAL.test(seg.segment),
+    });
     first = false;
     afterPause = false;
   }
@@ -909,7 +920,7 @@ function surfaceOf(o: Occurrence): string {
 
 /** A name written with a capital that begins one of the excluded names: "Mel" for Melanie, "Caro" for Caroline. */
 function shortFor(w: Word, exclude: ReadonlySet<string>): boolean {
-  if (w.term!.length < 3 || !/^\p{Lu}/u.test(w.word)) return false;
+  if (w.term!.length < 3 || !w.capital) return false;
   for (const x of exclude) if (x.length > w.term!.length && x.startsWith(w.term!)) return true;
   return false;
 }
@@ -919,7 +930,7 @@ function shortFor(w: Word, exclude: ReadonlySet<string>): boolean {
  * it; after a pause or a greeting it may be who is spoken to ("…, Mel.", "Hey Jon"), not a thing.
  */
 function namesAThing(w: Word): boolean {
-  return !w.first && !w.afterPause && /^\p{Lu}/u.test(w.word) && !(w.before && PHATIC.has(w.before));
+  return !w.first && !w.afterPause && w.capital && !(w.before && PHATIC.has(w.before));
 }
 
 function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string, Occurrence> {
@@ -929,7 +940,7 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     if (w.term.length < 2 && !/\p{Script=Han}/u.test(w.term)) continue;
     const o = occ.get(w.term) ?? { surface: new Map(), count: 0, inside: 0, nounish: 0, verbish: 0, addressed: 0 };
     o.count++;
-    if (/^\p{Lu}/u.test(w.word) && w.before && PHATIC.has(w.before)) o.addressed++;
+    if (w.capital && w.before && PHATIC.has(w.before)) o.addressed++;
     if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
     else if (w.before && BEFORE_VERBS.has(w.before)) o.verbish++;
     if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
@@ -1009,7 +1020,7 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
       const key = terms.join(' ');
       const p = phrases.get(key) ?? { terms: terms as string[], count: 0, forms: new Map(), name: false };
       p.count++;
-      if (run.every((w) => /^\p{Lu}/u.test(w.word))) p.name = true;
+      if (run.every((w) => w.capital)) p.name = true;
       const cjk = run.every((w) => /\p{Script=Han}/u.test(w.word));
       const form = cjk ? run.map((w) => w.word).join('') : run.map((w) => surfaceOf(occ.get(w.term!)!)).join(' ');
       p.forms.set(form, (p.forms.get(form) ?? 0) + 1);

@@ -1,5 +1,5 @@
 import type { StoredMessage } from '../domain/conversation.js';
-import { toLocal } from './describe.js';
+import { toLocal, withArticle } from './describe.js';
 
 /**
  * How much of one message an episode tells (and so indexes, embeds and hands to the LLM). A pasted
@@ -36,8 +36,7 @@ function namedByAPerson(name: string): boolean {
  */
 export function messageText(m: StoredMessage): string {
   const media = m.attachments.map((a) => {
-    const what =
-      a.kind === 'image' ? 'a photo' : a.kind === 'other' ? 'an attachment' : `${/^[aeiou]/.test(a.kind) ? 'an' : 'a'} ${a.kind}`;
+    const what = withArticle(a.kind === 'image' ? 'photo' : a.kind === 'other' ? 'attachment' : a.kind);
     const about = a.caption ?? (a.name && namedByAPerson(a.name) ? a.name : undefined);
     return about ? `[shares ${what}: ${about}]` : `[shares ${what}]`;
   });
