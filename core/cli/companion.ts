@@ -19,12 +19,15 @@ export function addCompanionCommands(program: Command, cli: CompanionCli): void 
     .description(
       'what a companion is told at the start of a conversation: facts, recent episodes and memories related to --query, as Markdown within a token budget',
     )
+    .argument('[opening...]', 'the opening message (as --query)')
     .option('--query <text>', 'the opening message, or what the conversation is about')
     .option('--budget <tokens>', 'at most this many tokens (about 1.3 per English word)', cli.int)
     .option('--now <date>', 'as of this moment (YYYY-MM-DD or ISO 8601; default: now)')
     .addOption(cli.owner())
-    .action(async (o: { query?: string; budget?: number; now?: string; owner: string }) => {
-      await cli.run('auto', 'loadContext', { ownerId: o.owner, query: o.query, budgetTokens: o.budget, now: o.now }, (out) => out.markdown);
+    .action(async (opening: string[], o: { query?: string; budget?: number; now?: string; owner: string }, command: Command) => {
+      if (opening.length > 0 && o.query !== undefined) command.error('error: give the opening as words or with --query, not both');
+      const query = o.query ?? (opening.length > 0 ? opening.join(' ') : undefined);
+      await cli.run('auto', 'loadContext', { ownerId: o.owner, query, budgetTokens: o.budget, now: o.now }, (out) => out.markdown);
     });
 
   const mcp = program

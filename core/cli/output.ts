@@ -1,5 +1,6 @@
 import type { OpOutput } from '../api/contract.js';
 import type { SearchResultItem } from '../api/search-contract.js';
+import { modelUnavailableWarning } from '../api/system-contract.js';
 import { periodsRead, quantity } from '../text/describe.js';
 
 /** Human-readable renderings of contract outputs; `--json` prints the outputs themselves. */
@@ -67,12 +68,19 @@ export function renderStats(o: OpOutput<'stats'>): string {
     .join('\n');
 }
 
+/** Where the model is read from, that it is still to be downloaded, or why it is missing. */
+function modelState(e: OpOutput<'health'>['embedding']): string {
+  if (!e.available) return `unavailable: ${e.reason}; search is keyword-only`;
+  const remote = e.source?.match(/^remote: (.*)$/);
+  return remote ? `not downloaded yet: ${e.reason ?? 'downloads on first use'}, into ${remote[1]}` : `available (${e.source})`;
+}
+
 export function renderHealth(o: OpOutput<'health'>): string {
   const mb = `${o.database.sizeBytes === null ? 'in memory' : `${(o.database.sizeBytes / 1e6).toFixed(1)} MB`}, WAL ${(o.database.walBytes / 1e6).toFixed(1)} MB`;
   const lines = [
     `home: ${o.home ?? '(in memory)'}`,
     `database: ${o.database.status}, schema v${o.database.schemaVersion}, opened in ${o.database.openMs.toFixed(0)} ms, ${mb}`,
-    `embedding model: ${o.embedding.modelId} — ${o.embedding.available ? `available (${o.embedding.source})` : `unavailable: ${o.embedding.reason}`}`,
+    `embedding model: ${o.embedding.modelId} — ${modelState(o.embedding)}`,
     renderStats({ owners: o.owners }),
     !o.checked
       ? 'checks: not run'
@@ -80,7 +88,8 @@ export function renderHealth(o: OpOutput<'health'>): string {
         ? `checks${o.deep ? ' (deep)' : ''}: ${quantity(o.problems.length, 'problem')}`
         : `checks${o.deep ? ' (deep)' : ''}: ok`,
     ...o.problems.map((p) => `problem: ${p.message}`),
-    ...o.warnings.map((w) => `warning: ${w}`),
+    // The model's line has said why it is missing.
+    ...o.warnings.filter((w) => o.embedding.available || w !== modelUnavailableWarning(o.embedding.reason)).map((w) => `warning: ${w}`),
   ];
   return lines.join('\n');
 }

@@ -11,6 +11,10 @@ export const HEURISTIC_VERSION = 'heuristic-1';
 
 const LETTER = /\p{L}/gu;
 
+/** A file's name with an extension phones and computers give what people share. */
+const FILE_NAME =
+  /(?<![\p{L}\d])([\p{L}\d]+(?:[_.-][\p{L}\d]+)*)\.(?:jpe?g|png|gif|heic|webp|bmp|mp4|mov|avi|mkv|webm|mp3|m4a|aac|opus|ogg|wav|pdf|docx?|xlsx?|pptx?|txt|csv|zip|rar|7z)(?![\p{L}\d])/giu;
+
 /** A Chinese (or Japanese, Korean) conversation gets a title in its own script and punctuation. */
 function isMostlyCjk(text: string): boolean {
   const letters = text.match(LETTER)?.length ?? 0;
@@ -113,7 +117,10 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   const body = texts.join('\n').replace(SECRET_PLACEHOLDERS, ' ');
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
-  const said = body.replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[');
+  // A file's name says its words, not its extension or separators: "route_map.jpg" is about a route map.
+  const said = body
+    .replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[')
+    .replace(FILE_NAME, (_, stem: string) => stem.replace(/[_.-]+/g, ' '));
   // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
   // things shared, the names of those who shared them tell it.
   const cjk = isMostlyCjk(said) || (!/\p{L}/u.test(said) && isMostlyCjk(speakers.join(' ')));

@@ -455,7 +455,6 @@ const NOT_TOPICS_EN = new Set([
   'self',
   'alive',
   'ate',
-  'key',
   'hang',
   'natural',
   // times are when, not what
@@ -545,6 +544,16 @@ const PHATIC_ZH = [
 /** And for Chinese: the phatic words, general verbs, time words. */
 const NOT_TOPICS_ZH = new Set([
   ...PHATIC_ZH,
+  // units said without their number ("五公里" segments as 五 | 公里)
+  '公里',
+  '千米',
+  '厘米',
+  '毫米',
+  '公斤',
+  '千克',
+  '分钟',
+  '小时',
+  '块钱',
   '别人',
   '真的',
   '非常',
@@ -656,6 +665,8 @@ export function mayBeTopic(word: string): boolean {
   // Single letters, short Latin fragments and single CJK characters (去, 点, 下: mostly function
   // words and verbs of motion) are noise as keywords even when they are valid search terms.
   if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^[\d.,:/-]+$/.test(word) || /^\p{Script=Han}$/u.test(word)) return false;
+  // A time of day ("8pm", "10:30am") is when, not what.
+  if (/^\d{1,2}(?:[:.]\d{2})?(?:am|pm)$/.test(w)) return false;
   if (/^\p{Script=Han}+$/u.test(word)) {
     // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
     if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
@@ -1016,7 +1027,13 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
     for (let n = 2; n <= 3 && i + n <= ws.length; n++) {
       const run = ws.slice(i, i + n);
       const terms = run.map((w) => w.term);
-      if (terms.some((t) => !t || !score.has(t)) || run.some((w) => w.sentence !== run[0]!.sentence) || new Set(terms).size < n) break;
+      // A pause ends a phrase: "五公里，膝盖有点疼" runs 公里 and 膝盖 together but says no 公里膝盖.
+      if (
+        terms.some((t) => !t || !score.has(t)) ||
+        run.some((w, k) => w.sentence !== run[0]!.sentence || (k > 0 && w.afterPause)) ||
+        new Set(terms).size < n
+      )
+        break;
       const key = terms.join(' ');
       const p = phrases.get(key) ?? { terms: terms as string[], count: 0, forms: new Map(), name: false };
       p.count++;

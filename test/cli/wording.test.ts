@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderImport } from '../../core/cli/output.js';
 import { quantity } from '../../core/text/describe.js';
-import { fixture, newOwner, openMemoryEngine } from '../helpers/engine.js';
+import { runNemori } from '../helpers/cli.js';
+import { fixture, newOwner, openMemoryEngine, tempDir } from '../helpers/engine.js';
 
 describe('counts in words', () => {
   it('say one thing in the singular and any other number in the plural', () => {
@@ -24,4 +25,18 @@ describe('counts in words', () => {
       await engine.close();
     }
   });
+
+  it(
+    'say once why the embedding model is missing, and that a model still to be downloaded is not there yet',
+    { timeout: 60_000 },
+    async () => {
+      const home = tempDir('nemori-health-words-');
+      const missing = await runNemori(['--home', home, 'health'], { NEMORI_MODEL_DIR: '/nonexistent-model-dir' });
+      expect(missing.stdout).toMatch(/^embedding model: .* — unavailable: .*\/nonexistent-model-dir.*; search is keyword-only$/m);
+      expect(missing.stdout.split('/nonexistent-model-dir').length - 1).toBe(1);
+      const remote = await runNemori(['--home', home, 'health'], { NEMORI_ALLOW_DOWNLOAD: '1' });
+      expect(remote.stdout).toMatch(/^embedding model: .* — not downloaded yet: will download from .* on first use, into .*$/m);
+      expect(remote.stdout).not.toContain('available (remote');
+    },
+  );
 });

@@ -229,6 +229,37 @@ describe('heuristic titles', () => {
     expect(e.keywords).toEqual(expect.arrayContaining(['转折', '克制']));
   });
 
+  it('join no words across a pause into a phrase ("五公里，膝盖" is no 公里膝盖, "my mother, page 42" no "mother page")', () => {
+    const zh = buildHeuristicEpisode([
+      msg('我', '晚上跑步五公里，膝盖有点疼，明天休息一天。膝盖是老毛病了。', at(0), 480),
+      msg('我', '跑完步膝盖还是疼。', at(1), 480),
+    ]);
+    expect(zh.title).not.toContain('公里膝盖');
+    expect(zh.keywords).not.toContain('公里');
+    expect(zh.keywords).toContain('膝盖');
+    const en = buildHeuristicEpisode([
+      msg('Oma', 'The recipe from my mother, page 42. It needs 6 apples.', '2024-10-27T03:31:00Z'),
+      msg('Jonas', 'Mother always made the best apple cake, page after page of notes.', '2024-10-27T03:32:00Z'),
+    ]);
+    expect(en.title).not.toMatch(/mother page/i);
+  });
+
+  it('leave times of day and files’ extensions out of titles: "8pm", "route_map.jpg" says "route map"', () => {
+    const m = msg('张伟', '路线图', '2024-06-01T07:01:00Z', 480);
+    m.attachments = [{ kind: 'image', name: 'route_map.jpg' }];
+    const e = buildHeuristicEpisode([
+      msg('赵敏', 'Tom & Jerry at 8pm? Or the new Pixar movie at 10:30pm?', '2024-06-01T07:00:00Z', 480),
+      m,
+      msg('Lin Wei', 'Sure, the route along the lake. Send me the map later.', '2024-06-01T07:02:00Z', 480),
+    ]);
+    expect(e.content).toContain('[shares a photo: route_map.jpg]');
+    for (const noise of ['8pm', '10:30pm', 'jpg', 'route_map']) {
+      expect(e.title).not.toContain(noise);
+      expect(e.keywords.join(' ')).not.toContain(noise);
+    }
+    expect(e.keywords).toEqual(expect.arrayContaining(['route', 'map']));
+  });
+
   it('leave a web address’s scheme and words of when out of titles (https, earlier, back, late)', () => {
     const e = buildHeuristicEpisode([
       msg('Lin', 'Lantern festival photos are up, see https://example.com/lanterns', at(0)),

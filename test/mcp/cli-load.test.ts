@@ -43,6 +43,14 @@ describe('nemori load', { timeout: 180_000 }, () => {
     expect(human.stdout).toContain('### Related to “herons at the mill”');
     expect(human.stdout).toContain('Saturday, 10 February 2024, 08:00–08:01 — **');
 
+    // The opening as words, as `nemori search` takes its query.
+    const words = await nemoriAt(home, 'load', 'herons', 'at', 'the', 'mill', '--now', '2024-02-12T09:00:00+01:00', '--budget', '200');
+    expect(words.code).toBe(0);
+    expect(words.stdout).toBe(human.stdout);
+    const both = await nemoriAt(home, 'load', 'herons', '--query', 'mill');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('give the opening as words or with --query, not both');
+
     const json = await nemoriAt(home, '--json', 'load', '--budget', '150', '--now', '2024-02-12');
     const out = JSON.parse(json.stdout) as { tokens: number; budgetTokens: number; query: null; sections: { recent: { when: string }[] } };
     expect(out).toMatchObject({ budgetTokens: 150, query: null });

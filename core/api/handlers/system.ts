@@ -6,7 +6,7 @@ import { NemoriError } from '../../domain/errors.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { llmHealth } from './llm.js';
 import { backupFolderOf, homeOf } from './startup.js';
-import type { HealthOutput } from '../system-contract.js';
+import { modelUnavailableWarning, type HealthOutput } from '../system-contract.js';
 
 type HealthProblem = z.infer<typeof HealthOutput>['problems'][number];
 
@@ -168,8 +168,7 @@ export function systemHandlers({
           }
         }
       }
-      if (!embeddingStatus.available)
-        warnings.push(`embedding model unavailable (${embeddingStatus.reason ?? 'unknown reason'}): search is keyword-only`);
+      if (!embeddingStatus.available) warnings.push(modelUnavailableWarning(embeddingStatus.reason));
       // An LLM that does not answer is a warning, not ill health: episodes are then built without it.
       const llm = await llmHealth(ctx);
       if (llm.configured && (!llm.reachable || llm.error)) {
