@@ -7,7 +7,8 @@ import type { FactFilters } from '../store/facts.js';
 import type { Store } from '../store/store.js';
 import type { RetrievalConfig } from '../context/retrieval-config.js';
 import { tokenize } from '../text/tokenize.js';
-import { CHAR_WORDS_PER_CHAR, charWords, loneChars } from './char-words.js';
+import { CHAR_WORDS_PER_CHAR, charWords, holdsChar, loneChars } from './char-words.js';
+import { contentTerms } from '../text/keywords.js';
 import { queryVector } from './query-vectors.js';
 import { relevanceFloor } from './relevance-floor.js';
 
@@ -163,6 +164,17 @@ export interface SearchOutcome {
   termStats: { terms: ReadonlySet<string>; stats: Bm25TermStats } | null;
 }
 
+/**
+ * Whether matched terms hold a word the query looks for (contentTerms), or a word holding one of its
+ * one-character content words (猫咪 for 猫). A query with no such word looks for anything it says.
+ */
+function seeksIn(query: string): (matched: readonly string[]) => boolean {
+  const content = contentTerms(query);
+  if (content.size === 0) return () => true;
+  const chars = loneChars(content);
+  return (matched) => matched.some((t) => content.has(t) || chars.some((c) => holdsChar(t, c)));
+}
+
 /** Min–max scaling into [0, 1] over the candidate set, so keyword and vector scores can be mixed. */
 function scaler(values: number[]): (v: number | null) => number {
   const lo = Math.min(...values);
@@ -275,7 +287,12 @@ export async function searchMemories(deps: SearchDeps, req: SearchRequest): Prom
     if (stats) termStats = { terms: new Set(terms), stats };
     // Ranks are over the merged keyword list, so RRF treats both kinds alike.
     const merged = lists.flatMap((l, i) => l.hits.map((h) => ({ kind: sources[i]!.kind, ...h }))).sort((a, b) => b.score - a.score);
-    merged.forEach((h, i) => (at(h.kind, h.id).bm25 = { score: h.score, terms: h.matchedTerms, rank: i + 1 }));
+    // A hit that shares only the query's function words with it ("去", "tomorrow") is no keyword match
+    // of what the query looks for; it stays only if it is close in meaning. Ranks are kept as they were.
+    const sought = seeksIn(req.text);
+    merged.forEach((h, i) => {
+      if (sought(h.matchedTerms)) at(h.kind, h.id).bm25 = { score: h.score, terms: h.matchedTerms, rank: i + 1 };
+    });
   }
   const qv = vector ? await vector : null;
   /** Gives the items the nearest ones missed their similarity, looked up by id. */

@@ -781,6 +781,28 @@ export function isPhatic(text: string): boolean {
   return true;
 }
 
+/** Chinese one-character words that say nothing of what a query looks for: verbs of going, wanting and saying, degree and question words (怎么样 is 怎么 / 样). */
+const WEAK_HAN_WORDS: ReadonlySet<string> = new Set([
+  ...'去来要想会能可说看做到用走跟回等再才先刚更最真好多少点下上一叫问找带拿放行对没不别请样么啥谁几怎',
+]);
+
+/**
+ * The index terms of the words of a query that say what it looks for: words that may name a topic
+ * (mayBeTopic), one-character Chinese words that are things (猫, 茶, 车), acronyms (LA, AI) and
+ * numbers of three digits or more — not its function words, greetings, general verbs and words of when.
+ * "我明天要去医院体检" looks for 医院 and 体检; "What did Caroline paint?" for caroline and paint.
+ */
+export function contentTerms(query: string): Set<string> {
+  const out = new Set<string>();
+  for (const s of wordSegments(query.normalize('NFKC'))) {
+    if (!s.isWordLike) continue;
+    const w = s.segment;
+    const says = /^\p{Script=Han}$/u.test(w) ? !WEAK_HAN_WORDS.has(w) : mayBeTopic(w) || /^\p{Lu}{2}$/u.test(w) || /\d{3}/.test(w);
+    if (says) for (const t of tokenize(w)) out.add(t);
+  }
+  return out;
+}
+
 /** How rare a term is in the person's memory: an idf (larger is rarer), or undefined when unknown. */
 export type Idf = (term: string) => number | undefined;
 

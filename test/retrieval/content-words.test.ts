@@ -1,0 +1,68 @@
+/**
+ * A keyword hit must share with the query a word it looks for, not only its function words, verbs of
+ * going and words of when: "我明天要去医院体检" is not answered with every talk that says 去 or 明天.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../core/engine/open-engine.js';
+import { contentTerms } from '../../core/text/keywords.js';
+import { ingestExchange, newOwner, openMemoryEngine } from '../helpers/engine.js';
+
+describe('the words a query looks for', () => {
+  it('are its things, names, acronyms and numbers, not its function words, general verbs or words of when', () => {
+    expect([...contentTerms('我明天要去医院体检')]).toEqual(['医院', '体检']);
+    expect([...contentTerms('我的猫最近怎么样')]).toEqual(['猫']);
+    expect(contentTerms('What time is the dentist tomorrow?')).toEqual(new Set(['dentist']));
+    expect(contentTerms('trip to LA in 2023')).toEqual(new Set(['trip', 'la', '2023']));
+    expect(contentTerms('hi! how are you?').size).toBe(0);
+    expect(contentTerms('我们去哪儿').size).toBe(0);
+  });
+
+  describe('in a store', () => {
+    let engine: Engine;
+    const ownerId = newOwner('content-words');
+    const talk = (id: string, day: string, text: string, reply: string) =>
+      ingestExchange(engine, ownerId, { id, at: `${day}T12:00:00+08:00`, text, reply, person: '林' });
+    const texts = async (query: string) =>
+      (await engine.call('search', { ownerId, query, mode: 'bm25', kind: 'episodic', limit: 10 })).results.map((r) => r.text);
+
+    beforeAll(async () => {
+      engine = await openMemoryEngine();
+      await talk('bike', '2026-09-02', '明天去西湖骑自行车，风景很好。', '听起来很惬意！');
+      await talk('job', '2026-09-05', '面试通过了，下个月去杭州上班。', '恭喜你！');
+      await talk('clinic', '2026-09-08', '明天去医院体检，早上不能吃饭。', '记得带身份证。');
+      await talk('gym', '2026-09-09', 'Going to the gym tomorrow morning before work.', 'Have fun!');
+      await talk('dentist', '2026-09-10', 'The dentist moved my appointment to Friday.', 'Friday works.');
+    });
+    afterAll(async () => {
+      await engine.close();
+    });
+
+    it('finds only the talks that share what the query looks for', async () => {
+      const clinic = await texts('我明天要去医院体检');
+      expect(clinic).toHaveLength(1);
+      expect(clinic[0]).toContain('医院体检');
+      const dentist = await texts('What time is the dentist tomorrow?');
+      expect(dentist).toHaveLength(1);
+      expect(dentist[0]).toContain('dentist');
+    });
+
+    it('finds nothing rather than every talk that says 去 or 明天', async () => {
+      expect(await texts('我明天要去看牙医')).toEqual([]);
+      expect(await texts('Are you going to the zoo tomorrow?')).toEqual([]);
+    });
+
+    it('still finds what a query made only of such words says', async () => {
+      expect((await texts('明天去')).length).toBeGreaterThanOrEqual(2);
+    });
+
+    it('gives a companion no turns that share only such words with its opening', async () => {
+      const out = await engine.call('loadContext', {
+        ownerId,
+        query: '我明天要去看牙医',
+        budgetTokens: 400,
+        now: '2026-10-01T09:00:00+08:00',
+      });
+      expect(out.sections.related).toEqual([]);
+    });
+  });
+});
