@@ -934,10 +934,13 @@ function words(text: string): Word[] {
   return out;
 }
 
+/** Used as a verb more often than as a noun. */
+const verb = (o: Occurrence) => o.verbish > o.nounish;
+
 function salience(o: Occurrence, term: string, idf: Idf | undefined, maxIdf: number): number {
   const rarity = idf ? (idf(term) ?? maxIdf) : 1;
   // Topics are things: a word used as a noun counts more, one used as a verb less.
-  const role = o.verbish > o.nounish ? 0.4 : o.nounish > 0 ? 1.5 : 1;
+  const role = verb(o) ? 0.4 : o.nounish > 0 ? 1.5 : 1;
   return o.count * rarity * role;
 }
 
@@ -966,16 +969,21 @@ function namesAThing(w: Word): boolean {
   return !w.first && !w.afterPause && w.capital && !(w.before && PHATIC.has(w.before));
 }
 
+/** A word in -s right before a name inside a sentence is a verb ("the train leaves Shinjuku", "Mel loves Paris"): no plural noun leads a name. */
+function verbBeforeName(w: Word, next: Word | undefined): boolean {
+  return !w.capital && /[^su]s$/.test(w.word) && next !== undefined && next.before !== null && namesAThing(next);
+}
+
 function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string, Occurrence> {
   const occ = new Map<string, Occurrence>();
-  for (const w of ws) {
+  for (const [i, w] of ws.entries()) {
     if (!w.term || exclude.has(w.term) || exclude.has(w.word.toLowerCase()) || shortFor(w, exclude)) continue;
     if (w.term.length < 2 && !/\p{Script=Han}/u.test(w.term)) continue;
     const o = occ.get(w.term) ?? { surface: new Map(), count: 0, inside: 0, nounish: 0, verbish: 0, addressed: 0 };
     o.count++;
     if (w.capital && w.before && PHATIC.has(w.before)) o.addressed++;
     if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
-    else if (w.before && BEFORE_VERBS.has(w.before)) o.verbish++;
+    else if ((w.before && BEFORE_VERBS.has(w.before)) || verbBeforeName(w, ws[i + 1])) o.verbish++;
     if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
     // A capital that opens a sentence says nothing of how the word is written ("Mochi strikes again"
     // beside "my cat Mochi"); every word kept here is also met inside a sentence, so its form is known.
@@ -1049,9 +1057,10 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
     for (let n = 2; n <= 3 && i + n <= ws.length; n++) {
       const run = ws.slice(i, i + n);
       const terms = run.map((w) => w.term);
-      // A pause ends a phrase: "五公里，膝盖有点疼" runs 公里 and 膝盖 together but says no 公里膝盖.
+      // A pause ends a phrase: "五公里，膝盖有点疼" runs 公里 and 膝盖 together but says no 公里膝盖. A
+      // verb makes none either ("train leaves Shinjuku").
       if (
-        terms.some((t) => !t || !score.has(t)) ||
+        terms.some((t) => !t || !score.has(t) || verb(occ.get(t)!)) ||
         run.some((w, k) => w.sentence !== run[0]!.sentence || (k > 0 && w.afterPause)) ||
         new Set(terms).size < n
       )

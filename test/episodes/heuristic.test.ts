@@ -244,6 +244,20 @@ describe('heuristic titles', () => {
     expect(en.title).not.toMatch(/mother page/i);
   });
 
+  it('make no phrase of a verb before a name ("the train leaves Shinjuku"), and keep plural nouns after one ("Lego sets")', () => {
+    const e = buildHeuristicEpisode([
+      msg('Alex', 'Train leaves Shinjuku at 8:30, I joined the group chat for the hotel too.', '2024-03-31T08:05:00Z'),
+      msg('Emma', 'Great, the train leaves Shinjuku early so we can see Hakone.', '2024-03-31T08:06:00Z'),
+    ]);
+    expect(e.title).not.toContain('leaves');
+    expect(e.title).toContain('Shinjuku');
+    const lego = buildHeuristicEpisode([
+      msg('Ann', 'We bought two Lego sets for the kids.', '2024-03-31T08:05:00Z'),
+      msg('Bob', 'Lego sets are the best gift.', '2024-03-31T08:06:00Z'),
+    ]);
+    expect(lego.title).toContain('Lego sets');
+  });
+
   it('leave times of day and files’ extensions out of titles: "8pm", "route_map.jpg" says "route map"', () => {
     const m = msg('张伟', '路线图', '2024-06-01T07:01:00Z', 480);
     m.attachments = [{ kind: 'image', name: 'route_map.jpg' }];
