@@ -541,9 +541,14 @@ const PHATIC_ZH = [
   '明白',
 ];
 
+/** How things were and what was thought or told of them (弹完整, 要放松), not what they were about. */
+const ZH_DESCRIBING =
+  '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束';
+
 /** And for Chinese: the phatic words, general verbs, time words. */
 const NOT_TOPICS_ZH = new Set([
   ...PHATIC_ZH,
+  ...ZH_DESCRIBING.split(' '),
   // units said without their number ("五公里" segments as 五 | 公里)
   '公里',
   '千米',

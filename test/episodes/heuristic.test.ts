@@ -344,6 +344,19 @@ describe('heuristic titles', () => {
     expect(zh.keywords).not.toContain('不要');
   });
 
+  it('name what a Chinese talk was about, not how it went (完整, 放松, 担心)', () => {
+    const e = buildHeuristicEpisode([
+      msg('王老师', '这周练肖邦的夜曲，左手要放松，踏板不要踩太深。', at(0), 480),
+      msg('我', '明白了。下周二的课我想把第二段弹完整，有点担心左手。', at(1), 480),
+      msg('王老师', '别担心，弹完整就好，左手放松。', at(2), 480),
+    ]);
+    for (const noise of ['完整', '放松', '担心']) {
+      expect(e.title).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+    expect(e.keywords).toEqual(expect.arrayContaining(['夜曲', '左手']));
+  });
+
   it('lead with the subject a conversation is titled with, then the episode’s own phrase, never its words twice', () => {
     const messages = [
       msg('Lin', 'Plan five days in Kyoto for me and Jun. Jun is vegetarian.', at(0)),
