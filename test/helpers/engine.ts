@@ -37,6 +37,21 @@ export function ingestExchange(
   });
 }
 
+/**
+ * A new in-memory engine holding one exchange per talk, each at noon in Shanghai (UTC+08:00) on its
+ * day, `person` speaking first (see ingestExchange).
+ */
+export async function engineWithTalks(
+  ownerId: string,
+  person: string,
+  talks: readonly { id: string; day: string; text: string; reply: string }[],
+): Promise<Engine> {
+  const engine = await openMemoryEngine();
+  for (const t of talks)
+    await ingestExchange(engine, ownerId, { id: t.id, at: `${t.day}T12:00:00+08:00`, text: t.text, reply: t.reply, person });
+  return engine;
+}
+
 export async function openMemoryEngine(o: Partial<OpenEngineOptions> = {}): Promise<Engine> {
   return openEngine({ home: null, embedder: null, ...o });
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { charWords, CHAR_WORD_WEIGHT, loneChars } from '../../core/retrieval/char-words.js';
 import { tokenize } from '../../core/text/tokenize.js';
-import { ingestExchange, newOwner, openMemoryEngine } from '../helpers/engine.js';
+import { engineWithTalks, newOwner } from '../helpers/engine.js';
 
 describe('one-character Chinese query words', () => {
   it('are matched by the two-character words that begin or end with them, at a lower weight', () => {
@@ -29,15 +29,14 @@ describe('one-character Chinese query words', () => {
   describe('in a store', () => {
     let engine: Engine;
     const ownerId = newOwner('char-words');
-    const talk = (id: string, day: string, text: string, reply: string) =>
-      ingestExchange(engine, ownerId, { id, at: `${day}T12:00:00+08:00`, text, reply, person: '林' });
 
     beforeAll(async () => {
-      engine = await openMemoryEngine();
-      await talk('mochi', '2026-08-10', '我的猫叫Mochi，今天她把花瓶打碎了。', '哈哈，Mochi 真调皮。');
-      await talk('vet', '2026-08-12', '猫咪最近不爱吃饭，我有点担心。', '可以带她去看看兽医。');
-      await talk('bike', '2026-09-02', '周末去西湖骑自行车，风景很好。', '听起来很惬意！');
-      await talk('job', '2026-09-05', '面试通过了，下个月去杭州上班。', '恭喜你！');
+      engine = await engineWithTalks(ownerId, '林', [
+        { id: 'mochi', day: '2026-08-10', text: '我的猫叫Mochi，今天她把花瓶打碎了。', reply: '哈哈，Mochi 真调皮。' },
+        { id: 'vet', day: '2026-08-12', text: '猫咪最近不爱吃饭，我有点担心。', reply: '可以带她去看看兽医。' },
+        { id: 'bike', day: '2026-09-02', text: '周末去西湖骑自行车，风景很好。', reply: '听起来很惬意！' },
+        { id: 'job', day: '2026-09-05', text: '面试通过了，下个月去杭州上班。', reply: '恭喜你！' },
+      ]);
       await engine.call('memorize', { ownerId, key: 'pet:mochi', value: '林的猫咪叫 Mochi' });
     });
     afterAll(async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { contentTerms } from '../../core/text/keywords.js';
-import { ingestExchange, newOwner, openMemoryEngine } from '../helpers/engine.js';
+import { engineWithTalks, newOwner } from '../helpers/engine.js';
 
 describe('the words a query looks for', () => {
   it('are its things, names, acronyms and numbers, not its function words, general verbs or words of when', () => {
@@ -20,18 +20,17 @@ describe('the words a query looks for', () => {
   describe('in a store', () => {
     let engine: Engine;
     const ownerId = newOwner('content-words');
-    const talk = (id: string, day: string, text: string, reply: string) =>
-      ingestExchange(engine, ownerId, { id, at: `${day}T12:00:00+08:00`, text, reply, person: '林' });
     const texts = async (query: string) =>
       (await engine.call('search', { ownerId, query, mode: 'bm25', kind: 'episodic', limit: 10 })).results.map((r) => r.text);
 
     beforeAll(async () => {
-      engine = await openMemoryEngine();
-      await talk('bike', '2026-09-02', '明天去西湖骑自行车，风景很好。', '听起来很惬意！');
-      await talk('job', '2026-09-05', '面试通过了，下个月去杭州上班。', '恭喜你！');
-      await talk('clinic', '2026-09-08', '明天去医院体检，早上不能吃饭。', '记得带身份证。');
-      await talk('gym', '2026-09-09', 'Going to the gym tomorrow morning before work.', 'Have fun!');
-      await talk('dentist', '2026-09-10', 'The dentist moved my appointment to Friday.', 'Friday works.');
+      engine = await engineWithTalks(ownerId, '林', [
+        { id: 'bike', day: '2026-09-02', text: '明天去西湖骑自行车，风景很好。', reply: '听起来很惬意！' },
+        { id: 'job', day: '2026-09-05', text: '面试通过了，下个月去杭州上班。', reply: '恭喜你！' },
+        { id: 'clinic', day: '2026-09-08', text: '明天去医院体检，早上不能吃饭。', reply: '记得带身份证。' },
+        { id: 'gym', day: '2026-09-09', text: 'Going to the gym tomorrow morning before work.', reply: 'Have fun!' },
+        { id: 'dentist', day: '2026-09-10', text: 'The dentist moved my appointment to Friday.', reply: 'Friday works.' },
+      ]);
     });
     afterAll(async () => {
       await engine.close();
