@@ -8,7 +8,11 @@ import { quantity } from '../text/describe.js';
 
 /** `nemori data …`: where the memory lives, which model reads it, backups — what Settings → Your data does. */
 
-/** Runs an operation on the app's engine (core/api/app-engine.ts: it can reopen the store) and prints it. */
+/**
+ * Runs an operation on the app's engine (core/api/app-engine.ts: it can reopen the store) and prints it:
+ * `change` with the embedding model loaded, `show` for what only shows or copies the store (the model
+ * is looked for, never downloaded).
+ */
 type RunOnApp = <K extends OperationName>(op: K, input: OpInput<K>, human: (o: OpOutput<K>) => string) => Promise<OpOutput<K>>;
 
 function renderStartup(s: OpOutput<'getStartup'>): string {
@@ -22,19 +26,19 @@ function renderStartup(s: OpOutput<'getStartup'>): string {
   ].join('\n');
 }
 
-export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
+export function addDataCommands(program: Command, runOnApp: { change: RunOnApp; show: RunOnApp }): void {
   const data = program
     .command('data')
     .description('where the memory lives, which embedding model reads it, backups and restoring one')
     .action(async () => {
-      await runOnApp('getStartup', {}, renderStartup);
+      await runOnApp.show('getStartup', {}, renderStartup);
     });
 
   data
     .command('move <folder>')
     .description('move the memory to an empty folder (copied, opened there, then removed from the old one); later runs use it')
     .action(async (folder: string) => {
-      await runOnApp('setDataFolder', { folder: path.resolve(folder), mode: 'move' }, (o) =>
+      await runOnApp.change('setDataFolder', { folder: path.resolve(folder), mode: 'move' }, (o) =>
         [`moved: the memory now lives in ${o.startup.dataDir}`, ...o.leftBehind.map((p) => `could not remove the old ${p}`)].join('\n'),
       );
     });
@@ -43,7 +47,7 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .command('open <folder>')
     .description('use the memory in another folder from now on (an empty folder starts a new one); the current one stays where it is')
     .action(async (folder: string) => {
-      await runOnApp(
+      await runOnApp.change(
         'setDataFolder',
         { folder: path.resolve(folder), mode: 'open' },
         (o) => `now using the memory in ${o.startup.dataDir}`,
@@ -54,7 +58,7 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .command('model <id>')
     .description('search with another embedding model (downloaded once); the current one stays if it cannot load')
     .action(async (modelId: string) => {
-      await runOnApp('setEmbeddingModel', { modelId }, (o) =>
+      await runOnApp.change('setEmbeddingModel', { modelId }, (o) =>
         [
           `now searching with ${o.startup.embeddingModel}`,
           ...(o.unembedded > 0
@@ -72,7 +76,7 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .option('--passphrase-stdin', 'read the passphrase from the first line of standard input')
     .action(async (o: { folder?: string; encrypt?: boolean } & PassphraseFlags) => {
       const passphrase = o.encrypt ? await readPassphrase(o, 'seal', 'the backup') : undefined;
-      await runOnApp(
+      await runOnApp.show(
         'backup',
         { ...(o.folder ? { folder: path.resolve(o.folder) } : {}), ...(passphrase ? { passphrase } : {}) },
         (b) => `backed up${b.encrypted ? ', encrypted' : ''}: ${b.file} (${b.bytes} bytes)`,
@@ -83,7 +87,7 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .command('backups')
     .description('list the backups in the data folder, newest first')
     .action(async () => {
-      await runOnApp('listBackups', {}, (o) =>
+      await runOnApp.show('listBackups', {}, (o) =>
         o.backups.length
           ? o.backups.map((b) => `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes${b.encrypted ? ', encrypted' : ''}`)}`).join('\n')
           : `no backups in ${o.folder ?? 'memory'}`,
@@ -96,7 +100,7 @@ export function addDataCommands(program: Command, runOnApp: RunOnApp): void {
     .option('--passphrase-stdin', "read an encrypted backup's passphrase from the first line of standard input")
     .action(async (file: string, o: PassphraseFlags) => {
       const passphrase = isSealedFile(file) ? await readPassphrase(o, 'open', path.basename(file)) : undefined;
-      await runOnApp(
+      await runOnApp.change(
         'restoreBackup',
         { file: path.resolve(file), ...(passphrase ? { passphrase } : {}) },
         (o) => `restored ${o.restored} (schema ${o.schemaVersion}); what was there before is in ${o.safetyBackup}`,

@@ -84,8 +84,12 @@ function progressBars(enabled: boolean): ProgressReporter {
   };
 }
 
-/** How a command opens the engine: the embedding model loaded, probed or skipped; or as the app's engine, which can reopen the store (`nemori data`). */
-type Opening = EmbeddingNeed | 'app';
+/**
+ * How a command opens the engine: the embedding model loaded, probed or skipped; or as the app's engine,
+ * which can reopen the store (`nemori data`), with the model loaded or, for a command that only shows
+ * or copies the store, probed.
+ */
+type Opening = EmbeddingNeed | 'app' | 'app-probe';
 
 /** Engines still closing once their command has printed: a holder first finishes other processes' calls. */
 const closing: Promise<void>[] = [];
@@ -135,8 +139,15 @@ async function withEngine<T>(
       home: startup.home,
       transport: loopback,
       open: ({ lock, moved }) =>
-        opening === 'app'
-          ? openAppEngine({ startup, warn, background: false, lock, onHomeChanged: moved })
+        opening === 'app' || opening === 'app-probe'
+          ? openAppEngine({
+              startup,
+              warn,
+              background: false,
+              lock,
+              onHomeChanged: moved,
+              embeddings: opening === 'app' ? 'auto' : 'probe',
+            })
           : openDefaultEngine({
               home: startup.home,
               embeddingModel: startup.embeddingModel,
@@ -415,7 +426,10 @@ export function buildCli(): Command {
 
   addForgettingCommands(program, episodes, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
   addLlmCommands(program, (embeddings, op, input, human) => run(g(), embeddings, op, input, human), owner);
-  addDataCommands(program, (op, input, human) => run(g(), 'app', op, input, human));
+  addDataCommands(program, {
+    change: (op, input, human) => run(g(), 'app', op, input, human),
+    show: (op, input, human) => run(g(), 'app-probe', op, input, human),
+  });
   addExportCommand(
     program,
     (op, input, human) => run(g(), 'off', op, input, human),

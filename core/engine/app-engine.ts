@@ -31,6 +31,11 @@ export interface AppEngineOptions {
   onHomeChanged?: (home: string) => void;
   /** The events of the calls the engine makes by itself (the watched folder's imports), for every window. */
   onEvent?: (e: EngineEvent) => void;
+  /**
+   * How the first opening reads the embedding model: loaded (default), or only looked for — by a
+   * command that shows or copies the store and must not start a model's download.
+   */
+  embeddings?: 'auto' | 'probe';
 }
 
 export type AppEngine = Pick<Engine, 'call' | 'close'>;
@@ -46,13 +51,16 @@ const isHostOperation = (name: OperationName): name is HostOperationName => (HOS
 export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
   let startup = o.startup;
   let firstLock = o.lock;
+  let first = true;
   const open = (s: Startup) => {
     const lock = firstLock;
+    const embeddings = first ? (o.embeddings ?? 'auto') : 'auto';
     firstLock = undefined;
+    first = false;
     return openDefaultEngine({
       home: s.home,
       embeddingModel: s.embeddingModel,
-      embeddings: 'auto',
+      embeddings,
       // Open for days, like the desktop app: the daily forgetting pass and background discovery run.
       scheduleForgetting: o.background ?? true,
       warn: o.warn,

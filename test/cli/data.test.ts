@@ -46,4 +46,15 @@ describe('nemori data', { timeout: 240_000 }, () => {
     expect(pinned.code).toBe(1);
     expect(pinned.stderr).toMatch(/set by --home for this run/);
   });
+
+  it('shows where the memory lives, lists and writes backups without loading (or downloading) the embedding model', async () => {
+    const home = tempDir('nemori-cli-data-show-');
+    // Downloads allowed: a command that loaded the model would try the network here and warn that it could not.
+    const env = { NEMORI_ALLOW_DOWNLOAD: '1' };
+    for (const args of [['data'], ['data', 'backups'], ['data', 'backup']]) {
+      const r = await runNemori(['--home', home, ...args], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/download|embedding model/i);
+    }
+  });
 });
