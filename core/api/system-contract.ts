@@ -68,6 +68,7 @@ export const HealthOutput = z.object({
   deep: z.boolean(),
   warnings: z.array(z.string()),
 });
+
 /** Health's warning for an embedding model that could not load (the status line above it says that much already). */
 export function modelUnavailableWarning(reason: string | null): string {
   return `embedding model unavailable (${reason ?? 'unknown reason'}): search is keyword-only`;

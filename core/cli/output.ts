@@ -70,7 +70,7 @@ export function renderStats(o: OpOutput<'stats'>): string {
 
 /** Where the model is read from, that it is still to be downloaded, or why it is missing. */
 function modelState(e: OpOutput<'health'>['embedding']): string {
-  if (!e.available) return `unavailable: ${e.reason}; search is keyword-only`;
+  if (!e.available) return `unavailable: ${e.reason ?? 'unknown reason'}; search is keyword-only`;
   const remote = e.source?.match(/^remote: (.*)$/);
   return remote ? `not downloaded yet: ${e.reason ?? 'downloads on first use'}, into ${remote[1]}` : `available (${e.source})`;
 }
