@@ -908,11 +908,22 @@ function topicTerm(word: string): string | null {
 }
 
 /** Word segments of a text with their term, sentence and whether they open it. */
+/**
+ * Characters that end a Chinese noun the segmenter reads apart from it (身份 | 证, 电影 | 票, 手机 | 号):
+ * a word and such a character right after it are one word in a title.
+ */
+const ZH_NOUN_ENDINGS: ReadonlySet<string> = new Set([
+  ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜茶酒汤粉药科',
+]);
+const HAN_WORD = /^\p{Script=Han}{2,}$/u;
+
 function words(text: string): Word[] {
   const out: Word[] = [];
   let sentence = 0;
   let first = true;
   let afterPause = false;
+  /** Where the last word ended. */
+  let end = -1;
   for (const seg of wordSegments(text)) {
     if (!seg.isWordLike) {
       if (SENTENCE_END.test(seg.segment)) {
@@ -922,8 +933,16 @@ function words(text: string): Word[] {
       if (PAUSE.test(seg.segment)) afterPause = true;
       continue;
     }
-    const term = topicTerm(seg.segment);
     const prev = out.at(-1);
+    // A Chinese word that may name a topic and the noun ending right after it are one word (身份 | 证).
+    if (seg.segment.length === 1 && ZH_NOUN_ENDINGS.has(seg.segment) && seg.index === end && prev?.term && HAN_WORD.test(prev.word)) {
+      prev.word += seg.segment;
+      prev.term = topicTerm(prev.word);
+      end++;
+      continue;
+    }
+    end = seg.index + seg.segment.length;
+    const term = topicTerm(seg.segment);
     out.push({
       word: seg.segment,
       term,

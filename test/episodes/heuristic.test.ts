@@ -344,6 +344,16 @@ describe('heuristic titles', () => {
     expect(zh.keywords).not.toContain('不要');
   });
 
+  it('name a Chinese noun whole where the segmenter cuts its ending off (身份 | 证 is 身份证), not a noun and the verb after it', () => {
+    const e = buildHeuristicEpisode([
+      msg('张三', '周末去爬长城？记得带身份证，电影票我也买好了。', at(0), 480),
+      msg('小明', '好的，身份证带上。饺子吃了吗？', at(1), 480),
+    ]);
+    expect(e.keywords).toEqual(expect.arrayContaining(['身份证', '电影票']));
+    expect(e.keywords).not.toContain('身份');
+    expect(e.keywords.join(' ')).not.toContain('饺子吃');
+  });
+
   it('name what a Chinese talk was about, not how it went (完整, 放松, 担心)', () => {
     const e = buildHeuristicEpisode([
       msg('王老师', '这周练肖邦的夜曲，左手要放松，踏板不要踩太深。', at(0), 480),
