@@ -907,7 +907,6 @@ function topicTerm(word: string): string | null {
   return term;
 }
 
-/** Word segments of a text with their term, sentence and whether they open it. */
 /**
  * Characters that end a Chinese noun the segmenter reads apart from it (身份 | 证, 电影 | 票, 手机 | 号):
  * a word and such a character right after it are one word in a title.
@@ -917,6 +916,7 @@ const ZH_NOUN_ENDINGS: ReadonlySet<string> = new Set([
 ]);
 const HAN_WORD = /^\p{Script=Han}{2,}$/u;
 
+/** Word segments of a text with their term, sentence and whether they open it. */
 function words(text: string): Word[] {
   const out: Word[] = [];
   let sentence = 0;
