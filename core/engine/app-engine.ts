@@ -50,14 +50,10 @@ const isHostOperation = (name: OperationName): name is HostOperationName => (HOS
  */
 export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
   let startup = o.startup;
-  let firstLock = o.lock;
-  let first = true;
-  const open = (s: Startup) => {
-    const lock = firstLock;
-    const embeddings = first ? (o.embeddings ?? 'auto') : 'auto';
-    firstLock = undefined;
-    first = false;
-    return openDefaultEngine({
+  // Only the first opening has the caller's lock and may leave the model unloaded; later ones (after a
+  // change) take their own lock and load the model.
+  const open = (s: Startup, { lock, embeddings }: { lock?: DirLock | undefined; embeddings: 'auto' | 'probe' } = { embeddings: 'auto' }) =>
+    openDefaultEngine({
       home: s.home,
       embeddingModel: s.embeddingModel,
       embeddings,
@@ -72,8 +68,7 @@ export async function openAppEngine(o: AppEngineOptions): Promise<AppEngine> {
       // Companions' entries follow the folder Settings chose (startup.json) unless a flag or NEMORI_HOME fixed it.
       companionHome: s.homePinnedBy ? s.home : null,
     });
-  };
-  let engine = await open(startup);
+  let engine = await open(startup, { lock: o.lock, embeddings: o.embeddings ?? 'auto' });
   /** Settles when no change is under way; changes run one after another. */
   let quiet: Promise<unknown> = Promise.resolve();
   let closed = false;
