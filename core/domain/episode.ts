@@ -82,16 +82,22 @@ export const Episode = EpisodeDraft.extend({
 });
 export type Episode = z.infer<typeof Episode>;
 
-/** Fields a person or program may change on an existing episode. */
-export const EpisodePatch = EpisodeDraft.pick({
-  episodeType: true,
-  level: true,
-  title: true,
-  content: true,
-  summary: true,
-  metadata: true,
-  structuredData: true,
-  keywords: true,
-  importance: true,
-}).partial();
+/**
+ * Fields a person or program may change on an existing episode. Without the draft's defaults: a field
+ * not given is kept as it is (editing a title must not reset the keywords, entities or importance).
+ */
+const draft = EpisodeDraft.shape;
+export const EpisodePatch = z
+  .object({
+    episodeType: draft.episodeType.removeDefault(),
+    level: draft.level.removeDefault(),
+    title: draft.title,
+    content: draft.content,
+    summary: draft.summary,
+    metadata: draft.metadata.removeDefault(),
+    structuredData: draft.structuredData.removeDefault(),
+    keywords: draft.keywords.removeDefault(),
+    importance: draft.importance.removeDefault(),
+  })
+  .partial();
 export type EpisodePatch = z.infer<typeof EpisodePatch>;

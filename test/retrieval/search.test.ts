@@ -173,6 +173,23 @@ describe('search with the tiny embedding model', () => {
     expect(social.results).toHaveLength(0);
   });
 
+  it('changes only what an edit gives: a new title keeps the keywords, entities, importance and kind', async () => {
+    const ownerId = newOwner();
+    await engine.call('ingestConversation', { ownerId, conversation: diary('e', entries) });
+    const tax = (await engine.call('search', { ownerId, query: 'tax report', mode: 'bm25' })).results[0]!;
+    await engine.call('updateEpisode', { ownerId, id: tax.id, patch: { importance: 0.8, episodeType: 'social' } });
+    const { episode: before } = await engine.call('getEpisode', { ownerId, id: tax.id });
+    expect(before.keywords.length).toBeGreaterThan(0);
+    expect(before.metadata.messageCount).toBe(1);
+    await engine.call('updateEpisode', { ownerId, id: tax.id, patch: { title: 'Taxes, at last' } });
+    const { episode: edited } = await engine.call('getEpisode', { ownerId, id: tax.id });
+    // Reading it counts as recalling it; the edit is its latest change.
+    const unchanged = ({ title: _t, updatedAt: _u, recallCount: _r, lastAccessed: _l, ...rest }: typeof before) => rest;
+    expect(edited.title).toBe('Taxes, at last');
+    expect(unchanged(edited)).toEqual(unchanged(before));
+    expect(edited).toMatchObject({ importance: 0.8, episodeType: 'social' });
+  });
+
   it('keeps every index consistent through update and delete', async () => {
     const ownerId = newOwner();
     await engine.call('ingestConversation', { ownerId, conversation: diary('d', entries) });
