@@ -32,6 +32,8 @@ export const UpdateEpisodeInput = z.object({ ownerId: Owner, id: z.string().uuid
 export const RebuildInput = z.object({ ownerId: Owner, reembed: z.boolean().default(false) });
 export const RebuildOutput = z.object({
   episodes: z.number().int(),
+  /** Episodes told again from their messages because older rules told them (core/episodes/retell.ts). */
+  retold: z.number().int(),
   embedded: z.number().int(),
   facts: z.number().int(),
   factsEmbedded: z.number().int(),

@@ -364,7 +364,9 @@ export function buildCli(): Command {
 
   program
     .command('rebuild')
-    .description('rebuild the search indexes from stored episodes (and embed what is missing); with --llm, rebuild episodes with the LLM')
+    .description(
+      'tell again the episodes older rules told, then rebuild the search indexes (and embed what is missing); with --llm, rebuild episodes with the LLM',
+    )
     .addOption(owner())
     .option('--reembed', 'recompute every vector, e.g. after changing the model')
     .option('--llm', 'upgrade the episodes built without the LLM while it failed (marked needs_rebuild), in place')
@@ -390,6 +392,7 @@ export function buildCli(): Command {
         g(),
         out,
         (x) =>
+          `${x.retold > 0 ? `Told ${quantity(x.retold, 'episode')} again by today's rules (title, summary, keywords). ` : ''}` +
           `Re-indexed ${quantity(x.episodes, 'episode')} (embedded ${x.embedded}) and ${quantity(x.facts, 'fact')} (embedded ${x.factsEmbedded}).`,
       );
     });

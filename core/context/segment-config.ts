@@ -33,6 +33,11 @@ export const SegmentConfig = z.object({
    * a turn, by the engine clock.
    */
   idleMinutes: z.number().positive().default(30),
+  /**
+   * An engine that stays open tells the episodes older rules told again (core/jobs/retelling.ts) this
+   * long after it opens, so its start-up and a companion's first calls do not share the database with it.
+   */
+  retellAfterSeconds: z.number().nonnegative().default(60),
 });
 export type SegmentConfig = z.infer<typeof SegmentConfig>;
 export const defaultSegmentConfig: SegmentConfig = SegmentConfig.parse({});

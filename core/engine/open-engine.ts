@@ -6,6 +6,7 @@ import { ENGINE_SETTINGS_KEY, EngineConfig, layerConfig, systemClock, type Clock
 import { makePrivate, STORE_FOLDER } from '../store/data-folder.js';
 import type { Embedder } from '../embed/embedder.js';
 import { startForgettingScheduler, type ForgettingScheduler } from '../jobs/forgetting-scheduler.js';
+import { startRetelling } from '../jobs/retelling.js';
 import { discoveryJobs } from '../jobs/discovery-runner.js';
 import { liveBuilding } from '../jobs/live-building.js';
 import { Store } from '../store/store.js';
@@ -204,6 +205,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     ...companions.handlers,
   };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
+  // Episodes older rules told are told again by today's, in the background of an engine that stays open.
+  const retelling = background ? startRetelling(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) discovery.kick(ownerId);
   // Live conversations whose turns were acknowledged but not (all) built when the last run ended: in the background.
@@ -236,6 +239,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
       await live.stop();
       // A background pass finishes its current batch before the store goes away.
       await scheduler?.stop();
+      await retelling?.stop();
       await discovery.stop();
       // Companions' last calls kept in memory (never worth failing a close for).
       await companions

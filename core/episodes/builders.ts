@@ -85,7 +85,7 @@ const TITLED_BY_SUBJECT = new Set(['chatgpt', 'claude']);
 const PLACEHOLDER_TITLE = /^\s*(?:new chat|new conversation|untitled|新对话|新的对话|新聊天)?\s*$/iu;
 
 /** The subject a conversation is titled with, when its source titles conversations by subject. */
-function subjectOf(conversation: ConversationInfo | null | undefined): string | undefined {
+export function subjectOf(conversation: ConversationInfo | null | undefined): string | undefined {
   if (!conversation?.title || !TITLED_BY_SUBJECT.has(conversation.source)) return undefined;
   const title = conversation.title.replace(/\s+/g, ' ').trim();
   if (PLACEHOLDER_TITLE.test(title)) return undefined;
@@ -108,14 +108,28 @@ export async function heuristicEpisodes(
   const segments = segmentMessages(messages, ctx.config.segment, (block) =>
     block.every((m) => vectors.has(m.id)) ? block.map((m) => vectors.get(m.id)!) : null,
   );
-  const readings = segments.map(readEpisode);
-  const idf = await memoryIdf(ctx, ownerId, new Set(readings.flatMap((r) => [...rarityTerms(r)])));
   const subject = subjectOf(conversation);
-  return segments.map((s, i) => ({
-    messages: s,
-    draft: { ...episodeFrom(readings[i]!, idf, subject), processingStatus: status },
-    graph: null,
-  }));
+  const drafts = await tellSegments(
+    ctx,
+    ownerId,
+    segments.map((messages) => ({ messages, subject })),
+  );
+  return segments.map((s, i) => ({ messages: s, draft: { ...drafts[i]!, processingStatus: status }, graph: null }));
+}
+
+/**
+ * The heuristic's telling of segments already cut (title, summary, keywords, entities), each with the
+ * subject its conversation is titled by: every segment is read first, then all are told with one look
+ * at how rare their words are in the memory.
+ */
+export async function tellSegments(
+  ctx: EngineContext,
+  ownerId: string,
+  segments: readonly { messages: readonly StoredMessage[]; subject: string | undefined }[],
+): Promise<EpisodeDraft[]> {
+  const readings = segments.map((s) => readEpisode(s.messages));
+  const idf = await memoryIdf(ctx, ownerId, new Set(readings.flatMap((r) => [...rarityTerms(r)])));
+  return readings.map((r, i) => episodeFrom(r, idf, segments[i]!.subject));
 }
 
 /**

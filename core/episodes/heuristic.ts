@@ -7,7 +7,13 @@ import { messageText } from '../text/message-text.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
 import { findTimeMentions, timeReference, withTimeNotes } from '../text/relative-time.js';
 
-export const HEURISTIC_VERSION = 'heuristic-1';
+/**
+ * Which rules told an episode (its title, summary, keywords): raised whenever they change, so the
+ * episodes older rules told, and nobody edited since, are told again from their messages
+ * (core/episodes/rederive.ts). Their boundaries stay.
+ */
+export const HEURISTIC_GENERATION = 2;
+export const HEURISTIC_VERSION = `heuristic-${HEURISTIC_GENERATION}`;
 
 const LETTER = /\p{L}/gu;
 

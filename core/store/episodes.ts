@@ -385,6 +385,22 @@ export function episodeReads(q: Sql) {
     },
 
     /**
+     * The episodes `builder` told by rules older than `generation` (its version is `<builder>-<n>`),
+     * that nobody edited since (updated when created) and that are neither a live tail still growing
+     * nor in the trash: the latest first.
+     */
+    async toldBefore(ownerId: string, builder: string, generation: number): Promise<string[]> {
+      const r = await q.query<{ id: string }>(
+        `SELECT id FROM episodes
+         WHERE owner_id = $1 AND builder = $2 AND updated_at = created_at AND processing_status <> 'open' AND tier <> 'trash'
+           AND coalesce(substring(processing_version FROM $3)::int, 0) < $4
+         ORDER BY start_at DESC, id`,
+        [ownerId, builder, `^${builder}-([0-9]+)$`, generation],
+      );
+      return r.rows.map((x) => x.id);
+    },
+
+    /**
      * Every episode (in time order) of the conversations that have something to rebuild: episodes
      * marked `needs_rebuild`, or with `heuristic` every heuristic episode. The caller groups the
      * marked ones into runs of neighbours.
@@ -534,6 +550,21 @@ export function episodeWrites(q: Sql) {
            processing_status = $16, processing_version = $17, updated_at = $18, base_importance = $14
          WHERE owner_id = $1 AND id = $2`,
         [ownerId, id, ...draftValues(d), now],
+      );
+      return (r.affectedRows ?? 0) > 0;
+    },
+
+    /**
+     * An episode told again from its messages by newer rules: its words (title, summary, content,
+     * keywords, metadata) and version change; its boundaries, status, importance, what a person did with
+     * it and when it was made and last changed stay — an unedited episode stays one. Only a `builder`
+     * episode nobody edited is changed: says whether it was.
+     */
+    async retell(ownerId: string, id: string, builder: string, d: EpisodeDraft): Promise<boolean> {
+      const r = await q.query(
+        `UPDATE episodes SET title = $4, content = $5, summary = $6, metadata = $7, keywords = $8, processing_version = $9
+         WHERE owner_id = $1 AND id = $2 AND builder = $3 AND updated_at = created_at`,
+        [ownerId, id, builder, d.title, d.content, d.summary, JSON.stringify(d.metadata), d.keywords, d.processingVersion],
       );
       return (r.affectedRows ?? 0) > 0;
     },

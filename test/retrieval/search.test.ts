@@ -226,6 +226,7 @@ describe('search with the tiny embedding model', () => {
     const before = await engine.call('search', { ownerId, query: 'mountains 上海 basketball', mode: 'hybrid' });
     expect(await engine.call('rebuildIndexes', { ownerId, reembed: true })).toEqual({
       episodes: entries.length - 1,
+      retold: 0,
       embedded: entries.length - 1,
       facts: 0,
       factsEmbedded: 0,

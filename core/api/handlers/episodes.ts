@@ -1,4 +1,5 @@
 import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
+import { retellEpisodes } from '../../episodes/retell.js';
 import { processPending } from '../../episodes/process.js';
 import { reindexFacts } from '../../facts/learn.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -58,10 +59,17 @@ export function episodeHandlers({
       // Pending messages include live turns: never built beside their tail's rebuild (core/jobs/live-building.ts).
       const episodes = await live.exclusive(async () => {
         await processPending(ctx, i.ownerId);
-        return rebuildIndexes(ctx, i.ownerId, {
+        // Their keyword entries follow with the whole index, rebuilt next.
+        const retold = await retellEpisodes(ctx, i.ownerId, {
+          keywordEntries: false,
+          signal: opts.signal,
+          onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildIndexes', phase: 'retell', done, total }),
+        });
+        const indexed = await rebuildIndexes(ctx, i.ownerId, {
           reembed: i.reembed,
           onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildIndexes', phase: 'index', done, total }),
         });
+        return { ...indexed, retold };
       });
       const facts = await reindexFacts(ctx, i.ownerId, { reembed: i.reembed });
       return { ...episodes, facts: facts.facts, factsEmbedded: facts.embedded };
