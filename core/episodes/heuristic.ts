@@ -10,7 +10,7 @@ import { findTimeMentions, timeReference, withTimeNotes } from '../text/relative
 /**
  * Which rules told an episode (its title, summary, keywords): raised whenever they change, so the
  * episodes older rules told, and nobody edited since, are told again from their messages
- * (core/episodes/rederive.ts). Their boundaries stay.
+ * (core/episodes/retell.ts). Their boundaries stay.
  */
 export const HEURISTIC_GENERATION = 2;
 export const HEURISTIC_VERSION = `heuristic-${HEURISTIC_GENERATION}`;
@@ -20,6 +20,9 @@ const LETTER = /\p{L}/gu;
 /** A file's name with an extension phones and computers give what people share. */
 const FILE_NAME =
   /(?<![\p{L}\d])([\p{L}\d]+(?:[_.-][\p{L}\d]+)*)\.(?:jpe?g|png|gif|heic|webp|bmp|mp4|mov|avi|mkv|webm|mp3|m4a|aac|opus|ogg|wav|pdf|docx?|xlsx?|pptx?|txt|csv|zip|rar|7z)(?![\p{L}\d])/giu;
+
+/** A web address: its host and path are where something is, not what the talk is about. */
+const WEB_ADDRESS = /\b(?:https?:\/\/|www\.)[^\s<>"'）)\]】]+/giu;
 
 /** A Chinese (or Japanese, Korean) conversation gets a title in its own script and punctuation. */
 function isMostlyCjk(text: string): boolean {
@@ -124,9 +127,11 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
   // A file's name says its words, not its extension or separators: "route_map.jpg" is about a route map.
+  // A web address says none (the doc at example.com/plan is not about example.com).
   const said = body
     .replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[')
-    .replace(FILE_NAME, (_, stem: string) => stem.replace(/[_.-]+/g, ' '));
+    .replace(FILE_NAME, (_, stem: string) => stem.replace(/[_.-]+/g, ' '))
+    .replace(WEB_ADDRESS, ' | ');
   // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
   // things shared, the names of those who shared them tell it.
   const cjk = isMostlyCjk(said) || (!/\p{L}/u.test(said) && isMostlyCjk(speakers.join(' ')));

@@ -883,12 +883,16 @@ interface Word {
   before: string | null;
   /** Whether a comma, colon or dash stands between it and the word before ("Thanks, Mel"). */
   afterPause: boolean;
+  /** Whether a pause, a bracket or a sign like & stands between it and the word before: no phrase joins them. */
+  apart: boolean;
   /** Written with a capital first. */
   capital: boolean;
 }
 
 const SENTENCE_END = /[.!?。！？\n]/u;
 const PAUSE = /[,;:—–，、；：]/u;
+/** Besides a pause, what stands between two things a phrase must not join: "the doc (link) & #team". */
+const APART = /[()（）[\]【】&#/|]/u;
 const CAPITAL = /^\p{Lu}/u;
 
 const TOPIC_TERMS_MAX = 50_000;
@@ -922,6 +926,7 @@ function words(text: string): Word[] {
   let sentence = 0;
   let first = true;
   let afterPause = false;
+  let apart = false;
   /** Where the last word ended. */
   let end = -1;
   for (const seg of wordSegments(text)) {
@@ -930,7 +935,8 @@ function words(text: string): Word[] {
         sentence++;
         first = true;
       }
-      if (PAUSE.test(seg.segment)) afterPause = true;
+      if (PAUSE.test(seg.segment)) afterPause = apart = true;
+      else if (APART.test(seg.segment)) apart = true;
       continue;
     }
     const prev = out.at(-1);
@@ -950,10 +956,11 @@ function words(text: string): Word[] {
       first,
       before: prev && !first ? prev.word.toLowerCase() : null,
       afterPause,
+      apart,
       capital: CAPITAL.test(seg.segment),
     });
     first = false;
-    afterPause = false;
+    afterPause = apart = false;
   }
   return out;
 }
@@ -1081,11 +1088,11 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
     for (let n = 2; n <= 3 && i + n <= ws.length; n++) {
       const run = ws.slice(i, i + n);
       const terms = run.map((w) => w.term);
-      // A pause ends a phrase: "五公里，膝盖有点疼" runs 公里 and 膝盖 together but says no 公里膝盖. A
-      // verb makes none either ("train leaves Shinjuku").
+      // A pause ends a phrase: "五公里，膝盖有点疼" runs 公里 and 膝盖 together but says no 公里膝盖; so do
+      // brackets and signs between things. A verb makes none either ("train leaves Shinjuku").
       if (
         terms.some((t) => !t || !score.has(t) || verb(occ.get(t)!)) ||
-        run.some((w, k) => w.sentence !== run[0]!.sentence || (k > 0 && w.afterPause)) ||
+        run.some((w, k) => w.sentence !== run[0]!.sentence || (k > 0 && w.apart)) ||
         new Set(terms).size < n
       )
         break;

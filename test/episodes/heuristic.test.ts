@@ -244,6 +244,25 @@ describe('heuristic titles', () => {
     expect(en.title).not.toMatch(/mother page/i);
   });
 
+  it('take no words from a web address, and join none across brackets or signs ("doc (link) & #team" is no "plan china")', () => {
+    const e = buildHeuristicEpisode([
+      msg('Alice Chen', 'Welcome @Wang! Plan is in the doc (https://example.com/plan) & #china-team.', '2024-03-09T16:05:00Z'),
+      msg('Bob', 'Thanks, reading the doc now (www.example.org/roadmap/q3)', '2024-03-09T16:06:00Z'),
+    ]);
+    expect(e.title).not.toMatch(/example|roadmap|plan china/i);
+    expect(e.keywords).not.toEqual(expect.arrayContaining(['example.com']));
+    expect(e.keywords).not.toContain('roadmap');
+    expect(e.keywords).toContain('doc');
+    // The address itself stays in what the episode tells.
+    expect(e.content).toContain('https://example.com/plan');
+    const zh = buildHeuristicEpisode([
+      msg('王小明', '新年快乐！红包在这里 https://example.com/cny 大吉大利', at(0), 480),
+      msg('Lin Wei', '新年快乐，谢谢！', at(1), 480),
+    ]);
+    expect(zh.title).not.toMatch(/example|cny/);
+    expect(zh.title).toContain('聊到');
+  });
+
   it('make no phrase of a verb before a name ("the train leaves Shinjuku"), and keep plural nouns after one ("Lego sets")', () => {
     const e = buildHeuristicEpisode([
       msg('Alex', 'Train leaves Shinjuku at 8:30, I joined the group chat for the hotel too.', '2024-03-31T08:05:00Z'),
