@@ -390,12 +390,14 @@ export function episodeReads(q: Sql) {
      * nor in the trash: the latest first.
      */
     async toldBefore(ownerId: string, builder: string, generation: number): Promise<string[]> {
+      // Versions other than this generation's are two ranges of episodes_by_version: none, mostly.
       const r = await q.query<{ id: string }>(
         `SELECT id FROM episodes
-         WHERE owner_id = $1 AND builder = $2 AND updated_at = created_at AND processing_status <> 'open' AND tier <> 'trash'
+         WHERE owner_id = $1 AND builder = $2 AND (processing_version < $5 OR processing_version > $5)
+           AND updated_at = created_at AND processing_status <> 'open' AND tier <> 'trash'
            AND coalesce(substring(processing_version FROM $3)::int, 0) < $4
          ORDER BY start_at DESC, id`,
-        [ownerId, builder, `^${builder}-([0-9]+)$`, generation],
+        [ownerId, builder, `^${builder}-([0-9]+)$`, generation, `${builder}-${generation}`],
       );
       return r.rows.map((x) => x.id);
     },

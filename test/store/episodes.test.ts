@@ -180,4 +180,34 @@ describe('episodes repository', () => {
     ]);
     expect(await store().read.episodes.rebuildCandidates(b, 'needs_rebuild')).toEqual([]);
   });
+
+  it('finds the episodes older rules told and nobody edited, latest first: not today’s, a newer version’s, an LLM’s, an edited, open or trashed one', async () => {
+    const [a, b] = owners();
+    const at = (minute: number) => {
+      const t = new Date(NOW.getTime() + minute * 60_000);
+      return { temporal: { start: t, end: t, utcOffsetMin: 0 } };
+    };
+    const told = (title: string, version: string, minute: number, o = {}) =>
+      addEpisode(store(), a, title, { builder: 'heuristic', processingVersion: version, ...at(minute), ...o });
+    const first = await told('First', 'heuristic-1', 1);
+    const later = await told('Later', 'heuristic-1', 2);
+    const stray = await told('Unnumbered', 'heuristic', 3);
+    await told('Today', 'heuristic-2', 4);
+    await told('Newer', 'heuristic-3', 5);
+    await told('Open tail', 'heuristic-1', 6, { processingStatus: 'open' });
+    await addEpisode(store(), a, 'By the LLM', { builder: 'llm', processingVersion: 'llm-1', ...at(7) });
+    const edited = await told('Edited', 'heuristic-1', 8);
+    await store().transaction((r) => r.episodes.update(a, edited, { title: 'Mine now' }, new Date(NOW.getTime() + 3_600_000)));
+    await addEpisode(store(), b, 'Someone else', { builder: 'heuristic', processingVersion: 'heuristic-1' });
+    expect(await store().read.episodes.toldBefore(a, 'heuristic', 2)).toEqual([stray, later, first]);
+
+    // Told again: its words and version change, it stays unedited, and it is not found again.
+    const retold = draft('First, told again', { builder: 'heuristic', processingVersion: 'heuristic-2', keywords: ['again'] });
+    expect(await store().transaction((r) => r.episodes.retell(a, first, 'heuristic', retold))).toBe(true);
+    expect(await store().transaction((r) => r.episodes.retell(a, edited, 'heuristic', retold))).toBe(false);
+    const [now] = await store().read.episodes.getMany(a, [first]);
+    expect(now).toMatchObject({ title: 'First, told again', keywords: ['again'], processingVersion: 'heuristic-2', ...at(1) });
+    expect(now!.updatedAt).toEqual(now!.createdAt);
+    expect(await store().read.episodes.toldBefore(a, 'heuristic', 2)).toEqual([stray, later]);
+  });
 });
