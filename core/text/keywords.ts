@@ -1005,6 +1005,32 @@ function verbBeforeName(w: Word, next: Word | undefined): boolean {
   return !w.capital && /[^su]s$/.test(w.word) && next !== undefined && next.before !== null && namesAThing(next);
 }
 
+/** Words that follow a plural noun rather than a verb: "Lego sets are…", "two Lego sets for the kids". */
+const AFTER_PLURALS: ReadonlySet<string> = new Set([
+  ...['are', 'were', 'have', 'had', 'do', 'did', 'can', 'could', 'will', 'would', 'should', 'may', 'might', 'must'],
+  ...['of', 'and', 'or', 'for', 'with', 'in', 'on', 'at', 'from', 'by', 'into', 'about', 'like', 'that', 'which', 'who'],
+]);
+
+/**
+ * A word in -s right after a name, with more of the sentence after it that no plural noun leads to,
+ * is a verb ("Tomorrow Beijing expects light rain", "Mochi strikes again"); not after a possessive
+ * ("Mel's kids love…").
+ */
+function verbAfterName(w: Word, prev: Word | undefined, next: Word | undefined): boolean {
+  return (
+    !w.capital &&
+    /[^su]s$/.test(w.word) &&
+    prev !== undefined &&
+    prev.capital &&
+    prev.sentence === w.sentence &&
+    !w.apart &&
+    !/['’]s$/.test(prev.word) &&
+    next !== undefined &&
+    next.sentence === w.sentence &&
+    !AFTER_PLURALS.has(next.word.toLowerCase())
+  );
+}
+
 function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string, Occurrence> {
   const occ = new Map<string, Occurrence>();
   for (const [i, w] of ws.entries()) {
@@ -1014,7 +1040,8 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     o.count++;
     if (w.capital && w.before && PHATIC.has(w.before)) o.addressed++;
     if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
-    else if ((w.before && BEFORE_VERBS.has(w.before)) || verbBeforeName(w, ws[i + 1])) o.verbish++;
+    else if ((w.before && BEFORE_VERBS.has(w.before)) || verbBeforeName(w, ws[i + 1]) || verbAfterName(w, ws[i - 1], ws[i + 1]))
+      o.verbish++;
     if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
     // A capital that opens a sentence says nothing of how the word is written ("Mochi strikes again"
     // beside "my cat Mochi"); every word kept here is also met inside a sentence, so its form is known.

@@ -244,6 +244,19 @@ describe('heuristic titles', () => {
     expect(en.title).not.toMatch(/mother page/i);
   });
 
+  it('make no phrase of a verb after a name ("Tomorrow Beijing expects light rain"), and keep plurals there ("Lego sets are", "Mel’s kids")', () => {
+    const rain = buildHeuristicEpisode([
+      msg('User', '明天北京会下雨吗？', '2024-05-01T08:05:00Z'),
+      msg('ChatGPT', 'Tomorrow Beijing expects light rain in the afternoon.', '2024-05-01T08:06:00Z'),
+    ]);
+    expect(rain.title).not.toContain('expects');
+    const kids = buildHeuristicEpisode([
+      msg('Ann', "Mel's kids love the zoo. The kids wanted to see the pandas.", '2024-03-31T08:05:00Z'),
+      msg('Bob', 'Lego sets are great too, the kids build them for hours.', '2024-03-31T08:06:00Z'),
+    ]);
+    expect(kids.keywords).toEqual(expect.arrayContaining(['kids', 'sets']));
+  });
+
   it('take no words from a web address, and join none across brackets or signs ("doc (link) & #team" is no "plan china")', () => {
     const e = buildHeuristicEpisode([
       msg('Alice Chen', 'Welcome @Wang! Plan is in the doc (https://example.com/plan) & #china-team.', '2024-03-09T16:05:00Z'),
