@@ -84,6 +84,12 @@ const TITLED_BY_SUBJECT = new Set(['chatgpt', 'claude']);
 /** Titles those apps give a conversation before they know its subject. */
 const PLACEHOLDER_TITLE = /^\s*(?:new chat|new conversation|untitled|新对话|新的对话|新聊天)?\s*$/iu;
 
+/** What builders read of a conversation: its title and where it came from (null once it is gone). */
+export async function conversationInfo(ctx: EngineContext, ownerId: string, conversationId: string): Promise<ConversationInfo | null> {
+  const c = await ctx.store.read.conversations.get(ownerId, conversationId);
+  return c && { title: c.title, source: c.source };
+}
+
 /** The subject a conversation is titled with, when its source titles conversations by subject. */
 export function subjectOf(conversation: ConversationInfo | null | undefined): string | undefined {
   if (!conversation?.title || !TITLED_BY_SUBJECT.has(conversation.source)) return undefined;

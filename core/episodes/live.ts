@@ -4,6 +4,7 @@ import type { Llm } from '../llm/llm.js';
 import { llmSegments } from './boundaries-llm.js';
 import {
   builderFor,
+  conversationInfo,
   heuristicEpisodes,
   newBuildSession,
   tryLlmEpisode,
@@ -97,13 +98,13 @@ export async function rebuildTail(
   const fresh = await read.conversations.pendingMessages(ownerId, conversationId);
   if (fresh.length === 0 && (!o.close || openIds.length === 0)) return { closed: 0, open: openIds.length > 0 };
   const tail = [...(await read.conversations.messagesOfEpisodes(ownerId, openIds)), ...fresh].sort(byTime);
-  const conversation = await read.conversations.get(ownerId, conversationId);
+  const conversation = await conversationInfo(ctx, ownerId, conversationId);
   const builder = builderFor(ctx, await read.conversations.dataType(ownerId, conversationId));
   const session = newBuildSession();
   const input = (messages: readonly StoredMessage[]): BuildInput => ({
     ownerId,
     messages,
-    conversation: conversation && { title: conversation.title, source: conversation.source },
+    conversation,
     session,
   });
   const store = async (built: readonly BuiltEpisode[]) => {

@@ -1,7 +1,7 @@
 import type { EngineContext } from '../context/engine-context.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import type { StoredMessage } from '../domain/conversation.js';
-import { builderFor, newBuildSession, type BuildInput, type BuiltEpisode, type EpisodeBuilder } from './builders.js';
+import { builderFor, conversationInfo, newBuildSession, type BuildInput, type BuiltEpisode, type EpisodeBuilder } from './builders.js';
 import { embeddingAhead, type EmbeddingAhead } from './embed-ahead.js';
 import { prepareVectorIndex } from './vector-index.js';
 
@@ -129,8 +129,7 @@ export async function processConversation(
   const window = builder.oneGroup ? ctx.config.segment.buildWindow : null;
   const ahead = window !== null && ctx.embedder && builder.embedsFirst ? embeddingAhead(ctx.embedder) : null;
   const buildCtx = ahead ? { ...ctx, embedder: ahead.embedder } : ctx;
-  const stored = await read.conversations.get(ownerId, conversationId);
-  const conversation = stored && { title: stored.title, source: stored.source };
+  const conversation = await conversationInfo(ctx, ownerId, conversationId);
   const session = newBuildSession();
   let created = 0;
   let standIns = 0;
@@ -269,11 +268,10 @@ export async function processConversations(
     for (const { at, builder, fresh } of batch) {
       const { conversationId } = conversations[at]!;
       const { pending, continued } = await withContinued(ctx, ownerId, conversationId, fresh);
-      const stored = await read.conversations.get(ownerId, conversationId);
       const input = {
         ownerId,
         messages: pending,
-        conversation: stored && { title: stored.title, source: stored.source },
+        conversation: await conversationInfo(ctx, ownerId, conversationId),
         session: newBuildSession(),
       };
       for await (const group of builder.build(ctx, input)) {

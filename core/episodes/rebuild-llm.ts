@@ -3,7 +3,7 @@ import { NemoriError } from '../domain/errors.js';
 import { isLlmError } from '../llm/llm.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import type { RebuildRow } from '../store/episodes.js';
-import { buildAllWithLlm, newBuildSession, type BuiltEpisode } from './builders.js';
+import { buildAllWithLlm, conversationInfo, newBuildSession, type BuiltEpisode } from './builders.js';
 import { processPending } from './process.js';
 
 /**
@@ -115,13 +115,12 @@ export async function rebuildEpisodesWithLlm(
     const oldIds = group.map((g) => g.id);
     const conversationId = group[0]!.conversationId;
     const messages = await ctx.store.read.conversations.messagesOfEpisodes(ownerId, oldIds);
-    const conversation = await ctx.store.read.conversations.get(ownerId, conversationId);
     let built: BuiltEpisode[];
     try {
       built = await buildAllWithLlm(ctx, llm, {
         ownerId,
         messages,
-        conversation: conversation && { title: conversation.title, source: conversation.source },
+        conversation: await conversationInfo(ctx, ownerId, conversationId),
         session,
       });
     } catch (e) {

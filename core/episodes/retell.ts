@@ -1,7 +1,7 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { bm25Doc, embeddingText } from '../retrieval/indexing.js';
-import { subjectOf, tellSegments } from './builders.js';
+import { conversationInfo, subjectOf, tellSegments } from './builders.js';
 import { HEURISTIC_GENERATION } from './heuristic.js';
 import { yieldToEventLoop } from './process.js';
 
@@ -41,10 +41,7 @@ export async function retellEpisodes(
     const subjects = new Map<string | null, string | undefined>();
     for (const e of episodes) {
       const c = e.conversationId;
-      if (!subjects.has(c)) {
-        const stored = c === null ? null : await read.conversations.get(ownerId, c);
-        subjects.set(c, subjectOf(stored && { title: stored.title, source: stored.source }));
-      }
+      if (!subjects.has(c)) subjects.set(c, subjectOf(c === null ? null : await conversationInfo(ctx, ownerId, c)));
     }
     // An episode whose messages are gone cannot be told from them: it keeps its words.
     const told = episodes.filter((e) => messages.has(e.id));
