@@ -18,7 +18,6 @@ import { currentCliBundle } from '../bin/cli-bundle.mjs';
 import { TEMPLATE_ENV } from './helpers/store-template.mjs';
 
 const PRELOAD = path.join(import.meta.dirname, 'helpers', 'store-template.mjs');
-const TMP_BASE_ENV = 'TEST_NEMORI_TMP_BASE';
 
 async function buildStoreTemplate(dir: string): Promise<void> {
   const store = await Store.open();
@@ -37,10 +36,10 @@ async function buildStoreTemplate(dir: string): Promise<void> {
 }
 
 export default async function setup(): Promise<() => void> {
-  // Under the machine's temporary folder, also when vitest sets up several projects in one process
-  // (each would otherwise nest in the last one's, past the length a Unix socket path may have).
-  const base = (process.env[TMP_BASE_ENV] ??= os.tmpdir());
-  const dir = fs.mkdtempSync(path.join(base, 'nemori-test-run-'));
+  // Every project of the run calls this, in one process: the first one's template and folder serve
+  // them all (a second would also make its folder inside the first one's, as TMPDIR now points there).
+  if (process.env[TEMPLATE_ENV]) return () => {};
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nemori-test-run-'));
   const template = path.join(dir, 'store-template');
   fs.mkdirSync(template);
   await Promise.all([buildStoreTemplate(template), currentCliBundle()]);
