@@ -39,7 +39,9 @@ const NOT_A_PASSWORD = new Set(
     'wrong incorrect invalid expired required needed missing correct right same different new old set reset changed ' +
     'too very not the a an my your his her our their this that it still already now weak strong long short secure ' +
     'safe easy hard simple complicated forgotten lost stored saved encrypted hidden private secret there here empty blank ' +
-    'case sensitive protected managed string str null none undefined true false'
+    'case sensitive protected managed string str null none undefined true false ' +
+    // where it is kept ("the password for the studio wifi is on the fridge")
+    'on in at under behind inside written somewhere taped printed'
   ).split(' '),
 );
 
@@ -104,7 +106,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kind: 'password',
     label: 'password',
     patterns: [
-      /(?<pre>\b(?:password|passwd|passphrase|pwd|passcode|pin)(?: (?:for|to|of|on) [\w.@-]+(?: [\w.@-]+)?)?(?:\s+(?:is|was|is now|will be)\s*[:：]?|\s*[:=：])\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
+      /(?<pre>\b(?:password|passwd|passphrase|pwd|passcode|pin)(?: (?:for|to|of|on|at) [\w.@-]+(?: [\w.@-]+){0,3})?(?:\s+(?:is|was|is now|will be)\s*[:：]?|['’]s(?=\s)|\s*[:=：])\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
       /(?<pre>(?:密码|密碼|口令|PIN码|pin码)(?:\s*(?:是|为|為|改成了?|改为|设为|設為)\s*[:：]?|\s*[:：=])\s*["'“‘「]?)(?<s>[^\s，。,；;！!？?、"'“”‘’」]{3,})/g,
     ],
     // Code that handles a password is not one: a type, a call, a variable or an environment lookup.

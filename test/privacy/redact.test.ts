@@ -19,6 +19,16 @@ describe('the privacy filter', () => {
     expect(redactText('家里的密码是 abc12345，记住了', rules).value).toBe('家里的密码是 [secret: password]，记住了');
   });
 
+  it('finds a password however the sentence names what it opens', () => {
+    const said = [
+      ['my password for the studio wifi is clay4ever!', 'my password for the studio wifi is [secret: password]'],
+      ['The password to my bank account is Tr0ub4dor&3.', 'The password to my bank account is [secret: password]'],
+      ['the passcode at the studio back door is 48213', 'the passcode at the studio back door is [secret: password]'],
+      ["my password's hunter2xyz, don't tell", "my password's [secret: password] don't tell"],
+    ];
+    for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
+  });
+
   it.each(NEAR_MISSES.map((t) => [t]))('leaves a line without secrets untouched: %s', (t) => {
     expect(redactText(t, rules)).toEqual({ value: t, redacted: 0 });
   });

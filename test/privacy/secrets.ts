@@ -95,6 +95,7 @@ export const NEAR_MISSES: string[] = [
   'const password = readPassword(); if (!password) throw new Error("password is required");',
   'type Login = { user: string; password: string };',
   'The password is wrong, please reset it.',
+  'The password for the studio wifi is on the fridge, the one for the guest network is written in my notes.',
   'Use `git log --since=2024-01-01 | head -n 20` to see recent commits.',
   'Pi is 3.14159265358979 and e is 2.718281828.',
   '身份证后四位是 1234 吗？不是，是 2023 年办的。',
