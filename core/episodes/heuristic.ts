@@ -4,6 +4,7 @@ import { CJK_CHARS, tokenize } from '../text/tokenize.js';
 import { describeSpan, describeSpanZh, joinNames, withArticle } from '../text/describe.js';
 import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
+import { sentences } from '../text/sentences.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
 import { findTimeMentions, timeReference, withTimeNotes } from '../text/relative-time.js';
 
@@ -12,7 +13,7 @@ import { findTimeMentions, timeReference, withTimeNotes } from '../text/relative
  * episodes older rules told, and nobody edited since, are told again from their messages
  * (core/episodes/retell.ts). Their boundaries stay.
  */
-export const HEURISTIC_GENERATION = 2;
+export const HEURISTIC_GENERATION = 3;
 export const HEURISTIC_VERSION = `heuristic-${HEURISTIC_GENERATION}`;
 
 const LETTER = /\p{L}/gu;
@@ -33,11 +34,6 @@ function isMostlyCjk(text: string): boolean {
 function clipped(sentence: string, max: number): string {
   const s = sentence.trim().replace(/\s+/g, ' ');
   return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
-}
-
-/** Latin sentences end at . ! ? before a space or the end (so not inside 3.5 or a web address), Chinese ones at 。！？. */
-function sentences(text: string): string[] {
-  return (text.match(/[^]*?(?:[.!?]+(?=\s|$)|[。！？]+)|[^]+$/gu) ?? []).filter((x) => x.trim());
 }
 
 function firstSentence(text: string, max: number): string {

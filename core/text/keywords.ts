@@ -1,4 +1,5 @@
 import { CJK_STOPWORDS, DETERMINERS, ENGLISH_STOPWORDS } from './stopwords.js';
+import { abbreviationAt, isAbbreviation } from './sentences.js';
 import { tokenize } from './tokenize.js';
 import { wordSegments } from './word-segments.js';
 
@@ -677,7 +678,7 @@ export function mayBeTopic(word: string): boolean {
     if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
     return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word) && !ZH_QUANTITY.test(word) && !ZH_COUNTED.test(word);
   }
-  if (NOT_TOPICS_EN.has(w) || NOT_TOPICS_EN.has(w.replace(/['’]s$/, ''))) return false;
+  if (NOT_TOPICS_EN.has(w) || NOT_TOPICS_EN.has(w.replace(/['’]s$/, '')) || isAbbreviation(w)) return false;
   if (/^[a-z]{3,}ed$/.test(w) && !ED_NOUNS.has(w)) return false;
   // Adverbs in -ly and contractions ("that'll") are not topics either.
   if (
@@ -931,7 +932,9 @@ function words(text: string): Word[] {
   let end = -1;
   for (const seg of wordSegments(text)) {
     if (!seg.isWordLike) {
-      if (SENTENCE_END.test(seg.segment)) {
+      // "Dr. Alvarez" goes on: the period of a title is no sentence's end.
+      const title = seg.segment === '.' && seg.index === end && isAbbreviation(out.at(-1)?.word ?? '');
+      if (SENTENCE_END.test(seg.segment) && !title) {
         sentence++;
         first = true;
       }
@@ -1155,8 +1158,8 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
   return out;
 }
 
-/** Capitalised words (or acronyms) not at the start of a sentence, joined when consecutive. */
-const NAME = /(?<![.!?]\s|^)\b(?:\p{Lu}[\p{Ll}'’]+|\p{Lu}{2,})(?:\s+(?:\p{Lu}[\p{Ll}'’]+|\p{Lu}{2,}))*/gu;
+/** Capitalised words (or acronyms), joined when consecutive. */
+const NAME = /\b(?:\p{Lu}[\p{Ll}'’]+|\p{Lu}{2,})(?:\s+(?:\p{Lu}[\p{Ll}'’]+|\p{Lu}{2,}))*/gu;
 const NOT_NAMES = new Set([
   'I',
   "I'm",
@@ -1202,8 +1205,10 @@ export function properNouns(text: string, limit: number): string[] {
   const count = new Map<string, number>();
   for (const line of text.split('\n')) {
     for (const m of line.matchAll(NAME)) {
-      const name = m[0].replace(/['’]s$/, '');
-      if (NOT_NAMES.has(name)) continue;
+      // A capital that opens a sentence says nothing, the names after it do; "Dr." opens no sentence.
+      const opens = m.index === 0 || (/[.!?]\s$/.test(line.slice(m.index - 2, m.index)) && !abbreviationAt(line, m.index - 2));
+      const name = (opens ? m[0].replace(/^\S+\s*/, '') : m[0]).replace(/['’]s$/, '');
+      if (!name || NOT_NAMES.has(name) || isAbbreviation(name)) continue;
       count.set(name, (count.get(name) ?? 0) + 1);
     }
   }

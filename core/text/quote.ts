@@ -1,3 +1,4 @@
+import { sentenceSpans } from './sentences.js';
 import { CJK_CHARS, tokenize } from './tokenize.js';
 
 /** Words as a budget counts them: whitespace-separated, each CJK character one word. */
@@ -25,21 +26,6 @@ export function cutToWords(text: string, n: number, cost: (s: string) => number 
     if (cost(cut) <= n) return cut;
   }
   return '…';
-}
-
-/** Where a sentence ends: an end mark before a space (not the dots inside `[...xs].sort()`), a CJK one, a line break. */
-const SENTENCE_END = /[.!?]+["'”’)\]]*(?=\s|$)|[。！？]+|\n/gu;
-
-/** The sentences of a text (and the lines of a list or of code), as spans. */
-function sentenceSpans(text: string): { from: number; to: number }[] {
-  const spans: { from: number; to: number }[] = [];
-  let from = 0;
-  for (const m of text.matchAll(SENTENCE_END)) {
-    spans.push({ from, to: m.index + m[0].length });
-    from = m.index + m[0].length;
-  }
-  if (from < text.length) spans.push({ from, to: text.length });
-  return spans.filter((x) => text.slice(x.from, x.to).trim());
 }
 
 /**

@@ -78,6 +78,22 @@ describe('heuristic episodes', () => {
     expect(zh.summary).not.toContain('太好了');
   });
 
+  it('sum up whole sentences: the period of a title or an abbreviation ends none ("Dr. Alvarez", "e.g. celadon")', () => {
+    const booked = buildHeuristicEpisode([
+      msg('Sam', "I finally booked the dentist for my broken molar, it's next Thursday at 3pm with Dr. Alvarez.", '2026-11-20T11:00:00Z'),
+      msg('Sam', 'Glazes for the molar-shaped bowl, e.g. celadon, suit stoneware.', '2026-11-20T11:01:00Z'),
+    ]);
+    expect(booked.summary).toContain('with Dr. Alvarez. ');
+    expect(booked.summary).toContain('e.g. celadon, suit stoneware.');
+    expect(booked.keywords).not.toContain('e.g');
+    const done = buildHeuristicEpisode([
+      msg('Sam', 'Dentist done. Dr. Alvarez says I need a crown, another visit in January.', '2026-11-27T00:10:00Z'),
+    ]);
+    expect(done.summary).toBe('Sam: Dr. Alvarez says I need a crown, another visit in January.');
+    // "Alvarez" is said inside a sentence, not at the start of one: a name; "Dr" is no name of its own.
+    expect(done.metadata.entities).toEqual(['Sam', 'Alvarez']);
+  });
+
   it('tell attachments instead of dropping them', () => {
     const m = msg('Ann', 'look!', '2024-01-01T10:00:00Z');
     m.attachments = [{ kind: 'image', caption: 'a dog on a beach' }];
