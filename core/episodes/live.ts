@@ -15,6 +15,7 @@ import {
 import { buildHeuristicEpisode } from './heuristic.js';
 import { storeEpisodes } from './process.js';
 import { splitByTimeGap, wordCount } from './segment.js';
+import { quantity } from '../text/describe.js';
 
 /**
  * Live memory's episodes. A live conversation (turns added one by one with `addMemory`) has an **open
@@ -137,7 +138,7 @@ export async function rebuildTail(
   if (standIns > 0) {
     const why = session.down ?? session.lastError;
     ctx.warn(
-      `the LLM could not build ${standIns} live episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
+      `the LLM could not build ${quantity(standIns, 'live episode')}${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
     );
   }
   await ctx.store.maintain();

@@ -4,6 +4,7 @@ import type { StoredMessage } from '../domain/conversation.js';
 import { builderFor, conversationInfo, newBuildSession, type BuildInput, type BuiltEpisode, type EpisodeBuilder } from './builders.js';
 import { embeddingAhead, type EmbeddingAhead } from './embed-ahead.js';
 import { prepareVectorIndex } from './vector-index.js';
+import { quantity } from '../text/describe.js';
 
 /**
  * What building a conversation reports as it goes, so an import can show each step's progress:
@@ -147,7 +148,7 @@ export async function processConversation(
   if (standIns > 0) {
     const why = session.down ?? session.lastError;
     ctx.warn(
-      `the LLM could not build ${standIns} episode(s)${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
+      `the LLM could not build ${quantity(standIns, 'episode')}${why ? ` (${why.message})` : ''}; they were built without it and marked for \`nemori rebuild --llm\``,
     );
   }
   await ctx.store.maintain();

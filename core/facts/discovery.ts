@@ -3,7 +3,7 @@ import { findMemories } from '../retrieval/find.js';
 import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { KeyError, parseKey, RelationshipType, type Fact } from '../domain/fact.js';
-import { describeSpan } from '../text/describe.js';
+import { describeSpan, quantity } from '../text/describe.js';
 import { localStamp, messageText, shorten } from '../text/message-text.js';
 import { keepValid, lenientList } from '../llm/json.js';
 import { isLlmError, type Llm } from '../llm/llm.js';
@@ -221,7 +221,7 @@ export async function runDiscovery(
   if (!llm) {
     const q = await read.discoveryQueue.size(ownerId);
     run.remaining = q.waiting + q.failed;
-    run.skipped = `no LLM is configured: ${run.remaining} episode(s) wait for knowledge discovery and will be read when one is set up`;
+    run.skipped = `no LLM is configured: ${quantity(run.remaining, 'episode')} ${run.remaining === 1 ? 'waits' : 'wait'} for knowledge discovery and will be read when one is set up`;
     return run;
   }
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
@@ -267,6 +267,6 @@ export async function runDiscovery(
   run.remaining = q.waiting + q.failed;
   // Fresh facts need planner statistics like fresh episodes do (the store decides whether it is time).
   if (run.episodes > 0) await ctx.store.maintain();
-  if (run.errors.length) ctx.warn(`knowledge discovery: ${run.errors.length} problem(s), first: ${run.errors[0]}`);
+  if (run.errors.length) ctx.warn(`knowledge discovery: ${quantity(run.errors.length, 'problem')}, first: ${run.errors[0]}`);
   return run;
 }

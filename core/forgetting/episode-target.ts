@@ -4,6 +4,7 @@ import { bm25Doc, embeddingText } from '../retrieval/indexing.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
 import { asRecord, tierItem, type ApplyOutcome, type ForgettingTarget, type Move } from './target.js';
+import { quantity } from '../text/describe.js';
 
 /** Moves per transaction: a crash loses at most one batch's progress, never half a move. */
 const BATCH = 256;
@@ -58,7 +59,7 @@ async function restore(ctx: EngineContext, ownerId: string, moves: readonly Move
   out.reembedded += vectors.size;
   if (!embedder)
     out.warnings.push(
-      `${moves.length} episode(s) restored without vectors (no embedding model): run \`nemori rebuild\` once the model is available`,
+      `${quantity(moves.length, 'episode')} restored without vectors (no embedding model): run \`nemori rebuild\` once the model is available`,
     );
   out.done.push(...ids);
 }

@@ -4,6 +4,7 @@ import { moveFacts } from '../facts/tiers.js';
 import { chunks } from '../store/sql.js';
 import type { Tier } from './decay.js';
 import { asRecord, tierItem, type ApplyOutcome, type ForgettingTarget, type Move } from './target.js';
+import { quantity } from '../text/describe.js';
 
 /**
  * Semantic facts under the forgetting logic. Simpler than episodes: a trashed fact keeps its keyword
@@ -87,7 +88,7 @@ export const factTarget: ForgettingTarget = {
     // Nothing re-embeds facts later (rebuild is for episodes); learning the fact again gives it its vector back.
     if (restored > 0 && !ctx.embedder) {
       out.warnings.push(
-        `${restored} fact(s) restored without vectors (no embedding model): found by keyword only until nemori rebuild runs with the model available`,
+        `${quantity(restored, 'fact')} restored without vectors (no embedding model): found by keyword only until nemori rebuild runs with the model available`,
       );
     }
     return out;

@@ -318,9 +318,12 @@ export function createMcpServer(o: McpServerOptions): McpServer {
     guarded('add_memory', async (a) => {
       const out = await call('addMemory', { conversationId: a.conversation_id, messages: a.messages, ...(a.end ? { end: true } : {}) });
       const again = out.stored < a.messages.length ? ` (${a.messages.length - out.stored} were stored before)` : '';
-      const secrets = out.redacted > 0 ? ` ${out.redacted} secret(s) were replaced with placeholders before storing.` : '';
+      const secrets =
+        out.redacted > 0
+          ? ` ${quantity(out.redacted, 'secret')} ${out.redacted === 1 ? 'was' : 'were'} replaced with placeholders before storing.`
+          : '';
       return text(
-        `Stored ${out.stored} message(s)${again} in conversation \`${out.conversationId}\`; pass it as conversation_id with the next exchange.${secrets}`,
+        `Stored ${quantity(out.stored, 'message')}${again} in conversation \`${out.conversationId}\`; pass it as conversation_id with the next exchange.${secrets}`,
         out,
       );
     }),

@@ -46,7 +46,7 @@ describe('knowledge discovery', () => {
     const episode = await ingestFirst(ownerId);
     const waiting = await engine.call('runDiscovery', { ownerId });
     expect(waiting).toMatchObject({ episodes: 0, remaining: 1 });
-    expect(waiting.skipped).toMatch(/no LLM is configured: 1 episode\(s\) wait/);
+    expect(waiting.skipped).toMatch(/no LLM is configured: 1 episode waits for knowledge discovery/);
     expect((await engine.call('knowledgeCapacity', { ownerId })).discoveryQueue).toEqual({ waiting: 1, failed: 0 });
     expect(server.chats()).toHaveLength(0);
 

@@ -227,7 +227,7 @@ describe('without an embedding model', () => {
 
     const restored = await engine.call('restoreFromArchive', { ownerId, id });
     expect(restored).toMatchObject({ tier: 'active', reembedded: false, warnings: [expect.stringMatching(/without vectors/)] });
-    expect(warnings).toContainEqual(expect.stringMatching(/fact\(s\) restored without vectors/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^1 fact restored without vectors/));
     const out = await engine.call('search', { ownerId, query: 'Lisbon', mode: 'bm25', kind: 'semantic' });
     expect(out.results.map((r) => r.id)).toEqual([id]);
   });

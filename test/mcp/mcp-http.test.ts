@@ -57,7 +57,7 @@ describe('/mcp on the HTTP bridge', () => {
       });
       expect(secret.structuredContent).toMatchObject({ stored: 1, redacted: 1 });
       const said = (secret.content as { text: string }[])[0]!.text;
-      expect(said).toContain('1 secret(s) were replaced with placeholders before storing.');
+      expect(said).toContain('1 secret was replaced with placeholders before storing.');
       expect(said).not.toContain('pond-2024');
       const context = await client.callTool({
         name: 'load_context',
