@@ -1,6 +1,6 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
-import { bm25Doc, embeddingText } from '../retrieval/indexing.js';
+import { bm25Doc, bm25Fields, embeddingText } from '../retrieval/indexing.js';
 import { conversationInfo, subjectOf, tellSegments } from './builders.js';
 import { HEURISTIC_GENERATION } from './heuristic.js';
 import { yieldToEventLoop } from './process.js';
@@ -50,8 +50,11 @@ export async function retellEpisodes(
       ownerId,
       told.map((e) => ({ messages: messages.get(e.id)!, subject: subjects.get(e.conversationId) })),
     );
-    // Only episodes that have a vector get one: an archived episode is kept without.
-    const embedded = told.flatMap((e, k) => (e.embeddingModel === null ? [] : [k]));
+    // Told in the same words (half of 20k synthetic episodes after a change of sentence rules), an
+    // episode keeps its keyword entries and vector: only its version is written. Only episodes that
+    // have a vector get a new one: an archived episode is kept without.
+    const reworded = told.map((e, k) => bm25Fields(e).some((text, f) => text !== bm25Fields({ ...drafts[k]!, id: e.id })[f]));
+    const embedded = told.flatMap((e, k) => (e.embeddingModel === null || embeddingText(e) === embeddingText(drafts[k]!) ? [] : [k]));
     const vectors =
       ctx.embedder && embedded.length > 0
         ? await ctx.embedder.embed(
@@ -61,16 +64,23 @@ export async function retellEpisodes(
         : null;
     retold += await ctx.store.transaction(async (r) => {
       // Another writer may have edited, rebuilt or deleted an episode since it was read: it is left as it is.
-      const changed: number[] = [];
-      for (const [k, e] of told.entries()) if (await r.episodes.retell(ownerId, e.id, 'heuristic', drafts[k]!)) changed.push(k);
-      if (o.keywordEntries !== false) {
+      const written = new Set(
+        await r.episodes.retell(
+          ownerId,
+          'heuristic',
+          told.map((e, k) => ({ id: e.id, draft: drafts[k]! })),
+        ),
+      );
+      const changed = told.flatMap((e, k) => (written.has(e.id) ? [k] : []));
+      const reindexed = changed.filter((k) => reworded[k]);
+      if (o.keywordEntries !== false && reindexed.length > 0) {
         await r.bm25.remove(
           ownerId,
-          changed.map((k) => told[k]!.id),
+          reindexed.map((k) => told[k]!.id),
         );
         await r.bm25.add(
           ownerId,
-          changed.map((k) => bm25Doc({ ...drafts[k]!, id: told[k]!.id })),
+          reindexed.map((k) => bm25Doc({ ...drafts[k]!, id: told[k]!.id })),
           ctx.config.retrieval.bm25,
         );
       }
