@@ -36,7 +36,11 @@ export function sentenceSpans(text: string): { from: number; to: number }[] {
   return spans.filter((x) => text.slice(x.from, x.to).trim());
 }
 
-/** The sentences of a text, each with the space before it. */
+/**
+ * The sentences of a message, each with the space before it. A line break alone ends none: chat
+ * messages wrap sentences over lines ("Check-in after 3pm,\nand they said…").
+ */
 export function sentences(text: string): string[] {
-  return sentenceSpans(text).map((x) => text.slice(x.from, x.to));
+  const flat = text.replace(/\n/g, ' ');
+  return sentenceSpans(flat).map((x) => flat.slice(x.from, x.to));
 }

@@ -92,6 +92,11 @@ describe('heuristic episodes', () => {
     expect(done.summary).toBe('Sam: Dr. Alvarez says I need a crown, another visit in January.');
     // "Alvarez" is said inside a sentence, not at the start of one: a name; "Dr" is no name of its own.
     expect(done.metadata.entities).toEqual(['Sam', 'Alvarez']);
+    // A sentence wrapped over lines is one sentence.
+    const wrapped = buildHeuristicEpisode([
+      msg('Alex', 'Check-in after 3pm,\nand they said "bring cash" for the onsen.', '2026-11-27T00:12:00Z'),
+    ]);
+    expect(wrapped.summary).toBe('Alex: Check-in after 3pm, and they said "bring cash" for the onsen.');
   });
 
   it('tell attachments instead of dropping them', () => {
