@@ -34,6 +34,8 @@ export const RebuildOutput = z.object({
   episodes: z.number().int(),
   /** Episodes told again from their messages because older rules told them (core/episodes/retell.ts). */
   retold: z.number().int(),
+  /** Copies of secrets older privacy rules let through, replaced by placeholders now (core/forgetting/secrets.ts). */
+  secrets: z.number().int(),
   embedded: z.number().int(),
   facts: z.number().int(),
   factsEmbedded: z.number().int(),

@@ -392,6 +392,7 @@ export function buildCli(): Command {
         g(),
         out,
         (x) =>
+          `${x.secrets > 0 ? `Replaced ${quantity(x.secrets, 'copy')} of secrets that older privacy rules let through. ` : ''}` +
           `${x.retold > 0 ? `Told ${quantity(x.retold, 'episode')} again by today's rules (title, summary, keywords). ` : ''}` +
           `Re-indexed ${quantity(x.episodes, 'episode')} (embedded ${x.embedded}) and ${quantity(x.facts, 'fact')} (embedded ${x.factsEmbedded}).`,
       );

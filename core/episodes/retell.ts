@@ -65,10 +65,10 @@ export async function retellEpisodes(
     retold += await ctx.store.transaction(async (r) => {
       // Another writer may have edited, rebuilt or deleted an episode since it was read: it is left as it is.
       const written = new Set(
-        await r.episodes.retell(
+        await r.episodes.reword(
           ownerId,
+          told.map((e, k) => ({ id: e.id, words: drafts[k]!, version: drafts[k]!.processingVersion })),
           'heuristic',
-          told.map((e, k) => ({ id: e.id, draft: drafts[k]! })),
         ),
       );
       const changed = told.flatMap((e, k) => (written.has(e.id) ? [k] : []));

@@ -47,8 +47,11 @@ const PLACEHOLDER = /^\[secret:/;
 /** The placeholders `redactText` leaves where secrets were, anywhere in a text. */
 export const SECRET_PLACEHOLDERS = /\[secret: [^\]\n]*\]/g;
 
+/** Told each secret replaced and its placeholder, by the one caller that must erase its copies elsewhere. */
+export type SecretSeen = (secret: string, placeholder: string) => void;
+
 /** The text with every secret the rules find replaced, and how many there were. */
-export function redactText(text: string, rules: PrivacyRules): Redacted<string> {
+export function redactText(text: string, rules: PrivacyRules, seen?: SecretSeen): Redacted<string> {
   if (!rules.enabled || text.length === 0) return { value: text, redacted: 0 };
   let out = text;
   let redacted = 0;
@@ -63,6 +66,7 @@ export function redactText(text: string, rules: PrivacyRules): Redacted<string> 
         // What an earlier kind already replaced is not a secret again ("password is [secret: openai key]").
         if (secret.length === 0 || PLACEHOLDER.test(secret) || (shape.accept && !shape.accept(secret))) return match;
         redacted++;
+        seen?.(secret, placeholder);
         return groups.s === undefined ? placeholder : `${groups.pre ?? ''}${placeholder}${groups.post ?? ''}`;
       });
     }
@@ -70,15 +74,15 @@ export function redactText(text: string, rules: PrivacyRules): Redacted<string> 
   return { value: out, redacted };
 }
 
-function redactStrings(v: unknown, rules: PrivacyRules, count: { n: number }): unknown {
+function redactStrings(v: unknown, rules: PrivacyRules, count: { n: number }, seen?: SecretSeen): unknown {
   if (typeof v === 'string') {
-    const r = redactText(v, rules);
+    const r = redactText(v, rules, seen);
     count.n += r.redacted;
     return r.value;
   }
-  if (Array.isArray(v)) return v.map((x) => redactStrings(x, rules, count));
+  if (Array.isArray(v)) return v.map((x) => redactStrings(x, rules, count, seen));
   if (typeof v === 'object' && v !== null && !(v instanceof Date)) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactStrings(x, rules, count)]));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactStrings(x, rules, count, seen)]));
   }
   return v;
 }
@@ -111,10 +115,10 @@ export function redactConversation(c: IncomingConversation, rules: PrivacyRules)
 }
 
 /** Any value with every string in it filtered (an episode written by hand, a fact): dates and numbers stay. */
-export function redactValue<T>(v: T, rules: PrivacyRules): Redacted<T> {
+export function redactValue<T>(v: T, rules: PrivacyRules, seen?: SecretSeen): Redacted<T> {
   if (!rules.enabled) return { value: v, redacted: 0 };
   const count = { n: 0 };
-  return { value: redactStrings(v, rules, count) as T, redacted: count.n };
+  return { value: redactStrings(v, rules, count, seen) as T, redacted: count.n };
 }
 
 const SECRET_NAME = /password|passwd|passphrase|passcode|\bpin\b|密码|密碼|口令/i;

@@ -61,6 +61,12 @@ function luhn(digits: string): boolean {
 /** Issuer prefixes of the card networks (Visa, Mastercard, Amex, Diners, JCB, Discover, UnionPay). */
 const CARD_ISSUER = /^(?:4|5[1-5]|222[1-9]|22[3-9]|2[3-6]|27[01]|2720|3[47]|3(?:0[0-5]|[68])|35|6(?:011|5|4[4-9]|2))/;
 
+/**
+ * Which shapes the filter knows: raised whenever they change, so what an engine already stored is
+ * filtered again with them (core/forgetting/secrets.ts).
+ */
+export const SECRET_SHAPES_GENERATION = 2;
+
 export const SECRET_SHAPES: readonly SecretShape[] = [
   {
     kind: 'private-key',

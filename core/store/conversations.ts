@@ -83,6 +83,11 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** The key of a message without an id of its own: who said what when. */
+export function saidKey(speaker: string, sentAt: Date, text: string): string {
+  return sha256(`${speaker}\u0000${sentAt.toISOString()}\u0000${sha256(text)}`);
+}
+
 /**
  * What makes a message the same message again when an export is imported twice: the export's id, or
  * who said what when — and which occurrence of that it is among the messages stored together. Three
@@ -93,7 +98,7 @@ function sha256(text: string): string {
 function dedupeKeys(messages: readonly IncomingMessage[]): string[] {
   const seen = new Map<string, number>();
   return messages.map((m) => {
-    const key = m.externalId ?? sha256(`${m.speaker}\u0000${m.sentAt.toISOString()}\u0000${sha256(m.text)}`);
+    const key = m.externalId ?? saidKey(m.speaker, m.sentAt, m.text);
     const n = seen.get(key) ?? 0;
     seen.set(key, n + 1);
     return n === 0 ? key : `${key}#${n}`;

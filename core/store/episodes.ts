@@ -109,6 +109,9 @@ function toEpisode({ episode }: { episode: EpisodeJson }): Episode {
 }
 
 /** What episode search and listing may be narrowed to, applied to the `e` alias wherever episodes are searched or listed. */
+/** What an episode says, apart from when and of which messages: what retelling and the privacy filter write again. */
+export type EpisodeWords = Pick<EpisodeDraft, 'title' | 'summary' | 'content' | 'keywords' | 'metadata'>;
+
 export interface EpisodeFilters {
   episodeTypes?: readonly string[] | undefined;
   since?: Date | undefined;
@@ -557,30 +560,35 @@ export function episodeWrites(q: Sql) {
     },
 
     /**
-     * Episodes told again from their messages by newer rules: their words (title, summary, content,
-     * keywords, metadata) and version change; their boundaries, status, importance, what a person did
-     * with them and when they were made and last changed stay — an unedited episode stays one. Only
-     * `builder` episodes nobody edited are changed, in one statement: returns the ids that were.
+     * Episodes' words written again (title, summary, content, keywords, metadata, and a version where one
+     * is given): told again by newer rules — `unedited` names the builder, and only its episodes nobody
+     * edited change — or filtered for secrets (`null`: any episode). Their boundaries, status,
+     * importance, what a person did with them and when they were made and last changed stay: an
+     * unedited episode stays one. One statement; returns the ids written.
      */
-    async retell(ownerId: string, builder: string, told: readonly { id: string; draft: EpisodeDraft }[]): Promise<string[]> {
-      if (told.length === 0) return [];
+    async reword(
+      ownerId: string,
+      rows: readonly { id: string; words: EpisodeWords; version?: string }[],
+      unedited: string | null,
+    ): Promise<string[]> {
+      if (rows.length === 0) return [];
       const r = await q.query<{ id: string }>(
         `UPDATE episodes e SET title = t.title, content = t.content, summary = t.summary, metadata = t.metadata,
-           keywords = ARRAY(SELECT jsonb_array_elements_text(t.keywords)), processing_version = t.version
+           keywords = ARRAY(SELECT jsonb_array_elements_text(t.keywords)), processing_version = COALESCE(t.version, e.processing_version)
          FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[], $9::text[])
            AS t(id, title, content, summary, metadata, keywords, version)
-         WHERE e.owner_id = $1 AND e.id = t.id AND e.builder = $2 AND e.updated_at = e.created_at
+         WHERE e.owner_id = $1 AND e.id = t.id AND ($2::text IS NULL OR (e.builder = $2 AND e.updated_at = e.created_at))
          RETURNING e.id`,
         [
           ownerId,
-          builder,
-          told.map((x) => x.id),
-          told.map((x) => x.draft.title),
-          told.map((x) => x.draft.content),
-          told.map((x) => x.draft.summary),
-          told.map((x) => JSON.stringify(x.draft.metadata)),
-          told.map((x) => JSON.stringify(x.draft.keywords)),
-          told.map((x) => x.draft.processingVersion),
+          unedited,
+          rows.map((x) => x.id),
+          rows.map((x) => x.words.title),
+          rows.map((x) => x.words.content),
+          rows.map((x) => x.words.summary),
+          rows.map((x) => JSON.stringify(x.words.metadata)),
+          rows.map((x) => JSON.stringify(x.words.keywords)),
+          rows.map((x) => x.version ?? null),
         ],
       );
       return r.rows.map((x) => x.id);

@@ -12,6 +12,7 @@ import { factReads, factWrites } from './facts.js';
 import { forgettingReads, forgettingWrites } from './forgetting.js';
 import { graphReads, graphWrites } from './graph.js';
 import { importPreferenceReads, importPreferenceWrites } from './import-preferences.js';
+import { privacyReads, privacyWrites } from './privacy.js';
 import { integrityReads, integrityWrites } from './integrity.js';
 import { llmReads, llmWrites } from './llm.js';
 import { relationshipReads, relationshipWrites } from './relationships.js';
@@ -47,6 +48,7 @@ export function readRepos(q: Sql) {
     baseline: baselineReads(q),
     integrity: integrityReads(q),
     memoryTables: memoryTableReads(q),
+    privacy: privacyReads(q),
   };
 }
 
@@ -76,6 +78,7 @@ export function writeRepos(q: Sql, track: WriteTracker) {
     importPreferences: { ...r.importPreferences, ...importPreferenceWrites(q) },
     integrity: { ...r.integrity, ...integrityWrites(q) },
     memoryTables: { ...r.memoryTables, ...memoryTableWrites(q) },
+    privacy: { ...r.privacy, ...privacyWrites(q) },
   };
 }
 

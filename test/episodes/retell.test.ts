@@ -24,7 +24,7 @@ async function ageEpisodes(engine: Engine, ownerId: string): Promise<void> {
   await ctx.store.transaction(async (r) => {
     for (const e of episodes) {
       const old = { ...e, title: OLD_TITLE, keywords: ['goo'], processingVersion: 'heuristic-1' };
-      expect(await r.episodes.retell(ownerId, 'heuristic', [{ id: e.id, draft: old }])).toEqual([e.id]);
+      expect(await r.episodes.reword(ownerId, [{ id: e.id, words: old, version: old.processingVersion }], 'heuristic')).toEqual([e.id]);
       await r.bm25.remove(ownerId, [e.id]);
       await r.bm25.add(ownerId, [bm25Doc(old)], ctx.config.retrieval.bm25);
       if (ctx.embedder) await r.vectors.upsert(ownerId, ctx.embedder.modelId, [{ episodeId: e.id, vector: vectors![e.id]! }]);

@@ -227,6 +227,7 @@ describe('search with the tiny embedding model', () => {
     expect(await engine.call('rebuildIndexes', { ownerId, reembed: true })).toEqual({
       episodes: entries.length - 1,
       retold: 0,
+      secrets: 0,
       embedded: entries.length - 1,
       facts: 0,
       factsEmbedded: 0,

@@ -204,10 +204,14 @@ describe('episodes repository', () => {
     // Told again: its words and version change, it stays unedited, and it is not found again.
     const retold = draft('First, told again', { builder: 'heuristic', processingVersion: 'heuristic-2', keywords: ['again'] });
     const written = await store().transaction((r) =>
-      r.episodes.retell(a, 'heuristic', [
-        { id: first, draft: retold },
-        { id: edited, draft: retold },
-      ]),
+      r.episodes.reword(
+        a,
+        [
+          { id: first, words: retold, version: retold.processingVersion },
+          { id: edited, words: retold, version: retold.processingVersion },
+        ],
+        'heuristic',
+      ),
     );
     expect(written).toEqual([first]);
     const [now] = await store().read.episodes.getMany(a, [first]);

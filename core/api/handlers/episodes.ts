@@ -1,5 +1,6 @@
 import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
 import { retellEpisodes } from '../../episodes/retell.js';
+import { scrubSecrets } from '../../forgetting/secrets.js';
 import { processPending } from '../../episodes/process.js';
 import { reindexFacts } from '../../facts/learn.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -58,6 +59,8 @@ export function episodeHandlers({
     async rebuildIndexes(i, opts) {
       // Pending messages include live turns: never built beside their tail's rebuild (core/jobs/live-building.ts).
       const episodes = await live.exclusive(async () => {
+        // Secrets older privacy rules let through go first: what is built and indexed next is built from their placeholders.
+        const { secrets } = await scrubSecrets(ctx, i.ownerId, { signal: opts.signal });
         await processPending(ctx, i.ownerId);
         // Their keyword entries follow with the whole index, rebuilt next.
         const retold = await retellEpisodes(ctx, i.ownerId, {
@@ -69,7 +72,7 @@ export function episodeHandlers({
           reembed: i.reembed,
           onProgress: (done, total) => opts.onProgress?.({ operation: 'rebuildIndexes', phase: 'index', done, total }),
         });
-        return { ...indexed, retold };
+        return { ...indexed, retold, secrets };
       });
       const facts = await reindexFacts(ctx, i.ownerId, { reembed: i.reembed });
       return { ...episodes, facts: facts.facts, factsEmbedded: facts.embedded };

@@ -1,0 +1,113 @@
+import type { Attachment } from '../domain/conversation.js';
+import { saidKey } from './conversations.js';
+import { textArray, uuidArray, type Sql } from './sql.js';
+
+/** What the privacy filter reads of a stored message. */
+export interface MessageWords {
+  id: string;
+  text: string;
+  attachments: Attachment[];
+  metadata: Record<string, unknown>;
+}
+
+/** Reading what is stored again with today's privacy rules (core/privacy/scrub.ts). */
+export function privacyReads(q: Sql) {
+  return {
+    /** An owner's messages after `after` (all from the first without), `limit` of them, in id order. */
+    async messagePage(ownerId: string, after: string | null, limit: number): Promise<MessageWords[]> {
+      const r = await q.query<{ id: string; content: string; attachments: Attachment[]; metadata: Record<string, unknown> }>(
+        `SELECT id, content, attachments, metadata FROM messages
+         WHERE owner_id = $1 AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`,
+        [ownerId, after, limit],
+      );
+      return r.rows.map((x) => ({ id: x.id, text: x.content, attachments: x.attachments, metadata: x.metadata }));
+    },
+
+    async conversationTitles(ownerId: string): Promise<{ id: string; title: string }[]> {
+      const r = await q.query<{ id: string; title: string }>(
+        `SELECT id, title FROM conversations WHERE owner_id = $1 AND title IS NOT NULL ORDER BY id`,
+        [ownerId],
+      );
+      return r.rows;
+    },
+
+    /** Every episode of an owner, in the trash too (which has no live index entries). */
+    async episodeIds(ownerId: string): Promise<{ id: string; trashed: boolean }[]> {
+      const r = await q.query<{ id: string; trashed: boolean }>(
+        `SELECT id, tier = 'trash' AS trashed FROM episodes WHERE owner_id = $1 ORDER BY id`,
+        [ownerId],
+      );
+      return r.rows;
+    },
+  };
+}
+
+export function privacyWrites(q: Sql) {
+  return {
+    /**
+     * Messages with their words filtered again. A message without an id of its own is found on a
+     * re-import by a key of its text: it gets the key of its new text (the one a re-import of the same
+     * export now makes), numbered on where another message of its conversation holds that key already,
+     * so the export is found again instead of stored twice.
+     */
+    async rewriteMessages(ownerId: string, rows: readonly MessageWords[]): Promise<void> {
+      if (rows.length === 0) return;
+      const now = await q.query<{
+        id: string;
+        conversation_id: string;
+        external_id: string | null;
+        dedupe_key: string;
+        speaker: string;
+        sent_at: Date;
+      }>(
+        `SELECT id, conversation_id, external_id, dedupe_key, speaker, sent_at FROM messages WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
+        [ownerId, uuidArray(rows.map((x) => x.id))],
+      );
+      const byId = new Map(now.rows.map((x) => [x.id, x]));
+      const keyed = rows.flatMap((x) => {
+        const m = byId.get(x.id);
+        return m ? [{ ...x, m, base: m.external_id ?? saidKey(m.speaker, m.sent_at, x.text) }] : [];
+      });
+      const hashed = keyed.filter((x) => x.m.external_id === null);
+      const taken = hashed.length
+        ? await q.query<{ conversation_id: string; dedupe_key: string }>(
+            `SELECT conversation_id, dedupe_key FROM messages
+             WHERE owner_id = $1 AND conversation_id = ANY($2::uuid[]) AND dedupe_key LIKE ANY($3::text[]) AND NOT id = ANY($4::uuid[])`,
+            [
+              ownerId,
+              uuidArray([...new Set(hashed.map((x) => x.m.conversation_id))]),
+              textArray(hashed.map((x) => `${x.base}%`)),
+              uuidArray(keyed.map((x) => x.m.id)),
+            ],
+          )
+        : { rows: [] };
+      const used = new Set(taken.rows.map((x) => `${x.conversation_id} ${x.dedupe_key}`));
+      const keys = keyed.map(({ m, base }) => {
+        if (m.external_id !== null) return m.dedupe_key;
+        // The occurrence a message was among equal ones stays its number.
+        let n = Number(/#(\d+)$/.exec(m.dedupe_key)?.[1] ?? 0);
+        let key = n === 0 ? base : `${base}#${n}`;
+        while (used.has(`${m.conversation_id} ${key}`)) key = `${base}#${++n}`;
+        used.add(`${m.conversation_id} ${key}`);
+        return key;
+      });
+      await q.query(
+        `UPDATE messages m SET content = u.content, attachments = u.attachments::jsonb, metadata = u.metadata::jsonb, dedupe_key = u.dedupe
+         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(id, content, attachments, metadata, dedupe)
+         WHERE m.owner_id = $1 AND m.id = u.id`,
+        [
+          ownerId,
+          uuidArray(keyed.map((x) => x.id)),
+          textArray(keyed.map((x) => x.text)),
+          textArray(keyed.map((x) => JSON.stringify(x.attachments))),
+          textArray(keyed.map((x) => JSON.stringify(x.metadata))),
+          textArray(keys),
+        ],
+      );
+    },
+
+    async retitleConversation(ownerId: string, id: string, title: string): Promise<void> {
+      await q.query(`UPDATE conversations SET title = $3 WHERE owner_id = $1 AND id = $2`, [ownerId, id, title]);
+    },
+  };
+}

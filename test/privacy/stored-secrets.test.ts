@@ -1,0 +1,136 @@
+/**
+ * Secrets a memory already holds because the rules of their day let them through (an older Nemori, the
+ * filter or a kind switched off then, a pattern added since) are taken out by `nemori rebuild` and, once
+ * per change of the rules, by the background job: messages, conversation titles and episodes show the
+ * placeholders, search no longer finds the secrets, no file of the data folder holds them, and the same
+ * export or turns sent again are found again instead of stored twice.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEmbedder } from '../../core/embed/index.js';
+import { openEngine, type Engine } from '../../core/engine/open-engine.js';
+import { retellEpisodes } from '../../core/episodes/retell.js';
+import { scrubWithNewRules } from '../../core/forgetting/secrets.js';
+import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
+import { tempDir } from '../helpers/engine.js';
+import { SECRET_LINES } from './secrets.js';
+
+const OWNER = 'me';
+const root = tempDir('nemori-stored-secrets-');
+const home = path.join(root, 'home');
+let engine: Engine | undefined;
+
+const password = SECRET_LINES.find((l) => l.kind === 'password')!;
+const card = SECRET_LINES.find((l) => l.kind === 'card-number')!;
+const TURN = { speaker: 'Ana', role: 'user' as const, text: `by the way ${password.text}`, time: '2024-05-07T10:00:00+08:00' };
+
+function chatFile(): string {
+  const file = path.join(root, 'chat.json');
+  const messages = SECRET_LINES.map((l, n) => ({
+    id: `m-${n}`,
+    speaker: n % 2 ? 'Bo' : 'Ana',
+    role: n % 2 ? 'other' : 'user',
+    text: l.text,
+    timestamp: new Date(Date.parse('2024-05-06T09:00:00Z') + n * 60_000).toISOString(),
+  }));
+  fs.writeFileSync(file, JSON.stringify({ conversations: [{ id: 'c1', title: `Accounts ${card.secret}`, messages }] }));
+  return file;
+}
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+const leaks = () =>
+  filesUnder(home).flatMap((f) => {
+    const bytes = fs.readFileSync(f);
+    return SECRET_LINES.filter((l) => bytes.includes(Buffer.from(l.secret, 'utf8'))).map((l) => `${l.kind} in ${path.relative(home, f)}`);
+  });
+
+beforeAll(async () => {
+  engine = await openEngine({ home, embedder: await openEmbedder(tinyModelOptions()) });
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+describe('secrets stored before the rules knew them', () => {
+  it('are replaced everywhere by `rebuild`, and the same export and turns are found again, not stored twice', async () => {
+    const e = engine!;
+    // What an older Nemori without the filter stored.
+    await e.call('setEngineSettings', { privacy: { enabled: false } });
+    const file = chatFile();
+    expect((await e.call('importFiles', { ownerId: OWNER, paths: [file] })).redacted).toBe(0);
+    await e.call('addMemory', { ownerId: OWNER, conversationId: 'live', messages: [TURN], end: true });
+    const hand = await e.call('createEpisode', {
+      ownerId: OWNER,
+      episode: {
+        title: `PIN: ${password.secret}`,
+        content: `Ana said ${password.text}.`,
+        summary: password.text,
+        start: '2024-05-08T09:00:00Z',
+      },
+    });
+    const found = (await e.call('search', { ownerId: OWNER, query: password.secret, mode: 'bm25' })).results.map((r) => r.id);
+    expect(found).toContain(hand.id);
+
+    await e.call('setEngineSettings', { privacy: { enabled: true } });
+    const rebuilt = await e.call('rebuildIndexes', { ownerId: OWNER });
+    expect(rebuilt.secrets).toBeGreaterThanOrEqual(SECRET_LINES.length + 2);
+
+    const { episodes } = await e.call('listEpisodes', { ownerId: OWNER, limit: 100 });
+    const details = await Promise.all(episodes.map((x) => e.call('getEpisode', { ownerId: OWNER, id: x.id })));
+    const texts = details.flatMap((d) => d.messages.map((m) => m.text));
+    for (const l of SECRET_LINES) expect(texts).toContain(l.text.replace(l.secret, l.placeholder));
+    expect(texts).toContain(`by the way ${password.text.replace(password.secret, password.placeholder)}`);
+    const mine = details.find((d) => d.episode.id === hand.id)!.episode;
+    expect(mine).toMatchObject({ title: 'PIN: [secret: password]', summary: password.text.replace(password.secret, password.placeholder) });
+    // The episode written by hand keeps being one nobody but its writer edited.
+    expect(mine.updatedAt).toBe(hand.updatedAt);
+    for (const query of [password.secret, card.secret]) {
+      const results = (await e.call('search', { ownerId: OWNER, query, mode: 'bm25' })).results;
+      expect(
+        results.map((r) => r.title),
+        query,
+      ).toEqual([]);
+    }
+    // Found by meaning with its new words, by the placeholder by keyword.
+    expect((await e.call('search', { ownerId: OWNER, query: 'PIN secret password', mode: 'hybrid' })).results.map((r) => r.id)).toContain(
+      hand.id,
+    );
+
+    // The same export and the same turn again: nothing new.
+    const again = await e.call('importFiles', { ownerId: OWNER, paths: [file] });
+    expect(again.files[0]).toMatchObject({ messagesAdded: 0 });
+    const turn = await e.call('addMemory', { ownerId: OWNER, conversationId: 'live', messages: [TURN] });
+    expect(turn.stored).toBe(0);
+    expect((await e.call('rebuildIndexes', { ownerId: OWNER })).secrets).toBe(0);
+
+    await e.close();
+    engine = undefined;
+    expect(leaks()).toEqual([]);
+  });
+
+  it('are taken out once per change of the rules by the background job, for every owner', async () => {
+    const e = (engine = await openEngine({ home, embedder: await openEmbedder(tinyModelOptions()) }));
+    const ctx = e.context;
+    await scrubWithNewRules(ctx);
+    // Another owner's, stored with a pattern nobody had set yet.
+    await e.call('addMemory', { ownerId: 'other', messages: [{ speaker: 'Bo', text: 'my badge is EMP-204518, do not share' }], end: true });
+    expect(await scrubWithNewRules(ctx)).toBeNull();
+    await e.call('setEngineSettings', { privacy: { patterns: [{ name: 'employee id', regex: 'EMP-\\d{6}' }] } });
+    const scrubbed = await scrubWithNewRules(ctx);
+    expect(scrubbed).toMatchObject({ messages: 1, conversations: 0, episodes: 1 });
+    expect(scrubbed!.secrets).toBeGreaterThanOrEqual(2);
+    expect(await scrubWithNewRules(ctx)).toBeNull();
+    // The job then tells again the episodes the heuristic told from them: their titles and keywords too.
+    expect(await retellEpisodes(ctx, 'other')).toBe(1);
+    const [episode] = (await e.call('listEpisodes', { ownerId: 'other', limit: 5 })).episodes;
+    expect(episode!.summary).toContain('[secret: employee id]');
+    expect((await e.call('search', { ownerId: 'other', query: 'EMP-204518', mode: 'bm25' })).results).toEqual([]);
+  });
+});
