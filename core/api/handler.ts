@@ -3,6 +3,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { DiscoveryJobs } from '../jobs/discovery-runner.js';
 import type { FolderWatcher } from '../ingest/watched-folder.js';
 import type { LiveBuilding } from '../jobs/live-building.js';
+import type { Retelling } from '../jobs/retelling.js';
 import type { Progress } from '../jobs/progress.js';
 import type { operations, OperationName, OpOutput } from './contract.js';
 
@@ -41,6 +42,8 @@ export interface HandlerEnv {
   live: LiveBuilding;
   /** A long-running host (the app, `nemori web`): background work starts by itself, not only on request. */
   background: boolean;
+  /** Bringing stored memory up to today's rules, in a long-running host (null elsewhere: `nemori rebuild` does it). */
+  retelling: Retelling | null;
   /** The configuration the host opened the engine with; saved settings lie under it. */
   explicitConfig: Record<string, unknown>;
   embeddingStatus: EmbeddingStatus;

@@ -166,8 +166,11 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
           },
         })
       : null;
+  // Episodes older rules told are told again by today's, in the background of an engine that stays open.
+  const retelling = background ? startRetelling(ctx) : null;
   const env = {
     ctx,
+    retelling,
     embeddingStatus: embedding,
     discovery,
     live,
@@ -205,8 +208,6 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     ...companions.handlers,
   };
   const scheduler: ForgettingScheduler | null = o.scheduleForgetting ? startForgettingScheduler(ctx) : null;
-  // Episodes older rules told are told again by today's, in the background of an engine that stays open.
-  const retelling = background ? startRetelling(ctx) : null;
   // Episodes that waited for an LLM (or were cut short when the app last closed) are read now.
   if (background && ctx.llm) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) discovery.kick(ownerId);
   // Live conversations whose turns were acknowledged but not (all) built when the last run ended: in the background.

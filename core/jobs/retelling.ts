@@ -4,6 +4,8 @@ import { retellEpisodes } from '../episodes/retell.js';
 import { scrubWithNewRules } from '../forgetting/secrets.js';
 
 export interface Retelling {
+  /** The privacy rules changed: stored memory is filtered again with them, after the work under way. */
+  rulesChanged(): void;
   /** Stops between two batches and waits for the one being written. */
   stop(): Promise<void>;
 }
@@ -13,35 +15,47 @@ export interface Retelling {
  * open (the app, the holder a companion reaches): once, a while after it opens
  * (`segment.retellAfterSeconds`), owner after owner, so a person who updates Nemori sees today's titles
  * in the journal and search without running anything. First, when the privacy rules changed since the
- * memory was last filtered, the secrets older rules let through are taken out (core/forgetting/secrets.ts).
- * Each batch is its own transaction and the job yields between batches: calls made meanwhile wait for
- * one batch at most.
+ * memory was last filtered, the secrets older rules let through are taken out (core/forgetting/secrets.ts);
+ * a change of the settings runs the same pass at once. Each batch is its own transaction and the job
+ * yields between batches: calls made meanwhile wait for one batch at most.
  */
 export function startRetelling(ctx: EngineContext): Retelling {
   const abort = new AbortController();
-  const done = (async () => {
-    await setTimeout(ctx.config.segment.retellAfterSeconds * 1000, undefined, { signal: abort.signal, ref: false }).catch(() => {});
-    if (abort.signal.aborted || !ctx.store.isOpen) return;
-    try {
-      await scrubWithNewRules(ctx, { signal: abort.signal });
-    } catch (e) {
-      if (abort.signal.aborted) return;
-      ctx.warn(`filtering stored memory with today's privacy rules failed: ${(e as Error).message}`);
+  const going = () => !abort.signal.aborted && ctx.store.isOpen;
+  const scrub = async () => {
+    if (!going()) return;
+    await scrubWithNewRules(ctx, { signal: abort.signal }).catch((e: unknown) => {
+      if (!abort.signal.aborted) ctx.warn(`filtering stored memory with today's privacy rules failed: ${(e as Error).message}`);
+    });
+  };
+  const retell = async () => {
+    for (const ownerId of going() ? await ctx.store.read.episodes.owners() : []) {
+      if (!going()) return;
+      await retellEpisodes(ctx, ownerId, { signal: abort.signal }).catch((e: unknown) => {
+        if (!abort.signal.aborted) ctx.warn(`telling ${ownerId}'s older episodes again failed: ${(e as Error).message}`);
+      });
     }
-    for (const ownerId of await ctx.store.read.episodes.owners()) {
-      if (abort.signal.aborted || !ctx.store.isOpen) return;
-      try {
-        await retellEpisodes(ctx, ownerId, { signal: abort.signal });
-      } catch (e) {
-        if (abort.signal.aborted) return;
-        ctx.warn(`telling ${ownerId}'s older episodes again failed: ${(e as Error).message}`);
-      }
-    }
-  })().catch((e: unknown) => ctx.warn(`telling older episodes again failed: ${(e as Error).message}`));
+  };
+  // One pass after another: a change of the rules while the first pass waits is acted on at once.
+  let work: Promise<void> = Promise.resolve();
+  const then = (pass: () => Promise<void>) =>
+    (work = work.then(pass).catch((e: unknown) => ctx.warn(`bringing stored memory up to today's rules failed: ${(e as Error).message}`)));
+  // Filtered episodes the heuristic told are told again from their filtered messages.
+  const pass = async () => {
+    await scrub();
+    await retell();
+  };
+  const first = setTimeout(ctx.config.segment.retellAfterSeconds * 1000, undefined, { signal: abort.signal, ref: false })
+    .then(() => then(pass))
+    .catch(() => {});
   return {
+    rulesChanged() {
+      void then(pass);
+    },
     async stop() {
       abort.abort();
-      await done;
+      await first;
+      await work;
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openEmbedder } from '../../core/embed/index.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
 import { retellEpisodes } from '../../core/episodes/retell.js';
@@ -132,5 +132,36 @@ describe('secrets stored before the rules knew them', () => {
     const [episode] = (await e.call('listEpisodes', { ownerId: 'other', limit: 5 })).episodes;
     expect(episode!.summary).toContain('[secret: employee id]');
     expect((await e.call('search', { ownerId: 'other', query: 'EMP-204518', mode: 'bm25' })).results).toEqual([]);
+  });
+
+  it('are taken out in the background of a host as soon as the person adds a pattern', async () => {
+    await engine?.close();
+    // The first pass of the job waits an hour: the change of the rules does not.
+    const e = (engine = await openEngine({
+      home,
+      embedder: null,
+      scheduleForgetting: true,
+      config: { segment: { retellAfterSeconds: 3600 } },
+    }));
+    await e.call('addMemory', {
+      ownerId: 'other',
+      messages: [{ speaker: 'Bo', text: 'the locker code is LCK-88213, top row' }],
+      end: true,
+    });
+    // A host builds the episode in the background.
+    await vi.waitFor(
+      async () => expect((await e.call('search', { ownerId: 'other', query: 'LCK-88213', mode: 'bm25' })).results).toHaveLength(1),
+      {
+        timeout: 20_000,
+        interval: 50,
+      },
+    );
+    await e.call('setEngineSettings', { privacy: { patterns: [{ name: 'locker code', regex: 'LCK-\\d{5}' }] } });
+    await vi.waitFor(
+      async () => expect((await e.call('search', { ownerId: 'other', query: 'LCK-88213', mode: 'bm25' })).results).toEqual([]),
+      { timeout: 20_000, interval: 50 },
+    );
+    const [episode] = (await e.call('listEpisodes', { ownerId: 'other', limit: 1 })).episodes;
+    expect(episode!.summary).toContain('[secret: locker code]');
   });
 });

@@ -44,6 +44,7 @@ export function systemHandlers({
   ctx,
   embeddingStatus,
   explicitConfig,
+  retelling,
 }: HandlerEnv): Handlers<'stats' | 'listSources' | 'health' | 'getEngineSettings' | 'setEngineSettings' | 'backup'> {
   const { store } = ctx;
   /**
@@ -126,6 +127,8 @@ export function systemHandlers({
         ...(i.privacy && { privacy: i.privacy }),
       };
       await saveEngineSettings(ctx, explicitConfig, change);
+      // What the new rules catch that the old ones let through leaves what is stored too.
+      if (i.privacy) retelling?.rulesChanged();
       return settingsView(ctx);
     },
 
