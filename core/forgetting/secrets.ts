@@ -3,8 +3,11 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { Episode } from '../domain/episode.js';
 import { embeddingText, indexEpisodes } from '../retrieval/indexing.js';
 import type { EpisodeWords } from '../store/episodes.js';
-import type { MessageWords } from '../store/privacy.js';
-import { redactText, redactValue } from '../privacy/redact.js';
+import type { FactWords, MessageWords } from '../store/privacy.js';
+import { reindexFact } from '../facts/learn.js';
+import { factEmbeddingText } from '../text/fact-text.js';
+import type { PrivacyRules } from '../privacy/redact.js';
+import { redactNamedSecret, redactText, redactValue } from '../privacy/redact.js';
 import { SECRET_SHAPES_GENERATION } from '../privacy/secret-kinds.js';
 
 /** Messages read (and written) per page, and episodes filtered per transaction. */
@@ -18,14 +21,15 @@ export interface ScrubOutcome {
   messages: number;
   conversations: number;
   episodes: number;
+  facts: number;
 }
 
 /**
  * Filters what an owner's memory already holds with today's privacy rules: a secret the rules of its
  * day let through (an older Nemori, a kind switched off then, a pattern added since) is replaced as
  * it would be at import — in messages (text, attachment names and captions, quoted replies),
- * conversation titles and episodes (title, summary, content, keywords, entities), whose keyword
- * entries and vectors follow their new words. Then the old text is erased from the data folder's
+ * conversation titles, episodes (title, summary, content, keywords, entities) and facts (every
+ * version), whose keyword entries and vectors follow their new words. Then the old text is erased from the data folder's
  * files. Backups made before keep what they held. Messages are read first and written last: what they
  * held is what the episodes are searched for, so a run stopped part way (`signal`, between two
  * transactions) finds it in them again next time.
@@ -36,7 +40,7 @@ export async function scrubSecrets(
   o: { signal?: AbortSignal | undefined } = {},
 ): Promise<ScrubOutcome> {
   const rules = ctx.config.privacy;
-  const out: ScrubOutcome = { secrets: 0, messages: 0, conversations: 0, episodes: 0 };
+  const out: ScrubOutcome = { secrets: 0, messages: 0, conversations: 0, episodes: 0, facts: 0 };
   if (!rules.enabled) return out;
   const read = ctx.store.read.privacy;
   const going = () => o.signal?.aborted !== true && ctx.store.isOpen;
@@ -82,6 +86,8 @@ export async function scrubSecrets(
     out.episodes += changed.length;
   }
 
+  if (going()) await scrubFacts(ctx, ownerId, rules, erase, out);
+
   for (let i = 0; i < messages.length && going(); i += MESSAGE_PAGE) {
     const page = messages.slice(i, i + MESSAGE_PAGE);
     await ctx.store.transaction((r) => r.privacy.rewriteMessages(ownerId, page));
@@ -95,8 +101,66 @@ export async function scrubSecrets(
   }
 
   // Rows rewritten keep their old text in table pages and the WAL until then.
-  if (out.messages + out.conversations + out.episodes > 0) await ctx.store.erase();
+  if (out.messages + out.conversations + out.episodes + out.facts > 0) await ctx.store.erase();
   return out;
+}
+
+/**
+ * Facts with their words filtered, every version too: a fact named as a password keeps no value, and
+ * copies of what the messages held go. Keyword entries follow; a vector is made again (or, without a
+ * model, dropped until `nemori rebuild`). Facts are few: one transaction each.
+ */
+async function scrubFacts(
+  ctx: EngineContext,
+  ownerId: string,
+  rules: PrivacyRules,
+  erase: ReturnType<typeof erasing>,
+  out: ScrubOutcome,
+): Promise<void> {
+  const read = ctx.store.read;
+  for (let before: { at: Date; id: string } | undefined; ;) {
+    const page = await read.facts.list(ownerId, { tiers: ['active', 'archived', 'trash'], limit: 1000, before });
+    for (const f of page) {
+      let replaced = 0;
+      const clean = <T>(v: T): T => {
+        const r = redactValue(v, rules);
+        const copies = erase(r.value);
+        replaced += r.redacted + copies.erased;
+        return copies.value;
+      };
+      const words = clean<FactWords>({
+        key: f.key,
+        label: f.label,
+        value: f.value,
+        context: f.context,
+        keywords: f.keywords,
+        tags: f.tags,
+      });
+      const named = redactNamedSecret(words.key, words.value, rules);
+      replaced += named.redacted;
+      const versions = (await read.factVersions.list(ownerId, f.id)).flatMap((v) => {
+        const before = replaced;
+        const text = clean({ value: v.value, context: v.context });
+        const value = redactNamedSecret(words.key, text.value, rules);
+        replaced += value.redacted;
+        return replaced > before ? [{ version: v.version, value: value.value, context: text.context }] : [];
+      });
+      if (replaced === 0) continue;
+      const fact = { ...words, value: named.value };
+      const vector = ctx.embedder && f.tier === 'active' ? (await ctx.embedder.embed([factEmbeddingText(fact)], 'passage'))[0]! : null;
+      await ctx.store.transaction(async (r) => {
+        await r.privacy.rewriteFact(ownerId, f.id, fact);
+        for (const v of versions) await r.privacy.rewriteFactVersion(ownerId, f.id, v.version, v);
+        await reindexFact(r, ownerId, f.id);
+        await r.factVectors.remove(ownerId, [f.id]);
+        if (vector && ctx.embedder) await r.factVectors.set(ownerId, f.id, ctx.embedder.modelId, vector);
+      });
+      out.secrets += replaced;
+      out.facts++;
+    }
+    if (page.length < 1000) break;
+    before = { at: page.at(-1)!.updatedAt, id: page.at(-1)!.id };
+  }
 }
 
 /** Replaces every copy of the secrets found (any case, as a word or inside one) in every string of a value. */
@@ -184,7 +248,7 @@ export async function scrubWithNewRules(ctx: EngineContext, o: { signal?: AbortS
     .update(JSON.stringify({ shapes: SECRET_SHAPES_GENERATION, rules }))
     .digest('hex');
   if ((await ctx.store.read.settings.get(FILTERED_WITH))?.fingerprint === fingerprint) return null;
-  const sum: ScrubOutcome = { secrets: 0, messages: 0, conversations: 0, episodes: 0 };
+  const sum: ScrubOutcome = { secrets: 0, messages: 0, conversations: 0, episodes: 0, facts: 0 };
   for (const ownerId of await ctx.store.read.episodes.owners()) {
     const one = await scrubSecrets(ctx, ownerId, o);
     for (const k of Object.keys(sum) as (keyof ScrubOutcome)[]) sum[k] += one[k];

@@ -1,4 +1,5 @@
 import type { Attachment } from '../domain/conversation.js';
+import type { Fact } from '../domain/fact.js';
 import { saidKey } from './conversations.js';
 import { textArray, uuidArray, type Sql } from './sql.js';
 
@@ -10,7 +11,10 @@ export interface MessageWords {
   metadata: Record<string, unknown>;
 }
 
-/** Reading what is stored again with today's privacy rules (core/privacy/scrub.ts). */
+/** What a fact says, apart from its versions: what the privacy filter writes again. */
+export type FactWords = Pick<Fact, 'key' | 'label' | 'value' | 'context' | 'keywords' | 'tags'>;
+
+/** Reading what is stored again with today's privacy rules (core/forgetting/secrets.ts). */
 export function privacyReads(q: Sql) {
   return {
     /** An owner's messages after `after` (all from the first without), `limit` of them, in id order. */
@@ -104,6 +108,24 @@ export function privacyWrites(q: Sql) {
           textArray(keys),
         ],
       );
+    },
+
+    /** A fact's words filtered again; when it was last changed stays. */
+    async rewriteFact(ownerId: string, id: string, f: FactWords): Promise<void> {
+      await q.query(
+        `UPDATE semantic_nodes SET key = $3, label = $4, value = $5, context = $6, keywords = $7, tags = $8 WHERE owner_id = $1 AND id = $2`,
+        [ownerId, id, f.key, f.label, f.value, f.context, f.keywords, f.tags],
+      );
+    },
+
+    async rewriteFactVersion(ownerId: string, factId: string, version: number, v: { value: string; context: string }): Promise<void> {
+      await q.query(`UPDATE semantic_versions SET value = $4, context = $5 WHERE owner_id = $1 AND node_id = $2 AND version = $3`, [
+        ownerId,
+        factId,
+        version,
+        v.value,
+        v.context,
+      ]);
     },
 
     async retitleConversation(ownerId: string, id: string, title: string): Promise<void> {

@@ -75,6 +75,9 @@ describe('secrets stored before the rules knew them', () => {
         start: '2024-05-08T09:00:00Z',
       },
     });
+    await e.call('memorize', { ownerId: OWNER, value: `Ana's ${password.text}` });
+    await e.call('upsertKnowledge', { ownerId: OWNER, key: 'account:bank', value: `card ${card.secret}` });
+    await e.call('upsertKnowledge', { ownerId: OWNER, key: 'account:bank', value: `the new card is ${card.secret}, the old one expired` });
     const found = (await e.call('search', { ownerId: OWNER, query: password.secret, mode: 'bm25' })).results.map((r) => r.id);
     expect(found).toContain(hand.id);
 
@@ -91,6 +94,16 @@ describe('secrets stored before the rules knew them', () => {
     expect(mine).toMatchObject({ title: 'PIN: [secret: password]', summary: password.text.replace(password.secret, password.placeholder) });
     // The episode written by hand keeps being one nobody but its writer edited.
     expect(mine.updatedAt).toBe(hand.updatedAt);
+    const facts = (await e.call('listKnowledge', { ownerId: OWNER })).facts;
+    // A fact its key names as a password keeps no value, as when it is written with the filter on.
+    expect(facts.map((f) => f.value).sort()).toEqual(
+      [password.placeholder, `the new card is ${card.placeholder}, the old one expired`].sort(),
+    );
+    const bank = await e.call('getKnowledge', { ownerId: OWNER, key: 'account:bank' });
+    expect(bank.timeline.map((v) => v.value)).toEqual([
+      `card ${card.placeholder}`,
+      `the new card is ${card.placeholder}, the old one expired`,
+    ]);
     for (const query of [password.secret, card.secret]) {
       const results = (await e.call('search', { ownerId: OWNER, query, mode: 'bm25' })).results;
       expect(
