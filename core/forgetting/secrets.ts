@@ -29,10 +29,10 @@ export interface ScrubOutcome {
  * day let through (an older Nemori, a kind switched off then, a pattern added since) is replaced as
  * it would be at import — in messages (text, attachment names and captions, quoted replies),
  * conversation titles, episodes (title, summary, content, keywords, entities) and facts (every
- * version), whose keyword entries and vectors follow their new words. Then the old text is erased from the data folder's
- * files. Backups made before keep what they held. Messages are read first and written last: what they
- * held is what the episodes are searched for, so a run stopped part way (`signal`, between two
- * transactions) finds it in them again next time.
+ * version), whose keyword entries and vectors follow their new words. Then the old text is erased
+ * from the data folder's files. Backups made before keep what they held. Messages are read first and
+ * written last: what they held is what the episodes are searched for, so a run stopped part way
+ * (`signal`, between two transactions) finds it in them again next time.
  */
 export async function scrubSecrets(
   ctx: EngineContext,
@@ -46,11 +46,12 @@ export async function scrubSecrets(
   const going = () => o.signal?.aborted !== true && ctx.store.isOpen;
 
   // What the messages held, to erase where episodes repeat it out of the sentence that made it one
-  // ("… on wifi password and hunter2xyz"): held here only, never logged or returned.
+  // ("… on wifi password and hunter2xyz"): held here only, never logged or returned. Not a short
+  // one: a 4-digit code is also a year or a room number elsewhere.
   const found = new Map<string, string>();
   const seen = (secret: string, placeholder: string) => {
     const word = secret.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-    if (word.length >= 3) found.set(word.toLowerCase(), placeholder);
+    if (word.length >= 6) found.set(word.toLowerCase(), placeholder);
   };
   const messages: MessageWords[] = [];
   for (let after: string | null = null; going();) {
