@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { EngineContext } from '../context/engine-context.js';
 import type { Episode } from '../domain/episode.js';
-import { embeddingText, indexEpisodes } from '../retrieval/indexing.js';
+import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import type { EpisodeWords } from '../store/episodes.js';
 import type { FactWords, MessageWords } from '../store/privacy.js';
 import { reindexFact } from '../facts/learn.js';
 import { factEmbeddingText } from '../text/fact-text.js';
 import type { PrivacyRules } from '../privacy/redact.js';
-import { redactNamedSecret, redactText, redactValue } from '../privacy/redact.js';
+import { mapStrings, redactNamedSecret, redactText, redactValue } from '../privacy/redact.js';
 import { SECRET_SHAPES_GENERATION } from '../privacy/secret-kinds.js';
 
 /** Messages read (and written) per page, and episodes filtered per transaction. */
@@ -171,18 +171,13 @@ function erasing(found: ReadonlyMap<string, string>): <T>(v: T) => { value: T; e
   const copy = new RegExp(escaped.join('|'), 'giu');
   return <T>(v: T) => {
     let erased = 0;
-    const walk = (x: unknown): unknown => {
-      if (typeof x === 'string')
-        return x.replace(copy, (m) => {
-          erased++;
-          return found.get(m.toLowerCase())!;
-        });
-      if (Array.isArray(x)) return x.map(walk);
-      if (typeof x === 'object' && x !== null && !(x instanceof Date))
-        return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, walk(y)]));
-      return x;
-    };
-    return { value: walk(v) as T, erased };
+    const value = mapStrings(v, (s) =>
+      s.replace(copy, (m) => {
+        erased++;
+        return found.get(m.toLowerCase())!;
+      }),
+    );
+    return { value, erased };
   };
 }
 
@@ -218,11 +213,8 @@ async function rewriteEpisodes(
       })),
       null,
     );
-    await r.bm25.remove(
-      ownerId,
-      live.map((e) => e.id),
-    );
-    await r.vectors.remove(
+    await unindexEpisodes(
+      r,
       ownerId,
       live.map((e) => e.id),
     );

@@ -74,17 +74,24 @@ export function redactText(text: string, rules: PrivacyRules, seen?: SecretSeen)
   return { value: out, redacted };
 }
 
-function redactStrings(v: unknown, rules: PrivacyRules, count: { n: number }, seen?: SecretSeen): unknown {
-  if (typeof v === 'string') {
-    const r = redactText(v, rules, seen);
+/** Every string in a value (in arrays and objects, at any depth) passed through `f`; dates and numbers stay. */
+export function mapStrings<T>(v: T, f: (s: string) => string): T {
+  const walk = (x: unknown): unknown => {
+    if (typeof x === 'string') return f(x);
+    if (Array.isArray(x)) return x.map(walk);
+    if (typeof x === 'object' && x !== null && !(x instanceof Date))
+      return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, walk(y)]));
+    return x;
+  };
+  return walk(v) as T;
+}
+
+function redactStrings<T>(v: T, rules: PrivacyRules, count: { n: number }, seen?: SecretSeen): T {
+  return mapStrings(v, (s) => {
+    const r = redactText(s, rules, seen);
     count.n += r.redacted;
     return r.value;
-  }
-  if (Array.isArray(v)) return v.map((x) => redactStrings(x, rules, count, seen));
-  if (typeof v === 'object' && v !== null && !(v instanceof Date)) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactStrings(x, rules, count, seen)]));
-  }
-  return v;
+  });
 }
 
 /**
@@ -99,7 +106,7 @@ export function redactConversation(c: IncomingConversation, rules: PrivacyRules)
   const value: IncomingConversation = {
     ...c,
     ...(c.title !== undefined && { title: text(c.title) }),
-    metadata: redactStrings(c.metadata, rules, count) as Record<string, unknown>,
+    metadata: redactStrings(c.metadata, rules, count),
     messages: c.messages.map((m) => ({
       ...m,
       text: text(m.text),
@@ -108,7 +115,7 @@ export function redactConversation(c: IncomingConversation, rules: PrivacyRules)
         ...(a.name !== undefined && { name: opt(a.name) }),
         ...(a.caption !== undefined && { caption: opt(a.caption) }),
       })),
-      metadata: redactStrings(m.metadata, rules, count) as Record<string, unknown>,
+      metadata: redactStrings(m.metadata, rules, count),
     })),
   };
   return { value, redacted: count.n };
@@ -118,7 +125,7 @@ export function redactConversation(c: IncomingConversation, rules: PrivacyRules)
 export function redactValue<T>(v: T, rules: PrivacyRules, seen?: SecretSeen): Redacted<T> {
   if (!rules.enabled) return { value: v, redacted: 0 };
   const count = { n: 0 };
-  return { value: redactStrings(v, rules, count, seen) as T, redacted: count.n };
+  return { value: redactStrings(v, rules, count, seen), redacted: count.n };
 }
 
 const SECRET_NAME = /password|passwd|passphrase|passcode|\bpin\b|密码|密碼|口令/i;
