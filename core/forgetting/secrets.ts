@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { EngineContext } from '../context/engine-context.js';
 import type { Episode } from '../domain/episode.js';
+import { parseKey } from '../domain/fact.js';
+import { entityKey, predicateKey } from '../episodes/entity-names.js';
 import { embeddingText, indexEpisodes, unindexEpisodes } from '../retrieval/indexing.js';
 import type { EpisodeWords } from '../store/episodes.js';
+import type { Repos } from '../store/store.js';
 import type { FactWords, MessageWords } from '../store/privacy.js';
 import { reindexFact } from '../facts/learn.js';
 import { factEmbeddingText } from '../text/fact-text.js';
@@ -26,13 +29,13 @@ export interface ScrubOutcome {
 
 /**
  * Filters what an owner's memory already holds with today's privacy rules: a secret the rules of its
- * day let through (an older Nemori, a kind switched off then, a pattern added since) is replaced as
- * it would be at import — in messages (text, attachment names and captions, quoted replies),
- * conversation titles, episodes (title, summary, content, keywords, entities) and facts (every
- * version), whose keyword entries and vectors follow their new words. Then the old text is erased
- * from the data folder's files. Backups made before keep what they held. Messages are read first and
- * written last: what they held is what the episodes are searched for, so a run stopped part way
- * (`signal`, between two transactions) finds it in them again next time.
+ * day let through (an older Nemori, a kind switched off then, a pattern added since) is replaced as it
+ * would be at import — in messages (text, attachment names and captions, quoted replies), conversation
+ * titles, episodes (title, summary, content, keywords, entities, the LLM's graph) and facts (every
+ * version), whose keyword entries and vectors follow their new words. Then the old text is erased from
+ * the data folder's files. Backups made before keep what they held. Messages are read first and written
+ * last: what they held is what the episodes are searched for, so a run stopped part way (`signal`,
+ * between two transactions) finds it in them again next time.
  */
 export async function scrubSecrets(
   ctx: EngineContext,
@@ -77,7 +80,14 @@ export async function scrubSecrets(
   for (let i = 0; i < all.length && going(); i += EPISODE_BATCH) {
     const batch = all.slice(i, i + EPISODE_BATCH).map((e) => e.id);
     const changed = (await ctx.store.read.episodes.getMany(ownerId, batch)).flatMap((e) => {
-      const words: EpisodeWords = { title: e.title, summary: e.summary, content: e.content, keywords: e.keywords, metadata: e.metadata };
+      const words: EpisodeWords = {
+        title: e.title,
+        summary: e.summary,
+        content: e.content,
+        keywords: e.keywords,
+        metadata: e.metadata,
+        structuredData: e.structuredData,
+      };
       const r = redactValue(words, rules);
       const copies = erase(r.value);
       out.secrets += r.redacted + copies.erased;
@@ -87,6 +97,7 @@ export async function scrubSecrets(
     out.episodes += changed.length;
   }
 
+  if (going()) await scrubGraph(ctx, ownerId, rules, found, out);
   if (going()) await scrubFacts(ctx, ownerId, rules, erase, out);
 
   for (let i = 0; i < messages.length && going(); i += MESSAGE_PAGE) {
@@ -150,6 +161,7 @@ async function scrubFacts(
       const fact = { ...words, value: named.value };
       const vector = ctx.embedder && f.tier === 'active' ? (await ctx.embedder.embed([factEmbeddingText(fact)], 'passage'))[0]! : null;
       await ctx.store.transaction(async (r) => {
+        if (fact.key !== f.key) fact.key = await freeKey(r, ownerId, f.id, parseKey(fact.key, f.entityType).key);
         await r.privacy.rewriteFact(ownerId, f.id, fact);
         for (const v of versions) await r.privacy.rewriteFactVersion(ownerId, f.id, v.version, v);
         await reindexFact(r, ownerId, f.id);
@@ -161,6 +173,68 @@ async function scrubFacts(
     }
     if (page.length < 1000) break;
     before = { at: page.at(-1)!.updatedAt, id: page.at(-1)!.id };
+  }
+}
+
+/**
+ * The entity graph an LLM drew from episodes, its names filtered: entities, their aliases (under the
+ * key a name that came in filtered would have had) and relationships' predicates. A predicate is a
+ * machine label ("HOLDS_EMP_204518"): the secrets the messages and the names held are looked for in
+ * it as labels too. One transaction.
+ */
+async function scrubGraph(
+  ctx: EngineContext,
+  ownerId: string,
+  rules: PrivacyRules,
+  found: ReadonlyMap<string, string>,
+  out: ScrubOutcome,
+): Promise<void> {
+  const g = await ctx.store.read.privacy.graphNames(ownerId);
+  const secrets = new Map(found);
+  const erase = erasing(found);
+  let replaced = 0;
+  const clean = (s: string): string | null => {
+    const r = redactText(s, rules, (secret, placeholder) => secrets.set(secret, placeholder));
+    const copies = erase(r.value);
+    replaced += r.redacted + copies.erased;
+    return r.redacted + copies.erased > 0 ? copies.value : null;
+  };
+  const entities = g.entities.flatMap((e) => {
+    const name = clean(e.name);
+    return name === null ? [] : [{ id: e.id, name }];
+  });
+  const aliases = g.aliases.flatMap((a) => {
+    const alias = clean(a.alias);
+    return alias === null ? [] : [{ was: a.key, key: entityKey(alias), entityId: a.entityId, alias }];
+  });
+  const labels = erasing(
+    new Map(
+      [...secrets].flatMap(([secret, placeholder]) => {
+        const label = predicateKey(secret).toLowerCase();
+        return label.length >= 6 ? [[label, predicateKey(placeholder)] as const] : [];
+      }),
+    ),
+  );
+  const predicates = g.predicates.flatMap((p) => {
+    const r = labels(p.predicate);
+    replaced += r.erased;
+    return r.erased > 0 ? [{ id: p.id, predicate: r.value }] : [];
+  });
+  if (replaced === 0) return;
+  await ctx.store.transaction((r) => r.privacy.renameGraph(ownerId, { entities, aliases, predicates }));
+  out.secrets += replaced;
+}
+
+/**
+ * The key a fact whose key held a secret takes: the filtered key, normalised as at entry, numbered on
+ * ("…_2") when another fact has it already (two card numbers, one placeholder): both are kept apart, as
+ * they were.
+ */
+async function freeKey(r: Repos, ownerId: string, id: string, key: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? key : `${key}_${n}`;
+    const holder = await r.facts.byKey(ownerId, candidate);
+    if (!holder || holder.id === id) return candidate;
   }
 }
 

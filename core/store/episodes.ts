@@ -110,7 +110,7 @@ function toEpisode({ episode }: { episode: EpisodeJson }): Episode {
 
 /** What episode search and listing may be narrowed to, applied to the `e` alias wherever episodes are searched or listed. */
 /** What an episode says, apart from when and of which messages: what retelling and the privacy filter write again. */
-export type EpisodeWords = Pick<EpisodeDraft, 'title' | 'summary' | 'content' | 'keywords' | 'metadata'>;
+export type EpisodeWords = Pick<EpisodeDraft, 'title' | 'summary' | 'content' | 'keywords' | 'metadata' | 'structuredData'>;
 
 export interface EpisodeFilters {
   episodeTypes?: readonly string[] | undefined;
@@ -560,7 +560,7 @@ export function episodeWrites(q: Sql) {
     },
 
     /**
-     * Episodes' words written again (title, summary, content, keywords, metadata, and a version where one
+     * Episodes' words written again (title, summary, content, keywords, metadata, structured data, and a version where one
      * is given): told again by newer rules — `unedited` names the builder, and only its episodes nobody
      * edited change — or filtered for secrets (`null`: any episode). Their boundaries, status,
      * importance, what a person did with them and when they were made and last changed stay: an
@@ -574,9 +574,10 @@ export function episodeWrites(q: Sql) {
       if (rows.length === 0) return [];
       const r = await q.query<{ id: string }>(
         `UPDATE episodes e SET title = t.title, content = t.content, summary = t.summary, metadata = t.metadata,
-           keywords = ARRAY(SELECT jsonb_array_elements_text(t.keywords)), processing_version = COALESCE(t.version, e.processing_version)
-         FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[], $9::text[])
-           AS t(id, title, content, summary, metadata, keywords, version)
+           structured_data = t.structured_data, keywords = ARRAY(SELECT jsonb_array_elements_text(t.keywords)),
+           processing_version = COALESCE(t.version, e.processing_version)
+         FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[], $9::jsonb[], $10::text[])
+           AS t(id, title, content, summary, metadata, structured_data, keywords, version)
          WHERE e.owner_id = $1 AND e.id = t.id AND ($2::text IS NULL OR (e.builder = $2 AND e.updated_at = e.created_at))
          RETURNING e.id`,
         [
@@ -587,6 +588,7 @@ export function episodeWrites(q: Sql) {
           rows.map((x) => x.words.content),
           rows.map((x) => x.words.summary),
           rows.map((x) => JSON.stringify(x.words.metadata)),
+          rows.map((x) => JSON.stringify(x.words.structuredData)),
           rows.map((x) => JSON.stringify(x.words.keywords)),
           rows.map((x) => x.version ?? null),
         ],

@@ -14,6 +14,16 @@ export interface MessageWords {
 /** What a fact says, apart from its versions: what the privacy filter writes again. */
 export type FactWords = Pick<Fact, 'key' | 'label' | 'value' | 'context' | 'keywords' | 'tags'>;
 
+/** The names of an owner's entity graph, as the privacy filter reads and writes them again. */
+export interface GraphNames {
+  entities: { id: string; name: string }[];
+  aliases: { key: string; entityId: string; alias: string }[];
+  predicates: { id: string; predicate: string }[];
+}
+
+/** Graph names filtered again; an alias says the key it `was` under. */
+type Renamed = Omit<GraphNames, 'aliases'> & { aliases: (GraphNames['aliases'][number] & { was: string })[] };
+
 /** Reading what is stored again with today's privacy rules (core/forgetting/secrets.ts). */
 export function privacyReads(q: Sql) {
   return {
@@ -33,6 +43,22 @@ export function privacyReads(q: Sql) {
         [ownerId],
       );
       return r.rows;
+    },
+
+    /** The names an owner's entity graph holds: its entities', their aliases' and its relationships' predicates. */
+    async graphNames(ownerId: string): Promise<GraphNames> {
+      const entities = await q.query<{ id: string; name: string }>(`SELECT id, name FROM entities WHERE owner_id = $1 ORDER BY id`, [
+        ownerId,
+      ]);
+      const aliases = await q.query<{ key: string; entityId: string; alias: string }>(
+        `SELECT alias_key AS key, entity_id AS "entityId", alias FROM entity_aliases WHERE owner_id = $1 ORDER BY alias_key`,
+        [ownerId],
+      );
+      const predicates = await q.query<{ id: string; predicate: string }>(
+        `SELECT id, predicate FROM entity_relationships WHERE owner_id = $1 ORDER BY id`,
+        [ownerId],
+      );
+      return { entities: entities.rows, aliases: aliases.rows, predicates: predicates.rows };
     },
 
     /** Every episode of an owner, in the trash too (which has no live index entries). */
@@ -126,6 +152,32 @@ export function privacyWrites(q: Sql) {
         v.value,
         v.context,
       ]);
+    },
+
+    /**
+     * Names of the entity graph filtered again. An alias moves to its new key unless another entity
+     * holds that key already: then it stays with that one, as when the graph is built.
+     */
+    async renameGraph(ownerId: string, changed: Renamed): Promise<void> {
+      const { entities, aliases, predicates } = changed;
+      await q.query(
+        `UPDATE entities e SET name = u.name FROM unnest($2::uuid[], $3::text[]) AS u(id, name) WHERE e.owner_id = $1 AND e.id = u.id`,
+        [ownerId, uuidArray(entities.map((x) => x.id)), textArray(entities.map((x) => x.name))],
+      );
+      await q.query(`DELETE FROM entity_aliases WHERE owner_id = $1 AND alias_key = ANY($2::text[])`, [
+        ownerId,
+        textArray(aliases.map((x) => x.was)),
+      ]);
+      await q.query(
+        `INSERT INTO entity_aliases (owner_id, alias_key, entity_id, alias)
+         SELECT $1, u.k, u.id, u.alias FROM unnest($2::text[], $3::uuid[], $4::text[]) AS u(k, id, alias)
+         ON CONFLICT (owner_id, alias_key) DO NOTHING`,
+        [ownerId, textArray(aliases.map((x) => x.key)), uuidArray(aliases.map((x) => x.entityId)), textArray(aliases.map((x) => x.alias))],
+      );
+      await q.query(
+        `UPDATE entity_relationships r SET predicate = u.p FROM unnest($2::uuid[], $3::text[]) AS u(id, p) WHERE r.owner_id = $1 AND r.id = u.id`,
+        [ownerId, uuidArray(predicates.map((x) => x.id)), textArray(predicates.map((x) => x.predicate))],
+      );
     },
 
     async retitleConversation(ownerId: string, id: string, title: string): Promise<void> {

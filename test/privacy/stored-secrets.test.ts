@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openEmbedder } from '../../core/embed/index.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
+import { graphPayload } from '../../core/episodes/llm-builder.js';
 import { retellEpisodes } from '../../core/episodes/retell.js';
 import { scrubWithNewRules } from '../../core/forgetting/secrets.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
@@ -133,13 +134,54 @@ describe('secrets stored before the rules knew them', () => {
     const ctx = e.context;
     await scrubWithNewRules(ctx);
     // Another owner's, stored with a pattern nobody had set yet.
-    await e.call('addMemory', { ownerId: 'other', messages: [{ speaker: 'Bo', text: 'my badge is EMP-204518, do not share' }], end: true });
+    await e.call('addMemory', {
+      ownerId: 'other',
+      messages: [{ speaker: 'Bo', text: 'my badge is EMP-204518 and the old one was EMP-204519, do not share' }],
+      end: true,
+    });
+    // Two facts whose keys hold a secret each: filtered, both keys read the same.
+    await e.call('upsertKnowledge', { ownerId: 'other', key: 'badge:EMP-204518', value: 'in use' });
+    await e.call('upsertKnowledge', { ownerId: 'other', key: 'badge:EMP-204519', value: 'expired' });
+    // What an LLM drew from it: the knowledge graph's payload and its entities, aliases and predicates.
+    const drawn = await e.call('createEpisode', {
+      ownerId: 'other',
+      episode: { title: 'Badges', content: 'Bo showed the badges.', summary: '', start: '2024-05-09T09:00:00Z' },
+    });
+    const graph = graphPayload(
+      {
+        entities: [
+          { name: 'Bo', type: 'PERSON', aliases: [], role: null },
+          { name: 'EMP-204518', type: 'OTHER', aliases: ['badge EMP-204518'], role: null },
+        ],
+        relationships: [['Bo', 'holds EMP-204518', 'EMP-204518']],
+      },
+      [],
+    );
+    await ctx.store.transaction(async (r) => {
+      await r.graph.setEpisodeGraph('other', drawn.id, graph, new Date());
+      await r.episodes.update(
+        'other',
+        drawn.id,
+        { structuredData: { knowledgeGraph: { entities: [{ name: 'EMP-204518' }] } } },
+        new Date(),
+      );
+    });
     expect(await scrubWithNewRules(ctx)).toBeNull();
     await e.call('setEngineSettings', { privacy: { patterns: [{ name: 'employee id', regex: 'EMP-\\d{6}' }] } });
     const scrubbed = await scrubWithNewRules(ctx);
-    expect(scrubbed).toMatchObject({ messages: 1, conversations: 0, episodes: 1 });
-    expect(scrubbed!.secrets).toBeGreaterThanOrEqual(2);
+    expect(scrubbed).toMatchObject({ messages: 1, conversations: 0, episodes: 2, facts: 2 });
+    expect(scrubbed!.secrets).toBeGreaterThanOrEqual(4);
     expect(await scrubWithNewRules(ctx)).toBeNull();
+    const drawnNow = await e.call('getEpisode', { ownerId: 'other', id: drawn.id });
+    const graphNow = await e.call('episodeGraph', { ownerId: 'other', id: drawn.id });
+    expect(JSON.stringify([drawnNow.episode.structuredData, graphNow])).not.toMatch(/EMP-20451/i);
+    expect(graphNow.entities.map((x) => [x.name, x.aliases])).toContainEqual(['[secret: employee id]', ['badge [secret: employee id]']]);
+    expect(graphNow.relationships.map((x) => x.predicate)).toEqual(['HOLDS_SECRET_EMPLOYEE_ID']);
+    // Kept apart under the key the filter gives at entry, the second numbered on.
+    const badges = (await e.call('listKnowledge', { ownerId: 'other' })).facts;
+    expect(badges.map((f) => f.key).sort()).toEqual(['badge:secret:_employee_id', 'badge:secret:_employee_id_2']);
+    expect(badges.map((f) => f.value).sort()).toEqual(['expired', 'in use']);
+    expect(new Set(badges.map((f) => f.label))).toEqual(new Set(['[secret: employee id]']));
     // The job then tells again the episodes the heuristic told from them: their titles and keywords too.
     expect(await retellEpisodes(ctx, 'other')).toBe(1);
     const [episode] = (await e.call('listEpisodes', { ownerId: 'other', limit: 5 })).episodes;
