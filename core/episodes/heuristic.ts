@@ -9,11 +9,11 @@ import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
 import { findTimeMentions, timeReference, withTimeNotes } from '../text/relative-time.js';
 
 /**
- * Which rules told an episode (its title, summary, keywords): raised whenever they change, so the
- * episodes older rules told, and nobody edited since, are told again from their messages
- * (core/episodes/retell.ts). Their boundaries stay.
+ * Which rules told an episode (its title, summary, keywords, the dates its time words name): raised
+ * whenever they change, so the episodes older rules told, and nobody edited since, are told again
+ * from their messages (core/episodes/retell.ts). Their boundaries stay.
  */
-export const HEURISTIC_GENERATION = 3;
+export const HEURISTIC_GENERATION = 4;
 export const HEURISTIC_VERSION = `heuristic-${HEURISTIC_GENERATION}`;
 
 const LETTER = /\p{L}/gu;

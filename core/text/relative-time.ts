@@ -32,8 +32,11 @@
  *   - English "this X" is overridden to "X of the current Monday–Sunday week" (chrono would always
  *     look forward, so "this Monday" said on a Wednesday would become next week's Monday; in a
  *     conversation about what happened it means two days ago).
- *   - A bare weekday ("on Saturday", 周六) is NOT resolved: whether it is past or future depends on
- *     tense, which we do not parse, and a wrong absolute date is worse than none.
+ *   - A bare English weekday ("on Saturday") is resolved only where its sentence's tense leaves no
+ *     doubt (`bareWeekday`): "we went hiking on Saturday" is the Saturday just past, "I have my
+ *     interview on Friday" and "want to rehearse on Wednesday?" the coming ones; "on Saturday", "every
+ *     Saturday" and the sender's own weekday are not, since a wrong absolute date is worse than none.
+ *     A bare Chinese weekday (周六) is not resolved.
  *
  * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
  * 下个月 / 上个月 / 去年 / 周末 / 上周末 / 两周前 at all, its 上周X counts weeks from Sunday, its 明天
@@ -319,13 +322,44 @@ function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
 
 /** Words without which chrono cannot produce a relative date; skips chrono for most messages. */
 const EN_HINT =
-  /\b(?:yesterday|today|tonight|tomorrow|tmrw?|ago|later|last|next|this|past|from now|within|in\s+(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|couple))\b/i;
+  /\b(?:yesterday|today|tonight|tomorrow|tmrw?|ago|later|last|next|this|past|from now|within|in\s+(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|couple)|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b/i;
 const EN_WEEK_PHRASE = /^(?:the\s+)?(this|last|next|past|previous|coming)\s+week$/i;
 const EN_MODIFIER = /\b(this|last|past|next)\b/i;
 const EN_WEEKEND = /\bweekend\b/i;
 const EN_WEEK_UNIT = /\bweeks?\b/i;
 const EN_LEADING_JUNK = /^[\s,(（]+/;
 const EN_TRAILING_JUNK = /[\s,)）]+$/;
+/**
+ * The tense of the sentence a bare weekday stands in, read from words that leave no doubt: a verb in
+ * the past ("went", "did", "I booked") or "ago"/"yesterday"; what is to come ("will", "going to",
+ * "want to", "tomorrow") or the present, which with a weekday speaks of the coming one ("I have my
+ * interview on Friday", "are you free on Friday?"). Both, or neither: no tense.
+ */
+const EN_PAST =
+  /\b(?:was|were|wasn'?t|weren'?t|did|didn'?t|had|hadn'?t|went|came|saw|met|got|told|said|made|took|left|spent|bought|gave|found|felt|thought|ate|drove|flew|won|lost|began|wrote|ago|yesterday|last)\b|\b(?:i|we|he|she|they|you)\s+(?:\w+ly\s+)?\w+ed\b/i;
+const EN_FUTURE =
+  /\b(?:will|won'?t|shall|gonna|going to|wanna|want to|wants to|plan to|planning|let'?s|tomorrow|next|upcoming|until|till|am|is|are|have|has|need|needs|can|could|should)\b|['’](?:ll|re|m)\b/i;
+/** "every Tuesday", "each Friday": a habit, not a day. */
+const EN_HABIT = /\b(?:every|each)\s+$/i;
+
+/**
+ * The day a weekday named without "this"/"last"/"next" is, from the tense of its sentence: the one
+ * just past (1–6 days back) or the coming one (1–6 days ahead). None for the sender's own weekday
+ * (today, or a week away?), for a habit, or when the sentence does not say.
+ */
+function bareWeekday(text: string, index: number, phrase: string, today: CivilDate, weekday: number): CivilDate | null {
+  if (EN_HABIT.test(text.slice(Math.max(0, index - 8), index))) return null;
+  const from = Math.max(...['.', '!', '?', ';', '\n'].map((c) => text.lastIndexOf(c, index - 1))) + 1;
+  const ends = ['.', '!', '?', ';', '\n'].map((c) => text.indexOf(c, index + phrase.length)).filter((i) => i >= 0);
+  const sentence = text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(phrase, ' ');
+  const past = EN_PAST.test(sentence);
+  if (past === EN_FUTURE.test(sentence)) return null;
+  // chrono's weekday is Sunday = 0; ours Monday = 0.
+  const ahead = (((((weekday + 6) % 7) - isoWeekday(today)) % 7) + 7) % 7;
+  if (ahead === 0) return null;
+  return addDays(today, past ? ahead - 7 : ahead);
+}
+
 /** Days added to the reference for the "is it relative?" re-parse: moves year, month, day and weekday. */
 const SHIFT_DAYS = 400;
 
@@ -370,7 +404,12 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
 
     if (r.start.isCertain('weekday') && !r.start.isCertain('day')) {
       const mod = EN_MODIFIER.exec(phrase)?.[1]?.toLowerCase();
-      if (mod === undefined) continue; // bare weekday: tense decides past or future; do not guess
+      if (mod === undefined) {
+        const weekday = r.start.get('weekday');
+        const day = weekday === null ? null : bareWeekday(text, index, phrase, today, weekday);
+        if (day) out.push(dayMention(phrase, index, day));
+        continue;
+      }
       if (EN_WEEKEND.test(phrase)) {
         const offset = mod === 'this' ? 0 : mod === 'next' ? 1 : -1;
         out.push(weekendMention(phrase, index, mondayOf(today, offset)));

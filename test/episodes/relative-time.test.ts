@@ -54,6 +54,29 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
   });
+
+  it.each([
+    ['We went hiking on Saturday and it rained', '2023-05-06'],
+    ['How was your Sunday?', '2023-05-07'],
+    ['Did you call him on Wednesday?', '2023-05-03'],
+    ['I have my final interview on Friday at 10, with their CTO', '2023-05-12'],
+    ["I'll need the slides by Thursday", '2023-05-11'],
+    ['Want to rehearse it with me on Wednesday evening?', '2023-05-10'],
+    ['Are you free on Sunday?', '2023-05-14'],
+  ])('a bare weekday whose sentence says past or future: %s → %s', (text, expected) => {
+    expect(resolve(text)).toBe(expected);
+  });
+
+  it('leaves a bare weekday alone where the tense is not certain, for a habit, and on its own day', () => {
+    for (const text of [
+      'she goes to the gym every Tuesday',
+      'Saturday then',
+      'I saw her on Thursday, and I will see her again on Friday',
+      'I have yoga on Monday',
+    ]) {
+      expect(findTimeMentions(text, REF, CST), text).toEqual([]);
+    }
+  });
 });
 
 describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
