@@ -144,9 +144,14 @@ export const LoadContextOutput = z.object({
     unbuilt: z.array(ContextMessage),
     /** "Related to …": search results for the query, best first. */
     related: z.array(ContextItem),
+    /**
+     * "Coming up": what the person said in the last weeks of a day in the coming week (`day`, YYYY-MM-DD,
+     * the first such day from today on), soonest first.
+     */
+    upcoming: z.array(ContextMessage.extend({ day: z.string() })),
   }),
   /** What did not fit the budget. */
-  left: z.object({ about: z.number().int(), recent: z.number().int(), related: z.number().int() }),
+  left: z.object({ about: z.number().int(), upcoming: z.number().int(), recent: z.number().int(), related: z.number().int() }),
   warnings: z.array(z.string()),
 });
 export type LoadContextOutput = z.infer<typeof LoadContextOutput>;

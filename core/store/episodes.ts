@@ -311,6 +311,28 @@ export function episodeReads(q: Sql) {
       }));
     },
 
+    /**
+     * Episodes told between `said.since` and `said.until` whose time words name a day from `days.from` to
+     * `days.to` (YYYY-MM-DD; a weekend or other span touching them counts), latest first.
+     */
+    async namingDays(
+      ownerId: string,
+      said: { since: Date; until: Date },
+      days: { from: string; to: string },
+      limit: number,
+    ): Promise<string[]> {
+      const r = await q.query<{ id: string }>(
+        `SELECT e.id FROM episodes e
+         WHERE e.owner_id = $1 AND e.tier <> 'trash' AND e.start_at >= $2 AND e.start_at <= $3
+           AND jsonb_typeof(e.metadata->'timeReferences') = 'array'
+           AND EXISTS (SELECT 1 FROM jsonb_array_elements(e.metadata->'timeReferences') t
+                       WHERE t->>'granularity' = 'day' AND t->>'start' <= $5 AND COALESCE(t->>'end', t->>'start') >= $4)
+         ORDER BY e.start_at DESC, e.id DESC LIMIT $6`,
+        [ownerId, said.since, said.until, days.from, days.to, limit],
+      );
+      return r.rows.map((x) => x.id);
+    },
+
     async list(ownerId: string, o: ListOptions): Promise<Episode[]> {
       const p = new Params();
       const owner = p.add(ownerId);

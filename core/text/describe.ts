@@ -37,8 +37,13 @@ function spanTimes(start: Date, end: Date, utcOffsetMin: number, endDay: (d: Dat
 /** `zone: false` leaves the offset out, for text that has stated it once already. */
 export function describeSpan(start: Date, end: Date, utcOffsetMin: number, o: { zone?: boolean } = {}): string {
   const { s, times } = spanTimes(start, end, utcOffsetMin, (e) => e.toISOString().slice(0, 10));
-  const day = `${weekdays[s.getUTCDay()]}, ${s.getUTCDate()} ${months[s.getUTCMonth()]} ${s.getUTCFullYear()}`;
-  return `${day}, ${times}${o.zone === false ? '' : ` (${formatOffset(utcOffsetMin)})`}`;
+  return `${describeDay(s.toISOString().slice(0, 10))}, ${times}${o.zone === false ? '' : ` (${formatOffset(utcOffsetMin)})`}`;
+}
+
+/** A calendar day (YYYY-MM-DD) as a person says it: "Friday, 27 November 2026". */
+export function describeDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  return `${weekdays[d.getUTCDay()]}, ${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
 const weekdaysZh = '日一二三四五六';

@@ -3,8 +3,9 @@ import type { EngineContext } from '../../context/engine-context.js';
 import type { StoredMessage } from '../../domain/conversation.js';
 import type { EpisodeHeader } from '../../store/episodes.js';
 import { packEvidence, shortTitle } from '../../retrieval/pack.js';
+import { upcomingMentions, type Upcoming } from '../../retrieval/upcoming.js';
 import { namesOnlyPeriods, readPeriod, timeAnchors, type ReadPeriod } from '../../retrieval/query-time.js';
-import { describeSpan, formatOffset } from '../../text/describe.js';
+import { describeDay, describeSpan, formatOffset, localDate } from '../../text/describe.js';
 import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
 import { estimateTokens, factText } from '../../text/fact-text.js';
@@ -62,6 +63,11 @@ const TURN_CHARS = 400;
 /** The share of the budget the person's most important facts may take when there is a query. */
 const ABOUT_SHARE = 1 / 8;
 const RECENT_SHARE = 1 / 6;
+/** "Coming up": what the person said of the next UPCOMING_DAYS days in the UPCOMING_LOOKBACK_DAYS before now, at most UPCOMING_SHARE of the budget. */
+const UPCOMING_DAYS = 7;
+const UPCOMING_LOOKBACK_DAYS = 60;
+const UPCOMING = 6;
+const UPCOMING_SHARE = 1 / 8;
 
 const shorten = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -131,6 +137,7 @@ const picked = <T>(s: Section<T>) => s.blocks.filter((_, n) => s.chosen.has(n));
 const render = <T>(s: Section<T>) => (s.chosen.size ? [s.header, ...picked(s).flatMap((b) => b.lines)] : []);
 
 type AboutItem = { key: string | null };
+type UpcomingItem = Upcoming;
 type RelatedItem = ContextItem;
 type RecentItem = { kind: 'episode'; episode: EpisodeView } | { kind: 'turns'; messages: StoredMessage[] };
 
@@ -196,6 +203,13 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     limit: PERIOD_EPISODES,
   };
   const periodEpisodes = inPeriod ? (await op('listEpisodes', inPeriod)).episodes : null;
+  // What the person said of the days ahead, whatever the opening: the companion's "good luck tomorrow".
+  const upcoming = await upcomingMentions(ctx, i.ownerId, now, offset, {
+    days: UPCOMING_DAYS,
+    lookbackDays: UPCOMING_LOOKBACK_DAYS,
+    limit: UPCOMING,
+    unbuilt,
+  });
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
@@ -296,6 +310,19 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     used: 0,
     skip: (x) => x.key !== null && inRelated('fact', x.key),
   };
+  const today = localDate(now, offset);
+  const upcomingSection: Section<UpcomingItem> = {
+    header: '### Coming up',
+    blocks: upcoming.map((u) => {
+      const inDays = Math.round((Date.parse(u.day) - Date.parse(today)) / 86_400_000);
+      const soon = inDays === 0 ? 'today' : inDays === 1 ? 'tomorrow' : `in ${inDays} days`;
+      const said = at(u.message.sentAt.toISOString(), u.message.utcOffsetMin, u.message.utcOffsetMin !== offset);
+      return block([`- ${describeDay(u.day)} (${soon}) — ${u.message.speaker}, ${said}: “${shorten(u.text, TURN_CHARS)}”`], u);
+    }),
+    chosen: new Set(),
+    used: 0,
+    skip: () => false,
+  };
   const recentSection: Section<RecentItem> = {
     header: period ? `### ${periodHeading(period)}` : '### Recently',
     blocks: [...(period ? [] : unbuiltBlocks(unbuilt, new Set(), offset)), ...recentBlocks],
@@ -306,8 +333,9 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
 
   const title = `## What I remember — now is ${at(now.toISOString(), offset, false)} (all times ${formatOffset(offset)} unless marked)`;
   const available = Math.max(0, i.budgetTokens - estimateTokens(title));
-  const sections = [aboutSection, recentSection, relatedSection] as unknown as Section<unknown>[];
+  const sections = [aboutSection, upcomingSection, recentSection, relatedSection] as unknown as Section<unknown>[];
   const spent = () => sections.reduce((sum, x) => sum + x.used, 0);
+  fill(upcomingSection, Math.floor(available * UPCOMING_SHARE));
   if (query) {
     const aboutShare = Math.floor(available * ABOUT_SHARE);
     // Kept for Recently: its turns just said and recent episodes, up to its share.
@@ -317,7 +345,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     );
     // Facts that answer the query first, under Related with when they were said; the most important
     // of the others under "What I know about you".
-    fill(relatedSection, available - aboutShare - recentReserve);
+    fill(relatedSection, available - spent() - aboutShare - recentReserve);
     fill(aboutSection, aboutShare);
     const room = available - spent() - recentReserve - (relatedSection.chosen.size ? 0 : estimateTokens(relatedSection.header));
     const shown = new Set(picked(relatedSection).flatMap((b) => (b.item.kind === 'fact' ? (factSources.get(b.item.id) ?? []) : [])));
@@ -340,7 +368,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   }
 
   const body = sections.flatMap(render);
-  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length + unbuilt.length === 0;
+  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length + unbuilt.length + upcoming.length === 0;
   const note = empty
     ? 'Nothing remembered yet.'
     : periodEpisodes?.length === 0
@@ -379,9 +407,10 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
           : [],
       ),
       unbuilt: picked(recentSection).flatMap(({ item: x }) => (x.kind === 'turns' ? x.messages.map(quoted) : [])),
+      upcoming: picked(upcomingSection).map(({ item: u }) => ({ day: u.day, ...quoted(u.message) })),
       related: picked(relatedSection).map((b) => b.item),
     },
-    left: { about: left(aboutSection), recent: left(recentSection), related: left(relatedSection) },
+    left: { about: left(aboutSection), upcoming: left(upcomingSection), recent: left(recentSection), related: left(relatedSection) },
     warnings: [...new Set(warnings)],
   };
 }

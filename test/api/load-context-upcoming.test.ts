@@ -1,0 +1,85 @@
+/**
+ * loadContext's "Coming up": what the person said in the last weeks of a day in the coming week, read
+ * on their calendar — the interview "on Friday" said on Monday is tomorrow's on Thursday — whatever the
+ * opening message; soonest first, within its share of the budget, and never what was said after `now`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../core/engine/open-engine.js';
+import { newOwner, openMemoryEngine } from '../helpers/engine.js';
+
+describe('loadContext: Coming up', () => {
+  let engine: Engine;
+  const ownerId = newOwner('upcoming');
+  const turns = [
+    // Monday, 23 November 2026, in UTC+01:00.
+    ['Lena', 'I have my final interview at Helix Robotics on Friday at 10, with their CTO.', '2026-11-23T19:00:00+01:00'],
+    ['Nemo', 'Want to rehearse it with me on Wednesday evening?', '2026-11-23T19:02:00+01:00'],
+    ['Lena', "Yes. I'll need the slides by Thursday.", '2026-11-23T19:04:00+01:00'],
+    ['Lena', 'We went hiking on Saturday and it rained the whole time.', '2026-11-23T19:06:00+01:00'],
+    ['Lena', 'My sister goes bouldering every Tuesday.', '2026-11-23T19:08:00+01:00'],
+    // Tuesday: 下周二 is Tuesday, 1 December.
+    ['Lena', '我妈妈下周二要做膝盖手术，我有点担心。', '2026-11-24T21:10:00+01:00'],
+  ] as const;
+
+  beforeAll(async () => {
+    engine = await openMemoryEngine();
+    await engine.call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: {
+        id: 'week',
+        messages: turns.map(([speaker, text, timestamp], n) => ({ id: `t${n}`, speaker, text, timestamp })),
+      },
+    });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const load = (now: string, query?: string, budgetTokens = 1200) =>
+    engine.call('loadContext', { ownerId, now, budgetTokens, ...(query ? { query } : {}) });
+
+  it('names the days ahead the person spoke of, soonest first, with or without an opening message', async () => {
+    for (const query of [undefined, "I'm so nervous about tomorrow"]) {
+      const out = await load('2026-11-26T18:30:00+01:00', query);
+      expect(out.sections.upcoming.map((u) => [u.day, u.text])).toEqual([
+        ['2026-11-26', turns[2][1]],
+        ['2026-11-27', turns[0][1]],
+        ['2026-12-01', turns[5][1]],
+      ]);
+      const lines = out.markdown.split('\n');
+      const at = lines.indexOf('### Coming up');
+      expect(at).toBeGreaterThan(0);
+      expect(lines[at + 2]).toBe(
+        '- Friday, 27 November 2026 (tomorrow) — Lena, Monday, 23 November 2026, 19:00: “I have my final interview at Helix Robotics on Friday at 10 (2026-11-27), with their CTO.”',
+      );
+      expect(lines[at + 3]).toContain('Tuesday, 1 December 2026 (in 5 days)');
+      expect(out.tokens).toBeLessThanOrEqual(out.budgetTokens);
+    }
+  });
+
+  it('leaves out days gone by, habits, the past, and what was said after now', async () => {
+    const saturday = await load('2026-11-28T10:00:00+01:00');
+    expect(saturday.sections.upcoming.map((u) => u.day)).toEqual(['2026-12-01']);
+    // On Monday evening, before the surgery was mentioned: the week's plans only.
+    const monday = await load('2026-11-23T20:00:00+01:00');
+    expect(monday.sections.upcoming.map((u) => u.day)).toEqual(['2026-11-25', '2026-11-26', '2026-11-27']);
+    // A turn just said, in no episode yet.
+    await engine.call('addMemory', {
+      ownerId,
+      conversationId: 'today',
+      messages: [{ speaker: 'Lena', text: 'The dentist moved me to tomorrow at 9.', time: '2026-11-28T09:00:00+01:00' }],
+    });
+    expect((await load('2026-11-28T10:00:00+01:00')).sections.upcoming.map((u) => u.day)).toEqual(['2026-11-29', '2026-12-01']);
+    const after = await load('2026-12-02T09:00:00+01:00');
+    expect(after.sections.upcoming).toEqual([]);
+    expect(after.markdown).not.toContain('Coming up');
+  });
+
+  it('takes at most an eighth of a small budget', async () => {
+    const out = await load('2026-11-26T18:30:00+01:00', 'slides', 300);
+    expect(out.sections.upcoming.length).toBeGreaterThan(0);
+    expect(out.sections.upcoming.length).toBeLessThan(3);
+    expect(out.tokens).toBeLessThanOrEqual(300);
+  });
+});
