@@ -19,7 +19,10 @@ export const TimeReference = z.object({
   start: z.string(),
   end: z.string().optional(),
   granularity: z.string(),
+  /** The text states the day itself ("on December 3rd"); the others are relative ("next Tuesday"). */
+  stated: z.boolean().optional(),
 });
+export type TimeReference = z.infer<typeof TimeReference>;
 
 export const EpisodeMetadata = z.object({
   entities: z.array(z.string()).default([]),

@@ -322,10 +322,11 @@ export function createMcpServer(o: McpServerOptions): McpServer {
         out.redacted > 0
           ? ` ${quantity(out.redacted, 'secret')} ${out.redacted === 1 ? 'was' : 'were'} replaced with placeholders before storing.`
           : '';
-      return text(
-        `Stored ${quantity(out.stored, 'message')}${again} in conversation \`${out.conversationId}\`; pass it as conversation_id with the next exchange.${secrets}`,
-        out,
-      );
+      // A companion that named the conversation keeps using its own name; one that did not is given the id.
+      const where = a.conversation_id
+        ? `in conversation \`${a.conversation_id}\``
+        : `in conversation \`${out.conversationId}\`; pass it as conversation_id with the next exchange`;
+      return text(`Stored ${quantity(out.stored, 'message')}${again} ${where}.${secrets}`, out);
     }),
   );
 

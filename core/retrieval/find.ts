@@ -1,8 +1,8 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { SearchMode } from '../domain/search.js';
-import type { EpisodeFilters, SearchResultRow } from '../store/episodes.js';
+import { hasFilters, type EpisodeFilters, type SearchResultRow } from '../store/episodes.js';
 import type { FactFilters, FactResultRow } from '../store/facts.js';
-import { episodeEvidenceScores, periodHits } from './pack.js';
+import { episodeEvidenceScores, periodHits, spokenOfBefore } from './pack.js';
 import { besidesPeriods, namesOnlyPeriods, readPeriod, timeAnchors, type AskedAt, type ReadPeriod, type TimeAnchor } from './query-time.js';
 import { episodeSource, factSource, searchMemories, type Hit, type SearchOutcome, type SearchSource } from './search.js';
 
@@ -110,7 +110,7 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
   const { hits, known, modeUsed, warnings } =
     ranked && (ranked.hits.length > 0 || periods.length === 0)
       ? ranked
-      : { ...(await periodEpisodes(ctx, q, periods)), modeUsed: ranked?.modeUsed ?? q.mode, warnings: ranked?.warnings ?? [] };
+      : { ...(await periodEpisodes(ctx, q, periods, named)), modeUsed: ranked?.modeUsed ?? q.mode, warnings: ranked?.warnings ?? [] };
   const ids = (kind: Hit['kind']) => hits.filter((h) => h.kind === kind).map((h) => h.id);
   const read = store.read;
   const episodeIds = ids('episode');
@@ -194,26 +194,35 @@ async function rankedHits(
 
 /**
  * The episodes of the periods a query names and nothing else ("what did I do last weekend?", "上周"),
- * latest first: there is no topic to rank them by.
+ * latest first: there is no topic to rank them by. Then, when no filter narrows the search, those
+ * whose words speak of a day of the period before it came ("what did we plan for Wednesday?": the
+ * talk on Monday that said "on Wednesday evening").
  */
 async function periodEpisodes(
   ctx: EngineContext,
   q: MemoryQuery,
   periods: readonly ReadPeriod[],
+  anchors: readonly TimeAnchor[],
 ): Promise<{ hits: Hit[]; known: SearchResultRow[] }> {
+  const read = ctx.store.read.episodes;
+  const named = periods.slice(0, 2);
   const lists = await Promise.all(
-    periods
-      .slice(0, 2)
-      .map((p) => ctx.store.read.episodes.list(q.ownerId, { ...q.episodes, since: p.since, until: p.until, limit: q.limit })),
+    named.map((p) => read.list(q.ownerId, { ...q.episodes, since: p.since, until: p.until, limit: q.limit })),
   );
   const during = new Map<string, { phrase: string; start: number }>();
   lists.forEach((list, i) => {
-    for (const e of list) if (!during.has(e.id)) during.set(e.id, { phrase: periods[i]!.phrase, start: e.temporal.start.getTime() });
+    for (const e of list) if (!during.has(e.id)) during.set(e.id, { phrase: named[i]!.phrase, start: e.temporal.start.getTime() });
   });
-  const hits = [...during.entries()]
-    .sort((a, b) => b[1].start - a[1].start)
+  const spokenOf: { id: string; phrase: string }[] = [];
+  if (q.episodes && !hasFilters(q.episodes))
+    for (const a of anchors.slice(0, 2))
+      spokenOf.push(
+        ...(await spokenOfBefore(ctx, q.ownerId, a, q.limit)).filter((id) => !during.has(id)).map((id) => ({ id, phrase: a.phrase })),
+      );
+  const hits = [...[...during.entries()].sort((a, b) => b[1].start - a[1].start).map(([id, { phrase }]) => ({ id, phrase })), ...spokenOf]
+    .filter((h, k, all) => all.findIndex((o) => o.id === h.id) === k)
     .slice(0, q.limit)
-    .map(([id, { phrase }]): Hit => ({
+    .map(({ id, phrase }): Hit => ({
       kind: 'episode',
       id,
       score: 1,

@@ -2,7 +2,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { PackConfig } from '../context/retrieval-config.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import type { SearchMode } from '../domain/search.js';
-import type { EpisodeFilters, EpisodeHeader } from '../store/episodes.js';
+import { hasFilters, type EpisodeFilters, type EpisodeHeader } from '../store/episodes.js';
 import { localDate, toLocal } from '../text/describe.js';
 import { countWords, cutToWords, excerpt } from '../text/quote.js';
 import { tokenize } from '../text/tokenize.js';
@@ -216,12 +216,36 @@ export async function periodHits(
       ),
     ),
   );
-  // The first period's hits first, each episode once.
+  // The first period's hits first, each episode once; then what was said of them before they came.
   const out = new Map<string, Hit>();
   periods.forEach((period, i) => {
     for (const h of period.hits) if (!out.has(h.id)) out.set(h.id, { ...h, during: anchors[i]!.phrase });
   });
+  if (!hasFilters(o.filters))
+    for (const a of anchors)
+      for (const id of await spokenOfBefore(ctx, ownerId, a, o.limit))
+        if (!out.has(id))
+          out.set(id, { kind: 'episode', id, score: 0, bm25: null, similarity: null, matchedBy: [], matchedTerms: [], during: a.phrase });
   return [...out.values()];
+}
+
+/** How long before a period the words that speak of it ahead ("on Wednesday", said on Monday) are looked for. */
+const SPOKEN_OF_BEFORE_MS = 60 * 86_400_000;
+
+/**
+ * Episodes of the SPOKEN_OF_BEFORE_MS before a period whose words name a day or a week of it ("want
+ * to rehearse on Wednesday evening?" on Monday, for "what did we plan for Wednesday?"), latest first:
+ * the days episodes keep of their time words.
+ */
+export async function spokenOfBefore(ctx: EngineContext, ownerId: string, a: TimeAnchor, limit: number): Promise<string[]> {
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  const found = await ctx.store.read.episodes.namingDays(
+    ownerId,
+    { since: new Date(a.start.getTime() - SPOKEN_OF_BEFORE_MS), until: a.start },
+    { from: day(a.start), to: day(a.end), granularities: ['day', 'week'] },
+    limit,
+  );
+  return found.map((e) => e.id);
 }
 
 /** Term statistics as the store has them; those of a query's terms from the first stage, which read them already. */

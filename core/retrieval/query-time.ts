@@ -112,6 +112,7 @@ export function relativeAnchors(text: string, now: Date, utcOffsetMin: number, c
   };
   return findTimeMentions(text, now, utcOffsetMin)
     .flatMap((m): TimeAnchor[] => {
+      if (m.stated) return [];
       const first = period(m.start);
       const last = m.end ? period(m.end) : first;
       // A week is a run of days: it falls off as a day does.

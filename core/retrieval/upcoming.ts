@@ -1,7 +1,8 @@
 import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { localDate } from '../text/describe.js';
-import { findTimeMentions, withTimeNotes } from '../text/relative-time.js';
+import type { TimeReference } from '../domain/episode.js';
+import { findTimeMentions, withTimeNotes, type TimeMention } from '../text/relative-time.js';
 
 /** A day ahead that the person spoke of, and what was said of it. */
 export interface Upcoming {
@@ -13,13 +14,15 @@ export interface Upcoming {
 }
 
 const DAY_MS = 86_400_000;
+/** Episodes read that speak of the days ahead, the latest told: enough for a section of a few lines. */
+const EPISODES = 20;
 
 /**
  * What the person said of the days ahead (`o.days`, today included), in the `o.lookbackDays` before
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
  * companion opening a conversation can wish them luck. Found through the days episodes keep of their
- * time words, then read again in the messages that said them, and in the turns `o.unbuilt` just said
- * that no episode holds yet; soonest first, then the latest said.
+ * time words, each placed in the message that says it; the turns `o.unbuilt` just said, which no
+ * episode holds yet, are read as they are. Soonest first, then the latest said.
  */
 export async function upcomingMentions(
   ctx: EngineContext,
@@ -31,18 +34,18 @@ export async function upcomingMentions(
   const from = localDate(now, utcOffsetMin);
   const to = localDate(new Date(now.getTime() + o.days * DAY_MS), utcOffsetMin);
   const read = ctx.store.read;
-  const ids = await read.episodes.namingDays(
-    ownerId,
-    { since: new Date(now.getTime() - o.lookbackDays * DAY_MS), until: now },
-    { from, to },
-    50,
-  );
+  const said = { since: new Date(now.getTime() - o.lookbackDays * DAY_MS), until: now };
+  // A day, not "next week": that would be coming up every day of it.
+  const episodes = await read.episodes.namingDays(ownerId, said, { from, to, granularities: ['day'] }, EPISODES);
+  const references = new Map(episodes.map((e) => [e.id, e.references]));
+  const told = await read.conversations.messagesOfEpisodes(ownerId, [...references.keys()]);
+  const toldIds = new Set(told.map((m) => m.id));
+  const unbuilt = o.unbuilt.filter((m) => !toldIds.has(m.id));
   const out: Upcoming[] = [];
-  // Turns just said are in no episode yet: they are read as they are.
-  const messages = new Map([...(await read.conversations.messagesOfEpisodes(ownerId, ids)), ...o.unbuilt].map((m) => [m.id, m]));
-  for (const m of messages.values()) {
+  for (const m of [...told, ...unbuilt]) {
     if (m.sentAt > now) continue;
-    const mentions = findTimeMentions(m.text, m.sentAt, m.utcOffsetMin);
+    const kept = m.episodeId === null ? undefined : references.get(m.episodeId);
+    const mentions = kept ? saidIn(m.text, kept) : findTimeMentions(m.text, m.sentAt, m.utcOffsetMin);
     const ahead = mentions.filter((x) => x.granularity === 'day' && x.start <= to && (x.end ?? x.start) >= from);
     if (ahead.length === 0) continue;
     const day = ahead.map((x) => (x.start < from ? from : x.start)).sort()[0]!;
@@ -50,4 +53,25 @@ export async function upcomingMentions(
   }
   out.sort((a, b) => a.day.localeCompare(b.day) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
   return out.slice(0, o.limit);
+}
+
+/** The days an episode keeps of its time words that this message of it says, where it says them. */
+function saidIn(text: string, references: readonly TimeReference[]): TimeMention[] {
+  return references
+    .flatMap((r) => {
+      const index = text.indexOf(r.phrase);
+      if (index < 0) return [];
+      const granularity = r.granularity as TimeMention['granularity'];
+      return [
+        {
+          phrase: r.phrase,
+          index,
+          start: r.start,
+          ...(r.end ? { end: r.end } : {}),
+          granularity,
+          ...(r.stated ? { stated: true as const } : {}),
+        },
+      ];
+    })
+    .sort((a, b) => a.index - b.index);
 }

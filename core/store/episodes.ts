@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredMessage } from '../domain/conversation.js';
 import { messageColumns, messageFromJson, type MessageJson } from './conversations.js';
-import type { Episode, EpisodeDraft, EpisodeMetadata, EpisodePatch } from '../domain/episode.js';
+import type { Episode, EpisodeDraft, EpisodeMetadata, EpisodePatch, TimeReference } from '../domain/episode.js';
 import {
   chunks,
   float4Array,
@@ -313,24 +313,25 @@ export function episodeReads(q: Sql) {
 
     /**
      * Episodes told between `said.since` and `said.until` whose time words name a day from `days.from` to
-     * `days.to` (YYYY-MM-DD; a weekend or other span touching them counts), latest first.
+     * `days.to` (YYYY-MM-DD; a weekend, a week or another span touching them counts, of the
+     * `granularities` given), latest first, each with all the days its time words name.
      */
     async namingDays(
       ownerId: string,
       said: { since: Date; until: Date },
-      days: { from: string; to: string },
+      days: { from: string; to: string; granularities: readonly string[] },
       limit: number,
-    ): Promise<string[]> {
-      const r = await q.query<{ id: string }>(
-        `SELECT e.id FROM episodes e
+    ): Promise<{ id: string; references: TimeReference[] }[]> {
+      const r = await q.query<{ id: string; refs: TimeReference[] }>(
+        `SELECT e.id, e.metadata->'timeReferences' AS refs FROM episodes e
          WHERE e.owner_id = $1 AND e.tier <> 'trash' AND e.start_at >= $2 AND e.start_at <= $3
            AND jsonb_typeof(e.metadata->'timeReferences') = 'array'
            AND EXISTS (SELECT 1 FROM jsonb_array_elements(e.metadata->'timeReferences') t
-                       WHERE t->>'granularity' = 'day' AND t->>'start' <= $5 AND COALESCE(t->>'end', t->>'start') >= $4)
-         ORDER BY e.start_at DESC, e.id DESC LIMIT $6`,
-        [ownerId, said.since, said.until, days.from, days.to, limit],
+                       WHERE t->>'granularity' = ANY($6::text[]) AND t->>'start' <= $5 AND COALESCE(t->>'end', t->>'start') >= $4)
+         ORDER BY e.start_at DESC, e.id DESC LIMIT $7`,
+        [ownerId, said.since, said.until, days.from, days.to, days.granularities, limit],
       );
-      return r.rows.map((x) => x.id);
+      return r.rows.map((x) => ({ id: x.id, references: x.refs }));
     },
 
     async list(ownerId: string, o: ListOptions): Promise<Episode[]> {

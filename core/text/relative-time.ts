@@ -7,12 +7,14 @@
  * Everything here is a pure function of (text, ref instant, UTC offset): the result never depends on
  * the time zone of the machine running it.
  *
- * English: chrono-node's casual parser. A result is kept only when it is RELATIVE, which is decided
- * by re-parsing the text against a reference shifted by 400 days (changing year, month, day and
- * weekday): a phrase whose stated (certain) date components change with the reference is relative
- * ("yesterday", "next month", "two weeks ago"); one whose stated components do not is absolute and
- * left alone ("on 8 May 2023", "May 8", "2023-05-07"). Time-only phrases ("at 3pm", "this morning"),
- * hour/minute offsets ("2 hours ago") and "now" are ignored: they do not move the date.
+ * English: chrono-node's casual parser. A result is RELATIVE when re-parsing the text against a
+ * reference shifted by 400 days (changing year, month, day and weekday) changes a stated (certain)
+ * date component ("yesterday", "next month", "two weeks ago"); otherwise it is absolute and gets no
+ * note ("on 8 May 2023", "May 8", "2023-05-07"). An absolute day named with its month's name ("on
+ * December 3rd", "8 May 2023") is still returned, marked `stated` (a year it leaves out is chrono's
+ * nearest), so what is coming up can be found; other absolute dates are not. Time-only phrases ("at
+ * 3pm", "this morning"), hour/minute offsets ("2 hours ago") and "now" are ignored: they do not move
+ * the date.
  *
  * Weeks are Monday–Sunday everywhere (ISO 8601), in both languages:
  *   - "last week" / 上周 = the previous Monday–Sunday week; "this week" / 这周 / 本周 = the current
@@ -69,6 +71,8 @@ export interface TimeMention {
   /** Last day of a range (weeks, weekends, "from yesterday to today"), same format as start. */
   end?: string;
   granularity: TimeGranularity;
+  /** The text states this day itself ("on December 3rd"): no note is written after it. */
+  stated?: true;
 }
 
 /* ---------------- civil-calendar helpers (no time zones: plain Y-M-D arithmetic in UTC) -------- */
@@ -320,12 +324,13 @@ function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
 
 /* ---------------- English (chrono-node) ---------------- */
 
-/** Words without which chrono cannot produce a relative date; skips chrono for most messages. */
+/** Words without which chrono cannot produce a relative date or a day named with its month; skips chrono for most messages. */
 const EN_HINT =
-  /\b(?:yesterday|today|tonight|tomorrow|tmrw?|ago|later|last|next|this|past|from now|within|in\s+(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|couple)|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b/i;
+  /\b(?:yesterday|today|tonight|tomorrow|tmrw?|ago|later|last|next|this|past|from now|within|in\s+(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|couple)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d+(?:st|nd|rd|th)?|\d+(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b/i;
 const EN_WEEK_PHRASE = /^(?:the\s+)?(this|last|next|past|previous|coming)\s+week$/i;
 const EN_MODIFIER = /\b(this|last|past|next)\b/i;
 const EN_WEEKEND = /\bweekend\b/i;
+const EN_MONTH_NAME = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 const EN_WEEK_UNIT = /\bweeks?\b/i;
 const EN_LEADING_JUNK = /^[\s,(（]+/;
 const EN_TRAILING_JUNK = /[\s,)）]+$/;
@@ -437,10 +442,14 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
     const twin = shifted.get(`${r.index}:${r.text}`);
     if (twin === undefined) continue;
     const moved = (['year', 'month', 'day'] as const).some((c) => r.start.isCertain(c) && r.start.get(c) !== twin.start.get(c));
-    if (!moved) continue; // absolute: the text itself fixes every component it states
-
     const start = resultDate(r.start);
     if (start === null) continue;
+    if (!moved) {
+      // Absolute: the text itself fixes every component it states. A day it names by its month's name
+      // ("on December 3rd") is kept as stated, for what is coming up; no note is written after it.
+      if (certainDay && certainMonth && EN_MONTH_NAME.test(phrase)) out.push({ ...dayMention(phrase, index, start), stated: true });
+      continue;
+    }
     if (EN_WEEK_UNIT.test(phrase)) {
       out.push(weekMention(phrase, index, mondayOf(start))); // "two weeks ago", "in a week"
     } else if (certainDay) {
@@ -461,8 +470,8 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
 
 /**
  * Relative time phrases in `text`, in text order, resolved against `ref` (the message's instant)
- * as seen on the sender's wall clock (`utcOffsetMinutes`, e.g. +480 for UTC+8, -300 for UTC-5).
- * Absolute dates are not returned.
+ * as seen on the sender's wall clock (`utcOffsetMinutes`, e.g. +480 for UTC+8, -300 for UTC-5),
+ * and the days it states by their month's name (`stated`).
  */
 export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: number): TimeMention[] {
   if (Number.isNaN(ref.getTime())) throw new RangeError('findTimeMentions: the reference date is invalid');
@@ -486,7 +495,13 @@ export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: numb
 
 /** A mention as an episode keeps it among its time references (without its place in the message). */
 export function timeReference(m: TimeMention): z.infer<typeof TimeReference> {
-  return { phrase: m.phrase, start: m.start, ...(m.end ? { end: m.end } : {}), granularity: m.granularity };
+  return {
+    phrase: m.phrase,
+    start: m.start,
+    ...(m.end ? { end: m.end } : {}),
+    granularity: m.granularity,
+    ...(m.stated ? { stated: true } : {}),
+  };
 }
 
 /** "2023-05-07", "2023-06", "2022", or "2023-05-01 – 2023-05-07" for ranges. */
@@ -512,6 +527,7 @@ export function withTimeNotes(text: string, mentions: readonly TimeMention[]): s
   let out = text;
   for (let i = mentions.length - 1; i >= 0; i--) {
     const m = mentions[i]!;
+    if (m.stated) continue;
     const at = m.index + m.phrase.length;
     if (ALREADY_ANNOTATED.test(out.slice(at, at + 16))) continue;
     const label = formatTimeMention(m);

@@ -19,6 +19,8 @@ describe('loadContext: Coming up', () => {
     ['Lena', 'My sister goes bouldering every Tuesday.', '2026-11-23T19:08:00+01:00'],
     // Tuesday: 下周二 is Tuesday, 1 December.
     ['Lena', '我妈妈下周二要做膝盖手术，我有点担心。', '2026-11-24T21:10:00+01:00'],
+    // A day stated with its month's name.
+    ['Lena', "My sister Maya's birthday is December 3rd and I haven't bought anything yet.", '2026-11-23T19:10:00+01:00'],
   ] as const;
 
   beforeAll(async () => {
@@ -46,6 +48,7 @@ describe('loadContext: Coming up', () => {
         ['2026-11-26', turns[2][1]],
         ['2026-11-27', turns[0][1]],
         ['2026-12-01', turns[5][1]],
+        ['2026-12-03', turns[6][1]],
       ]);
       const lines = out.markdown.split('\n');
       const at = lines.indexOf('### Coming up');
@@ -60,7 +63,7 @@ describe('loadContext: Coming up', () => {
 
   it('leaves out days gone by, habits, the past, and what was said after now', async () => {
     const saturday = await load('2026-11-28T10:00:00+01:00');
-    expect(saturday.sections.upcoming.map((u) => u.day)).toEqual(['2026-12-01']);
+    expect(saturday.sections.upcoming.map((u) => u.day)).toEqual(['2026-12-01', '2026-12-03']);
     // On Monday evening, before the surgery was mentioned: the week's plans only.
     const monday = await load('2026-11-23T20:00:00+01:00');
     expect(monday.sections.upcoming.map((u) => u.day)).toEqual(['2026-11-25', '2026-11-26', '2026-11-27']);
@@ -70,8 +73,12 @@ describe('loadContext: Coming up', () => {
       conversationId: 'today',
       messages: [{ speaker: 'Lena', text: 'The dentist moved me to tomorrow at 9.', time: '2026-11-28T09:00:00+01:00' }],
     });
-    expect((await load('2026-11-28T10:00:00+01:00')).sections.upcoming.map((u) => u.day)).toEqual(['2026-11-29', '2026-12-01']);
-    const after = await load('2026-12-02T09:00:00+01:00');
+    expect((await load('2026-11-28T10:00:00+01:00')).sections.upcoming.map((u) => u.day)).toEqual([
+      '2026-11-29',
+      '2026-12-01',
+      '2026-12-03',
+    ]);
+    const after = await load('2026-12-04T09:00:00+01:00');
     expect(after.sections.upcoming).toEqual([]);
     expect(after.markdown).not.toContain('Coming up');
   });

@@ -23,6 +23,8 @@ describe('search: periods named relative to now', () => {
     await talk('ana', '2026-08-10', 'Dinner with Ana at the noodle bar. The dinner was long, a dinner to remember.', 'What a dinner!');
     await talk('bo', '2026-09-02', 'Dinner with Bo again, our usual dinner at the dumpling place.', 'Another good dinner then.');
     await talk('plans', '2026-09-10', 'Weekend plans: nothing, the last weekend was too busy.');
+    // Sunday 15 November: the coming Friday is the 20th.
+    await talk('rehearse', '2026-11-15', 'Shall we rehearse the talk together on Friday?', 'Yes, at my place.');
     await talk('luigi', '2026-11-18', "Dinner at Luigi's with Jun.");
     await talk('hike', '2026-11-21', 'Hiked up Mount Tai with Mei, my legs hurt.');
     await talk('today', '2026-11-25', 'Bought a new kettle this morning.');
@@ -52,10 +54,24 @@ describe('search: periods named relative to now', () => {
   it('lists the episodes of a period when the query names nothing else, latest first', async () => {
     expect(await firstTexts('what did I do last weekend?')).toEqual([expect.stringContaining('Mount Tai')]);
     const week = await search('上周我做了什么');
-    expect(week.results.map((r) => r.text)).toEqual([expect.stringContaining('Mount Tai'), expect.stringContaining('Luigi')]);
+    // Then what was said of it before it came.
+    expect(week.results.map((r) => r.text)).toEqual([
+      expect.stringContaining('Mount Tai'),
+      expect.stringContaining('Luigi'),
+      expect.stringContaining('rehearse'),
+    ]);
     expect(week.periods.map((p) => p.phrase)).toEqual(['上周']);
     // What is going on now counts in a search ("today" is the day it is asked).
     expect(await firstTexts('today')).toEqual([expect.stringContaining('kettle')]);
+  });
+
+  it('finds what was said of a day before it came: the plan made on Sunday for Friday', async () => {
+    // Its words find another talk ("Weekend plans"); the plan for the day comes first.
+    const planned = await search('what did we plan for last Friday?');
+    expect(planned.results[0]!.text).toContain('rehearse the talk together on Friday (2026-11-20)');
+    expect(planned.results[0]!.reason.explanation).toContain('around “last Friday”');
+    // Nothing was said on that Friday, and the query's words find nothing else.
+    expect(await firstTexts('what did we say about Friday the 20th of November?')).toEqual([expect.stringContaining('rehearse')]);
   });
 
   it('reads stated dates as before, and nothing when the caller sets the dates', async () => {

@@ -49,10 +49,18 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     expect(resolve('I saw her this Monday', wednesday)).toBe('2023-05-08');
   });
 
-  it('ignores absolute dates, bare weekdays and time-of-day phrases', () => {
-    for (const text of ['on 8 May 2023 we met', 'May 8 was fun', 'see 2023-05-07', 'on Saturday', 'at 3pm', '2 hours ago', 'right now']) {
+  it('ignores bare weekdays, time-of-day phrases and dates in digits', () => {
+    for (const text of ['see 2023-05-07', 'on 12/3', 'on Saturday', 'at 3pm', '2 hours ago', 'right now']) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
+  });
+
+  it('keeps a day stated with its month name as stated, and writes no note after it', () => {
+    expect(findTimeMentions('on 8 May 2023 we met', REF, CST)).toMatchObject([{ start: '2023-05-08', stated: true }]);
+    // A year left out is the nearest.
+    expect(findTimeMentions("Maya's birthday is May 10th", REF, CST)).toMatchObject([{ start: '2023-05-10', stated: true }]);
+    expect(findTimeMentions('we met on December 3rd', REF, CST)).toMatchObject([{ start: '2022-12-03', stated: true }]);
+    expect(annotateRelativeTimes('May 8 was fun, and yesterday too', REF, CST)).toBe('May 8 was fun, and yesterday (2023-05-07) too');
   });
 
   it.each([
