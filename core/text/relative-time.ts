@@ -38,7 +38,8 @@
  *     doubt (`bareWeekday`): "we went hiking on Saturday" is the Saturday just past, "I have my
  *     interview on Friday" and "want to rehearse on Wednesday?" the coming ones; "on Saturday", "every
  *     Saturday" and the sender's own weekday are not, since a wrong absolute date is worse than none.
- *     A bare Chinese weekday (周六) is not resolved.
+ *     A bare Chinese weekday likewise (`bareWeekdayZh`): 我周五有面试 is the coming Friday, 周六我们去爬山了
+ *     the Saturday just past; 周六很开心 and 每周三 are not dated.
  *
  * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
  * 下个月 / 上个月 / 去年 / 周末 / 上周末 / 两周前 at all, its 上周X counts weeks from Sunday, its 明天
@@ -230,6 +231,8 @@ const ZH_PATTERN = new RegExp(
     `(?<wp>${PREFIX_ALT})个?(?:周(?:(?<wd1>[一二三四五六日])|(?<we>末))?|(?:星期|礼拜)(?<wd2>[一二三四五六日天])?)(?!期)`,
     // bare 周末 (每周末 / 每个周末 are habits, not dates)
     `(?<![每个])(?<bw>周末)`,
+    // a bare weekday, 周五 / 星期天 (每周五 is a habit): dated by the tense of its sentence
+    `(?<![每个上下这本])(?:周|星期|礼拜)(?<bwd>[一二三四五六日天])(?!期)`,
     // 上个月 / 本月 / 下个月底
     `(?<mp>${PREFIX_ALT})个?月(?:初|底|末|中旬|上旬|下旬)?`,
     `(?<yw>${alternatives(Object.keys(ZH_YEAR_OFFSETS))})(?:初|底|末)?`,
@@ -270,7 +273,33 @@ function wordStarts(text: string): Set<number> {
   return starts;
 }
 
-function resolveZh(g: Record<string, string | undefined>, phrase: string, index: number, today: CivilDate): TimeMention | null {
+/**
+ * The tense of the sentence a bare Chinese weekday stands in: done (了, 已经, 刚, 昨天) or to come (要,
+ * 会, 打算, 准备, 再, 明天, and 有 / 是 / 能, the present, which with a weekday speaks of the coming
+ * one: 我周五有面试). Both, or neither: no tense.
+ */
+const ZH_PAST = /了|已经|刚|昨天|上次/;
+const ZH_FUTURE = /要|会|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/;
+
+/** A bare Chinese weekday's day, as `bareWeekday` dates an English one. */
+function bareWeekdayZh(text: string, index: number, phrase: string, today: CivilDate, weekday: number): CivilDate | null {
+  const from = Math.max(...['。', '！', '？', '；', '!', '?', '\n'].map((c) => text.lastIndexOf(c, index - 1))) + 1;
+  const ends = ['。', '！', '？', '；', '!', '?', '\n'].map((c) => text.indexOf(c, index + phrase.length)).filter((i) => i >= 0);
+  const sentence = text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(phrase, ' ');
+  const past = ZH_PAST.test(sentence);
+  if (past === ZH_FUTURE.test(sentence)) return null;
+  const ahead = (((weekday - isoWeekday(today)) % 7) + 7) % 7;
+  if (ahead === 0) return null;
+  return addDays(today, past ? ahead - 7 : ahead);
+}
+
+function resolveZh(
+  g: Record<string, string | undefined>,
+  phrase: string,
+  index: number,
+  today: CivilDate,
+  text: string,
+): TimeMention | null {
   if (g.num !== undefined && g.unit !== undefined && g.dir !== undefined) {
     const n = parseZhNumber(g.num);
     if (n === null) return null;
@@ -302,6 +331,10 @@ function resolveZh(g: Record<string, string | undefined>, phrase: string, index:
     return weekMention(phrase, index, monday);
   }
   if (g.bw !== undefined) return weekendMention(phrase, index, mondayOf(today)); // 周末 = 这周末
+  if (g.bwd !== undefined) {
+    const day = bareWeekdayZh(text, index, phrase, today, ZH_WEEKDAY[g.bwd] ?? 0);
+    return day && dayMention(phrase, index, day);
+  }
   if (g.mp !== undefined) return monthMention(phrase, index, addMonths(today, ZH_RELATIVE_PREFIX[g.mp] ?? 0));
   if (g.yw !== undefined) return yearMention(phrase, index, today.y + (ZH_YEAR_OFFSETS[g.yw] ?? 0));
   if (g.dw !== undefined) return dayMention(phrase, index, addDays(today, ZH_DAY_OFFSETS[g.dw] ?? 0));
@@ -316,7 +349,7 @@ function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
     const index = m.index;
     starts ??= wordStarts(text);
     if (!starts.has(index)) continue; // the match begins inside another word
-    const mention = resolveZh(m.groups ?? {}, m[0], index, today);
+    const mention = resolveZh(m.groups ?? {}, m[0], index, today, text);
     if (mention !== null) out.push(mention);
   }
   return out;

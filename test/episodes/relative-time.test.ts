@@ -141,6 +141,21 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     }
   });
 
+  it.each([
+    ['我周五有面试，有点紧张。', '2023-05-12'],
+    ['你周四能来吗？', '2023-05-11'],
+    ['周六我们去爬山了，累死了。', '2023-05-06'],
+    ['礼拜天我已经去过了', '2023-05-07'],
+  ])('a bare weekday whose sentence says done or to come: %s → %s', (text, expected) => {
+    expect(resolve(text)).toBe(expected);
+  });
+
+  it('leaves a bare weekday alone without a tense, for a habit, and on its own day', () => {
+    for (const text of ['周六很开心', '每周三我都去游泳', '周一晚上见', '周六去了，周日还要去']) {
+      expect(findTimeMentions(text, REF, CST), text).toEqual([]);
+    }
+  });
+
   it('handles mixed English and Chinese', () => {
     const found = findTimeMentions('Last Saturday 我们去了上海，昨天回来', REF, CST);
     expect(found.map((m) => [m.phrase, m.start])).toEqual([
