@@ -29,6 +29,33 @@ export const CreateEpisodeInput = z.object({
 
 export const UpdateEpisodeInput = z.object({ ownerId: Owner, id: z.string().uuid(), patch: EpisodePatch });
 
+export const ListUpcomingInput = z.object({
+  ownerId: Owner,
+  /** The moment to look ahead from (default: now). */
+  now: DateInput.optional(),
+  /** The person's UTC offset in minutes, which says what "today" is (default: this machine's at `now`). */
+  utcOffsetMin: z
+    .number()
+    .int()
+    .min(-18 * 60)
+    .max(18 * 60)
+    .optional(),
+  /** How many days ahead, today included. */
+  days: z.number().int().min(1).max(31).default(7),
+  limit: z.number().int().min(1).max(50).default(6),
+});
+/** A day ahead the person spoke of, in the message that said it. */
+export const UpcomingItem = z.object({
+  /** The first day it names from today on (YYYY-MM-DD, the person's calendar). */
+  day: z.string(),
+  /** The episode that holds the message; null for a turn just said that none holds yet. */
+  episodeId: z.string().nullable(),
+  message: MessageView,
+  /** The message with the days its time words name written after them, as its episode keeps it. */
+  text: z.string(),
+});
+export const ListUpcomingOutput = z.object({ today: z.string(), items: z.array(UpcomingItem) });
+
 export const RebuildInput = z.object({ ownerId: Owner, reembed: z.boolean().default(false) });
 export const RebuildOutput = z.object({
   episodes: z.number().int(),
@@ -47,5 +74,7 @@ export const episodeOperations = {
   createEpisode: { input: CreateEpisodeInput, output: EpisodeView },
   updateEpisode: { input: UpdateEpisodeInput, output: EpisodeView },
   deleteEpisode: { input: EpisodeIdInput, output: z.object({ deleted: z.literal(true) }) },
+  /** What the person said of the days ahead, soonest first ("Coming up": the journal, loadContext). */
+  listUpcoming: { input: ListUpcomingInput, output: ListUpcomingOutput },
   rebuildIndexes: { input: RebuildInput, output: RebuildOutput },
 } as const;

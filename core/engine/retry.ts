@@ -43,6 +43,7 @@ const REPEATABLE = {
   llmUsage: true,
   llmTest: true,
   getStartup: true,
+  listUpcoming: true,
   inspectFolder: true,
   listBackups: true,
   // Idempotent writes

@@ -83,6 +83,18 @@ describe('loadContext: Coming up', () => {
     expect(after.markdown).not.toContain('Coming up');
   });
 
+  it('is the listUpcoming operation, with each day written into the message and its episode', async () => {
+    const out = await engine.call('listUpcoming', { ownerId, now: '2026-11-26T18:30:00+01:00', utcOffsetMin: 60, days: 2 });
+    expect(out.today).toBe('2026-11-26');
+    expect(out.items.map((u) => [u.day, u.text])).toEqual([
+      ['2026-11-26', "Yes. I'll need the slides by Thursday (2026-11-26)."],
+      ['2026-11-27', 'I have my final interview at Helix Robotics on Friday at 10 (2026-11-27), with their CTO.'],
+    ]);
+    const [first] = out.items;
+    const episode = await engine.call('getEpisode', { ownerId, id: first!.episodeId! });
+    expect(episode.messages.map((m) => m.id)).toContain(first!.message.id);
+  });
+
   it('takes at most an eighth of a small budget', async () => {
     const out = await load('2026-11-26T18:30:00+01:00', 'slides', 300);
     expect(out.sections.upcoming.length).toBeGreaterThan(0);

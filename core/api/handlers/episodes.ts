@@ -4,13 +4,22 @@ import { scrubSecrets } from '../../forgetting/secrets.js';
 import { processPending } from '../../episodes/process.js';
 import { reindexFacts } from '../../facts/learn.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
+import { localDate } from '../../text/describe.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { episodeView, messageView } from '../views.js';
+import { upcomingMentions } from '../../retrieval/upcoming.js';
+
+/** Turns just said that no episode holds yet, read for what they say of the days ahead. */
+const UNBUILT_READ = 100;
+/** How far back what was said of the days ahead is looked for. */
+const UPCOMING_LOOKBACK_DAYS = 60;
 
 export function episodeHandlers({
   ctx,
   live,
-}: HandlerEnv): Handlers<'getEpisode' | 'listEpisodes' | 'createEpisode' | 'updateEpisode' | 'deleteEpisode' | 'rebuildIndexes'> {
+}: HandlerEnv): Handlers<
+  'getEpisode' | 'listEpisodes' | 'createEpisode' | 'updateEpisode' | 'deleteEpisode' | 'listUpcoming' | 'rebuildIndexes'
+> {
   const { store } = ctx;
   return {
     async getEpisode(i) {
@@ -54,6 +63,23 @@ export function episodeHandlers({
     async deleteEpisode(i) {
       await deleteEpisode(ctx, i.ownerId, i.id);
       return { deleted: true as const };
+    },
+
+    async listUpcoming(i) {
+      const now = i.now ?? ctx.clock.now();
+      const offset = i.utcOffsetMin ?? -now.getTimezoneOffset();
+      const since = new Date(now.getTime() - UPCOMING_LOOKBACK_DAYS * 86_400_000);
+      const unbuilt = await store.read.conversations.recentPending(i.ownerId, since, now, UNBUILT_READ);
+      const found = await upcomingMentions(ctx, i.ownerId, now, offset, {
+        days: i.days,
+        lookbackDays: UPCOMING_LOOKBACK_DAYS,
+        limit: i.limit,
+        unbuilt,
+      });
+      return {
+        today: localDate(now, offset),
+        items: found.map((u) => ({ day: u.day, episodeId: u.message.episodeId, message: messageView(u.message), text: u.text })),
+      };
     },
 
     async rebuildIndexes(i, opts) {

@@ -3,9 +3,8 @@ import type { EngineContext } from '../../context/engine-context.js';
 import type { StoredMessage } from '../../domain/conversation.js';
 import type { EpisodeHeader } from '../../store/episodes.js';
 import { packEvidence, shortTitle } from '../../retrieval/pack.js';
-import { upcomingMentions, type Upcoming } from '../../retrieval/upcoming.js';
 import { namesOnlyPeriods, readPeriod, timeAnchors, type ReadPeriod } from '../../retrieval/query-time.js';
-import { describeDay, describeSpan, formatOffset, localDate } from '../../text/describe.js';
+import { describeDay, describeSpan, formatOffset } from '../../text/describe.js';
 import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
 import { estimateTokens, factText } from '../../text/fact-text.js';
@@ -20,7 +19,8 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
 /**
  * `loadContext`: what a companion should know when a conversation starts, as one Markdown block within
  * a token budget. Built from the other operations — summarizeKnowledge ("What I know about you"),
- * listEpisodes ("Recently", after the turns just said that no episode holds yet), search over facts —
+ * listUpcoming ("Coming up"), listEpisodes ("Recently", after the turns just said that no episode holds
+ * yet), search over facts —
  * and the evidence packer ("Related to …": the messages of the person's memory that best answer the
  * opening message, with their episode's date and title), plus the turns just said that match it.
  *
@@ -63,9 +63,8 @@ const TURN_CHARS = 400;
 /** The share of the budget the person's most important facts may take when there is a query. */
 const ABOUT_SHARE = 1 / 8;
 const RECENT_SHARE = 1 / 6;
-/** "Coming up": what the person said of the next UPCOMING_DAYS days in the UPCOMING_LOOKBACK_DAYS before now, at most UPCOMING_SHARE of the budget. */
+/** "Coming up": what the person said of the next UPCOMING_DAYS days (listUpcoming), at most UPCOMING_SHARE of the budget. */
 const UPCOMING_DAYS = 7;
-const UPCOMING_LOOKBACK_DAYS = 60;
 const UPCOMING = 6;
 const UPCOMING_SHARE = 1 / 8;
 
@@ -137,7 +136,7 @@ const picked = <T>(s: Section<T>) => s.blocks.filter((_, n) => s.chosen.has(n));
 const render = <T>(s: Section<T>) => (s.chosen.size ? [s.header, ...picked(s).flatMap((b) => b.lines)] : []);
 
 type AboutItem = { key: string | null };
-type UpcomingItem = Upcoming;
+type UpcomingItem = OpOutput<'listUpcoming'>['items'][number];
 type RelatedItem = ContextItem;
 type RecentItem = { kind: 'episode'; episode: EpisodeView } | { kind: 'turns'; messages: StoredMessage[] };
 
@@ -204,11 +203,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   };
   const periodEpisodes = inPeriod ? (await op('listEpisodes', inPeriod)).episodes : null;
   // What the person said of the days ahead, whatever the opening: the companion's "good luck tomorrow".
-  const upcoming = await upcomingMentions(ctx, i.ownerId, now, offset, {
+  const { today, items: upcoming } = await op('listUpcoming', {
+    ownerId: i.ownerId,
+    now,
+    utcOffsetMin: offset,
     days: UPCOMING_DAYS,
-    lookbackDays: UPCOMING_LOOKBACK_DAYS,
     limit: UPCOMING,
-    unbuilt,
   });
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
@@ -310,13 +310,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     used: 0,
     skip: (x) => x.key !== null && inRelated('fact', x.key),
   };
-  const today = localDate(now, offset);
   const upcomingSection: Section<UpcomingItem> = {
     header: '### Coming up',
     blocks: upcoming.map((u) => {
       const inDays = Math.round((Date.parse(u.day) - Date.parse(today)) / 86_400_000);
       const soon = inDays === 0 ? 'today' : inDays === 1 ? 'tomorrow' : `in ${inDays} days`;
-      const said = at(u.message.sentAt.toISOString(), u.message.utcOffsetMin, u.message.utcOffsetMin !== offset);
+      const said = at(u.message.sentAt, u.message.utcOffsetMin, u.message.utcOffsetMin !== offset);
       return block([`- ${describeDay(u.day)} (${soon}) — ${u.message.speaker}, ${said}: “${shorten(u.text, TURN_CHARS)}”`], u);
     }),
     chosen: new Set(),
@@ -407,7 +406,16 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
           : [],
       ),
       unbuilt: picked(recentSection).flatMap(({ item: x }) => (x.kind === 'turns' ? x.messages.map(quoted) : [])),
-      upcoming: picked(upcomingSection).map(({ item: u }) => ({ day: u.day, ...quoted(u.message) })),
+      upcoming: picked(upcomingSection).map(({ item: { day, message: m } }) => ({
+        day,
+        id: m.id,
+        conversationId: m.conversationId,
+        speaker: m.speaker,
+        text: m.text,
+        sentAt: m.sentAt,
+        utcOffsetMin: m.utcOffsetMin,
+        when: at(m.sentAt, m.utcOffsetMin),
+      })),
       related: picked(relatedSection).map((b) => b.item),
     },
     left: { about: left(aboutSection), upcoming: left(upcomingSection), recent: left(recentSection), related: left(relatedSection) },
