@@ -51,6 +51,10 @@ export const en = {
   'journal.important': 'Marked important',
   'journal.ongoing': 'ongoing',
   'journal.ongoingHint': 'A conversation going on now: this entry grows as it continues',
+  'journal.comingUp': 'Coming up',
+  'journal.today': 'today',
+  'journal.tomorrow': 'tomorrow',
+  'journal.inDays': 'in {n} days',
   'journal.empty.title': 'Your journal is empty',
   'journal.empty.body':
     'Import a chat export (WhatsApp, WeChat, QQ, Telegram, LINE, ChatGPT, Claude, Discord, Slack…) or connect a companion through the API. Each conversation becomes diary entries — episodes with their exact time — that you can browse and search here, offline.',

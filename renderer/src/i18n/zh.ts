@@ -53,6 +53,10 @@ export const zh: Record<MessageKey, string> = {
   'journal.important': '已标为重要',
   'journal.ongoing': '进行中',
   'journal.ongoingHint': '正在进行的对话：这条记录会随着对话继续而增长',
+  'journal.comingUp': '即将到来',
+  'journal.today': '今天',
+  'journal.tomorrow': '明天',
+  'journal.inDays': '{n} 天后',
   'journal.empty.title': '日记还是空的',
   'journal.empty.body':
     '导入聊天记录（微信、QQ、WhatsApp、Telegram、LINE、ChatGPT、Claude、Discord、Slack…），或通过 API 连接你的陪伴应用。每段对话都会变成带确切时间的日记片段，可以在这里离线浏览和搜索。',

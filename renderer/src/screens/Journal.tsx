@@ -7,6 +7,7 @@ import { formatDay, formatOffset, formatSpan } from '../lib/dates';
 import { describeError } from '../lib/errors';
 import { useJournalStore, type Row } from '../store/journal';
 import { navigate } from '../store/route';
+import { ComingUp } from './ComingUp';
 import { MonthCalendar } from './MonthCalendar';
 
 /** Fixed heights keep windowing exact; the CSS clamps each card's text to fit. */
@@ -253,6 +254,7 @@ export function JournalScreen() {
         )}
         <aside className="journal-aside">
           <MonthCalendar />
+          <ComingUp />
         </aside>
       </div>
     </div>
