@@ -48,8 +48,10 @@
  * 大前天 前天 昨天 今天 明天 后天 大后天 (and 昨晚 今晚 明早 …); 上上周/上周/这周/本周/下周/下下周 with an
  * optional weekday (一…日, 星期天/礼拜天) or 末; bare 周末; N天/N周/N个星期/N个月/N年 + 前/后 (之前, 以后 …)
  * with Arabic or Chinese numerals (一二两三…十…百, 半个月, 半年); 上个月/这个月/本月/下个月 (初/底/末);
- * 大前年 前年 去年 今年 明年 后年 大后年. A match must start at an Intl.Segmenter word boundary, which
- * rejects substrings of other words (然后|天黑 is not 后天, 登上|月球 is not 上月, 之前|天气 is not 前天).
+ * 大前年 前年 去年 今年 明年 后年 大后年; and a day stated with its month (12月3日, 2026年12月3号), kept
+ * as `stated` with the nearest year when none is said. A match must start at an Intl.Segmenter word
+ * boundary, which rejects substrings of other words (然后|天黑 is not 后天, 登上|月球 is not 上月,
+ * 之前|天气 is not 前天).
  *
  * Dates: 'day' → YYYY-MM-DD, 'month' → YYYY-MM, 'year' → YYYY; 'week' and weekends carry an end.
  */
@@ -235,6 +237,8 @@ const ZH_PATTERN = new RegExp(
     `(?<![每个上下这本])(?:周|星期|礼拜)(?<bwd>[一二三四五六日天])(?!期)`,
     // 上个月 / 本月 / 下个月底
     `(?<mp>${PREFIX_ALT})个?月(?:初|底|末|中旬|上旬|下旬)?`,
+    // a day stated with its month, 12月3日 / 2026年12月3号 (kept as stated, no note): before 年 alone
+    `(?<![0-9])(?:(?<zy>[0-9]{4})年)?(?<zm>[0-9]{1,2})月(?<zd>[0-9]{1,2})[日号]`,
     `(?<yw>${alternatives(Object.keys(ZH_YEAR_OFFSETS))})(?:初|底|末)?`,
     `(?<dw>${alternatives(Object.keys(ZH_DAY_OFFSETS))})`,
   ].join('|'),
@@ -331,6 +335,18 @@ function resolveZh(
     return weekMention(phrase, index, monday);
   }
   if (g.bw !== undefined) return weekendMention(phrase, index, mondayOf(today)); // 周末 = 这周末
+  if (g.zm !== undefined && g.zd !== undefined) {
+    const m = Number(g.zm);
+    const d = Number(g.zd);
+    if (m < 1 || m > 12 || d < 1 || d > 31) return null;
+    // A year left out is the nearest: 12月3日 said in November is this December's.
+    const years = g.zy !== undefined ? [Number(g.zy)] : [today.y - 1, today.y, today.y + 1];
+    const away = (y: number) => Math.abs(Date.UTC(y, m - 1, d) - Date.UTC(today.y, today.m - 1, today.d));
+    const y = years.reduce((a, b) => (away(b) < away(a) ? b : a));
+    const day = civil(y, m, d);
+    if (day.m !== m) return null; // 2月30日
+    return { ...dayMention(phrase, index, day), stated: true };
+  }
   if (g.bwd !== undefined) {
     const day = bareWeekdayZh(text, index, phrase, today, ZH_WEEKDAY[g.bwd] ?? 0);
     return day && dayMention(phrase, index, day);

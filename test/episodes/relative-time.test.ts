@@ -156,6 +156,14 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     }
   });
 
+  it('keeps a day stated with its month (12月3日, 2023年5月10号) as stated, the nearest year when none is said, with no note', () => {
+    expect(findTimeMentions('5月10日是我妹妹的生日', REF, CST)).toMatchObject([{ phrase: '5月10日', start: '2023-05-10', stated: true }]);
+    expect(findTimeMentions('我们2024年1月3号见', REF, CST)).toMatchObject([{ start: '2024-01-03', stated: true }]);
+    expect(findTimeMentions('12月3日', REF, CST)).toMatchObject([{ start: '2022-12-03' }]);
+    expect(findTimeMentions('2月30日', REF, CST)).toEqual([]);
+    expect(annotateRelativeTimes('5月10日见，明天再说', REF, CST)).toBe('5月10日见，明天（2023-05-09）再说');
+  });
+
   it('handles mixed English and Chinese', () => {
     const found = findTimeMentions('Last Saturday 我们去了上海，昨天回来', REF, CST);
     expect(found.map((m) => [m.phrase, m.start])).toEqual([
