@@ -22,7 +22,8 @@ const EPISODES = 20;
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
  * companion opening a conversation can wish them luck. Found through the days episodes keep of their
  * time words, each placed in the message that says it; the turns `o.unbuilt` just said, which no
- * episode holds yet, are read as they are. Soonest first, then the latest said.
+ * episode holds yet, are read as they are. Soonest first, the person's own words first, then the
+ * latest said; one message per day and episode.
  */
 export async function upcomingMentions(
   ctx: EngineContext,
@@ -51,8 +52,19 @@ export async function upcomingMentions(
     const day = ahead.map((x) => (x.start < from ? from : x.start)).sort()[0]!;
     out.push({ day, message: m, text: withTimeNotes(m.text, mentions) });
   }
-  out.sort((a, b) => a.day.localeCompare(b.day) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
-  return out.slice(0, o.limit);
+  // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
+  // per day and episode: the rest of it says the same plan again.
+  const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
+  out.sort((a, b) => a.day.localeCompare(b.day) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
+  const seen = new Set<string>();
+  return out
+    .filter((u) => {
+      const key = `${u.day} ${u.message.episodeId ?? u.message.id}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(0, o.limit);
 }
 
 /** The days an episode keeps of its time words that this message of it says, where it says them. */

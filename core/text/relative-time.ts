@@ -38,7 +38,7 @@
  *     doubt (`bareWeekday`): "we went hiking on Saturday" is the Saturday just past, "I have my
  *     interview on Friday" and "want to rehearse on Wednesday?" the coming ones; "on Saturday", "every
  *     Saturday" and the sender's own weekday are not, since a wrong absolute date is worse than none.
- *     A bare Chinese weekday likewise (`bareWeekdayZh`): 我周五有面试 is the coming Friday, 周六我们去爬山了
+ *     A bare Chinese weekday likewise (also `bareWeekday`): 我周五有面试 is the coming Friday, 周六我们去爬山了
  *     the Saturday just past; 周六很开心 and 每周三 are not dated.
  *
  * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
@@ -282,20 +282,11 @@ function wordStarts(text: string): Set<number> {
  * 会, 打算, 准备, 再, 明天, and 有 / 是 / 能, the present, which with a weekday speaks of the coming
  * one: 我周五有面试). Both, or neither: no tense.
  */
-const ZH_PAST = /了|已经|刚|昨天|上次/;
-const ZH_FUTURE = /要|会|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/;
-
-/** A bare Chinese weekday's day, as `bareWeekday` dates an English one. */
-function bareWeekdayZh(text: string, index: number, phrase: string, today: CivilDate, weekday: number): CivilDate | null {
-  const from = Math.max(...['。', '！', '？', '；', '!', '?', '\n'].map((c) => text.lastIndexOf(c, index - 1))) + 1;
-  const ends = ['。', '！', '？', '；', '!', '?', '\n'].map((c) => text.indexOf(c, index + phrase.length)).filter((i) => i >= 0);
-  const sentence = text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(phrase, ' ');
-  const past = ZH_PAST.test(sentence);
-  if (past === ZH_FUTURE.test(sentence)) return null;
-  const ahead = (((weekday - isoWeekday(today)) % 7) + 7) % 7;
-  if (ahead === 0) return null;
-  return addDays(today, past ? ahead - 7 : ahead);
-}
+const ZH_TENSE: Tense = {
+  ends: ['。', '！', '？', '；', '!', '?', '\n'],
+  past: /了|已经|刚|昨天|上次/,
+  future: /要|会|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/,
+};
 
 function resolveZh(
   g: Record<string, string | undefined>,
@@ -303,6 +294,7 @@ function resolveZh(
   index: number,
   today: CivilDate,
   text: string,
+  earlier: readonly TimeMention[],
 ): TimeMention | null {
   if (g.num !== undefined && g.unit !== undefined && g.dir !== undefined) {
     const n = parseZhNumber(g.num);
@@ -348,7 +340,7 @@ function resolveZh(
     return { ...dayMention(phrase, index, day), stated: true };
   }
   if (g.bwd !== undefined) {
-    const day = bareWeekdayZh(text, index, phrase, today, ZH_WEEKDAY[g.bwd] ?? 0);
+    const day = bareWeekday(text, { index, phrase }, today, ZH_WEEKDAY[g.bwd] ?? 0, ZH_TENSE, earlier);
     return day && dayMention(phrase, index, day);
   }
   if (g.mp !== undefined) return monthMention(phrase, index, addMonths(today, ZH_RELATIVE_PREFIX[g.mp] ?? 0));
@@ -365,7 +357,7 @@ function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
     const index = m.index;
     starts ??= wordStarts(text);
     if (!starts.has(index)) continue; // the match begins inside another word
-    const mention = resolveZh(m.groups ?? {}, m[0], index, today, text);
+    const mention = resolveZh(m.groups ?? {}, m[0], index, today, text, out);
     if (mention !== null) out.push(mention);
   }
   return out;
@@ -396,22 +388,42 @@ const EN_FUTURE =
 /** "every Tuesday", "each Friday": a habit, not a day. */
 const EN_HABIT = /\b(?:every|each)\s+$/i;
 
+/** How a language's sentences end and what says their tense, for `bareWeekday`. */
+interface Tense {
+  ends: readonly string[];
+  past: RegExp;
+  future: RegExp;
+}
+
+const EN_TENSE: Tense = { ends: ['.', '!', '?', ';', '\n'], past: EN_PAST, future: EN_FUTURE };
+
 /**
- * The day a weekday named without "this"/"last"/"next" is, from the tense of its sentence: the one
- * just past (1–6 days back) or the coming one (1–6 days ahead). None for the sender's own weekday
- * (today, or a week away?), for a habit, or when the sentence does not say.
+ * The day a weekday named without "this"/"last"/"next" (周五 without 上/这/下) is, from the tense of
+ * its sentence: the one just past (1–6 days back) or the coming one (1–6 days ahead) — and, to come,
+ * not before a day the sentence named already ("back on Wednesday" after "Monday", 下周二手术，周三回来
+ * is the Wednesday after). `weekday`: Monday = 0. None for the sender's own weekday (today, or a week
+ * away?) or when the sentence does not say.
  */
-function bareWeekday(text: string, index: number, phrase: string, today: CivilDate, weekday: number): CivilDate | null {
-  if (EN_HABIT.test(text.slice(Math.max(0, index - 8), index))) return null;
-  const from = Math.max(...['.', '!', '?', ';', '\n'].map((c) => text.lastIndexOf(c, index - 1))) + 1;
-  const ends = ['.', '!', '?', ';', '\n'].map((c) => text.indexOf(c, index + phrase.length)).filter((i) => i >= 0);
-  const sentence = text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(phrase, ' ');
-  const past = EN_PAST.test(sentence);
-  if (past === EN_FUTURE.test(sentence)) return null;
-  // chrono's weekday is Sunday = 0; ours Monday = 0.
-  const ahead = (((((weekday + 6) % 7) - isoWeekday(today)) % 7) + 7) % 7;
+function bareWeekday(
+  text: string,
+  at: { index: number; phrase: string },
+  today: CivilDate,
+  weekday: number,
+  tense: Tense,
+  earlier: readonly TimeMention[],
+): CivilDate | null {
+  const from = Math.max(...tense.ends.map((c) => text.lastIndexOf(c, at.index - 1))) + 1;
+  const ends = tense.ends.map((c) => text.indexOf(c, at.index + at.phrase.length)).filter((i) => i >= 0);
+  const sentence = text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(at.phrase, ' ');
+  const past = tense.past.test(sentence);
+  if (past === tense.future.test(sentence)) return null;
+  const ahead = (((weekday - isoWeekday(today)) % 7) + 7) % 7;
   if (ahead === 0) return null;
-  return addDays(today, past ? ahead - 7 : ahead);
+  if (past) return addDays(today, ahead - 7);
+  let day = addDays(today, ahead);
+  const before = earlier.filter((m) => m.index >= from && m.granularity === 'day').at(-1);
+  while (before && fmtDay(day) < before.start) day = addDays(day, 7);
+  return day;
 }
 
 /** Days added to the reference for the "is it relative?" re-parse: moves year, month, day and weekday. */
@@ -460,7 +472,9 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
       const mod = EN_MODIFIER.exec(phrase)?.[1]?.toLowerCase();
       if (mod === undefined) {
         const weekday = r.start.get('weekday');
-        const day = weekday === null ? null : bareWeekday(text, index, phrase, today, weekday);
+        // chrono's weekday is Sunday = 0.
+        const habit = EN_HABIT.test(text.slice(Math.max(0, index - 8), index));
+        const day = weekday === null || habit ? null : bareWeekday(text, { index, phrase }, today, (weekday + 6) % 7, EN_TENSE, out);
         if (day) out.push(dayMention(phrase, index, day));
         continue;
       }

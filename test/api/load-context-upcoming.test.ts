@@ -30,7 +30,17 @@ describe('loadContext: Coming up', () => {
       source: 'api',
       conversation: {
         id: 'week',
-        messages: turns.map(([speaker, text, timestamp], n) => ({ id: `t${n}`, speaker, text, timestamp })),
+        messages: [
+          ...turns.map(([speaker, text, timestamp], n) => ({ id: `t${n}`, speaker, role: 'user' as const, text, timestamp })),
+          // The companion saying the plan again: the person's own words are what is shown.
+          {
+            id: 'echo',
+            speaker: 'Nemo',
+            role: 'assistant' as const,
+            text: 'Noted: you have the interview on Friday at 10.',
+            timestamp: '2026-11-23T19:01:00+01:00',
+          },
+        ],
       },
     });
   });

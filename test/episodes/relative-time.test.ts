@@ -75,6 +75,13 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     expect(resolve(text)).toBe(expected);
   });
 
+  it('reads the weekdays of one sentence about what is to come in order', () => {
+    // Said on Monday 8 May: Wednesday comes after that Saturday.
+    const found = findTimeMentions("I'll fly out on Saturday and come back on Wednesday.", REF, CST);
+    expect(found.map((m) => m.start)).toEqual(['2023-05-13', '2023-05-17']);
+    expect(findTimeMentions('我下周二手术，周三再回来。', REF, CST).map((m) => m.start)).toEqual(['2023-05-16', '2023-05-17']);
+  });
+
   it('leaves a bare weekday alone where the tense is not certain, for a habit, and on its own day', () => {
     for (const text of [
       'she goes to the gym every Tuesday',
