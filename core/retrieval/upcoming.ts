@@ -2,7 +2,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { localDate } from '../text/describe.js';
 import type { TimeReference } from '../domain/episode.js';
-import { findTimeMentions, withTimeNotes, type TimeMention } from '../text/relative-time.js';
+import { findTimeMentions, withTimeNotes } from '../text/relative-time.js';
 
 /** A day ahead that the person spoke of, and what was said of it. */
 export interface Upcoming {
@@ -21,8 +21,8 @@ const EPISODES = 20;
  * What the person said of the days ahead (`o.days`, today included), in the `o.lookbackDays` before
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
  * companion opening a conversation can wish them luck. Found through the days episodes keep of their
- * time words, each placed in the message that says it; the turns `o.unbuilt` just said, which no
- * episode holds yet, are read as they are. Soonest first, the person's own words first, then the
+ * time words, then read again in the messages that say them, and in the turns `o.unbuilt` just said
+ * that no episode holds yet. Soonest first, the person's own words first, then the
  * latest said; one message per day and episode.
  */
 export async function upcomingMentions(
@@ -35,19 +35,23 @@ export async function upcomingMentions(
   const from = localDate(now, utcOffsetMin);
   const to = localDate(new Date(now.getTime() + o.days * DAY_MS), utcOffsetMin);
   const read = ctx.store.read;
-  const said = { since: new Date(now.getTime() - o.lookbackDays * DAY_MS), until: now };
+  const within = { since: new Date(now.getTime() - o.lookbackDays * DAY_MS), until: now };
   // A day, not "next week": that would be coming up every day of it.
-  const episodes = await read.episodes.namingDays(ownerId, said, { from, to, granularities: ['day'] }, EPISODES);
-  const references = new Map(episodes.map((e) => [e.id, e.references]));
-  const told = await read.conversations.messagesOfEpisodes(ownerId, [...references.keys()]);
+  const episodes = await read.episodes.namingDays(ownerId, within, { from, to, granularities: ['day'] }, EPISODES);
+  const inRange = (r: Pick<TimeReference, 'granularity' | 'start' | 'end'>) =>
+    r.granularity === 'day' && r.start <= to && (r.end ?? r.start) >= from;
+  // The phrases that name those days in each episode: only its messages that say one are read again.
+  const phrases = new Map(episodes.map((e) => [e.id, e.references.filter(inRange).map((r) => r.phrase)]));
+  const told = await read.conversations.messagesOfEpisodes(ownerId, [...phrases.keys()]);
   const toldIds = new Set(told.map((m) => m.id));
   const unbuilt = o.unbuilt.filter((m) => !toldIds.has(m.id));
   const out: Upcoming[] = [];
   for (const m of [...told, ...unbuilt]) {
     if (m.sentAt > now) continue;
-    const kept = m.episodeId === null ? undefined : references.get(m.episodeId);
-    const mentions = kept ? saidIn(m.text, kept) : findTimeMentions(m.text, m.sentAt, m.utcOffsetMin);
-    const ahead = mentions.filter((x) => x.granularity === 'day' && x.start <= to && (x.end ?? x.start) >= from);
+    const said = m.episodeId === null ? undefined : phrases.get(m.episodeId);
+    if (said && !said.some((p) => m.text.includes(p))) continue;
+    const mentions = findTimeMentions(m.text, m.sentAt, m.utcOffsetMin);
+    const ahead = mentions.filter(inRange);
     if (ahead.length === 0) continue;
     const day = ahead.map((x) => (x.start < from ? from : x.start)).sort()[0]!;
     out.push({ day, message: m, text: withTimeNotes(m.text, mentions) });
@@ -65,25 +69,4 @@ export async function upcomingMentions(
       return true;
     })
     .slice(0, o.limit);
-}
-
-/** The days an episode keeps of its time words that this message of it says, where it says them. */
-function saidIn(text: string, references: readonly TimeReference[]): TimeMention[] {
-  return references
-    .flatMap((r) => {
-      const index = text.indexOf(r.phrase);
-      if (index < 0) return [];
-      const granularity = r.granularity as TimeMention['granularity'];
-      return [
-        {
-          phrase: r.phrase,
-          index,
-          start: r.start,
-          ...(r.end ? { end: r.end } : {}),
-          granularity,
-          ...(r.stated ? { stated: true as const } : {}),
-        },
-      ];
-    })
-    .sort((a, b) => a.index - b.index);
 }
