@@ -99,8 +99,9 @@ export async function queryTimeAnchors(text: string): Promise<TimeAnchor[]> {
 /**
  * The days, weeks, months and years a query names relative to when it is asked ("yesterday", "last
  * week", "上周五", "两个月前"), read on the asker's wall clock: a companion's opening ("how did
- * yesterday's interview go?") is asked at a known moment, so those days can be found. What is to come
- * (tomorrow, next week) has nothing said yet; what is going on now only when `current` says so.
+ * yesterday's interview go?") is asked at a known moment, so those days can be found. What is going on
+ * now, and what is to come ("what do I have tomorrow?": what was said of it before it came), only when
+ * `current` says so: the packer's evidence is what was said in and after a period.
  */
 export function relativeAnchors(text: string, now: Date, utcOffsetMin: number, current = false): TimeAnchor[] {
   const local = now.getTime() + utcOffsetMin * 60_000;
@@ -118,7 +119,7 @@ export function relativeAnchors(text: string, now: Date, utcOffsetMin: number, c
       // A week is a run of days: it falls off as a day does.
       return first && last ? [{ start: first.start, end: last.end, granularity: first.granularity, phrase: m.phrase, relative: true }] : [];
     })
-    .filter((a) => (current ? a.start.getTime() <= local : a.end.getTime() < today));
+    .filter((a) => current || a.end.getTime() < today);
 }
 
 /**

@@ -105,6 +105,13 @@ describe('loadContext: Coming up', () => {
     expect(episode.messages.map((m) => m.id)).toContain(first!.message.id);
   });
 
+  it('answers an opening about the days to come with what is coming up, not with what was said in them', async () => {
+    const out = await load('2026-11-26T18:30:00+01:00', 'what do I have tomorrow?');
+    expect(out.query).toBeNull();
+    expect(out.markdown).not.toContain('Nothing was said');
+    expect(out.sections.upcoming.map((u) => u.day)).toContain('2026-11-27');
+  });
+
   it('takes at most an eighth of a small budget', async () => {
     const out = await load('2026-11-26T18:30:00+01:00', 'slides', 300);
     expect(out.sections.upcoming.length).toBeGreaterThan(0);

@@ -26,6 +26,8 @@ describe('search: periods named relative to now', () => {
     // Sunday 15 November: the coming Friday is the 20th.
     await talk('rehearse', '2026-11-15', 'Shall we rehearse the talk together on Friday?', 'Yes, at my place.');
     await talk('luigi', '2026-11-18', "Dinner at Luigi's with Jun.");
+    // Monday 23 November: the coming Thursday is the 26th, tomorrow as the search is asked.
+    await talk('dentist', '2026-11-23', 'I have the dentist on Thursday at 9.');
     await talk('hike', '2026-11-21', 'Hiked up Mount Tai with Mei, my legs hurt.');
     await talk('today', '2026-11-25', 'Bought a new kettle this morning.');
   });
@@ -72,6 +74,12 @@ describe('search: periods named relative to now', () => {
     expect(planned.results[0]!.reason.explanation).toContain('around “last Friday”');
     // Nothing was said on that Friday, and the query's words find nothing else.
     expect(await firstTexts('what did we say about Friday the 20th of November?')).toEqual([expect.stringContaining('rehearse')]);
+  });
+
+  it('finds what was said of the days to come', async () => {
+    const out = await search('what do I have tomorrow?');
+    expect(out.periods).toEqual([{ phrase: 'tomorrow', from: '2026-11-26', to: '2026-11-26' }]);
+    expect(out.results.map((r) => r.text)).toEqual([expect.stringContaining('dentist on Thursday at 9 (2026-11-26)')]);
   });
 
   it('reads stated dates as before, and nothing when the caller sets the dates', async () => {

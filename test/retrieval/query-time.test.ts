@@ -73,7 +73,7 @@ describe('dates a query names', () => {
     expect(days('how are you today? anything planned this week or tomorrow?', '2024-04-17T10:00:00+08:00', 480)).toEqual([]);
   });
 
-  it('reads what is going on now too for a search, never what is to come, and leaves the rest of the query', async () => {
+  it('reads what is going on now and what is to come too for a search, and leaves the rest of the query', async () => {
     const asked = { now: new Date('2024-04-17T10:00:00+08:00'), utcOffsetMin: 480, current: true };
     const read = async (text: string) =>
       (await timeAnchors(text, asked)).map((a) => [a.phrase, a.start.toISOString().slice(0, 10), a.end.toISOString().slice(0, 10)]);
@@ -82,7 +82,9 @@ describe('dates a query names', () => {
       ['today', '2024-04-17', '2024-04-17'],
     ]);
     expect(await read('what did I do this week')).toEqual([['this week', '2024-04-15', '2024-04-21']]);
-    expect(await read('plans for tomorrow')).toEqual([]);
+    // What was said of it before it came is what a search finds there.
+    expect(await read('plans for tomorrow')).toEqual([['tomorrow', '2024-04-18', '2024-04-18']]);
+    expect(besidesPeriods('plans for tomorrow', await timeAnchors('plans for tomorrow', asked)).trim()).toBe('plans for');
     // Without knowing when it is asked, only the stated date.
     expect((await timeAnchors('the trip in May 2023 and dinner today')).map((a) => a.phrase)).toEqual(['May 2023']);
     expect(besidesPeriods('dinner last week', await timeAnchors('dinner last week', asked)).trim()).toBe('dinner');

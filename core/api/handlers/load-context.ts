@@ -191,9 +191,12 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const offset = unbuilt.at(-1)?.utcOffsetMin ?? recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
   // An opening that asks only about a period ("what did we talk about last week?", 上个月我们聊了什么):
   // that period's episodes, latest first, take the place of the latest ones, and nothing is looked up.
+  // One about days to come ("what do I have tomorrow?") has nothing said in them yet: Coming up answers it.
   const named = query ? await timeAnchors(query, { now, utcOffsetMin: offset, current: true }) : [];
-  const period = query && namesOnlyPeriods(query, named) ? readPeriod(named[0]!, { now, utcOffsetMin: offset }) : null;
-  if (period) query = null;
+  const onlyPeriods = query !== null && namesOnlyPeriods(query, named);
+  const asked = onlyPeriods ? readPeriod(named[0]!, { now, utcOffsetMin: offset }) : null;
+  const period = asked && asked.since <= now ? asked : null;
+  if (onlyPeriods) query = null;
   // Never past `now`: a replay asking about "today" is not told what came later that day.
   const inPeriod = period && {
     ownerId: i.ownerId,
