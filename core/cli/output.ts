@@ -15,7 +15,9 @@ export function when(iso: string): string {
 export function renderSearch(o: OpOutput<'search'>): string {
   const periods = periodsRead(o.periods);
   if (o.results.length === 0) return `No memories match “${o.query}”${periods ? ` (${periods})` : ''}.`;
-  return periods ? `${dim(`${periods}: what was said then comes first`)}\n\n${renderResults(o.results)}` : renderResults(o.results);
+  return periods
+    ? `${dim(`${periods}: what was said then, or of it before, comes first`)}\n\n${renderResults(o.results)}`
+    : renderResults(o.results);
 }
 
 /** Ranked results, episodes and facts alike: title, when (or which fact), score, snippet and why it matched. */

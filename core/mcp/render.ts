@@ -90,7 +90,7 @@ export function renderSearch(o: OpOutput<'search'>): string {
   // The periods the query named, as read, so the model can tell the person which days it looked at.
   const periods = periodsRead(o.periods);
   if (o.results.length === 0) return `No memories match “${o.query}”${periods ? ` (${periods})` : ''}.`;
-  const head = `${quantity(o.results.length, 'memory')} for “${o.query}” (${o.mode} search, ${periods ? `${periods}, what was said then first` : 'best first'}):`;
+  const head = `${quantity(o.results.length, 'memory')} for “${o.query}” (${o.mode} search, ${periods ? `${periods}, what was said then or of it before first` : 'best first'}):`;
   return [head, ...o.results.map((r, i) => renderResult(r, i + 1)), ...o.warnings.map((w) => `Note: ${w}`)].join('\n');
 }
 

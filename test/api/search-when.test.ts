@@ -46,8 +46,12 @@ describe('search: periods named relative to now', () => {
     expect(out.results[0]!.reason.explanation).toContain('around “last week”');
     expect(out.periods).toEqual([{ phrase: 'last week', from: '2026-11-16', to: '2026-11-22' }]);
     // A companion is told which days were looked at.
-    expect(renderSearch(out).split('\n')[0]).toContain('“last week” read as 2026-11-16 to 2026-11-22, what was said then first');
-    expect(renderCliSearch(out).split('\n')[0]).toBe('“last week” read as 2026-11-16 to 2026-11-22: what was said then comes first');
+    expect(renderSearch(out).split('\n')[0]).toContain(
+      '“last week” read as 2026-11-16 to 2026-11-22, what was said then or of it before first',
+    );
+    expect(renderCliSearch(out).split('\n')[0]).toBe(
+      '“last week” read as 2026-11-16 to 2026-11-22: what was said then, or of it before, comes first',
+    );
     // The other dinners are still found, after it; the words naming the period find nothing by themselves.
     expect(out.results.map((r) => r.text).join(' ')).toContain('Ana');
     expect(out.results.map((r) => r.text).join(' ')).not.toContain('Weekend plans');
