@@ -17,6 +17,7 @@ import {
   type ScoredDoc,
 } from './messages.js';
 import { charWords } from './char-words.js';
+import { SPOKEN_AHEAD_MS } from './upcoming.js';
 import { anchorWindow, closeness, timeAnchors, type AskedAt, type TimeAnchor } from './query-time.js';
 import { episodeSource, searchMemories, type Hit, type SearchOutcome } from './search.js';
 
@@ -229,11 +230,8 @@ export async function periodHits(
   return [...out.values()];
 }
 
-/** How long before a period the words that speak of it ahead ("on Wednesday", said on Monday) are looked for. */
-const SPOKEN_OF_BEFORE_MS = 60 * 86_400_000;
-
 /**
- * Episodes of the SPOKEN_OF_BEFORE_MS before a period whose words name a day or a week of it ("want
+ * Episodes of the SPOKEN_AHEAD_MS before a period whose words name a day or a week of it ("want
  * to rehearse on Wednesday evening?" on Monday, for "what did we plan for Wednesday?"), latest first:
  * the days episodes keep of their time words.
  */
@@ -241,7 +239,7 @@ export async function spokenOfBefore(ctx: EngineContext, ownerId: string, a: Tim
   const day = (d: Date) => d.toISOString().slice(0, 10);
   const found = await ctx.store.read.episodes.namingDays(
     ownerId,
-    { since: new Date(a.start.getTime() - SPOKEN_OF_BEFORE_MS), until: a.start },
+    { since: new Date(a.start.getTime() - SPOKEN_AHEAD_MS), until: a.start },
     { from: day(a.start), to: day(a.end), granularities: ['day', 'week'] },
     limit,
   );

@@ -14,11 +14,16 @@ export interface Upcoming {
 }
 
 const DAY_MS = 86_400_000;
+/**
+ * How long before a day what was said of it ahead is looked for ("on Wednesday", said on Monday): by
+ * Coming up and by a search that names a period.
+ */
+export const SPOKEN_AHEAD_MS = 60 * DAY_MS;
 /** Episodes read that speak of the days ahead, the latest told: enough for a section of a few lines. */
 const EPISODES = 20;
 
 /**
- * What the person said of the days ahead (`o.days`, today included), in the `o.lookbackDays` before
+ * What the person said of the days ahead (`o.days`, today included), in the SPOKEN_AHEAD_MS before
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
  * companion opening a conversation can wish them luck. Found through the days episodes keep of their
  * time words, then read again in the messages that say them, and in the turns `o.unbuilt` just said
@@ -30,12 +35,12 @@ export async function upcomingMentions(
   ownerId: string,
   now: Date,
   utcOffsetMin: number,
-  o: { days: number; lookbackDays: number; limit: number; unbuilt: readonly StoredMessage[] },
+  o: { days: number; limit: number; unbuilt: readonly StoredMessage[] },
 ): Promise<Upcoming[]> {
   const from = localDate(now, utcOffsetMin);
   const to = localDate(new Date(now.getTime() + o.days * DAY_MS), utcOffsetMin);
   const read = ctx.store.read;
-  const within = { since: new Date(now.getTime() - o.lookbackDays * DAY_MS), until: now };
+  const within = { since: new Date(now.getTime() - SPOKEN_AHEAD_MS), until: now };
   // A day, not "next week": that would be coming up every day of it.
   const episodes = await read.episodes.namingDays(ownerId, within, { from, to, granularities: ['day'] }, EPISODES);
   const inRange = (r: Pick<TimeReference, 'granularity' | 'start' | 'end'>) =>

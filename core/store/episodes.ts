@@ -583,8 +583,8 @@ export function episodeWrites(q: Sql) {
     },
 
     /**
-     * Episodes' words written again (title, summary, content, keywords, metadata, structured data, and a version where one
-     * is given): told again by newer rules — `unedited` names the builder, and only its episodes nobody
+     * Episodes' words written again (title, summary, content, keywords, metadata, structured data, and a
+     * version where one is given): told again by newer rules — `unedited` names the builder, and only its episodes nobody
      * edited change — or filtered for secrets (`null`: any episode). Their boundaries, status,
      * importance, what a person did with them and when they were made and last changed stay: an
      * unedited episode stays one. One statement; returns the ids written.

@@ -7,12 +7,10 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { localDate } from '../../text/describe.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { episodeView, messageView } from '../views.js';
-import { upcomingMentions } from '../../retrieval/upcoming.js';
+import { SPOKEN_AHEAD_MS, upcomingMentions } from '../../retrieval/upcoming.js';
 
 /** Turns just said that no episode holds yet, read for what they say of the days ahead. */
 const UNBUILT_READ = 100;
-/** How far back what was said of the days ahead is looked for. */
-const UPCOMING_LOOKBACK_DAYS = 60;
 
 export function episodeHandlers({
   ctx,
@@ -68,14 +66,9 @@ export function episodeHandlers({
     async listUpcoming(i) {
       const now = i.now ?? ctx.clock.now();
       const offset = i.utcOffsetMin ?? -now.getTimezoneOffset();
-      const since = new Date(now.getTime() - UPCOMING_LOOKBACK_DAYS * 86_400_000);
+      const since = new Date(now.getTime() - SPOKEN_AHEAD_MS);
       const unbuilt = await store.read.conversations.recentPending(i.ownerId, since, now, UNBUILT_READ);
-      const found = await upcomingMentions(ctx, i.ownerId, now, offset, {
-        days: i.days,
-        lookbackDays: UPCOMING_LOOKBACK_DAYS,
-        limit: i.limit,
-        unbuilt,
-      });
+      const found = await upcomingMentions(ctx, i.ownerId, now, offset, { days: i.days, limit: i.limit, unbuilt });
       return {
         today: localDate(now, offset),
         items: found.map((u) => ({ day: u.day, episodeId: u.message.episodeId, message: messageView(u.message), text: u.text })),
