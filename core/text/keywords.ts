@@ -671,8 +671,8 @@ export function mayBeTopic(word: string): boolean {
   // Single letters, short Latin fragments and single CJK characters (去, 点, 下: mostly function
   // words and verbs of motion) are noise as keywords even when they are valid search terms.
   if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^[\d.,:/-]+$/.test(word) || /^\p{Script=Han}$/u.test(word)) return false;
-  // A time of day ("8pm", "10:30am") is when, not what.
-  if (/^\d{1,2}(?:[:.]\d{2})?(?:am|pm)$/.test(w)) return false;
+  // A time of day ("8pm", "10:30am") or a day of the month ("5th") is when, not what.
+  if (/^\d{1,2}(?:[:.]\d{2})?(?:am|pm)$/.test(w) || /^\d{1,2}(?:st|nd|rd|th)$/.test(w)) return false;
   if (/^\p{Script=Han}+$/u.test(word)) {
     // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
     if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;

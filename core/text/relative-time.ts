@@ -35,11 +35,15 @@
  *     look forward, so "this Monday" said on a Wednesday would become next week's Monday; in a
  *     conversation about what happened it means two days ago).
  *   - A bare English weekday ("on Saturday") is resolved only where its sentence's tense leaves no
- *     doubt (`bareWeekday`): "we went hiking on Saturday" is the Saturday just past, "I have my
+ *     doubt (`byTense`): "we went hiking on Saturday" is the Saturday just past, "I have my
  *     interview on Friday" and "want to rehearse on Wednesday?" the coming ones; "on Saturday", "every
  *     Saturday" and the sender's own weekday are not, since a wrong absolute date is worse than none.
- *     A bare Chinese weekday likewise (also `bareWeekday`): 我周五有面试 is the coming Friday, 周六我们去爬山了
- *     the Saturday just past; 周六很开心 and 每周三 are not dated.
+ *     A bare Chinese weekday likewise: 我周五有面试 is the coming Friday, 周六我们去爬山了 the Saturday
+ *     just past; 周六很开心 and 每周三 are not dated. A weekday with its day of the month ("Saturday
+ *     the 5th") is the nearest such day, whatever the tense.
+ * Days of the month named alone ("on the 5th", "by the 21st", 我5号要飞东京) are dated by tense the
+ * same way. Ranges of days stated with their month keep their last day ("December 3rd to 7th",
+ * "Dec 3-7", 12月3日到7日).
  *
  * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
  * 下个月 / 上个月 / 去年 / 周末 / 上周末 / 两周前 at all, its 上周X counts weeks from Sunday, its 明天
@@ -238,14 +242,16 @@ const ZH_PATTERN = new RegExp(
     // 上个月 / 本月 / 下个月底
     `(?<mp>${PREFIX_ALT})个?月(?:初|底|末|中旬|上旬|下旬)?`,
     // a day stated with its month, 12月3日 / 2026年12月3号 (kept as stated, no note): before 年 alone
-    `(?<![0-9])(?:(?<zy>[0-9]{4})年)?(?<zm>[0-9]{1,2})月(?<zd>[0-9]{1,2})[日号]`,
+    `(?<![0-9])(?:(?<zy>[0-9]{4})年)?(?<zm>[0-9]{1,2})月(?<zd>[0-9]{1,2})[日号](?:(?:到|至|[-–~～])(?:(?<zm2>[0-9]{1,2})月)?(?<zd2>[0-9]{1,2})[日号])?`,
+    // a day of the month alone, 5号 (我5号要飞东京), dated by the tense of its sentence; not 5号楼, 3号线
+    `(?<![0-9０-９月第])(?<bdm>[0-9]{1,2})号(?=[上下早中晚那之以前后到至开出回飞去来见要有就已刚才再还也都会在我你他她，。！？、,.!?\\s]|$)`,
     `(?<yw>${alternatives(Object.keys(ZH_YEAR_OFFSETS))})(?:初|底|末)?`,
     `(?<dw>${alternatives(Object.keys(ZH_DAY_OFFSETS))})`,
   ].join('|'),
   'g',
 );
 /** Cheap pre-check so texts without any candidate never reach the regex engine or the segmenter. */
-const ZH_HINT = /[天日晚早夜周星拜末月年]/;
+const ZH_HINT = /[天日晚早夜周星拜末月年号]/;
 
 function parseZhNumber(s: string): number | null {
   if (/^[0-9０-９]+$/.test(s)) {
@@ -337,10 +343,20 @@ function resolveZh(
     const y = years.reduce((a, b) => (away(b) < away(a) ? b : a));
     const day = civil(y, m, d);
     if (day.m !== m) return null; // 2月30日
-    return { ...dayMention(phrase, index, day), stated: true };
+    const stated: TimeMention = { ...dayMention(phrase, index, day), stated: true };
+    if (g.zd2 === undefined) return stated;
+    // 12月3日到7日, 12月30日至1月2日: the range's end, in the next year if its month comes round again.
+    const m2 = g.zm2 === undefined ? m : Number(g.zm2);
+    const last = civil(m2 < m ? y + 1 : y, m2, Number(g.zd2));
+    return fmtDay(last) > stated.start && last.m === m2 ? { ...stated, end: fmtDay(last) } : stated;
   }
   if (g.bwd !== undefined) {
-    const day = bareWeekday(text, { index, phrase }, today, ZH_WEEKDAY[g.bwd] ?? 0, ZH_TENSE, earlier);
+    const day = byTense(text, { index, phrase }, today, onWeekday(ZH_WEEKDAY[g.bwd] ?? 0), ZH_TENSE, earlier);
+    return day && dayMention(phrase, index, day);
+  }
+  if (g.bdm !== undefined) {
+    const d = Number(g.bdm);
+    const day = d >= 1 && d <= 31 ? byTense(text, { index, phrase }, today, onDayOfMonth(d), ZH_TENSE, earlier) : null;
     return day && dayMention(phrase, index, day);
   }
   if (g.mp !== undefined) return monthMention(phrase, index, addMonths(today, ZH_RELATIVE_PREFIX[g.mp] ?? 0));
@@ -367,7 +383,7 @@ function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
 
 /** Words without which chrono cannot produce a relative date or a day named with its month; skips chrono for most messages. */
 const EN_HINT =
-  /\b(?:yesterday|today|tonight|tomorrow|tmrw?|ago|later|last|next|this|past|from now|within|in\s+(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|couple)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d+(?:st|nd|rd|th)?|\d+(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b/i;
+  /\b(?:yesterday|today|tonight|tomorrow|tmrw?|ago|later|last|next|this|past|from now|within|in\s+(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|couple)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d{1,2}(?:st|nd|rd|th)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d+(?:st|nd|rd|th)?|\d+(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b/i;
 const EN_WEEK_PHRASE = /^(?:the\s+)?(this|last|next|past|previous|coming)\s+week$/i;
 const EN_MODIFIER = /\b(this|last|past|next)\b/i;
 const EN_WEEKEND = /\bweekend\b/i;
@@ -382,13 +398,21 @@ const EN_TRAILING_JUNK = /[\s,)）]+$/;
  * interview on Friday", "are you free on Friday?"). Both, or neither: no tense.
  */
 const EN_PAST =
-  /\b(?:was|were|wasn'?t|weren'?t|did|didn'?t|had|hadn'?t|went|came|saw|met|got|told|said|made|took|left|spent|bought|gave|found|felt|thought|ate|drove|flew|won|lost|began|wrote|ago|yesterday|last)\b|\b(?:i|we|he|she|they|you)\s+(?:\w+ly\s+)?\w+ed\b/i;
+  /\b(?:was|were|wasn'?t|weren'?t|did|didn'?t|had|hadn'?t|went|came|saw|met|got|told|said|made|took|left|spent|bought|gave|found|felt|thought|ate|drove|flew|won|lost|began|wrote|ago|yesterday|last)\b|\b(?:i|we|he|she|they|you)\s+(?:\w+ly\s+)?(?!(?:n|f|bl|br|sp|proc|succ|exc|s|h)eed\b)\w+ed\b/i;
 const EN_FUTURE =
   /\b(?:will|won'?t|shall|gonna|going to|wanna|want to|wants to|plan to|planning|let'?s|tomorrow|next|upcoming|until|till|am|is|are|have|has|need|needs|can|could|should)\b|['’](?:ll|re|m)\b/i;
+/** After a weekday, the day of the month that fixes it: "Saturday the 5th", "Sat, 5th". */
+const EN_WEEKDAY_DATE = /^,?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b/i;
+/**
+ * "on the 5th", "by the 21st.": a day of the month alone, after a word that makes it a date and
+ * before the end of what it says ("on the 5th floor", "the 3rd of May" are not this).
+ */
+const EN_DAY_OF_MONTH =
+  /\b(?:on|by|until|till|before|after|from|since|for)\s+(the\s+(\d{1,2})(?:st|nd|rd|th))\b(?=\s*(?:$|[.,!?;:)\n]|(?:at|and|or|then|so|when|in|morning|afternoon|evening|night)\b))/gi;
 /** "every Tuesday", "each Friday": a habit, not a day. */
 const EN_HABIT = /\b(?:every|each)\s+$/i;
 
-/** How a language's sentences end and what says their tense, for `bareWeekday`. */
+/** How a language's sentences end and what says their tense, for `byTense`. */
 interface Tense {
   ends: readonly string[];
   past: RegExp;
@@ -398,33 +422,50 @@ interface Tense {
 const EN_TENSE: Tense = { ends: ['.', '!', '?', ';', '\n'], past: EN_PAST, future: EN_FUTURE };
 
 /**
- * The day a weekday named without "this"/"last"/"next" (周五 without 上/这/下) is, from the tense of
- * its sentence: the one just past (1–6 days back) or the coming one (1–6 days ahead) — and, to come,
- * not before a day the sentence named already ("back on Wednesday" after "Monday", 下周二手术，周三回来
- * is the Wednesday after). `weekday`: Monday = 0. None for the sender's own weekday (today, or a week
- * away?) or when the sentence does not say.
+ * The day a weekday or a day of the month named alone is (周五 without 上/这/下, "on the 5th" without
+ * its month; `is` says which days it can be), from the tense of its sentence: the one just past or the
+ * coming one — and, to come, not before a day the sentence named already ("back on Wednesday" after
+ * "Monday", 下周二手术，周三回来 is the Wednesday after). None when today is such a day (today, or a
+ * week away?) or when the sentence does not say.
  */
-function bareWeekday(
+function byTense(
   text: string,
   at: { index: number; phrase: string },
   today: CivilDate,
-  weekday: number,
+  is: (c: CivilDate) => boolean,
   tense: Tense,
   earlier: readonly TimeMention[],
 ): CivilDate | null {
+  if (is(today)) return null;
   const from = Math.max(...tense.ends.map((c) => text.lastIndexOf(c, at.index - 1))) + 1;
   const ends = tense.ends.map((c) => text.indexOf(c, at.index + at.phrase.length)).filter((i) => i >= 0);
   const sentence = text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(at.phrase, ' ');
   const past = tense.past.test(sentence);
   if (past === tense.future.test(sentence)) return null;
-  const ahead = (((weekday - isoWeekday(today)) % 7) + 7) % 7;
-  if (ahead === 0) return null;
-  if (past) return addDays(today, ahead - 7);
-  let day = addDays(today, ahead);
-  const before = earlier.filter((m) => m.index >= from && m.granularity === 'day').at(-1);
-  while (before && fmtDay(day) < before.start) day = addDays(day, 7);
-  return day;
+  const notBefore = past
+    ? undefined
+    : earlier.filter((m) => m.index >= from && m.index < at.index && m.granularity === 'day').at(-1)?.start;
+  let day = today;
+  for (let i = 0; i < MAX_SCAN_DAYS; i++) {
+    day = addDays(day, past ? -1 : 1);
+    if (is(day) && (notBefore === undefined || fmtDay(day) >= notBefore)) return day;
+  }
+  return null;
 }
+
+/** How far `byTense` and `nearestDay` look: every weekday of every day of the month comes round within it. */
+const MAX_SCAN_DAYS = 400;
+
+/** The day nearest to today, before or after (today itself first), that `is` accepts. */
+function nearestDay(today: CivilDate, is: (c: CivilDate) => boolean): CivilDate | null {
+  for (let i = 0; i < MAX_SCAN_DAYS; i++) {
+    for (const day of i === 0 ? [today] : [addDays(today, i), addDays(today, -i)]) if (is(day)) return day;
+  }
+  return null;
+}
+
+const onWeekday = (weekday: number) => (c: CivilDate) => isoWeekday(c) === weekday;
+const onDayOfMonth = (d: number) => (c: CivilDate) => c.d === d;
 
 /** Days added to the reference for the "is it relative?" re-parse: moves year, month, day and weekday. */
 const SHIFT_DAYS = 400;
@@ -472,9 +513,17 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
       const mod = EN_MODIFIER.exec(phrase)?.[1]?.toLowerCase();
       if (mod === undefined) {
         const weekday = r.start.get('weekday');
-        // chrono's weekday is Sunday = 0.
-        const habit = EN_HABIT.test(text.slice(Math.max(0, index - 8), index));
-        const day = weekday === null || habit ? null : bareWeekday(text, { index, phrase }, today, (weekday + 6) % 7, EN_TENSE, out);
+        if (weekday === null || EN_HABIT.test(text.slice(Math.max(0, index - 8), index))) continue;
+        const wd = (weekday + 6) % 7; // chrono's weekday is Sunday = 0
+        // "Saturday the 5th": the day of the month says which Saturday, whatever the tense.
+        const dated = EN_WEEKDAY_DATE.exec(text.slice(index + phrase.length));
+        const d = Number(dated?.[1]);
+        if (dated && d >= 1 && d <= 31) {
+          const day = nearestDay(today, (c) => isoWeekday(c) === wd && c.d === d);
+          if (day) out.push(dayMention(phrase + dated[0], index, day));
+          continue;
+        }
+        const day = byTense(text, { index, phrase }, today, onWeekday(wd), EN_TENSE, out);
         if (day) out.push(dayMention(phrase, index, day));
         continue;
       }
@@ -510,7 +559,15 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
     if (!moved) {
       // Absolute: the text itself fixes every component it states. A day it names by its month's name
       // ("on December 3rd") is kept as stated, for what is coming up; no note is written after it.
-      if (certainDay && certainMonth && EN_MONTH_NAME.test(phrase)) out.push({ ...dayMention(phrase, index, start), stated: true });
+      if (certainDay && certainMonth && EN_MONTH_NAME.test(phrase)) {
+        // "December 3rd to 7th", "Dec 3-7": the range's last day too.
+        const end = r.end?.isCertain('day') ? resultDate(r.end) : null;
+        out.push({
+          ...dayMention(phrase, index, start),
+          ...(end && fmtDay(end) > fmtDay(start) ? { end: fmtDay(end) } : {}),
+          stated: true,
+        });
+      }
       continue;
     }
     if (EN_WEEK_UNIT.test(phrase)) {
@@ -525,6 +582,14 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
     } else {
       out.push(yearMention(phrase, index, start.y));
     }
+  }
+  // "on the 5th", which chrono leaves alone: the 5th just past or to come, as the sentence's tense says.
+  for (const m of text.matchAll(EN_DAY_OF_MONTH)) {
+    const phrase = m[1]!;
+    const index = m.index + m[0].length - phrase.length;
+    const d = Number(m[2]);
+    const day = d >= 1 && d <= 31 ? byTense(text, { index, phrase }, today, onDayOfMonth(d), EN_TENSE, out) : null;
+    if (day) out.push(dayMention(phrase, index, day));
   }
   return out;
 }

@@ -82,6 +82,37 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     expect(findTimeMentions('我下周二手术，周三再回来。', REF, CST).map((m) => m.start)).toEqual(['2023-05-16', '2023-05-17']);
   });
 
+  it.each([
+    ['My parents are arriving on the 15th', '2023-05-15'],
+    ['I need the report by the 21st.', '2023-05-21'],
+    ['We moved in on the 2nd, finally', '2023-05-02'],
+    ["Let's meet on the 3rd at noon", '2023-06-03'],
+    // A weekday with its day of the month is that day, whatever the tense.
+    ['We meet on Saturday the 13th', '2023-05-13'],
+    ['Friday, 5th is fine', '2023-05-05'],
+  ])('a day of the month named alone, by tense: %s → %s', (text, expected) => {
+    expect(resolve(text)).toBe(expected);
+  });
+
+  it('leaves a day of the month alone without a tense, before a noun, and on its own day', () => {
+    for (const text of ['They arrive on the 15th', 'We live on the 5th floor', 'I will see you on the 8th', 'the 3rd of many']) {
+      expect(findTimeMentions(text, REF, CST), text).toEqual([]);
+    }
+    // "need" is not a verb in the past.
+    expect(annotateRelativeTimes('I need the slides by Thursday', REF, CST)).toBe('I need the slides by Thursday (2023-05-11)');
+  });
+
+  it('keeps the last day of a range stated with its month', () => {
+    expect(findTimeMentions("I'm away from May 20th to May 24th", REF, CST)).toMatchObject([
+      { start: '2023-05-20', end: '2023-05-24', stated: true },
+    ]);
+    expect(findTimeMentions('We are in Rome May 20-24.', REF, CST)).toMatchObject([{ start: '2023-05-20', end: '2023-05-24' }]);
+    expect(findTimeMentions('5月20日到24日我在上海', REF, CST)).toMatchObject([
+      { phrase: '5月20日到24日', start: '2023-05-20', end: '2023-05-24', stated: true },
+    ]);
+    expect(findTimeMentions('12月30日至1月2日去哈尔滨', REF, CST)).toMatchObject([{ start: '2022-12-30', end: '2023-01-02' }]);
+  });
+
   it('leaves a bare weekday alone where the tense is not certain, for a habit, and on its own day', () => {
     for (const text of [
       'she goes to the gym every Tuesday',
@@ -159,6 +190,14 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
 
   it('leaves a bare weekday alone without a tense, for a habit, and on its own day', () => {
     for (const text of ['周六很开心', '每周三我都去游泳', '周一晚上见', '周六去了，周日还要去']) {
+      expect(findTimeMentions(text, REF, CST), text).toEqual([]);
+    }
+  });
+
+  it('dates a day of the month named alone by the tense of its sentence, and leaves numbered things alone', () => {
+    expect(resolve('我15号要飞东京')).toBe('2023-05-15');
+    expect(resolve('我2号已经搬进去了。')).toBe('2023-05-02');
+    for (const text of ['我住在5号楼，有空来玩', '坐3号线要半小时', '第5号选手要上场了', '我8号要去']) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
   });
