@@ -146,9 +146,10 @@ export const LoadContextOutput = z.object({
     related: z.array(ContextItem),
     /**
      * "Coming up": what the person said in the last weeks of a day in the coming week (`day`, YYYY-MM-DD,
-     * the first such day from today on), soonest first.
+     * the first such day from today on; `until`, the last of the days it names when they are several:
+     * "next week"), soonest first.
      */
-    upcoming: z.array(ContextMessage.extend({ day: z.string() })),
+    upcoming: z.array(ContextMessage.extend({ day: z.string(), until: z.string().optional() })),
   }),
   /** What did not fit the budget. */
   left: z.object({ about: z.number().int(), upcoming: z.number().int(), recent: z.number().int(), related: z.number().int() }),

@@ -44,10 +44,12 @@ export const ListUpcomingInput = z.object({
   days: z.number().int().min(1).max(31).default(7),
   limit: z.number().int().min(1).max(50).default(6),
 });
-/** A day ahead the person spoke of, in the message that said it. */
+/** A day ahead the person spoke of (or days), in the message that said it. */
 export const UpcomingItem = z.object({
   /** The first day it names from today on (YYYY-MM-DD, the person's calendar). */
   day: z.string(),
+  /** The last of the days it names, when they are several ("next week", "December 3rd to 7th"). */
+  until: z.string().optional(),
   /** The episode that holds the message; null for a turn just said that none holds yet. */
   episodeId: z.string().nullable(),
   message: MessageView,

@@ -4,10 +4,12 @@ import { localDate } from '../text/describe.js';
 import type { TimeReference } from '../domain/episode.js';
 import { findTimeMentions, withTimeNotes } from '../text/relative-time.js';
 
-/** A day ahead that the person spoke of, and what was said of it. */
+/** A day ahead that the person spoke of (or days: "next week"), and what was said of it. */
 export interface Upcoming {
   /** The first day it names from today on (YYYY-MM-DD, the person's calendar). */
   day: string;
+  /** The last day of the days it names, when they are several ("next week", "December 3rd to 7th"). */
+  until?: string;
   message: StoredMessage;
   /** The message with the days its time words name written after them, as episodes keep it. */
   text: string;
@@ -21,11 +23,18 @@ const DAY_MS = 86_400_000;
 export const SPOKEN_AHEAD_MS = 60 * DAY_MS;
 /** Episodes read that speak of the days ahead, the latest told: enough for a section of a few lines. */
 const EPISODES = 20;
+/** Days and weeks: "next month" is too far from any one day to be coming up. */
+const GRANULARITIES: readonly string[] = ['day', 'week'];
+
+/** Soonest first; on one day, a day before the days it begins ("Friday" before "next week"). */
+const byDay = (a: { day: string; until?: string }, b: { day: string; until?: string }) =>
+  a.day.localeCompare(b.day) || (a.until ?? a.day).localeCompare(b.until ?? b.day);
 
 /**
  * What the person said of the days ahead (`o.days`, today included), in the SPOKEN_AHEAD_MS before
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
- * companion opening a conversation can wish them luck. Found through the days episodes keep of their
+ * companion opening a conversation can wish them luck; "next week I'm in Lisbon" said on Thursday is
+ * coming up from Monday to Sunday. Found through the days episodes keep of their
  * time words, then read again in the messages that say them, and in the turns `o.unbuilt` just said
  * that no episode holds yet. Soonest first, the person's own words first, then the
  * latest said; one message per day and episode.
@@ -41,10 +50,9 @@ export async function upcomingMentions(
   const to = localDate(new Date(now.getTime() + o.days * DAY_MS), utcOffsetMin);
   const read = ctx.store.read;
   const within = { since: new Date(now.getTime() - SPOKEN_AHEAD_MS), until: now };
-  // A day, not "next week": that would be coming up every day of it.
-  const episodes = await read.episodes.namingDays(ownerId, within, { from, to, granularities: ['day'] }, EPISODES);
+  const episodes = await read.episodes.namingDays(ownerId, within, { from, to, granularities: GRANULARITIES }, EPISODES);
   const inRange = (r: Pick<TimeReference, 'granularity' | 'start' | 'end'>) =>
-    r.granularity === 'day' && r.start <= to && (r.end ?? r.start) >= from;
+    GRANULARITIES.includes(r.granularity) && r.start <= to && (r.end ?? r.start) >= from;
   // The phrases that name those days in each episode: only its messages that say one are read again.
   const phrases = new Map(episodes.map((e) => [e.id, e.references.filter(inRange).map((r) => r.phrase)]));
   const told = await read.conversations.messagesOfEpisodes(ownerId, [...phrases.keys()]);
@@ -56,15 +64,18 @@ export async function upcomingMentions(
     const said = m.episodeId === null ? undefined : phrases.get(m.episodeId);
     if (said && !said.some((p) => m.text.includes(p))) continue;
     const mentions = findTimeMentions(m.text, m.sentAt, m.utcOffsetMin);
-    const ahead = mentions.filter(inRange);
-    if (ahead.length === 0) continue;
-    const day = ahead.map((x) => (x.start < from ? from : x.start)).sort()[0]!;
-    out.push({ day, message: m, text: withTimeNotes(m.text, mentions) });
+    // Days spoken of ahead: several ("next week") only when they began after the day they were named
+    // on — "this week is hectic" said on Monday is how the week is going, not a plan.
+    const saidOn = localDate(m.sentAt, m.utcOffsetMin);
+    const ahead = mentions.filter((x) => inRange(x) && (x.end === undefined || x.start > saidOn));
+    const first = ahead.map((x) => ({ day: x.start < from ? from : x.start, ...(x.end ? { until: x.end } : {}) })).sort(byDay)[0];
+    if (!first) continue;
+    out.push({ ...first, message: m, text: withTimeNotes(m.text, mentions) });
   }
   // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
   // per day and episode: the rest of it says the same plan again.
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
-  out.sort((a, b) => a.day.localeCompare(b.day) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
+  out.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
   const seen = new Set<string>();
   return out
     .filter((u) => {

@@ -119,3 +119,58 @@ describe('loadContext: Coming up', () => {
     expect(out.tokens).toBeLessThanOrEqual(300);
   });
 });
+
+describe('loadContext: Coming up, several days at once', () => {
+  let engine: Engine;
+  const ownerId = newOwner('upcoming-days');
+  const turns = [
+    // Monday, 23 November 2026: how this week is going, not a plan.
+    ['This week is hectic at work.', '2026-11-23T19:00:00+01:00'],
+    ["We're away December 9th to 12th, at the lake.", '2026-11-23T19:05:00+01:00'],
+    // Thursday.
+    ["Next week I'm in Lisbon for the conference.", '2026-11-26T20:00:00+01:00'],
+    ['My parents are arriving on the 5th.', '2026-11-26T20:02:00+01:00'],
+  ] as const;
+
+  beforeAll(async () => {
+    engine = await openMemoryEngine();
+    await engine.call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: {
+        id: 'plans',
+        messages: turns.map(([text, timestamp], n) => ({ id: `p${n}`, speaker: 'Lena', role: 'user' as const, text, timestamp })),
+      },
+    });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const upcoming = async (now: string) =>
+    (await engine.call('loadContext', { ownerId, now, budgetTokens: 1200 })).sections.upcoming.map((u) => [u.day, u.until ?? null, u.id]);
+
+  it('names a week or a range from its first day to come to its last, after the single days that begin with it', async () => {
+    const out = await engine.call('loadContext', { ownerId, now: '2026-11-29T18:00:00+01:00', budgetTokens: 1200 });
+    expect(out.sections.upcoming.map((u) => [u.day, u.until ?? null, u.text])).toEqual([
+      ['2026-11-30', '2026-12-06', turns[2][0]],
+      ['2026-12-05', null, turns[3][0]],
+    ]);
+    expect(out.markdown).toContain(
+      "- Monday, 30 November 2026 – Sunday, 6 December 2026 (from tomorrow) — Lena, Thursday, 26 November 2026, 20:00: “Next week (2026-11-30 – 2026-12-06) I'm in Lisbon",
+    );
+    expect(out.markdown).toContain('“My parents are arriving on the 5th (2026-12-05).”');
+    // Under way: from today to its last day; the trip after it comes into the week ahead.
+    expect(await upcoming('2026-12-02T08:00:00+01:00')).toEqual([
+      ['2026-12-02', '2026-12-06', expect.any(String)],
+      ['2026-12-05', null, expect.any(String)],
+      ['2026-12-09', '2026-12-12', expect.any(String)],
+    ]);
+  });
+
+  it('leaves out days that had begun when they were named', async () => {
+    expect(await upcoming('2026-11-23T20:00:00+01:00')).toEqual([]);
+    const listed = await engine.call('listUpcoming', { ownerId, now: '2026-12-07T09:00:00+01:00', utcOffsetMin: 60 });
+    expect(listed.items.map((u) => [u.day, u.until])).toEqual([['2026-12-09', '2026-12-12']]);
+  });
+});

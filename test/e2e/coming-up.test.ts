@@ -1,7 +1,7 @@
 /**
- * "Coming up" beside the journal in a real browser: what the person said of the days ahead, read on
- * the browser's calendar, with the day written into the message; choosing it opens its episode. In
- * English and in Chinese.
+ * "Coming up" beside the journal in a real browser: what the person said of the days ahead (a week
+ * from its first day to its last), read on the browser's calendar, with the day written into the
+ * message; choosing it opens its episode. In English and in Chinese.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,10 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
         source: 'api',
         conversation: {
           id: 'dentist',
-          messages: [{ id: 'd1', speaker: 'Lena', text: 'I have my dentist appointment tomorrow at 9.', timestamp: said.iso }],
+          messages: [
+            { id: 'd1', speaker: 'Lena', text: 'I have my dentist appointment tomorrow at 9.', timestamp: said.iso },
+            { id: 'd2', speaker: 'Lena', text: "Next week I'm in Lisbon for the conference.", timestamp: said.iso },
+          ],
         },
       });
       await page.reload();
@@ -50,6 +53,9 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
       expect(await page.locator('#coming-up-title').textContent()).toBe('Coming up');
       expect(await item.textContent()).toContain(`Lena: “I have my dentist appointment tomorrow at 9 (${tomorrow}).”`);
       expect(await item.locator('.coming-up-day').textContent()).toMatch(/ · (tomorrow|today)$/);
+      // A week: from its first day to its last.
+      const week = page.locator('[data-testid="coming-up"] li', { hasText: 'Lisbon' });
+      expect(await week.locator('.coming-up-day').textContent()).toMatch(/^.+ – .+ · /);
       await app.screenshot(screenshotPath('journal-coming-up-en'));
       await item.locator('button').click();
       await page.locator('[data-testid="episode-title"]').waitFor();

@@ -71,7 +71,13 @@ export function episodeHandlers({
       const found = await upcomingMentions(ctx, i.ownerId, now, offset, { days: i.days, limit: i.limit, unbuilt });
       return {
         today: localDate(now, offset),
-        items: found.map((u) => ({ day: u.day, episodeId: u.message.episodeId, message: messageView(u.message), text: u.text })),
+        items: found.map((u) => ({
+          day: u.day,
+          ...(u.until ? { until: u.until } : {}),
+          episodeId: u.message.episodeId,
+          message: messageView(u.message),
+          text: u.text,
+        })),
       };
     },
 

@@ -318,8 +318,11 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     blocks: upcoming.map((u) => {
       const inDays = Math.round((Date.parse(u.day) - Date.parse(today)) / 86_400_000);
       const soon = inDays === 0 ? 'today' : inDays === 1 ? 'tomorrow' : `in ${inDays} days`;
+      const days = u.until
+        ? `${describeDay(u.day)} – ${describeDay(u.until)} (${inDays < 2 ? `from ${soon}` : soon})`
+        : `${describeDay(u.day)} (${soon})`;
       const said = at(u.message.sentAt, u.message.utcOffsetMin, u.message.utcOffsetMin !== offset);
-      return block([`- ${describeDay(u.day)} (${soon}) — ${u.message.speaker}, ${said}: “${shorten(u.text, TURN_CHARS)}”`], u);
+      return block([`- ${days} — ${u.message.speaker}, ${said}: “${shorten(u.text, TURN_CHARS)}”`], u);
     }),
     chosen: new Set(),
     used: 0,
@@ -409,8 +412,9 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
           : [],
       ),
       unbuilt: picked(recentSection).flatMap(({ item: x }) => (x.kind === 'turns' ? x.messages.map(quoted) : [])),
-      upcoming: picked(upcomingSection).map(({ item: { day, message: m } }) => ({
+      upcoming: picked(upcomingSection).map(({ item: { day, until, message: m } }) => ({
         day,
+        ...(until ? { until } : {}),
         id: m.id,
         conversationId: m.conversationId,
         speaker: m.speaker,

@@ -55,7 +55,8 @@ export function ComingUp() {
               onClick={() => u.episodeId && navigate({ name: 'episode', id: u.episodeId })}
             >
               <span className="coming-up-day">
-                {formatDay(u.day, locale)} · {soon(u.day, upcoming.today, t)}
+                {formatDay(u.day, locale)}
+                {u.until && ` – ${formatDay(u.until, locale)}`} · {soon(u.day, upcoming.today, t)}
               </span>
               <span className="coming-up-text">
                 {u.message.speaker}: “{u.text}”
