@@ -21,6 +21,8 @@ export const TimeReference = z.object({
   granularity: z.string(),
   /** The text states the day itself ("on December 3rd"); the others are relative ("next Tuesday"). */
   stated: z.boolean().optional(),
+  /** A stated day that comes round every year ("Maya's birthday is December 3rd"). */
+  yearly: z.boolean().optional(),
 });
 export type TimeReference = z.infer<typeof TimeReference>;
 

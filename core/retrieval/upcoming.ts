@@ -26,6 +26,8 @@ const EPISODES = 20;
 /** Days and weeks: "next month" is too far from any one day to be coming up. */
 const GRANULARITIES: readonly string[] = ['day', 'week'];
 
+type Reference = Pick<TimeReference, 'granularity' | 'start' | 'end' | 'yearly'>;
+
 /** Soonest first; on one day, a day before the days it begins ("Friday" before "next week"). */
 const byDay = (a: { day: string; until?: string }, b: { day: string; until?: string }) =>
   a.day.localeCompare(b.day) || (a.until ?? a.day).localeCompare(b.until ?? b.day);
@@ -34,7 +36,8 @@ const byDay = (a: { day: string; until?: string }, b: { day: string; until?: str
  * What the person said of the days ahead (`o.days`, today included), in the SPOKEN_AHEAD_MS before
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
  * companion opening a conversation can wish them luck; "next week I'm in Lisbon" said on Thursday is
- * coming up from Monday to Sunday. Found through the days episodes keep of their
+ * coming up from Monday to Sunday, and "Maya's birthday is December 3rd" is there every year, however
+ * long ago it was said. Found through the days episodes keep of their
  * time words, then read again in the messages that say them, and in the turns `o.unbuilt` just said
  * that no episode holds yet. Soonest first, the person's own words first, then the
  * latest said; one message per day and episode.
@@ -48,13 +51,27 @@ export async function upcomingMentions(
 ): Promise<Upcoming[]> {
   const from = localDate(now, utcOffsetMin);
   const to = localDate(new Date(now.getTime() + o.days * DAY_MS), utcOffsetMin);
+  const since = new Date(now.getTime() - SPOKEN_AHEAD_MS);
+  // The days ahead by month and day: where a birthday said any year before falls this time.
+  const byMonthDay = new Map<string, string>();
+  for (let t = Date.parse(from); t <= Date.parse(to); t += DAY_MS) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    byMonthDay.set(day.slice(5), day);
+  }
+  /** The days ahead a reference said at `said` names, or null. */
+  const ahead = (r: Reference, said: Date): Pick<Upcoming, 'day' | 'until'> | null => {
+    if (r.yearly) {
+      const day = byMonthDay.get(r.start.slice(5)); // 29 February only where this year has it
+      return day ? { day } : null;
+    }
+    if (said < since || !GRANULARITIES.includes(r.granularity) || r.start > to || (r.end ?? r.start) < from) return null;
+    return { day: r.start < from ? from : r.start, ...(r.end ? { until: r.end } : {}) };
+  };
   const read = ctx.store.read;
-  const within = { since: new Date(now.getTime() - SPOKEN_AHEAD_MS), until: now };
-  const episodes = await read.episodes.namingDays(ownerId, within, { from, to, granularities: GRANULARITIES }, EPISODES);
-  const inRange = (r: Pick<TimeReference, 'granularity' | 'start' | 'end'>) =>
-    GRANULARITIES.includes(r.granularity) && r.start <= to && (r.end ?? r.start) >= from;
+  const recent = await read.episodes.namingDays(ownerId, { since, until: now }, { from, to, granularities: GRANULARITIES }, EPISODES);
+  const yearly = await read.episodes.namingYearly(ownerId, now, [...byMonthDay.keys()], EPISODES);
   // The phrases that name those days in each episode: only its messages that say one are read again.
-  const phrases = new Map(episodes.map((e) => [e.id, e.references.filter(inRange).map((r) => r.phrase)]));
+  const phrases = new Map([...recent, ...yearly].map((e) => [e.id, e.references.filter((r) => ahead(r, now)).map((r) => r.phrase)]));
   const told = await read.conversations.messagesOfEpisodes(ownerId, [...phrases.keys()]);
   const toldIds = new Set(told.map((m) => m.id));
   const unbuilt = o.unbuilt.filter((m) => !toldIds.has(m.id));
@@ -67,8 +84,10 @@ export async function upcomingMentions(
     // Days spoken of ahead: several ("next week") only when they began after the day they were named
     // on — "this week is hectic" said on Monday is how the week is going, not a plan.
     const saidOn = localDate(m.sentAt, m.utcOffsetMin);
-    const ahead = mentions.filter((x) => inRange(x) && (x.end === undefined || x.start > saidOn));
-    const first = ahead.map((x) => ({ day: x.start < from ? from : x.start, ...(x.end ? { until: x.end } : {}) })).sort(byDay)[0];
+    const first = mentions
+      .filter((x) => x.end === undefined || x.start > saidOn)
+      .flatMap((x) => ahead(x, m.sentAt) ?? [])
+      .sort(byDay)[0];
     if (!first) continue;
     out.push({ ...first, message: m, text: withTimeNotes(m.text, mentions) });
   }

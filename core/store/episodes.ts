@@ -334,6 +334,27 @@ export function episodeReads(q: Sql) {
       return r.rows.map((x) => ({ id: x.id, references: x.refs }));
     },
 
+    /**
+     * Episodes said up to `until` that keep a day coming round every year (a birthday) on one of
+     * `monthDays` (MM-DD), the latest said first: through their own partial index, however long ago.
+     */
+    async namingYearly(
+      ownerId: string,
+      until: Date,
+      monthDays: readonly string[],
+      limit: number,
+    ): Promise<{ id: string; references: TimeReference[] }[]> {
+      const r = await q.query<{ id: string; refs: TimeReference[] }>(
+        `SELECT e.id, e.metadata->'timeReferences' AS refs FROM episodes e
+         WHERE e.owner_id = $1 AND e.metadata->'timeReferences' @> '[{"yearly": true}]' AND e.tier <> 'trash' AND e.start_at <= $2
+           AND EXISTS (SELECT 1 FROM jsonb_array_elements(e.metadata->'timeReferences') t
+                       WHERE t->>'yearly' = 'true' AND substr(t->>'start', 6, 5) = ANY($3::text[]))
+         ORDER BY e.start_at DESC, e.id DESC LIMIT $4`,
+        [ownerId, until, monthDays, limit],
+      );
+      return r.rows.map((x) => ({ id: x.id, references: x.refs }));
+    },
+
     async list(ownerId: string, o: ListOptions): Promise<Episode[]> {
       const p = new Params();
       const owner = p.add(ownerId);

@@ -665,6 +665,8 @@ const ED_NOUNS = new Set([
   'ed',
 ]);
 
+const ORDINAL = /^\d{1,2}(?:st|nd|rd|th)$/i;
+
 /** Whether a word (surface form) may name a topic at all. */
 export function mayBeTopic(word: string): boolean {
   const w = word.toLowerCase();
@@ -672,7 +674,7 @@ export function mayBeTopic(word: string): boolean {
   // words and verbs of motion) are noise as keywords even when they are valid search terms.
   if (/^[\p{Script=Latin}\d]{1,2}$/u.test(word) || /^[\d.,:/-]+$/.test(word) || /^\p{Script=Han}$/u.test(word)) return false;
   // A time of day ("8pm", "10:30am") or a day of the month ("5th") is when, not what.
-  if (/^\d{1,2}(?:[:.]\d{2})?(?:am|pm)$/.test(w) || /^\d{1,2}(?:st|nd|rd|th)$/.test(w)) return false;
+  if (/^\d{1,2}(?:[:.]\d{2})?(?:am|pm)$/.test(w) || ORDINAL.test(w)) return false;
   if (/^\p{Script=Han}+$/u.test(word)) {
     // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
     if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
@@ -794,8 +796,9 @@ const WEAK_HAN_WORDS: ReadonlySet<string> = new Set([
 
 /**
  * The index terms of the words of a query that say what it looks for: words that may name a topic
- * (mayBeTopic), one-character Chinese words that are things (猫, 茶, 车), acronyms (LA, AI) and
- * numbers of three digits or more — not its function words, greetings, general verbs and words of when.
+ * (mayBeTopic), one-character Chinese words that are things (猫, 茶, 车), acronyms (LA, AI), numbers
+ * of three digits or more and days of the month ("the 20th", which a message says as the query does) —
+ * not its function words, greetings, general verbs and other words of when.
  * "我明天要去医院体检" looks for 医院 and 体检; "What did Caroline paint?" for caroline and paint.
  */
 export function contentTerms(query: string): Set<string> {
@@ -803,7 +806,9 @@ export function contentTerms(query: string): Set<string> {
   for (const s of wordSegments(query.normalize('NFKC'))) {
     if (!s.isWordLike) continue;
     const w = s.segment;
-    const says = /^\p{Script=Han}$/u.test(w) ? !WEAK_HAN_WORDS.has(w) : mayBeTopic(w) || /^\p{Lu}{2}$/u.test(w) || /\d{3}/.test(w);
+    const says = /^\p{Script=Han}$/u.test(w)
+      ? !WEAK_HAN_WORDS.has(w)
+      : mayBeTopic(w) || /^\p{Lu}{2}$/u.test(w) || /\d{3}/.test(w) || ORDINAL.test(w);
     if (says) for (const t of tokenize(w)) out.add(t);
   }
   return out;

@@ -43,7 +43,8 @@
  *     the 5th") is the nearest such day, whatever the tense.
  * Days of the month named alone ("on the 5th", "by the 21st", 我5号要飞东京) are dated by tense the
  * same way. Ranges of days stated with their month keep their last day ("December 3rd to 7th",
- * "Dec 3-7", 12月3日到7日).
+ * "Dec 3-7", 12月3日到7日); a day stated in a sentence about a birthday or an anniversary (生日, 纪念日)
+ * is marked `yearly`: it comes round again.
  *
  * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
  * 下个月 / 上个月 / 去年 / 周末 / 上周末 / 两周前 at all, its 上周X counts weeks from Sunday, its 明天
@@ -80,6 +81,8 @@ export interface TimeMention {
   granularity: TimeGranularity;
   /** The text states this day itself ("on December 3rd"): no note is written after it. */
   stated?: true;
+  /** A stated day that comes round every year: a birthday, an anniversary (生日, 纪念日). */
+  yearly?: true;
 }
 
 /* ---------------- civil-calendar helpers (no time zones: plain Y-M-D arithmetic in UTC) -------- */
@@ -393,16 +396,21 @@ const EN_LEADING_JUNK = /^[\s,(（]+/;
 const EN_TRAILING_JUNK = /[\s,)）]+$/;
 /**
  * The tense of the sentence a bare weekday stands in, read from words that leave no doubt: a verb in
- * the past ("went", "did", "I booked") or "ago"/"yesterday"; what is to come ("will", "going to",
+ * the past ("went", "did", "I cooked") or "ago"/"yesterday"; what is to come ("will", "going to",
  * "want to", "tomorrow") or the present, which with a weekday speaks of the coming one ("I have my
- * interview on Friday", "are you free on Friday?"). Both, or neither: no tense.
+ * interview on Friday", "are you free on Friday?"). Something arranged ("I booked a table on Friday")
+ * is both: done, for a day that may be to come. Both, or neither: no tense.
  */
 const EN_PAST =
   /\b(?:was|were|wasn'?t|weren'?t|did|didn'?t|had|hadn'?t|went|came|saw|met|got|told|said|made|took|left|spent|bought|gave|found|felt|thought|ate|drove|flew|won|lost|began|wrote|ago|yesterday|last)\b|\b(?:i|we|he|she|they|you)\s+(?:\w+ly\s+)?(?!(?:n|f|bl|br|sp|proc|succ|exc|s|h)eed\b)\w+ed\b/i;
 const EN_FUTURE =
-  /\b(?:will|won'?t|shall|gonna|going to|wanna|want to|wants to|plan to|planning|let'?s|tomorrow|next|upcoming|until|till|am|is|are|have|has|need|needs|can|could|should)\b|['’](?:ll|re|m)\b/i;
-/** After a weekday, the day of the month that fixes it: "Saturday the 5th", "Sat, 5th". */
-const EN_WEEKDAY_DATE = /^,?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b/i;
+  /\b(?:will|won'?t|shall|gonna|going to|wanna|want to|wants to|plan to|planning|let'?s|tomorrow|next|upcoming|until|till|am|is|are|have|has|need|needs|can|could|should|booked|reserved|scheduled|rescheduled|postponed|arranged|planned|signed up|registered)\b|['’](?:ll|re|m)\b/i;
+/**
+ * After a weekday, the day of the month that fixes it: "Saturday the 5th", "Sat, 5th" (with its month
+ * after it, "Friday the 20th of November", the date is stated and chrono reads it).
+ */
+const EN_WEEKDAY_DATE =
+  /^,?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)/i;
 /**
  * "on the 5th", "by the 21st.": a day of the month alone, after a word that makes it a date and
  * before the end of what it says ("on the 5th floor", "the 3rd of May" are not this).
@@ -417,9 +425,11 @@ interface Tense {
   ends: readonly string[];
   past: RegExp;
   future: RegExp;
+  /** Words just before the day that make it one to come whatever the tense: "a table for Friday". */
+  ahead?: RegExp;
 }
 
-const EN_TENSE: Tense = { ends: ['.', '!', '?', ';', '\n'], past: EN_PAST, future: EN_FUTURE };
+const EN_TENSE: Tense = { ends: ['.', '!', '?', ';', '\n'], past: EN_PAST, future: EN_FUTURE, ahead: /\bfor\s+$/i };
 
 /**
  * The day a weekday or a day of the month named alone is (周五 without 上/这/下, "on the 5th" without
@@ -437,11 +447,10 @@ function byTense(
   earlier: readonly TimeMention[],
 ): CivilDate | null {
   if (is(today)) return null;
-  const from = Math.max(...tense.ends.map((c) => text.lastIndexOf(c, at.index - 1))) + 1;
-  const ends = tense.ends.map((c) => text.indexOf(c, at.index + at.phrase.length)).filter((i) => i >= 0);
-  const sentence = text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(at.phrase, ' ');
-  const past = tense.past.test(sentence);
-  if (past === tense.future.test(sentence)) return null;
+  const { from, sentence } = sentenceAround(text, at, tense.ends);
+  const toCome = tense.ahead?.test(text.slice(Math.max(0, at.index - 8), at.index)) ?? false;
+  const past = !toCome && tense.past.test(sentence);
+  if (!toCome && past === tense.future.test(sentence)) return null;
   const notBefore = past
     ? undefined
     : earlier.filter((m) => m.index >= from && m.index < at.index && m.granularity === 'day').at(-1)?.start;
@@ -451,6 +460,13 @@ function byTense(
     if (is(day) && (notBefore === undefined || fmtDay(day) >= notBefore)) return day;
   }
   return null;
+}
+
+/** The sentence `at` stands in (where it starts in the text, and its words without `at`'s phrase). */
+function sentenceAround(text: string, at: { index: number; phrase: string }, stops: readonly string[]): { from: number; sentence: string } {
+  const from = Math.max(...stops.map((c) => text.lastIndexOf(c, at.index - 1))) + 1;
+  const ends = stops.map((c) => text.indexOf(c, at.index + at.phrase.length)).filter((i) => i >= 0);
+  return { from, sentence: text.slice(from, ends.length ? Math.min(...ends) : text.length).replace(at.phrase, ' ') };
 }
 
 /** How far `byTense` and `nearestDay` look: every weekday of every day of the month comes round within it. */
@@ -615,11 +631,16 @@ export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: numb
   let end = -1;
   for (const m of all) {
     if (m.index < end) continue;
-    out.push(m);
+    const yearly = m.stated && m.end === undefined && YEARLY.test(sentenceAround(text, m, SENTENCE_ENDS).sentence);
+    out.push(yearly ? { ...m, yearly: true } : m);
     end = m.index + m.phrase.length;
   }
   return out;
 }
+
+/** What makes a day stated in a sentence come round every year. */
+const YEARLY = /\b(?:birthdays?|b-?days?|anniversar(?:y|ies))\b|生日|纪念日|周年/i;
+const SENTENCE_ENDS = [...new Set([...EN_TENSE.ends, ...ZH_TENSE.ends])];
 
 /** A mention as an episode keeps it among its time references (without its place in the message). */
 export function timeReference(m: TimeMention): z.infer<typeof TimeReference> {
@@ -629,6 +650,7 @@ export function timeReference(m: TimeMention): z.infer<typeof TimeReference> {
     ...(m.end ? { end: m.end } : {}),
     granularity: m.granularity,
     ...(m.stated ? { stated: true } : {}),
+    ...(m.yearly ? { yearly: true } : {}),
   };
 }
 

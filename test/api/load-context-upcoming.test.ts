@@ -174,3 +174,50 @@ describe('loadContext: Coming up, several days at once', () => {
     expect(listed.items.map((u) => [u.day, u.until])).toEqual([['2026-12-09', '2026-12-12']]);
   });
 });
+
+describe('loadContext: Coming up, a birthday every year', () => {
+  let engine: Engine;
+  const ownerId = newOwner('upcoming-yearly');
+  const turns = [
+    // Said in March: a birthday and an anniversary come round; a concert does not.
+    ["My sister Maya's birthday is December 3rd, she loves orchids.", '2026-03-14T10:00:00+01:00'],
+    ['The concert is on December 4th, I think.', '2026-03-14T10:02:00+01:00'],
+    ['我爸爸的生日是12月5日，别忘了。', '2026-03-14T10:04:00+01:00'],
+  ] as const;
+
+  beforeAll(async () => {
+    engine = await openMemoryEngine();
+    await engine.call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: {
+        id: 'family',
+        messages: turns.map(([text, timestamp], n) => ({ id: `f${n}`, speaker: 'Lena', role: 'user' as const, text, timestamp })),
+      },
+    });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  it('names the day of a birthday said long before, this year and the next', async () => {
+    for (const [now, days] of [
+      ['2026-12-01T09:00:00+01:00', ['2026-12-03', '2026-12-05']],
+      ['2027-11-30T09:00:00+01:00', ['2027-12-03', '2027-12-05']],
+    ] as const) {
+      const out = await engine.call('loadContext', { ownerId, now, budgetTokens: 1200 });
+      expect(out.sections.upcoming.map((u) => [u.day, u.text])).toEqual([
+        [days[0], turns[0][0]],
+        [days[1], turns[2][0]],
+      ]);
+    }
+    const out = await engine.call('loadContext', { ownerId, now: '2026-12-01T09:00:00+01:00', budgetTokens: 1200 });
+    expect(out.markdown).toContain(
+      "- Thursday, 3 December 2026 (in 2 days) — Lena, Saturday, 14 March 2026, 10:00: “My sister Maya's birthday is December 3rd, she loves orchids.”",
+    );
+    // Not before its day comes round.
+    expect((await engine.call('loadContext', { ownerId, now: '2026-11-20T09:00:00+01:00', budgetTokens: 1200 })).sections.upcoming).toEqual(
+      [],
+    );
+  });
+});

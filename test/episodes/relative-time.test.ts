@@ -71,6 +71,7 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     ["I'll need the slides by Thursday", '2023-05-11'],
     ['Want to rehearse it with me on Wednesday evening?', '2023-05-10'],
     ['Are you free on Sunday?', '2023-05-14'],
+    ['We booked a table for Friday', '2023-05-12'],
   ])('a bare weekday whose sentence says past or future: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
@@ -90,6 +91,7 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     // A weekday with its day of the month is that day, whatever the tense.
     ['We meet on Saturday the 13th', '2023-05-13'],
     ['Friday, 5th is fine', '2023-05-05'],
+    ['I reserved the hall for the 20th.', '2023-05-20'],
   ])('a day of the month named alone, by tense: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
@@ -100,6 +102,22 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     }
     // "need" is not a verb in the past.
     expect(annotateRelativeTimes('I need the slides by Thursday', REF, CST)).toBe('I need the slides by Thursday (2023-05-11)');
+  });
+
+  it('marks a day stated about a birthday or an anniversary as coming round every year', () => {
+    expect(findTimeMentions("Maya's birthday is December 3rd", REF, CST)).toMatchObject([{ start: '2022-12-03', yearly: true }]);
+    expect(findTimeMentions('Our anniversary is on June 5th. Dinner at 8?', REF, CST)).toMatchObject([{ yearly: true }]);
+    expect(findTimeMentions('我爸爸的生日是12月5日', REF, CST)).toMatchObject([{ phrase: '12月5日', yearly: true }]);
+    for (const text of [
+      'The concert is on December 3rd',
+      "It's my birthday tomorrow",
+      'I went to her birthday party. The exam is May 20th.',
+    ]) {
+      expect(
+        findTimeMentions(text, REF, CST).some((m) => m.yearly),
+        text,
+      ).toBe(false);
+    }
   });
 
   it('keeps the last day of a range stated with its month', () => {
@@ -119,6 +137,8 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
       'Saturday then',
       'I saw her on Thursday, and I will see her again on Friday',
       'I have yoga on Monday',
+      // Done, for a day that may be to come.
+      'I booked a table on Friday',
     ]) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
