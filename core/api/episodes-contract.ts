@@ -55,6 +55,11 @@ export const UpcomingItem = z.object({
   message: MessageView,
   /** The message with the days its time words name written after them, as its episode keeps it. */
   text: z.string(),
+  /**
+   * The latest message said since that may call it off or move it ("Helix moved my interview to
+   * Monday"), with its days written in: to be read with the plan.
+   */
+  later: z.object({ message: MessageView, text: z.string() }).optional(),
 });
 export const ListUpcomingOutput = z.object({ today: z.string(), items: z.array(UpcomingItem) });
 

@@ -2,7 +2,9 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { localDate } from '../text/describe.js';
 import type { TimeReference } from '../domain/episode.js';
-import { findTimeMentions, withTimeNotes } from '../text/relative-time.js';
+import { contentTerms } from '../text/keywords.js';
+import { annotateRelativeTimes, findTimeMentions, withTimeNotes } from '../text/relative-time.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** A day ahead that the person spoke of (or days: "next week"), and what was said of it. */
 export interface Upcoming {
@@ -13,6 +15,12 @@ export interface Upcoming {
   message: StoredMessage;
   /** The message with the days its time words name written after them, as episodes keep it. */
   text: string;
+  /**
+   * The latest message said since that may call it off or move it ("Helix moved my interview to
+   * Monday"), with its days written in: shown with the plan for the reader to weigh, since a word in
+   * common ("the meeting got cancelled") does not make it the same plan.
+   */
+  later?: { message: StoredMessage; text: string };
 }
 
 const DAY_MS = 86_400_000;
@@ -91,12 +99,13 @@ export async function upcomingMentions(
     if (!first) continue;
     out.push({ ...first, message: m, text: withTimeNotes(m.text, mentions) });
   }
+  const holding = await withChanges(ctx, ownerId, now, out, [...told, ...unbuilt]);
   // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
   // per day and episode: the rest of it says the same plan again.
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
-  out.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
+  holding.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
   const seen = new Set<string>();
-  return out
+  return holding
     .filter((u) => {
       const key = `${u.day} ${u.message.episodeId ?? u.message.id}`;
       if (seen.has(key)) return false;
@@ -104,4 +113,72 @@ export async function upcomingMentions(
       return true;
     })
     .slice(0, o.limit);
+}
+
+/** Words that say a plan was called off, or moved: what was said of it before no longer holds. */
+const CALLED_OFF = /\b(?:cancel(?:led|ed|ling|s)?|call(?:ed|ing)? (?:it )?off|no longer|(?:is|are|['’]s) off|not happening)\b|取消|不去了/i;
+const MOVED = /\b(?:postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|moved|pushed (?:it )?back)\b|推迟|延期|改期|改到|改成|改在|延后/i;
+/**
+ * Those of them the keyword index finds said in other episodes. Not "moved", which also moves house:
+ * a plan moved to a day ahead is read with that day, one moved further only in its own episode or
+ * the turns just said.
+ */
+const CHANGED_TERMS = [...new Set(tokenize('cancelled postponed rescheduled 取消 推迟 延期 改期 改到 延后'))];
+
+/**
+ * The plans, each with the latest message said since that calls it off or moves it ("Helix moved my
+ * interview to Monday", "the dentist cancelled", 面试取消了): one that says so and names a thing the
+ * plan names — not only a name, "Sam cancelled his visit" says nothing of "dinner with Sam on Friday".
+ * Such messages are looked for among those read already (the plans' episodes, the turns just said) and
+ * in the episodes since the first plan that the keyword index finds saying such words. A message that
+ * calls off the day it names is not a plan.
+ */
+async function withChanges(
+  ctx: EngineContext,
+  ownerId: string,
+  now: Date,
+  plans: readonly Upcoming[],
+  known: readonly StoredMessage[],
+): Promise<Upcoming[]> {
+  const callsOff = (m: StoredMessage) => CALLED_OFF.test(m.text) && !MOVED.test(m.text);
+  // A birthday said a year ago is not a plan anything since has called off.
+  const recent = plans.filter((u) => u.message.sentAt.getTime() >= now.getTime() - SPOKEN_AHEAD_MS && !callsOff(u.message));
+  if (recent.length === 0) return plans.filter((u) => !callsOff(u.message));
+  const since = new Date(Math.min(...recent.map((u) => u.message.sentAt.getTime())));
+  const { hits } = await ctx.store.read.bm25.search(ownerId, CHANGED_TERMS, {
+    limit: EPISODES,
+    filters: { since, until: now },
+    params: ctx.config.retrieval.bm25,
+  });
+  const have = new Set(known.map((m) => m.episodeId));
+  const more = await ctx.store.read.conversations.messagesOfEpisodes(
+    ownerId,
+    hits.flatMap((h) => (have.has(h.episodeId) ? [] : [h.episodeId])),
+  );
+  const changes = [...known, ...more]
+    .filter((m) => m.sentAt > since && m.sentAt <= now && (CALLED_OFF.test(m.text) || MOVED.test(m.text)))
+    .sort((a, b) => b.sentAt.getTime() - a.sentAt.getTime());
+  const things = new Map<string, Set<string>>();
+  const thingsOf = (m: StoredMessage) => {
+    let t = things.get(m.id);
+    if (!t) things.set(m.id, (t = commonTerms(m.text)));
+    return t;
+  };
+  return plans.flatMap((u) => {
+    if (callsOff(u.message)) return [];
+    if (!recent.includes(u)) return [u];
+    const later = changes.find(
+      (c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => thingsOf(u.message).has(t)),
+    );
+    return [later ? { ...u, later: { message: later, text: annotateRelativeTimes(later.text, later.sentAt, later.utcOffsetMin) } } : u];
+  });
+}
+
+/**
+ * The things a message names, without the names of people and places: words written with a capital
+ * inside a sentence are left out ("Helix", "Sam"), a sentence's first word is kept ("Dinner with Sam").
+ */
+function commonTerms(text: string): Set<string> {
+  const lowered = text.replace(/(^|[.!?]\s+)(\p{Lu})/gu, (_, before: string, c: string) => before + c.toLowerCase());
+  return contentTerms(lowered.replace(/\b\p{Lu}[\p{L}\p{N}'’-]*/gu, ' '));
 }

@@ -39,8 +39,9 @@
  *     interview on Friday" and "want to rehearse on Wednesday?" the coming ones; "on Saturday", "every
  *     Saturday" and the sender's own weekday are not, since a wrong absolute date is worse than none.
  *     A bare Chinese weekday likewise: 我周五有面试 is the coming Friday, 周六我们去爬山了 the Saturday
- *     just past; 周六很开心 and 每周三 are not dated. A weekday with its day of the month ("Saturday
- *     the 5th") is the nearest such day, whatever the tense.
+ *     just past; 周六很开心 and 每周三 are not dated. A day something is arranged for ("a table for
+ *     Friday") or a plan is moved to ("moved my interview to Monday", 改到周三) is to come, whatever
+ *     the tense. A weekday with its day of the month ("Saturday the 5th") is the nearest such day.
  * Days of the month named alone ("on the 5th", "by the 21st", 我5号要飞东京) are dated by tense the
  * same way. Ranges of days stated with their month keep their last day ("December 3rd to 7th",
  * "Dec 3-7", 12月3日到7日); a day stated in a sentence about a birthday or an anniversary (生日, 纪念日)
@@ -295,6 +296,7 @@ const ZH_TENSE: Tense = {
   ends: ['。', '！', '？', '；', '!', '?', '\n'],
   past: /了|已经|刚|昨天|上次/,
   future: /要|会|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/,
+  ahead: (before) => /(?:改到|改成|改在|推到|推迟到|延到|延期到|延后到|挪到)$/.test(before),
 };
 
 function resolveZh(
@@ -425,11 +427,21 @@ interface Tense {
   ends: readonly string[];
   past: RegExp;
   future: RegExp;
-  /** Words just before the day that make it one to come whatever the tense: "a table for Friday". */
-  ahead?: RegExp;
+  /**
+   * Whether the words just before the day (`before`) make it one to come whatever the tense: "a table
+   * for Friday", "moved my interview to Monday", 改到周一.
+   */
+  ahead: (before: string, sentence: string) => boolean;
 }
 
-const EN_TENSE: Tense = { ends: ['.', '!', '?', ';', '\n'], past: EN_PAST, future: EN_FUTURE, ahead: /\bfor\s+$/i };
+const EN_TENSE: Tense = {
+  ends: ['.', '!', '?', ';', '\n'],
+  past: EN_PAST,
+  future: EN_FUTURE,
+  ahead: (before, sentence) =>
+    /\bfor\s+$/i.test(before) ||
+    (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|delayed)\b/i.test(sentence)),
+};
 
 /**
  * The day a weekday or a day of the month named alone is (周五 without 上/这/下, "on the 5th" without
@@ -448,7 +460,7 @@ function byTense(
 ): CivilDate | null {
   if (is(today)) return null;
   const { from, sentence } = sentenceAround(text, at, tense.ends);
-  const toCome = tense.ahead?.test(text.slice(Math.max(0, at.index - 8), at.index)) ?? false;
+  const toCome = tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence);
   const past = !toCome && tense.past.test(sentence);
   if (!toCome && past === tense.future.test(sentence)) return null;
   const notBefore = past

@@ -221,3 +221,84 @@ describe('loadContext: Coming up, a birthday every year', () => {
     );
   });
 });
+
+describe('loadContext: Coming up, plans called off or moved', () => {
+  let engine: Engine;
+  const ownerId = newOwner('upcoming-changed');
+  const talk = (id: string, turns: readonly (readonly [string, string])[]) =>
+    engine.call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: {
+        id,
+        messages: turns.map(([text, timestamp], n) => ({ id: `${id}${n}`, speaker: 'Lena', role: 'user' as const, text, timestamp })),
+      },
+    });
+  const interview = 'I have my final interview at Helix Robotics on Friday at 10.';
+  const moved = 'Helix moved my interview to Monday.';
+
+  beforeAll(async () => {
+    engine = await openMemoryEngine();
+    // Monday 23 November 2026.
+    await talk('mon', [
+      [interview, '2026-11-23T19:00:00+01:00'],
+      ['Dinner with Sam is on Saturday, finally.', '2026-11-23T19:01:00+01:00'],
+      ['I have the dentist on Thursday at 9.', '2026-11-23T19:02:00+01:00'],
+      ['我周日有面试，有点紧张。', '2026-11-23T19:03:00+01:00'],
+    ]);
+    // Other days, other talks: each change said in an episode of its own.
+    await talk('tue', [[moved, '2026-11-24T12:00:00+01:00']]);
+    await talk('wed', [
+      ["The dentist cancelled, they're closed all week.", '2026-11-25T12:00:00+01:00'],
+      // A name alone is not the plan: nothing is said of the dinner.
+      ['Sam cancelled his visit to Berlin in January.', '2026-11-25T12:01:00+01:00'],
+      ['面试取消了，松了一口气。', '2026-11-25T12:02:00+01:00'],
+      // What calls off the day it names is not coming up on it.
+      ['The yoga class on Saturday is cancelled.', '2026-11-25T12:03:00+01:00'],
+    ]);
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const load = (now: string) => engine.call('loadContext', { ownerId, now, budgetTokens: 3000 });
+  const upcoming = async (now: string) => (await load(now)).sections.upcoming.map((u) => [u.day, u.text, u.later?.text ?? null]);
+
+  it('shows a plan with what was said since that calls it off or moves it, and the day it moved to', async () => {
+    // Before the changes were said, the plans as they were.
+    expect(await upcoming('2026-11-23T20:00:00+01:00')).toEqual([
+      ['2026-11-26', 'I have the dentist on Thursday at 9.', null],
+      ['2026-11-27', interview, null],
+      ['2026-11-28', 'Dinner with Sam is on Saturday, finally.', null],
+      ['2026-11-29', '我周日有面试，有点紧张。', null],
+    ]);
+    expect(await upcoming('2026-11-26T08:00:00+01:00')).toEqual([
+      ['2026-11-26', 'I have the dentist on Thursday at 9.', "The dentist cancelled, they're closed all week."],
+      ['2026-11-27', interview, moved],
+      ['2026-11-28', 'Dinner with Sam is on Saturday, finally.', null],
+      ['2026-11-29', '我周日有面试，有点紧张。', '面试取消了，松了一口气。'],
+      ['2026-11-30', moved, null],
+    ]);
+    expect((await load('2026-11-26T08:00:00+01:00')).markdown).toContain(
+      `(2026-11-27).” Since then, Lena, Tuesday, 24 November 2026, 12:00: “Helix moved my interview to Monday (2026-11-30).”`,
+    );
+    const listed = await engine.call('listUpcoming', { ownerId, now: '2026-11-26T08:00:00+01:00', utcOffsetMin: 60, limit: 2 });
+    expect(listed.items.map((u) => [u.day, u.later?.message.text, u.later?.text])).toEqual([
+      ['2026-11-26', "The dentist cancelled, they're closed all week.", "The dentist cancelled, they're closed all week."],
+      ['2026-11-27', moved, 'Helix moved my interview to Monday (2026-11-30).'],
+    ]);
+  });
+
+  it('hears a plan called off in the turns just said', async () => {
+    await engine.call('addMemory', {
+      ownerId,
+      conversationId: 'fri',
+      messages: [{ speaker: 'Lena', text: 'Dinner is off, Sam is sick.', time: '2026-11-27T18:00:00+01:00' }],
+    });
+    expect((await upcoming('2026-11-27T18:30:00+01:00')).find(([day]) => day === '2026-11-28')).toEqual([
+      '2026-11-28',
+      'Dinner with Sam is on Saturday, finally.',
+      'Dinner is off, Sam is sick.',
+    ]);
+  });
+});

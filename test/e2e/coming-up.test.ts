@@ -1,7 +1,8 @@
 /**
  * "Coming up" beside the journal in a real browser: what the person said of the days ahead (a week
  * from its first day to its last), read on the browser's calendar, with the day written into the
- * message; choosing it opens its episode. In English and in Chinese.
+ * message and what was said since that may call it off; choosing it opens its episode. In English
+ * and in Chinese.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,7 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
       // Said a minute ago on the browser's clock: "tomorrow" is its next day there.
       const offset = await page.evaluate(() => -new Date().getTimezoneOffset());
       const said = local(Date.now() - 60_000, offset);
+      const later = local(Date.now() - 30_000, offset);
       const tomorrow = local(Date.now() - 60_000 + 86_400_000, offset).day;
       await bridge.engine.call('ingestConversation', {
         source: 'api',
@@ -44,6 +46,8 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
           messages: [
             { id: 'd1', speaker: 'Lena', text: 'I have my dentist appointment tomorrow at 9.', timestamp: said.iso },
             { id: 'd2', speaker: 'Lena', text: "Next week I'm in Lisbon for the conference.", timestamp: said.iso },
+            // Said after: the plan is shown with it.
+            { id: 'd3', speaker: 'Lena', text: 'The dentist might be cancelled, they have a flu outbreak.', timestamp: later.iso },
           ],
         },
       });
@@ -53,6 +57,9 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
       expect(await page.locator('#coming-up-title').textContent()).toBe('Coming up');
       expect(await item.textContent()).toContain(`Lena: “I have my dentist appointment tomorrow at 9 (${tomorrow}).”`);
       expect(await item.locator('.coming-up-day').textContent()).toMatch(/ · (tomorrow|today)$/);
+      expect(await item.locator('.coming-up-later').textContent()).toBe(
+        'Since then · Lena: “The dentist might be cancelled, they have a flu outbreak.”',
+      );
       // A week: from its first day to its last.
       const week = page.locator('[data-testid="coming-up"] li', { hasText: 'Lisbon' });
       expect(await week.locator('.coming-up-day').textContent()).toMatch(/^.+ – .+ · /);

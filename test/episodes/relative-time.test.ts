@@ -72,6 +72,7 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     ['Want to rehearse it with me on Wednesday evening?', '2023-05-10'],
     ['Are you free on Sunday?', '2023-05-14'],
     ['We booked a table for Friday', '2023-05-12'],
+    ['Helix moved my interview to Tuesday.', '2023-05-09'],
   ])('a bare weekday whose sentence says past or future: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
@@ -204,6 +205,7 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     ['你周四能来吗？', '2023-05-11'],
     ['周六我们去爬山了，累死了。', '2023-05-06'],
     ['礼拜天我已经去过了', '2023-05-07'],
+    ['面试改到周三了。', '2023-05-10'],
   ])('a bare weekday whose sentence says done or to come: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });

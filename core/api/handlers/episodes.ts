@@ -77,6 +77,7 @@ export function episodeHandlers({
           episodeId: u.message.episodeId,
           message: messageView(u.message),
           text: u.text,
+          ...(u.later ? { later: { message: messageView(u.later.message), text: u.later.text } } : {}),
         })),
       };
     },

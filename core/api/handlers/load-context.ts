@@ -91,6 +91,19 @@ function quoted(m: Pick<StoredMessage, 'id' | 'conversationId' | 'speaker' | 'te
   };
 }
 
+/** A message of an operation's output (its time as written) as loadContext quotes it. */
+function said(m: UpcomingItem['message']) {
+  return {
+    id: m.id,
+    conversationId: m.conversationId,
+    speaker: m.speaker,
+    text: m.text,
+    sentAt: m.sentAt,
+    utcOffsetMin: m.utcOffsetMin,
+    when: at(m.sentAt, m.utcOffsetMin),
+  };
+}
+
 /** How many of the query's terms a message says (0: it does not match). */
 function matcher(query: string): (text: string) => number {
   const terms = new Set(tokenize(query));
@@ -321,8 +334,11 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
       const days = u.until
         ? `${describeDay(u.day)} – ${describeDay(u.until)} (${inDays < 2 ? `from ${soon}` : soon})`
         : `${describeDay(u.day)} (${soon})`;
-      const said = at(u.message.sentAt, u.message.utcOffsetMin, u.message.utcOffsetMin !== offset);
-      return block([`- ${days} — ${u.message.speaker}, ${said}: “${shorten(u.text, TURN_CHARS)}”`], u);
+      const said = (m: UpcomingItem['message']) => at(m.sentAt, m.utcOffsetMin, m.utcOffsetMin !== offset);
+      const since = u.later
+        ? ` Since then, ${u.later.message.speaker}, ${said(u.later.message)}: “${shorten(u.later.text, TURN_CHARS)}”`
+        : '';
+      return block([`- ${days} — ${u.message.speaker}, ${said(u.message)}: “${shorten(u.text, TURN_CHARS)}”${since}`], u);
     }),
     chosen: new Set(),
     used: 0,
@@ -412,16 +428,11 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
           : [],
       ),
       unbuilt: picked(recentSection).flatMap(({ item: x }) => (x.kind === 'turns' ? x.messages.map(quoted) : [])),
-      upcoming: picked(upcomingSection).map(({ item: { day, until, message: m } }) => ({
+      upcoming: picked(upcomingSection).map(({ item: { day, until, message, later } }) => ({
         day,
         ...(until ? { until } : {}),
-        id: m.id,
-        conversationId: m.conversationId,
-        speaker: m.speaker,
-        text: m.text,
-        sentAt: m.sentAt,
-        utcOffsetMin: m.utcOffsetMin,
-        when: at(m.sentAt, m.utcOffsetMin),
+        ...(later ? { later: said(later.message) } : {}),
+        ...said(message),
       })),
       related: picked(relatedSection).map((b) => b.item),
     },

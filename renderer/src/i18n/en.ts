@@ -55,6 +55,7 @@ export const en = {
   'journal.today': 'today',
   'journal.tomorrow': 'tomorrow',
   'journal.inDays': 'in {n} days',
+  'journal.sinceThen': 'Since then',
   'journal.empty.title': 'Your journal is empty',
   'journal.empty.body':
     'Import a chat export (WhatsApp, WeChat, QQ, Telegram, LINE, ChatGPT, Claude, Discord, Slack…) or connect a companion through the API. Each conversation becomes diary entries — episodes with their exact time — that you can browse and search here, offline.',

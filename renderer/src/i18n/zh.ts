@@ -57,6 +57,7 @@ export const zh: Record<MessageKey, string> = {
   'journal.today': '今天',
   'journal.tomorrow': '明天',
   'journal.inDays': '{n} 天后',
+  'journal.sinceThen': '后来',
   'journal.empty.title': '日记还是空的',
   'journal.empty.body':
     '导入聊天记录（微信、QQ、WhatsApp、Telegram、LINE、ChatGPT、Claude、Discord、Slack…），或通过 API 连接你的陪伴应用。每段对话都会变成带确切时间的日记片段，可以在这里离线浏览和搜索。',

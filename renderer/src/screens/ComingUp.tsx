@@ -17,8 +17,9 @@ function soon(day: string, today: string, t: Translate): string {
 
 /**
  * Beside the journal: what the person said of the days ahead (`listUpcoming`, read on this
- * computer's calendar), soonest first — "Friday: I have my final interview at 10", said on Monday.
- * Choosing one opens the episode that holds it. Nothing ahead: nothing shown.
+ * computer's calendar), soonest first — "Friday: I have my final interview at 10", said on Monday —
+ * with what was said since that may call it off or move it. Choosing one opens the episode that holds
+ * it. Nothing ahead: nothing shown.
  */
 export function ComingUp() {
   const t = useT();
@@ -61,6 +62,11 @@ export function ComingUp() {
               <span className="coming-up-text">
                 {u.message.speaker}: “{u.text}”
               </span>
+              {u.later && (
+                <span className="coming-up-later">
+                  {t('journal.sinceThen')} · {u.later.message.speaker}: “{u.later.text}”
+                </span>
+              )}
             </button>
           </li>
         ))}
