@@ -45,10 +45,10 @@ const byDay = (a: { day: string; until?: string }, b: { day: string; until?: str
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
  * companion opening a conversation can wish them luck; "next week I'm in Lisbon" said on Thursday is
  * coming up from Monday to Sunday, and "Maya's birthday is December 3rd" is there every year, however
- * long ago it was said. Found through the days episodes keep of their
- * time words, then read again in the messages that say them, and in the turns `o.unbuilt` just said
- * that no episode holds yet. Soonest first, the person's own words first, then the
- * latest said; one message per day and episode.
+ * long ago it was said. Found through the days episodes keep of their time words, then read again in
+ * the messages that say them, and in the turns `o.unbuilt` just said that no episode holds yet.
+ * Soonest first, the person's own words first, then the latest said; one message per day and
+ * episode, each with what was said since that may call it off or move it (`later`).
  */
 export async function upcomingMentions(
   ctx: EngineContext,
@@ -99,25 +99,27 @@ export async function upcomingMentions(
     if (!first) continue;
     out.push({ ...first, message: m, text: withTimeNotes(m.text, mentions) });
   }
-  const holding = await withChanges(ctx, ownerId, now, out, [...told, ...unbuilt]);
   // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
-  // per day and episode: the rest of it says the same plan again.
+  // per day and episode: the rest of it says the same plan again. What calls off the day it names
+  // ("the dentist cancelled Thursday") is not what is coming up on it.
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
-  holding.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
+  out.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
   const seen = new Set<string>();
-  return holding
+  const shown = out
     .filter((u) => {
       const key = `${u.day} ${u.message.episodeId ?? u.message.id}`;
-      if (seen.has(key)) return false;
+      if (callsOff(u.message.text) || seen.has(key)) return false;
       seen.add(key);
       return true;
     })
     .slice(0, o.limit);
+  return withChanges(ctx, ownerId, now, shown, [...told, ...unbuilt]);
 }
 
 /** Words that say a plan was called off, or moved: what was said of it before no longer holds. */
 const CALLED_OFF = /\b(?:cancel(?:led|ed|ling|s)?|call(?:ed|ing)? (?:it )?off|no longer|(?:is|are|['’]s) off|not happening)\b|取消|不去了/i;
 const MOVED = /\b(?:postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|moved|pushed (?:it )?back)\b|推迟|延期|改期|改到|改成|改在|延后/i;
+const callsOff = (text: string) => CALLED_OFF.test(text) && !MOVED.test(text);
 /**
  * Those of them the keyword index finds said in other episodes. Not "moved", which also moves house:
  * a plan moved to a day ahead is read with that day, one moved further only in its own episode or
@@ -130,20 +132,18 @@ const CHANGED_TERMS = [...new Set(tokenize('cancelled postponed rescheduled 取�
  * interview to Monday", "the dentist cancelled", 面试取消了): one that says so and names a thing the
  * plan names — not only a name, "Sam cancelled his visit" says nothing of "dinner with Sam on Friday".
  * Such messages are looked for among those read already (the plans' episodes, the turns just said) and
- * in the episodes since the first plan that the keyword index finds saying such words. A message that
- * calls off the day it names is not a plan.
+ * in the episodes since the first plan that the keyword index finds saying such words.
  */
 async function withChanges(
   ctx: EngineContext,
   ownerId: string,
   now: Date,
-  plans: readonly Upcoming[],
+  plans: Upcoming[],
   known: readonly StoredMessage[],
 ): Promise<Upcoming[]> {
-  const callsOff = (m: StoredMessage) => CALLED_OFF.test(m.text) && !MOVED.test(m.text);
   // A birthday said a year ago is not a plan anything since has called off.
-  const recent = plans.filter((u) => u.message.sentAt.getTime() >= now.getTime() - SPOKEN_AHEAD_MS && !callsOff(u.message));
-  if (recent.length === 0) return plans.filter((u) => !callsOff(u.message));
+  const recent = plans.filter((u) => u.message.sentAt.getTime() >= now.getTime() - SPOKEN_AHEAD_MS);
+  if (recent.length === 0) return plans;
   const since = new Date(Math.min(...recent.map((u) => u.message.sentAt.getTime())));
   const { hits } = await ctx.store.read.bm25.search(ownerId, CHANGED_TERMS, {
     limit: EPISODES,
@@ -164,13 +164,11 @@ async function withChanges(
     if (!t) things.set(m.id, (t = commonTerms(m.text)));
     return t;
   };
-  return plans.flatMap((u) => {
-    if (callsOff(u.message)) return [];
-    if (!recent.includes(u)) return [u];
-    const later = changes.find(
-      (c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => thingsOf(u.message).has(t)),
-    );
-    return [later ? { ...u, later: { message: later, text: annotateRelativeTimes(later.text, later.sentAt, later.utcOffsetMin) } } : u];
+  return plans.map((u) => {
+    const later =
+      recent.includes(u) &&
+      changes.find((c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => thingsOf(u.message).has(t)));
+    return later ? { ...u, later: { message: later, text: annotateRelativeTimes(later.text, later.sentAt, later.utcOffsetMin) } } : u;
   });
 }
 
