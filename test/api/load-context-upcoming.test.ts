@@ -7,6 +7,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/engine/open-engine.js';
 import { newOwner, openMemoryEngine } from '../helpers/engine.js';
 
+type Turns = readonly (readonly [text: string, timestamp: string])[];
+
+/** An engine of a describe block's own, holding what Lena said in each conversation (id → turns). */
+function lenaSaid(ownerId: string, talks: Record<string, Turns>): () => Engine {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = await openMemoryEngine();
+    for (const [id, turns] of Object.entries(talks)) {
+      await engine.call('ingestConversation', {
+        ownerId,
+        source: 'api',
+        conversation: {
+          id,
+          messages: turns.map(([text, timestamp], n) => ({ id: `${id}${n}`, speaker: 'Lena', role: 'user' as const, text, timestamp })),
+        },
+      });
+    }
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+  return () => engine;
+}
+
 describe('loadContext: Coming up', () => {
   let engine: Engine;
   const ownerId = newOwner('upcoming');
@@ -121,7 +145,6 @@ describe('loadContext: Coming up', () => {
 });
 
 describe('loadContext: Coming up, several days at once', () => {
-  let engine: Engine;
   const ownerId = newOwner('upcoming-days');
   const turns = [
     // Monday, 23 November 2026: how this week is going, not a plan.
@@ -131,27 +154,13 @@ describe('loadContext: Coming up, several days at once', () => {
     ["Next week I'm in Lisbon for the conference.", '2026-11-26T20:00:00+01:00'],
     ['My parents are arriving on the 5th.', '2026-11-26T20:02:00+01:00'],
   ] as const;
-
-  beforeAll(async () => {
-    engine = await openMemoryEngine();
-    await engine.call('ingestConversation', {
-      ownerId,
-      source: 'api',
-      conversation: {
-        id: 'plans',
-        messages: turns.map(([text, timestamp], n) => ({ id: `p${n}`, speaker: 'Lena', role: 'user' as const, text, timestamp })),
-      },
-    });
-  });
-  afterAll(async () => {
-    await engine.close();
-  });
+  const engine = lenaSaid(ownerId, { plans: turns });
 
   const upcoming = async (now: string) =>
-    (await engine.call('loadContext', { ownerId, now, budgetTokens: 1200 })).sections.upcoming.map((u) => [u.day, u.until ?? null, u.id]);
+    (await engine().call('loadContext', { ownerId, now, budgetTokens: 1200 })).sections.upcoming.map((u) => [u.day, u.until ?? null, u.id]);
 
   it('names a week or a range from its first day to come to its last, after the single days that begin with it', async () => {
-    const out = await engine.call('loadContext', { ownerId, now: '2026-11-29T18:00:00+01:00', budgetTokens: 1200 });
+    const out = await engine().call('loadContext', { ownerId, now: '2026-11-29T18:00:00+01:00', budgetTokens: 1200 });
     expect(out.sections.upcoming.map((u) => [u.day, u.until ?? null, u.text])).toEqual([
       ['2026-11-30', '2026-12-06', turns[2][0]],
       ['2026-12-05', null, turns[3][0]],
@@ -170,13 +179,12 @@ describe('loadContext: Coming up, several days at once', () => {
 
   it('leaves out days that had begun when they were named', async () => {
     expect(await upcoming('2026-11-23T20:00:00+01:00')).toEqual([]);
-    const listed = await engine.call('listUpcoming', { ownerId, now: '2026-12-07T09:00:00+01:00', utcOffsetMin: 60 });
+    const listed = await engine().call('listUpcoming', { ownerId, now: '2026-12-07T09:00:00+01:00', utcOffsetMin: 60 });
     expect(listed.items.map((u) => [u.day, u.until])).toEqual([['2026-12-09', '2026-12-12']]);
   });
 });
 
 describe('loadContext: Coming up, a birthday every year', () => {
-  let engine: Engine;
   const ownerId = newOwner('upcoming-yearly');
   const turns = [
     // Said in March: a birthday and an anniversary come round; a concert does not.
@@ -184,84 +192,55 @@ describe('loadContext: Coming up, a birthday every year', () => {
     ['The concert is on December 4th, I think.', '2026-03-14T10:02:00+01:00'],
     ['我爸爸的生日是12月5日，别忘了。', '2026-03-14T10:04:00+01:00'],
   ] as const;
-
-  beforeAll(async () => {
-    engine = await openMemoryEngine();
-    await engine.call('ingestConversation', {
-      ownerId,
-      source: 'api',
-      conversation: {
-        id: 'family',
-        messages: turns.map(([text, timestamp], n) => ({ id: `f${n}`, speaker: 'Lena', role: 'user' as const, text, timestamp })),
-      },
-    });
-  });
-  afterAll(async () => {
-    await engine.close();
-  });
+  const engine = lenaSaid(ownerId, { family: turns });
 
   it('names the day of a birthday said long before, this year and the next', async () => {
     for (const [now, days] of [
       ['2026-12-01T09:00:00+01:00', ['2026-12-03', '2026-12-05']],
       ['2027-11-30T09:00:00+01:00', ['2027-12-03', '2027-12-05']],
     ] as const) {
-      const out = await engine.call('loadContext', { ownerId, now, budgetTokens: 1200 });
+      const out = await engine().call('loadContext', { ownerId, now, budgetTokens: 1200 });
       expect(out.sections.upcoming.map((u) => [u.day, u.text])).toEqual([
         [days[0], turns[0][0]],
         [days[1], turns[2][0]],
       ]);
     }
-    const out = await engine.call('loadContext', { ownerId, now: '2026-12-01T09:00:00+01:00', budgetTokens: 1200 });
+    const out = await engine().call('loadContext', { ownerId, now: '2026-12-01T09:00:00+01:00', budgetTokens: 1200 });
     expect(out.markdown).toContain(
       "- Thursday, 3 December 2026 (in 2 days) — Lena, Saturday, 14 March 2026, 10:00: “My sister Maya's birthday is December 3rd, she loves orchids.”",
     );
     // Not before its day comes round.
-    expect((await engine.call('loadContext', { ownerId, now: '2026-11-20T09:00:00+01:00', budgetTokens: 1200 })).sections.upcoming).toEqual(
-      [],
-    );
+    expect(
+      (await engine().call('loadContext', { ownerId, now: '2026-11-20T09:00:00+01:00', budgetTokens: 1200 })).sections.upcoming,
+    ).toEqual([]);
   });
 });
 
 describe('loadContext: Coming up, plans called off or moved', () => {
-  let engine: Engine;
   const ownerId = newOwner('upcoming-changed');
-  const talk = (id: string, turns: readonly (readonly [string, string])[]) =>
-    engine.call('ingestConversation', {
-      ownerId,
-      source: 'api',
-      conversation: {
-        id,
-        messages: turns.map(([text, timestamp], n) => ({ id: `${id}${n}`, speaker: 'Lena', role: 'user' as const, text, timestamp })),
-      },
-    });
   const interview = 'I have my final interview at Helix Robotics on Friday at 10.';
   const moved = 'Helix moved my interview to Monday.';
-
-  beforeAll(async () => {
-    engine = await openMemoryEngine();
+  const engine = lenaSaid(ownerId, {
     // Monday 23 November 2026.
-    await talk('mon', [
+    mon: [
       [interview, '2026-11-23T19:00:00+01:00'],
       ['Dinner with Sam is on Saturday, finally.', '2026-11-23T19:01:00+01:00'],
       ['I have the dentist on Thursday at 9.', '2026-11-23T19:02:00+01:00'],
       ['我周日有面试，有点紧张。', '2026-11-23T19:03:00+01:00'],
-    ]);
+    ],
     // Other days, other talks: each change said in an episode of its own.
-    await talk('tue', [[moved, '2026-11-24T12:00:00+01:00']]);
-    await talk('wed', [
+    tue: [[moved, '2026-11-24T12:00:00+01:00']],
+    wed: [
       ["The dentist cancelled, they're closed all week.", '2026-11-25T12:00:00+01:00'],
       // A name alone is not the plan: nothing is said of the dinner.
       ['Sam cancelled his visit to Berlin in January.', '2026-11-25T12:01:00+01:00'],
       ['面试取消了，松了一口气。', '2026-11-25T12:02:00+01:00'],
       // What calls off the day it names is not coming up on it.
       ['The yoga class on Saturday is cancelled.', '2026-11-25T12:03:00+01:00'],
-    ]);
-  });
-  afterAll(async () => {
-    await engine.close();
+    ],
   });
 
-  const load = (now: string) => engine.call('loadContext', { ownerId, now, budgetTokens: 3000 });
+  const load = (now: string) => engine().call('loadContext', { ownerId, now, budgetTokens: 3000 });
   const upcoming = async (now: string) => (await load(now)).sections.upcoming.map((u) => [u.day, u.text, u.later?.text ?? null]);
 
   it('shows a plan with what was said since that calls it off or moves it, and the day it moved to', async () => {
@@ -282,7 +261,7 @@ describe('loadContext: Coming up, plans called off or moved', () => {
     expect((await load('2026-11-26T08:00:00+01:00')).markdown).toContain(
       `(2026-11-27).” Since then, Lena, Tuesday, 24 November 2026, 12:00: “Helix moved my interview to Monday (2026-11-30).”`,
     );
-    const listed = await engine.call('listUpcoming', { ownerId, now: '2026-11-26T08:00:00+01:00', utcOffsetMin: 60, limit: 2 });
+    const listed = await engine().call('listUpcoming', { ownerId, now: '2026-11-26T08:00:00+01:00', utcOffsetMin: 60, limit: 2 });
     expect(listed.items.map((u) => [u.day, u.later?.message.text, u.later?.text])).toEqual([
       ['2026-11-26', "The dentist cancelled, they're closed all week.", "The dentist cancelled, they're closed all week."],
       ['2026-11-27', moved, 'Helix moved my interview to Monday (2026-11-30).'],
@@ -290,7 +269,7 @@ describe('loadContext: Coming up, plans called off or moved', () => {
   });
 
   it('hears a plan called off in the turns just said', async () => {
-    await engine.call('addMemory', {
+    await engine().call('addMemory', {
       ownerId,
       conversationId: 'fri',
       messages: [{ speaker: 'Lena', text: 'Dinner is off, Sam is sick.', time: '2026-11-27T18:00:00+01:00' }],
