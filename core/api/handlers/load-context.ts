@@ -91,8 +91,8 @@ function quoted(m: Pick<StoredMessage, 'id' | 'conversationId' | 'speaker' | 'te
   };
 }
 
-/** A message of an operation's output (its time as written) as loadContext quotes it. */
-function said(m: UpcomingItem['message']) {
+/** `quoted` for a message of an operation's output, whose time is written out. */
+function quotedView(m: UpcomingItem['message']) {
   return {
     id: m.id,
     conversationId: m.conversationId,
@@ -334,11 +334,11 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
       const days = u.until
         ? `${describeDay(u.day)} – ${describeDay(u.until)} (${inDays < 2 ? `from ${soon}` : soon})`
         : `${describeDay(u.day)} (${soon})`;
-      const said = (m: UpcomingItem['message']) => at(m.sentAt, m.utcOffsetMin, m.utcOffsetMin !== offset);
+      const when = (m: UpcomingItem['message']) => at(m.sentAt, m.utcOffsetMin, m.utcOffsetMin !== offset);
       const since = u.later
-        ? ` Since then, ${u.later.message.speaker}, ${said(u.later.message)}: “${shorten(u.later.text, TURN_CHARS)}”`
+        ? ` Since then, ${u.later.message.speaker}, ${when(u.later.message)}: “${shorten(u.later.text, TURN_CHARS)}”`
         : '';
-      return block([`- ${days} — ${u.message.speaker}, ${said(u.message)}: “${shorten(u.text, TURN_CHARS)}”${since}`], u);
+      return block([`- ${days} — ${u.message.speaker}, ${when(u.message)}: “${shorten(u.text, TURN_CHARS)}”${since}`], u);
     }),
     chosen: new Set(),
     used: 0,
@@ -431,8 +431,8 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
       upcoming: picked(upcomingSection).map(({ item: { day, until, message, later } }) => ({
         day,
         ...(until ? { until } : {}),
-        ...(later ? { later: said(later.message) } : {}),
-        ...said(message),
+        ...(later ? { later: quotedView(later.message) } : {}),
+        ...quotedView(message),
       })),
       related: picked(relatedSection).map((b) => b.item),
     },
