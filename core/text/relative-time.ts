@@ -37,7 +37,8 @@
  *   - A bare English weekday ("on Saturday") is resolved only where its sentence's tense leaves no
  *     doubt (`byTense`): "we went hiking on Saturday" is the Saturday just past, "I have my
  *     interview on Friday" and "want to rehearse on Wednesday?" the coming ones; "on Saturday", "every
- *     Saturday" and the sender's own weekday are not, since a wrong absolute date is worse than none.
+ *     Saturday", a habit ("I usually have yoga on Monday", "Sunday is my day off") and the sender's own
+ *     weekday are not, since a wrong absolute date is worse than none.
  *     A bare Chinese weekday likewise: 我周五有面试 is the coming Friday, 周六我们去爬山了 the Saturday
  *     just past; 周六很开心 and 每周三 are not dated. A day something is arranged for ("a table for
  *     Friday") or a plan is moved to ("moved my interview to Monday", 改到周三) is to come, whatever
@@ -297,6 +298,7 @@ const ZH_TENSE: Tense = {
   past: /了|已经|刚|昨天|上次/,
   future: /要|会|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/,
   ahead: (before) => /(?:改到|改成|改在|推到|推迟到|延到|延期到|延后到|挪到)$/.test(before),
+  habit: /通常|一般|总是|经常|往往|平时|每次/,
 };
 
 function resolveZh(
@@ -432,6 +434,8 @@ interface Tense {
    * for Friday", "moved my interview to Monday", 改到周一.
    */
   ahead: (before: string, sentence: string) => boolean;
+  /** Words that make the day a habit, not a date: "I usually have yoga on Monday", 我平时周三去游泳. */
+  habit: RegExp;
 }
 
 const EN_TENSE: Tense = {
@@ -441,6 +445,7 @@ const EN_TENSE: Tense = {
   ahead: (before, sentence) =>
     /\bfor\s+$/i.test(before) ||
     (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|delayed)\b/i.test(sentence)),
+  habit: /\b(?:usually|always|often|normally|generally|typically|never|days? off)\b/i,
 };
 
 /**
@@ -448,7 +453,7 @@ const EN_TENSE: Tense = {
  * its month; `is` says which days it can be), from the tense of its sentence: the one just past or the
  * coming one — and, to come, not before a day the sentence named already ("back on Wednesday" after
  * "Monday", 下周二手术，周三回来 is the Wednesday after). None when today is such a day (today, or a
- * week away?) or when the sentence does not say.
+ * week away?), when the sentence speaks of a habit, or when it does not say.
  */
 function byTense(
   text: string,
@@ -460,6 +465,7 @@ function byTense(
 ): CivilDate | null {
   if (is(today)) return null;
   const { from, sentence } = sentenceAround(text, at, tense.ends);
+  if (tense.habit.test(sentence)) return null;
   const toCome = tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence);
   const past = !toCome && tense.past.test(sentence);
   if (!toCome && past === tense.future.test(sentence)) return null;

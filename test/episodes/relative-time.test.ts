@@ -140,6 +140,10 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
       'I have yoga on Monday',
       // Done, for a day that may be to come.
       'I booked a table on Friday',
+      // Habits.
+      'I usually have yoga on Monday',
+      'Sunday is my day off',
+      'Rent is always due on the 1st.',
     ]) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
@@ -211,7 +215,7 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
   });
 
   it('leaves a bare weekday alone without a tense, for a habit, and on its own day', () => {
-    for (const text of ['周六很开心', '每周三我都去游泳', '周一晚上见', '周六去了，周日还要去']) {
+    for (const text of ['周六很开心', '每周三我都去游泳', '周一晚上见', '周六去了，周日还要去', '我平时周三要去游泳']) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
   });
