@@ -236,11 +236,10 @@ export async function periodHits(
  * the days episodes keep of their time words.
  */
 export async function spokenOfBefore(ctx: EngineContext, ownerId: string, a: TimeAnchor, limit: number): Promise<string[]> {
-  const day = (d: Date) => d.toISOString().slice(0, 10);
   const found = await ctx.store.read.episodes.namingDays(
     ownerId,
     { since: new Date(a.start.getTime() - SPOKEN_AHEAD_MS), until: a.start },
-    { from: day(a.start), to: day(a.end), granularities: ['day', 'week'] },
+    { from: localDate(a.start, 0), to: localDate(a.end, 0), granularities: ['day', 'week'] },
     limit,
   );
   return found.map((e) => e.id);

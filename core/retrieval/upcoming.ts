@@ -63,7 +63,7 @@ export async function upcomingMentions(
   // The days ahead by month and day: where a birthday said any year before falls this time.
   const byMonthDay = new Map<string, string>();
   for (let t = Date.parse(from); t <= Date.parse(to); t += DAY_MS) {
-    const day = new Date(t).toISOString().slice(0, 10);
+    const day = localDate(new Date(t), 0);
     byMonthDay.set(day.slice(5), day);
   }
   /** The days ahead a reference said at `said` names, or null. */
@@ -121,11 +121,11 @@ const CALLED_OFF = /\b(?:cancel(?:led|ed|ling|s)?|call(?:ed|ing)? (?:it )?off|no
 const MOVED = /\b(?:postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|moved|pushed (?:it )?back)\b|推迟|延期|改期|改到|改成|改在|延后/i;
 const callsOff = (text: string) => CALLED_OFF.test(text) && !MOVED.test(text);
 /**
- * Those of them the keyword index finds said in other episodes. Not "moved", which also moves house:
- * a plan moved to a day ahead is read with that day, one moved further only in its own episode or
- * the turns just said.
+ * The index terms of those the keyword index finds said in other episodes, tokenised on first use.
+ * Not "moved", which also moves house: a plan moved to a day ahead is read with that day, one moved
+ * further only in its own episode or the turns just said.
  */
-const CHANGED_TERMS = [...new Set(tokenize('cancelled postponed rescheduled 取消 推迟 延期 改期 改到 延后'))];
+let changedTerms: string[] | undefined;
 
 /**
  * The plans, each with the latest message said since that calls it off or moves it ("Helix moved my
@@ -145,7 +145,8 @@ async function withChanges(
   const recent = plans.filter((u) => u.message.sentAt.getTime() >= now.getTime() - SPOKEN_AHEAD_MS);
   if (recent.length === 0) return plans;
   const since = new Date(Math.min(...recent.map((u) => u.message.sentAt.getTime())));
-  const { hits } = await ctx.store.read.bm25.search(ownerId, CHANGED_TERMS, {
+  changedTerms ??= [...new Set(tokenize('cancelled postponed rescheduled 取消 推迟 延期 改期 改到 延后'))];
+  const { hits } = await ctx.store.read.bm25.search(ownerId, changedTerms, {
     limit: EPISODES,
     filters: { since, until: now },
     params: ctx.config.retrieval.bm25,

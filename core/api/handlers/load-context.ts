@@ -77,9 +77,11 @@ const at = (iso: string, offset: number, zone = true) => describeSpan(new Date(i
 const spanOf = (e: { start: string; end: string; utcOffsetMin: number }, shown?: number) =>
   describeSpan(new Date(e.start), new Date(e.end), e.utcOffsetMin, { zone: e.utcOffsetMin !== shown });
 
-/** A message as loadContext quotes it. */
-function quoted(m: Pick<StoredMessage, 'id' | 'conversationId' | 'speaker' | 'text' | 'sentAt' | 'utcOffsetMin'>) {
-  const sentAt = m.sentAt.toISOString();
+type Quotable = Pick<UpcomingItem['message'], 'id' | 'conversationId' | 'speaker' | 'text' | 'sentAt' | 'utcOffsetMin'>;
+
+/** A message as loadContext quotes it: as an operation gave it (its time written out) or as stored. */
+function quoted(m: Quotable | (Omit<Quotable, 'sentAt'> & Pick<StoredMessage, 'sentAt'>)) {
+  const sentAt = typeof m.sentAt === 'string' ? m.sentAt : m.sentAt.toISOString();
   return {
     id: m.id,
     conversationId: m.conversationId,
@@ -88,19 +90,6 @@ function quoted(m: Pick<StoredMessage, 'id' | 'conversationId' | 'speaker' | 'te
     sentAt,
     utcOffsetMin: m.utcOffsetMin,
     when: at(sentAt, m.utcOffsetMin),
-  };
-}
-
-/** `quoted` for a message of an operation's output, whose time is written out. */
-function quotedView(m: UpcomingItem['message']) {
-  return {
-    id: m.id,
-    conversationId: m.conversationId,
-    speaker: m.speaker,
-    text: m.text,
-    sentAt: m.sentAt,
-    utcOffsetMin: m.utcOffsetMin,
-    when: at(m.sentAt, m.utcOffsetMin),
   };
 }
 
@@ -431,8 +420,8 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
       upcoming: picked(upcomingSection).map(({ item: { day, until, message, later } }) => ({
         day,
         ...(until ? { until } : {}),
-        ...(later ? { later: quotedView(later.message) } : {}),
-        ...quotedView(message),
+        ...(later ? { later: quoted(later.message) } : {}),
+        ...quoted(message),
       })),
       related: picked(relatedSection).map((b) => b.item),
     },
