@@ -16,6 +16,7 @@ import { PERSON_ONLY_OPERATIONS, UNNAMED_COMPANION, type CompanionView } from '.
 import { DEFAULT_CONTEXT_BUDGET } from '../api/companion-contract.js';
 import type { OperationName, OpInput, OpOutput } from '../api/contract.js';
 import { isNemoriError, NemoriError } from '../domain/errors.js';
+import { registerAttachments } from './attachments.js';
 import { renderEpisode, renderHistory, renderRemember, renderSearch, renderVersion, renderWritten } from './render.js';
 import { quantity } from '../text/describe.js';
 
@@ -274,6 +275,8 @@ export function createMcpServer(o: McpServerOptions): McpServer {
       return text(renderHistory(out), out);
     }),
   );
+
+  registerAttachments(server, { call, noteBehind });
 
   if (o.readOnly) return server;
 

@@ -172,6 +172,43 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     );
   });
 
+  it('lets the person attach what it remembers: the load_context prompt, and the context and the latest episodes as resources', async () => {
+    const { client } = server;
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['load_context']);
+    expect(prompts[0]!.arguments).toEqual([expect.objectContaining({ name: 'query', required: false })]);
+    const prompt = await client.getPrompt({ name: 'load_context', arguments: { query: 'cooking for Clara' } });
+    expect(prompt.messages).toHaveLength(1);
+    expect(prompt.messages[0]!.role).toBe('user');
+    const attached = (prompt.messages[0]!.content as { type: 'text'; text: string }).text;
+    expect(attached).toMatch(/^This is what you remember about me from our past conversations/);
+    expect(attached).toContain('## What I remember — now is');
+    expect(attached).toContain('### Related to “cooking for Clara”');
+    expect(attached).toMatch(/lasagna/);
+
+    const { resources } = await client.listResources();
+    expect(resources[0]).toMatchObject({ uri: 'nemori://context', name: 'context', mimeType: 'text/markdown' });
+    // Then the latest episodes, newest first, each named by its title and dated.
+    const episodes = resources.slice(1);
+    expect(episodes.length).toBeGreaterThanOrEqual(4);
+    for (const e of episodes) expect(e.uri).toMatch(/^nemori:\/\/episodes\/[0-9a-f-]{36}$/);
+    expect(episodes[0]!.description).toMatch(/^Thursday, 4 January 2024, 08:31/);
+    expect(episodes.at(-1)!.description).toMatch(/^Monday, 1 January 2024, 09:00/);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['nemori://episodes/{id}']);
+
+    const read = async (uri: string) => {
+      const { contents } = await client.readResource({ uri });
+      expect(contents).toEqual([{ uri, mimeType: 'text/markdown', text: expect.any(String) }]);
+      return (contents[0] as { text: string }).text;
+    };
+    expect(await read('nemori://context')).toMatch(/^## What I remember — now is /);
+    expect(await read(episodes[0]!.uri)).toContain(
+      '- 2024-01-04 08:31 UTC+01:00 **Alice**: I booked the vet for Biscuit on Friday at five, for his vaccinations.',
+    );
+    await expect(client.readResource({ uri: 'nemori://episodes/not-an-id' })).rejects.toThrow(/not an episode id/);
+  });
+
   it('memorizes a fact, recalls it, shows its history, and forgets it to the trash', async () => {
     const { client } = server;
     await tool(client, 'memorize', { key: 'person:clara', value: "Clara is Alice's sister; she hates mushrooms" });
@@ -199,6 +236,8 @@ describe('nemori mcp over stdio', { timeout: 300_000 }, () => {
     try {
       const { tools } = await readOnly.client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
+      // Attaching memory only reads it.
+      expect((await readOnly.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['load_context']);
       const refused = await readOnly.client.callTool({
         name: 'add_memory',
         arguments: { messages: [{ speaker: 'A', role: 'user', text: 'x' }] },
