@@ -45,7 +45,7 @@
  *     the tense. A weekday with its day of the month ("Saturday the 5th") is the nearest such day.
  * Days of the month named alone ("on the 5th", "by the 21st", 我5号要飞东京) are dated by tense the
  * same way. Ranges of days stated with their month keep their last day ("December 3rd to 7th",
- * "Dec 3-7", 12月3日到7日); a day stated in a sentence about a birthday or an anniversary (生日, 纪念日)
+ * "Dec 3-7", 12月3日到7日); a day stated in a sentence about a birthday, a birth or an anniversary (生日, 出生, 纪念日)
  * is marked `yearly`: it comes round again.
  *
  * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
@@ -83,7 +83,7 @@ export interface TimeMention {
   granularity: TimeGranularity;
   /** The text states this day itself ("on December 3rd"): no note is written after it. */
   stated?: true;
-  /** A stated day that comes round every year: a birthday, an anniversary (生日, 纪念日). */
+  /** A stated day that comes round every year: a birthday ("born on", 出生), an anniversary (生日, 纪念日). */
   yearly?: true;
 }
 
@@ -657,7 +657,7 @@ export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: numb
 }
 
 /** What makes a day stated in a sentence come round every year. */
-const YEARLY = /\b(?:birthdays?|b-?days?|anniversar(?:y|ies))\b|生日|纪念日|周年/i;
+const YEARLY = /\b(?:birthdays?|b-?days?|anniversar(?:y|ies)|born)\b|生日|纪念日|周年|出生|生于/i;
 const SENTENCE_ENDS = [...new Set([...EN_TENSE.ends, ...ZH_TENSE.ends])];
 
 /** A mention as an episode keeps it among its time references (without its place in the message). */

@@ -109,8 +109,12 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     expect(findTimeMentions("Maya's birthday is December 3rd", REF, CST)).toMatchObject([{ start: '2022-12-03', yearly: true }]);
     expect(findTimeMentions('Our anniversary is on June 5th. Dinner at 8?', REF, CST)).toMatchObject([{ yearly: true }]);
     expect(findTimeMentions('我爸爸的生日是12月5日', REF, CST)).toMatchObject([{ phrase: '12月5日', yearly: true }]);
+    // A day someone was born on is their birthday.
+    expect(findTimeMentions('I was born on March 3rd, 1990', REF, CST)).toMatchObject([{ start: '1990-03-03', yearly: true }]);
+    expect(findTimeMentions('我女儿是2019年12月3日出生的', REF, CST)).toMatchObject([{ start: '2019-12-03', yearly: true }]);
     for (const text of [
       'The concert is on December 3rd',
+      'The baby is due on June 2nd',
       "It's my birthday tomorrow",
       'I went to her birthday party. The exam is May 20th.',
     ]) {
