@@ -70,6 +70,11 @@ export const RebuildOutput = z.object({
   retold: z.number().int(),
   /** Copies of secrets older privacy rules let through, replaced by placeholders now (core/forgetting/secrets.ts). */
   secrets: z.number().int(),
+  /**
+   * When secrets were replaced: the data folder's backups made before that held them too, filtered now
+   * (core/forgetting/backup-secrets.ts), and encrypted ones that cannot be without their passphrase.
+   */
+  backups: z.object({ filtered: z.number().int(), sealed: z.number().int() }),
   embedded: z.number().int(),
   facts: z.number().int(),
   factsEmbedded: z.number().int(),

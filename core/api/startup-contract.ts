@@ -65,7 +65,17 @@ export const SetEmbeddingModelOutput = z.object({
   unembedded: z.number().int(),
 });
 
-export const BackupFile = z.object({ file: z.string(), bytes: z.number().int(), at: z.string(), encrypted: z.boolean() });
+export const BackupFile = z.object({
+  file: z.string(),
+  bytes: z.number().int(),
+  at: z.string(),
+  encrypted: z.boolean(),
+  /**
+   * Encrypted, and made before secrets that older privacy rules let through were taken out of the memory:
+   * it may still hold them, and Nemori cannot open it to take them out (core/forgetting/backup-secrets.ts).
+   */
+  mayHoldSecrets: z.boolean(),
+});
 export const ListBackupsOutput = z.object({ folder: z.string().nullable(), backups: z.array(BackupFile) });
 
 export const RestoreBackupInput = z.object({

@@ -89,7 +89,15 @@ export function addDataCommands(program: Command, runOnApp: { change: RunOnApp; 
     .action(async () => {
       await runOnApp.show('listBackups', {}, (o) =>
         o.backups.length
-          ? o.backups.map((b) => `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes${b.encrypted ? ', encrypted' : ''}`)}`).join('\n')
+          ? o.backups
+              .map(
+                (b) =>
+                  `${b.at}  ${b.file}  ${dim(`${b.bytes} bytes${b.encrypted ? ', encrypted' : ''}`)}` +
+                  (b.mayHoldSecrets
+                    ? `\n  may still hold secrets that older privacy rules let through: delete it if you do not need it`
+                    : ''),
+              )
+              .join('\n')
           : `no backups in ${o.folder ?? 'memory'}`,
       );
     });

@@ -18,6 +18,7 @@ import { addFactFilterOptions, addKnowledgeCommands, factFilters } from './knowl
 import { addLlmCommands, addLlmOptions, llmOverrides, renderLlmHealth, renderRebuildEpisodes, type LlmFlags } from './llm.js';
 import { renderEpisode, renderEpisodeList, renderHealth, renderImport, renderSearch, renderStats } from './output.js';
 import { quantity } from '../text/describe.js';
+import { sealedBackupsWarning } from '../forgetting/backup-secrets.js';
 
 interface GlobalOptions extends LlmFlags {
   home?: string;
@@ -393,6 +394,8 @@ export function buildCli(): Command {
         out,
         (x) =>
           `${x.secrets > 0 ? `Replaced ${quantity(x.secrets, 'copy')} of secrets that older privacy rules let through. ` : ''}` +
+          `${x.backups.filtered > 0 ? `Filtered ${quantity(x.backups.filtered, 'backup')} made before the same way. ` : ''}` +
+          `${x.backups.sealed > 0 ? `${sealedBackupsWarning(x.backups.sealed)} ` : ''}` +
           `${x.retold > 0 ? `Told ${quantity(x.retold, 'episode')} again by today's rules (title, summary, keywords). ` : ''}` +
           `Re-indexed ${quantity(x.episodes, 'episode')} (embedded ${x.embedded}) and ${quantity(x.facts, 'fact')} (embedded ${x.factsEmbedded}).`,
       );

@@ -1,6 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import type { EngineContext } from '../context/engine-context.js';
 import { retellEpisodes } from '../episodes/retell.js';
+import { backupsToFilter, filterBackups, sealedBackupsWarning } from '../forgetting/backup-secrets.js';
 import { scrubWithNewRules } from '../forgetting/secrets.js';
 
 export interface Retelling {
@@ -15,8 +16,9 @@ export interface Retelling {
  * open (the app, the holder a companion reaches): once, a while after it opens
  * (`segment.retellAfterSeconds`), owner after owner, so a person who updates Nemori sees today's titles
  * in the journal and search without running anything. First, when the privacy rules changed since the
- * memory was last filtered, the secrets older rules let through are taken out (core/forgetting/secrets.ts);
- * a change of the settings runs the same pass at once. Each batch is its own transaction and the job
+ * memory was last filtered, the secrets older rules let through are taken out (core/forgetting/secrets.ts),
+ * then out of the backups made before (core/forgetting/backup-secrets.ts); a change of the settings runs
+ * the same pass at once. Each batch is its own transaction and the job
  * yields between batches: calls made meanwhile wait for one batch at most.
  */
 export function startRetelling(ctx: EngineContext): Retelling {
@@ -24,9 +26,18 @@ export function startRetelling(ctx: EngineContext): Retelling {
   const going = () => !abort.signal.aborted && ctx.store.isOpen;
   const scrub = async () => {
     if (!going()) return;
-    await scrubWithNewRules(ctx, { signal: abort.signal }).catch((e: unknown) => {
+    const started = new Date();
+    const found = await scrubWithNewRules(ctx, { signal: abort.signal }).catch((e: unknown) => {
       if (!abort.signal.aborted) ctx.warn(`filtering stored memory with today's privacy rules failed: ${(e as Error).message}`);
+      return null;
     });
+    if (found && found.secrets > 0) await backupsToFilter(ctx, started);
+    if (!going()) return;
+    const backups = await filterBackups(ctx, { signal: abort.signal }).catch((e: unknown) => {
+      if (!abort.signal.aborted) ctx.warn(`filtering backups with today's privacy rules failed: ${(e as Error).message}`);
+      return null;
+    });
+    if (backups && backups.sealed > 0) ctx.warn(sealedBackupsWarning(backups.sealed));
   };
   const retell = async () => {
     for (const ownerId of going() ? await ctx.store.read.episodes.owners() : []) {

@@ -11,6 +11,34 @@ export const STORE_FOLDER = 'db';
 /** What a Nemori data folder holds: the database, downloaded models, backups. */
 export const MEMORY_ENTRIES = [STORE_FOLDER, 'models', 'backups'] as const;
 
+/** Where a data folder whose store is `storeDir` keeps its backups: where `backup` writes unless told otherwise, and Settings lists. */
+export function backupFolder(storeDir: string): string {
+  return path.join(path.dirname(storeDir), 'backups');
+}
+
+const BACKUP_NAME = /^nemori-backup-.*\.tar\.gz(\.enc)?$/;
+
+export interface BackupFileInfo {
+  file: string;
+  bytes: number;
+  /** When it was written (its file's modification time). */
+  at: string;
+  encrypted: boolean;
+}
+
+/** The backups in `folder`, newest first. */
+export function listBackupFiles(folder: string): BackupFileInfo[] {
+  if (!fs.existsSync(folder)) return [];
+  return fs
+    .readdirSync(folder)
+    .filter((n) => BACKUP_NAME.test(n))
+    .map((n) => {
+      const stat = fs.statSync(path.join(folder, n));
+      return { file: path.join(folder, n), bytes: stat.size, at: stat.mtime.toISOString(), encrypted: n.endsWith('.enc') };
+    })
+    .sort((a, b) => b.at.localeCompare(a.at));
+}
+
 /** Why a memory cannot go to, or be opened in, a folder (the window words it in the person's language). */
 export const FOLDER_PROBLEMS = ['is-current', 'inside-current', 'not-a-folder', 'not-empty', 'other-files', 'not-writable'] as const;
 export type FolderProblem = (typeof FOLDER_PROBLEMS)[number];

@@ -68,6 +68,22 @@ describe('data folder, model and backups from Settings, in Chromium', { timeout:
     await app.screenshot(screenshotPath('settings-restored-en'), { whole: true });
   });
 
+  it('marks an encrypted backup that may still hold secrets the privacy rules took out since', async () => {
+    await bridge.engine.call('addMemory', { messages: [{ speaker: 'Ana', role: 'user', text: 'the door code is DOR-40917' }], end: true });
+    const sealed = await bridge.engine.call('backup', { passphrase: 'correct horse battery' });
+    await bridge.engine.call('setEngineSettings', { privacy: { patterns: [{ name: 'door code', regex: 'DOR-\\d{5}' }] } });
+    await bridge.engine.call('rebuildIndexes', {});
+    const marked = async () => (await bridge.engine.call('listBackups', {})).backups.filter((b) => b.mayHoldSecrets).map((b) => b.file);
+    await expect.poll(marked).toEqual([sealed.file]);
+    // Settings lists the backups again when it is opened.
+    await app.go('journal');
+    await app.go('settings');
+    const note = page.getByTestId('backup-may-hold-secrets');
+    await expect.poll(() => note.count()).toBe(1);
+    expect(await note.innerText()).toMatch(/^It may still hold secrets that older privacy rules let through/);
+    await app.screenshot(screenshotPath('settings-backup-secrets-en'), { whole: true });
+  });
+
   it('moves the memory to an empty folder: the window reopens on it and the old folder is emptied', async () => {
     const from = bridge.startup.home;
     expect(await settings.folderPath()).toBe(from);

@@ -7,12 +7,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openEmbedder } from '../../core/embed/index.js';
 import { openEngine, type Engine } from '../../core/engine/open-engine.js';
 import { graphPayload } from '../../core/episodes/llm-builder.js';
 import { retellEpisodes } from '../../core/episodes/retell.js';
+import { backupsToFilter, filterBackups } from '../../core/forgetting/backup-secrets.js';
 import { scrubWithNewRules } from '../../core/forgetting/secrets.js';
+import { Store } from '../../core/store/store.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { tempDir } from '../helpers/engine.js';
 import { SECRET_LINES } from './secrets.js';
@@ -46,11 +49,8 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-const leaks = () =>
-  filesUnder(home).flatMap((f) => {
-    const bytes = fs.readFileSync(f);
-    return SECRET_LINES.filter((l) => bytes.includes(Buffer.from(l.secret, 'utf8'))).map((l) => `${l.kind} in ${path.relative(home, f)}`);
-  });
+const secretsIn = (bytes: Buffer) => SECRET_LINES.filter((l) => bytes.includes(Buffer.from(l.secret, 'utf8'))).map((l) => l.kind);
+const leaks = () => filesUnder(home).flatMap((f) => secretsIn(fs.readFileSync(f)).map((kind) => `${kind} in ${path.relative(home, f)}`));
 
 beforeAll(async () => {
   engine = await openEngine({ home, embedder: await openEmbedder(tinyModelOptions()) });
@@ -82,9 +82,32 @@ describe('secrets stored before the rules knew them', () => {
     const found = (await e.call('search', { ownerId: OWNER, query: password.secret, mode: 'bm25' })).results.map((r) => r.id);
     expect(found).toContain(hand.id);
 
+    // Backups of that memory, one of them encrypted.
+    const plain = await e.call('backup', {});
+    const sealed = await e.call('backup', { passphrase: 'correct horse battery' });
+    expect(secretsIn(gunzipSync(fs.readFileSync(plain.file)))).not.toEqual([]);
+    const listed = async () => (await e.call('listBackups', {})).backups.map((b) => [b.file, b.at]);
+    const backupsBefore = await listed();
+    expect(backupsBefore.map(([file]) => file)).toEqual([sealed.file, plain.file]);
+
     await e.call('setEngineSettings', { privacy: { enabled: true } });
     const rebuilt = await e.call('rebuildIndexes', { ownerId: OWNER });
     expect(rebuilt.secrets).toBeGreaterThanOrEqual(SECRET_LINES.length + 2);
+    // The plain backup is filtered in place, under its name and time; the encrypted one cannot be opened.
+    expect(rebuilt.backups).toEqual({ filtered: 1, sealed: 1 });
+    expect(await listed()).toEqual(backupsBefore);
+    expect(secretsIn(gunzipSync(fs.readFileSync(plain.file)))).toEqual([]);
+    // It opens as the memory it was, with the placeholders.
+    const dir = path.join(root, 'restored');
+    await Store.unpackBackup(dir, plain.file);
+    const backupStore = await Store.open({ dir });
+    try {
+      const texts = (await backupStore.read.privacy.messagePage(OWNER, null, 100)).map((m) => m.text);
+      expect(texts).toContain(`by the way ${password.text.replace(password.secret, password.placeholder)}`);
+      expect(texts).toHaveLength(SECRET_LINES.length + 1);
+    } finally {
+      await backupStore.close();
+    }
 
     const { episodes } = await e.call('listEpisodes', { ownerId: OWNER, limit: 100 });
     const details = await Promise.all(episodes.map((x) => e.call('getEpisode', { ownerId: OWNER, id: x.id })));
@@ -122,7 +145,7 @@ describe('secrets stored before the rules knew them', () => {
     expect(again.files[0]).toMatchObject({ messagesAdded: 0 });
     const turn = await e.call('addMemory', { ownerId: OWNER, conversationId: 'live', messages: [TURN] });
     expect(turn.stored).toBe(0);
-    expect((await e.call('rebuildIndexes', { ownerId: OWNER })).secrets).toBe(0);
+    expect(await e.call('rebuildIndexes', { ownerId: OWNER })).toMatchObject({ secrets: 0, backups: { filtered: 0, sealed: 0 } });
 
     await e.close();
     engine = undefined;
@@ -211,12 +234,42 @@ describe('secrets stored before the rules knew them', () => {
         interval: 50,
       },
     );
+    const backup = await e.call('backup', {});
     await e.call('setEngineSettings', { privacy: { patterns: [{ name: 'locker code', regex: 'LCK-\\d{5}' }] } });
     await vi.waitFor(
       async () => expect((await e.call('search', { ownerId: 'other', query: 'LCK-88213', mode: 'bm25' })).results).toEqual([]),
       { timeout: 20_000, interval: 50 },
     );
+    // Then the backup made before.
+    await vi.waitFor(() => expect(gunzipSync(fs.readFileSync(backup.file)).includes('LCK-88213')).toBe(false), {
+      timeout: 20_000,
+      interval: 50,
+    });
     const [episode] = (await e.call('listEpisodes', { ownerId: 'other', limit: 1 })).episodes;
     expect(episode!.summary).toContain('[secret: locker code]');
+  });
+
+  it('goes on filtering backups at the next start when a filtering stopped part way', async () => {
+    await engine?.close();
+    const e = (engine = await openEngine({ home, embedder: null }));
+    const ctx = e.context;
+    await e.call('addMemory', { ownerId: 'other', messages: [{ speaker: 'Bo', text: 'the gate code is GTE-55102' }], end: true });
+    const backup = await e.call('backup', {});
+    // What a filtering killed part way leaves beside the backups: it holds what it was taking out.
+    const left = path.join(path.dirname(backup.file), '.filtering-x1');
+    fs.mkdirSync(left);
+    fs.copyFileSync(backup.file, path.join(left, 'copy'));
+    await e.call('setEngineSettings', { privacy: { patterns: [{ name: 'gate code', regex: 'GTE-\\d{5}' }] } });
+    expect((await scrubWithNewRules(ctx))!.secrets).toBeGreaterThan(0);
+    await backupsToFilter(ctx, new Date());
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await filterBackups(ctx, { signal: stopped.signal })).toEqual({ filtered: 0, sealed: 0 });
+    expect(gunzipSync(fs.readFileSync(backup.file)).includes('GTE-55102')).toBe(true);
+    // The next pass (the next start's) finds them still to filter; the encrypted backup of the first test is counted again.
+    expect(await filterBackups(ctx)).toEqual({ filtered: 1, sealed: 1 });
+    expect(gunzipSync(fs.readFileSync(backup.file)).includes('GTE-55102')).toBe(false);
+    expect(fs.existsSync(left)).toBe(false);
+    expect(await filterBackups(ctx)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
 import { retellEpisodes } from '../../episodes/retell.js';
+import { backupsToFilter, filterBackups } from '../../forgetting/backup-secrets.js';
 import { scrubSecrets } from '../../forgetting/secrets.js';
 import { processPending } from '../../episodes/process.js';
 import { reindexFacts } from '../../facts/learn.js';
@@ -83,6 +84,7 @@ export function episodeHandlers({
     },
 
     async rebuildIndexes(i, opts) {
+      const started = new Date();
       // Pending messages include live turns: never built beside their tail's rebuild (core/jobs/live-building.ts).
       const episodes = await live.exclusive(async () => {
         // Secrets older privacy rules let through go first: what is built and indexed next is built from their placeholders.
@@ -101,7 +103,10 @@ export function episodeHandlers({
         return { ...indexed, retold, secrets };
       });
       const facts = await reindexFacts(ctx, i.ownerId, { reembed: i.reembed });
-      return { ...episodes, facts: facts.facts, factsEmbedded: facts.embedded };
+      // Backups made before hold what was just taken out: filtered after the memory itself, outside its lock.
+      if (episodes.secrets > 0) await backupsToFilter(ctx, started);
+      const backups = (await filterBackups(ctx, { signal: opts.signal })) ?? { filtered: 0, sealed: 0 };
+      return { ...episodes, backups, facts: facts.facts, factsEmbedded: facts.embedded };
     },
   };
 }

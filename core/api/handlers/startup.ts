@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineContext } from '../../context/engine-context.js';
-import { checkFolder, type FolderCheck } from '../../store/data-folder.js';
+import { backupFolder, checkFolder, listBackupFiles, type FolderCheck } from '../../store/data-folder.js';
 import { NemoriError } from '../../domain/errors.js';
+import { sealedBackupsWithSecrets } from '../../forgetting/backup-secrets.js';
 import { DEFAULT_MODEL_ID } from '../../embed/index.js';
 import { MODEL_SPECS } from '../../embed/model-specs.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
@@ -12,12 +12,7 @@ import type { StartupView } from '../startup-contract.js';
 export const homeOf = (ctx: EngineContext): string | null => (ctx.store.dir ? path.dirname(ctx.store.dir) : null);
 
 /** Where backups go unless told otherwise, and where Settings lists them from. */
-export const backupFolderOf = (ctx: EngineContext): string | null => {
-  const home = homeOf(ctx);
-  return home && path.join(home, 'backups');
-};
-
-const BACKUP_NAME = /^nemori-backup-.*\.tar\.gz(\.enc)?$/;
+export const backupFolderOf = (ctx: EngineContext): string | null => (ctx.store.dir ? backupFolder(ctx.store.dir) : null);
 
 /** `inspectFolder` for an engine on `home` (and, for the app's engine, its default folder). */
 export function inspectFolder(folder: string, home: string | null, appFolder: string | null = null): FolderCheck {
@@ -65,15 +60,11 @@ export function startupHandlers({
 
     async listBackups() {
       const folder = backupFolderOf(ctx);
-      if (!folder || !fs.existsSync(folder)) return { folder, backups: [] };
-      const backups = fs
-        .readdirSync(folder)
-        .filter((n) => BACKUP_NAME.test(n))
-        .map((n) => {
-          const stat = fs.statSync(path.join(folder, n));
-          return { file: path.join(folder, n), bytes: stat.size, at: stat.mtime.toISOString(), encrypted: n.endsWith('.enc') };
-        })
-        .sort((a, b) => b.at.localeCompare(a.at));
+      const withSecrets = await sealedBackupsWithSecrets(ctx);
+      const backups = (folder ? listBackupFiles(folder) : []).map((b) => ({
+        ...b,
+        mayHoldSecrets: withSecrets.has(path.basename(b.file)),
+      }));
       return { folder, backups };
     },
 

@@ -330,6 +330,8 @@ export const en = {
   'settings.privacyKind.one-time-code': 'One-time codes (verification code, 验证码)',
   'settings.privacyKind.card-number': 'Card numbers (checked with Luhn)',
   'settings.backupEncrypted': 'encrypted',
+  'settings.backupMayHoldSecrets':
+    'It may still hold secrets that older privacy rules let through, and Nemori cannot open it to take them out: delete the file if you do not need it.',
   'settings.exportIntro':
     'Export everything in an open format — conversations, episodes, facts with every version, forgetting, settings — as JSON Lines in a zip that any program can read and `nemori import` reads back (encrypted with the passphrase above when chosen).',
   'settings.exportTo': 'Export everything into a folder',

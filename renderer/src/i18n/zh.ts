@@ -327,6 +327,7 @@ export const zh: Record<MessageKey, string> = {
   'settings.privacyKind.one-time-code': '一次性验证码（验证码、verification code）',
   'settings.privacyKind.card-number': '银行卡号（经 Luhn 校验）',
   'settings.backupEncrypted': '已加密',
+  'settings.backupMayHoldSecrets': '它可能仍含有旧的隐私规则漏掉的机密，而 Nemori 无法打开它来删除：如果不再需要，请删除这个备份文件。',
   'settings.exportIntro':
     '以开放格式导出全部内容——对话、片段、每个版本的知识、遗忘状态、设置——打包为 zip 里的 JSON Lines，任何程序都能读取，`nemori import` 可以导回（勾选加密时用上面的口令加密）。',
   'settings.exportTo': '把全部内容导出到文件夹',

@@ -96,6 +96,11 @@ export function BackupsSetting({ startup }: { startup: StartupView }) {
               <span>
                 {localTime(b.at)} · {formatBytes(b.bytes)}
                 {b.encrypted ? ` · ${t('settings.backupEncrypted')}` : ''}
+                {b.mayHoldSecrets && (
+                  <span className="backup-secrets" data-testid="backup-may-hold-secrets">
+                    {t('settings.backupMayHoldSecrets')}
+                  </span>
+                )}
               </span>
               {startup.canChange && (
                 <button
