@@ -21,11 +21,22 @@ const LONGEST_FIRST = [
   'test/http/web-command.test.ts',
 ];
 
+/** The same among the files that need a process of their own, which run last: the run ended on one of them. */
+const OWN_PROCESS_LONGEST_FIRST = [
+  'test/embed/transformers-embedder.test.ts',
+  'test/embed/model-worker.test.ts',
+  'test/embed/renewing-worker.test.ts',
+  'test/embed/download.test.ts',
+];
+
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification) => {
-      const i = LONGEST_FIRST.findIndex((f) => spec.moduleId.endsWith(f));
-      return i >= 0 ? i : spec.project.config.isolate ? LONGEST_FIRST.length + 1 : LONGEST_FIRST.length;
+      const at = (list: string[]) => {
+        const i = list.findIndex((f) => spec.moduleId.endsWith(f));
+        return i >= 0 ? i : list.length;
+      };
+      return spec.project.config.isolate ? LONGEST_FIRST.length + 1 + at(OWN_PROCESS_LONGEST_FIRST) : at(LONGEST_FIRST);
     };
     const sorted = await super.sort(files);
     return sorted
