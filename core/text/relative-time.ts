@@ -296,9 +296,12 @@ function wordStarts(text: string): Set<number> {
 const ZH_TENSE: Tense = {
   ends: ['。', '！', '？', '；', '!', '?', '\n'],
   past: /了|已经|刚|昨天|上次/,
-  future: /要|会|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/,
+  // 会 as "will", not the 会 of 聚会, 开会, 会议, 约会, 机会, 晚会, 社会.
+  future: /要|(?<![聚开约机晚社宴])会(?!议)|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/,
   ahead: (before) => /(?:改到|改成|改在|推到|推迟到|延到|延期到|延后到|挪到)$/.test(before),
   habit: /通常|一般|总是|经常|往往|平时|每次/,
+  planned: /预约|面试|开会|会议|考试|航班|约会|聚会|复诊|体检|手术|见\s*$/,
+  judged: /很|真|太|不错|开心|难忘|好玩/,
 };
 
 function resolveZh(
@@ -436,6 +439,14 @@ interface Tense {
   ahead: (before: string, sentence: string) => boolean;
   /** Words that make the day a habit, not a date: "I usually have yoga on Monday", 我平时周三去游泳. */
   habit: RegExp;
+  /**
+   * What makes a sentence without a tense speak of a day to come: a plan named without a verb, the
+   * way people jot them down ("Physio appointment on Thursday at 4", "Dinner with Sam on Saturday?",
+   * 周四下午复诊), or a farewell until then ("see you Monday", 周一晚上见)…
+   */
+  planned: RegExp;
+  /** …unless it judges the day, which then was: "Great dinner on Saturday!", 周六聚会很开心. */
+  judged: RegExp;
 }
 
 const EN_TENSE: Tense = {
@@ -446,12 +457,15 @@ const EN_TENSE: Tense = {
     /\bfor\s+$/i.test(before) ||
     (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|delayed)\b/i.test(sentence)),
   habit: /\b(?:usually|always|often|normally|generally|typically|never|days? off)\b/i,
+  planned:
+    /\b(?:appointments?|meetings?|interviews?|exams?|flights?|dinner|lunch|brunch|party|class|lessons?|calls?|check-?ups?|surgery|operation|deadline|presentation|demo|concert|gig|match|wedding|rehearsal|shift|see you)\b/i,
+  judged: /\b(?:great|fun|nice|amazing|awesome|lovely|wonderful|terrible|awful|horrible|good|bad|best|worst|thanks?)\b/i,
 };
 
 /**
  * The day a weekday or a day of the month named alone is (周五 without 上/这/下, "on the 5th" without
  * its month; `is` says which days it can be), from the tense of its sentence: the one just past or the
- * coming one — and, to come, not before a day the sentence named already ("back on Wednesday" after
+ * coming one (a plan jotted down without a verb is to come: `Tense.planned`) — and, to come, not before a day the sentence named already ("back on Wednesday" after
  * "Monday", 下周二手术，周三回来 is the Wednesday after). None when today is such a day (today, or a
  * week away?), when the sentence speaks of a habit, or when it does not say.
  */
@@ -466,9 +480,10 @@ function byTense(
   if (is(today)) return null;
   const { from, sentence } = sentenceAround(text, at, tense.ends);
   if (tense.habit.test(sentence)) return null;
-  const toCome = tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence);
-  const past = !toCome && tense.past.test(sentence);
-  if (!toCome && past === tense.future.test(sentence)) return null;
+  const ahead = tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence);
+  const past = !ahead && tense.past.test(sentence);
+  const toCome = ahead || tense.future.test(sentence) || (!past && tense.planned.test(sentence) && !tense.judged.test(sentence));
+  if (past === toCome) return null;
   const notBefore = past
     ? undefined
     : earlier.filter((m) => m.index >= from && m.index < at.index && m.granularity === 'day').at(-1)?.start;
@@ -690,13 +705,16 @@ export function annotateRelativeTimes(text: string, ref: Date, utcOffsetMinutes:
   return withTimeNotes(text, findTimeMentions(text, ref, utcOffsetMinutes));
 }
 
+const POSSESSIVE = /^['’]s\b/;
+
 /** `annotateRelativeTimes` for a caller that found the text's mentions already (and keeps them too). */
 export function withTimeNotes(text: string, mentions: readonly TimeMention[]): string {
   let out = text;
   for (let i = mentions.length - 1; i >= 0; i--) {
     const m = mentions[i]!;
     if (m.stated) continue;
-    const at = m.index + m.phrase.length;
+    // After a possessive, not inside it: "yesterday's (2026-11-23) run".
+    const at = m.index + m.phrase.length + (POSSESSIVE.exec(out.slice(m.index + m.phrase.length))?.[0].length ?? 0);
     if (ALREADY_ANNOTATED.test(out.slice(at, at + 16))) continue;
     const label = formatTimeMention(m);
     const note = CJK_CHAR.test(m.phrase) ? `（${label}）` : ` (${label})`;

@@ -61,6 +61,7 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     expect(findTimeMentions("Maya's birthday is May 10th", REF, CST)).toMatchObject([{ start: '2023-05-10', stated: true }]);
     expect(findTimeMentions('we met on December 3rd', REF, CST)).toMatchObject([{ start: '2022-12-03', stated: true }]);
     expect(annotateRelativeTimes('May 8 was fun, and yesterday too', REF, CST)).toBe('May 8 was fun, and yesterday (2023-05-07) too');
+    expect(annotateRelativeTimes("My knee hurts after yesterday's run", REF, CST)).toBe("My knee hurts after yesterday's (2023-05-07) run");
   });
 
   it.each([
@@ -73,6 +74,10 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     ['Are you free on Sunday?', '2023-05-14'],
     ['We booked a table for Friday', '2023-05-12'],
     ['Helix moved my interview to Tuesday.', '2023-05-09'],
+    // A plan jotted down without a verb, a farewell until then.
+    ['Physio appointment on Thursday at 4.', '2023-05-11'],
+    ['Dinner with Sam on Saturday?', '2023-05-13'],
+    ['See you Wednesday!', '2023-05-10'],
   ])('a bare weekday whose sentence says past or future: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
@@ -148,6 +153,9 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
       'I usually have yoga on Monday',
       'Sunday is my day off',
       'Rent is always due on the 1st.',
+      // A day judged was.
+      'Great dinner on Saturday!',
+      'Fun party on Friday, thanks again',
     ]) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
@@ -214,12 +222,14 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     ['周六我们去爬山了，累死了。', '2023-05-06'],
     ['礼拜天我已经去过了', '2023-05-07'],
     ['面试改到周三了。', '2023-05-10'],
+    ['周四下午复诊', '2023-05-11'],
+    ['周三晚上见', '2023-05-10'],
   ])('a bare weekday whose sentence says done or to come: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
 
   it('leaves a bare weekday alone without a tense, for a habit, and on its own day', () => {
-    for (const text of ['周六很开心', '每周三我都去游泳', '周一晚上见', '周六去了，周日还要去', '我平时周三要去游泳']) {
+    for (const text of ['周六很开心', '周六的聚会很开心', '周一晚上见', '每周三我都去游泳', '周六去了，周日还要去', '我平时周三要去游泳']) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
   });
