@@ -148,9 +148,17 @@ export const LoadContextOutput = z.object({
      * "Coming up": what the person said in the last weeks of a day in the coming week (`day`, YYYY-MM-DD,
      * the first such day from today on; `until`, the last of the days it names when they are several:
      * "next week"), soonest first; `later`, the latest message said since that may call it off or
-     * move it ("Helix moved my interview to Monday").
+     * move it ("Helix moved my interview to Monday"); `answers`, the turn it answers when it says
+     * little without it ("How long is she staying?" for "Until the 28th.").
      */
-    upcoming: z.array(ContextMessage.extend({ day: z.string(), until: z.string().optional(), later: ContextMessage.optional() })),
+    upcoming: z.array(
+      ContextMessage.extend({
+        day: z.string(),
+        until: z.string().optional(),
+        later: ContextMessage.optional(),
+        answers: ContextMessage.optional(),
+      }),
+    ),
   }),
   /** What did not fit the budget. */
   left: z.object({ about: z.number().int(), upcoming: z.number().int(), recent: z.number().int(), related: z.number().int() }),

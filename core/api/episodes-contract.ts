@@ -60,6 +60,11 @@ export const UpcomingItem = z.object({
    * Monday"), with its days written in: to be read with the plan.
    */
   later: z.object({ message: MessageView, text: z.string() }).optional(),
+  /**
+   * The turn it answers, when the sentence that names the day says little without it ("How long is
+   * she staying?" for "Until the 28th."), with its days written in.
+   */
+  answers: z.object({ message: MessageView, text: z.string() }).optional(),
 });
 export const ListUpcomingOutput = z.object({ today: z.string(), items: z.array(UpcomingItem) });
 

@@ -6,7 +6,7 @@ import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from
 import { messageText } from '../text/message-text.js';
 import { sentences } from '../text/sentences.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
-import { findTimeMentions, timeReference, withTimeNotes } from '../text/relative-time.js';
+import { answering, findTimeMentions, timeReference, withTimeNotes } from '../text/relative-time.js';
 
 /**
  * Which rules told an episode (its title, summary, keywords, the dates its time words name): raised
@@ -160,7 +160,7 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
   const { keywords: kw, phrases } = topicsFrom(topics, { keywords: 8, phrases: cjk ? 3 : 2 }, idf);
   const entities = [...new Set([...speakers, ...properNouns(body, 8)])];
 
-  const mentions = messages.map((m, i) => findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin));
+  const mentions = messages.map((m, i) => findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin, answering(messages, texts, i)));
   const lines = messages.map((m, i) => `${m.speaker}: ${withTimeNotes(texts[i]!, mentions[i]!)}`);
   // Who talked and when, in the talk's language: a Chinese journal reads no English sentence.
   const header = cjk

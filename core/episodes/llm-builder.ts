@@ -8,7 +8,7 @@ import { describeSpan, formatOffset, joinNames, localDate } from '../text/descri
 import { entityKey, predicateKey } from './entity-names.js';
 import { localStamp, messageText, shorten } from '../text/message-text.js';
 import type { LlmEpisodeConfig } from '../context/llm-episodes-config.js';
-import { annotateRelativeTimes, findTimeMentions, timeReference } from '../text/relative-time.js';
+import { annotateRelativeTimes, answering, findTimeMentions, timeReference } from '../text/relative-time.js';
 
 /**
  * The LLM episode: a third-person narrative with absolute times, plus a structured payload
@@ -93,11 +93,12 @@ export type NarrativeReply = z.infer<ReturnType<typeof narrativeReply>>;
 
 /** The transcript the model sees: local timestamps, speakers, relative dates already resolved in brackets. */
 export function narrativeTranscript(messages: readonly StoredMessage[], c: Pick<LlmEpisodeConfig, 'narrativeMessageChars'>): string {
+  const texts = messages.map(messageText);
   return messages
-    .map(
-      (m) =>
-        `${localStamp(m)} ${m.speaker}: ${shorten(annotateRelativeTimes(messageText(m), m.sentAt, m.utcOffsetMin), c.narrativeMessageChars)}`,
-    )
+    .map((m, i) => {
+      const text = annotateRelativeTimes(texts[i]!, m.sentAt, m.utcOffsetMin, answering(messages, texts, i));
+      return `${localStamp(m)} ${m.speaker}: ${shorten(text, c.narrativeMessageChars)}`;
+    })
     .join('\n');
 }
 
@@ -169,7 +170,10 @@ export function draftFromReply(
     intensity: emotion.intensity,
   }));
   const names = new Map(graph.entities.map((e) => [e.key, e.name]));
-  const timeReferences = messages.flatMap((m) => findTimeMentions(messageText(m), m.sentAt, m.utcOffsetMin).map(timeReference));
+  const texts = messages.map(messageText);
+  const timeReferences = messages.flatMap((m, i) =>
+    findTimeMentions(texts[i]!, m.sentAt, m.utcOffsetMin, answering(messages, texts, i)).map(timeReference),
+  );
   const draft = EpisodeDraft.parse({
     episodeType: reply.episodeType,
     level: reply.level,

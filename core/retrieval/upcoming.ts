@@ -21,6 +21,11 @@ export interface Upcoming {
    * common ("the meeting got cancelled") does not make it the same plan.
    */
   later?: { message: StoredMessage; text: string };
+  /**
+   * The turn it answers (its last sentence), when the sentence that names the day says nothing else:
+   * "Until the 28th." to "How long is she staying?", "Friday at 10." to "When is your interview?".
+   */
+  answers?: { message: StoredMessage; text: string };
 }
 
 const DAY_MS = 86_400_000;
@@ -84,20 +89,30 @@ export async function upcomingMentions(
   const toldIds = new Set(told.map((m) => m.id));
   const unbuilt = o.unbuilt.filter((m) => !toldIds.has(m.id));
   const out: Upcoming[] = [];
+  const before = turnsBefore([...told, ...unbuilt]);
   for (const m of [...told, ...unbuilt]) {
     if (m.sentAt > now) continue;
     const said = m.episodeId === null ? undefined : phrases.get(m.episodeId);
     if (said && !said.some((p) => m.text.includes(p))) continue;
-    const mentions = findTimeMentions(m.text, m.sentAt, m.utcOffsetMin);
+    const asked = before.get(m.id);
+    const mentions = findTimeMentions(m.text, m.sentAt, m.utcOffsetMin, asked ? { answering: asked.text } : {});
     // Days spoken of ahead: several ("next week") only when they began after the day they were named
     // on — "this week is hectic" said on Monday is how the week is going, not a plan.
     const saidOn = localDate(m.sentAt, m.utcOffsetMin);
     const first = mentions
       .filter((x) => x.end === undefined || x.start > saidOn)
-      .flatMap((x) => ahead(x, m.sentAt) ?? [])
+      .flatMap((x) => {
+        const days = ahead(x, m.sentAt);
+        return days ? [{ ...days, mention: x }] : [];
+      })
       .sort(byDay)[0];
     if (!first) continue;
-    out.push({ ...first, message: m, text: withTimeNotes(m.text, mentions) });
+    const { mention, ...days } = first;
+    const answers =
+      asked && saysLittle(m.text, mention)
+        ? { answers: { message: asked, text: annotateRelativeTimes(lastSaid(asked.text), asked.sentAt, asked.utcOffsetMin) } }
+        : {};
+    out.push({ ...days, message: m, text: withTimeNotes(m.text, mentions), ...answers });
   }
   // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
   // per day and episode: the rest of it says the same plan again. What calls off the day it names
@@ -114,6 +129,34 @@ export async function upcomingMentions(
     })
     .slice(0, o.limit);
   return withChanges(ctx, ownerId, now, shown, [...told, ...unbuilt]);
+}
+
+/** The turn before each message of a talk, when someone else said it: what the message may answer. */
+function turnsBefore(messages: readonly StoredMessage[]): Map<string, StoredMessage> {
+  const talks = [...messages].sort((a, b) => a.conversationId.localeCompare(b.conversationId) || a.sentAt.getTime() - b.sentAt.getTime());
+  const out = new Map<string, StoredMessage>();
+  for (let i = 1; i < talks.length; i++) {
+    const [prev, m] = [talks[i - 1]!, talks[i]!];
+    if (prev.conversationId === m.conversationId && prev.speaker !== m.speaker) out.set(m.id, prev);
+  }
+  return out;
+}
+
+/** The last sentence of a turn: the question a reply answers comes last ("Great to hear. How long is she staying?"). */
+const lastSaid = (text: string) => /[^.!?。！？\n]+[.!?。！？]*\s*$/u.exec(text)?.[0].trim() ?? text;
+
+/** Whether the sentence that names a day says nothing else once the day is left out ("Until the 28th.", "Friday at 10."). */
+function saysLittle(text: string, at: { index: number; phrase: string }): boolean {
+  let from = 0;
+  let to = text.length;
+  for (const end of text.matchAll(/[.!?。！？\n]/g)) {
+    if (end.index < at.index) from = end.index + 1;
+    else if (end.index >= at.index + at.phrase.length) {
+      to = end.index;
+      break;
+    }
+  }
+  return contentTerms(text.slice(from, at.index) + ' ' + text.slice(at.index + at.phrase.length, to)).size === 0;
 }
 
 /** Words that say a plan was called off, or moved: what was said of it before no longer holds. */

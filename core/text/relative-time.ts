@@ -311,6 +311,7 @@ function resolveZh(
   today: CivilDate,
   text: string,
   earlier: readonly TimeMention[],
+  answering: string | undefined,
 ): TimeMention | null {
   if (g.num !== undefined && g.unit !== undefined && g.dir !== undefined) {
     const n = parseZhNumber(g.num);
@@ -361,12 +362,12 @@ function resolveZh(
     return fmtDay(last) > stated.start && last.m === m2 ? { ...stated, end: fmtDay(last) } : stated;
   }
   if (g.bwd !== undefined) {
-    const day = byTense(text, { index, phrase }, today, onWeekday(ZH_WEEKDAY[g.bwd] ?? 0), ZH_TENSE, earlier);
+    const day = byTense(text, { index, phrase }, today, onWeekday(ZH_WEEKDAY[g.bwd] ?? 0), ZH_TENSE, earlier, answering);
     return day && dayMention(phrase, index, day);
   }
   if (g.bdm !== undefined) {
     const d = Number(g.bdm);
-    const day = d >= 1 && d <= 31 ? byTense(text, { index, phrase }, today, onDayOfMonth(d), ZH_TENSE, earlier) : null;
+    const day = d >= 1 && d <= 31 ? byTense(text, { index, phrase }, today, onDayOfMonth(d), ZH_TENSE, earlier, answering) : null;
     return day && dayMention(phrase, index, day);
   }
   if (g.mp !== undefined) return monthMention(phrase, index, addMonths(today, ZH_RELATIVE_PREFIX[g.mp] ?? 0));
@@ -375,7 +376,7 @@ function resolveZh(
   return null;
 }
 
-function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
+function findChineseMentions(text: string, today: CivilDate, answering: string | undefined): TimeMention[] {
   if (!ZH_HINT.test(text)) return [];
   const out: TimeMention[] = [];
   let starts: Set<number> | null = null;
@@ -383,7 +384,7 @@ function findChineseMentions(text: string, today: CivilDate): TimeMention[] {
     const index = m.index;
     starts ??= wordStarts(text);
     if (!starts.has(index)) continue; // the match begins inside another word
-    const mention = resolveZh(m.groups ?? {}, m[0], index, today, text, out);
+    const mention = resolveZh(m.groups ?? {}, m[0], index, today, text, out, answering);
     if (mention !== null) out.push(mention);
   }
   return out;
@@ -476,14 +477,17 @@ function byTense(
   is: (c: CivilDate) => boolean,
   tense: Tense,
   earlier: readonly TimeMention[],
+  answering: string | undefined,
 ): CivilDate | null {
   if (is(today)) return null;
   const { from, sentence } = sentenceAround(text, at, tense.ends);
   if (tense.habit.test(sentence)) return null;
-  const ahead = tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence);
-  const past = !ahead && tense.past.test(sentence);
-  const toCome = ahead || tense.future.test(sentence) || (!past && tense.planned.test(sentence) && !tense.judged.test(sentence));
-  if (past === toCome) return null;
+  let said = tenseOf(sentence, tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence), tense);
+  // A sentence without a tense of its own that answers a question takes the question's: "When is your
+  // interview?" — "Friday at 10."
+  if (said === 'none' && answering !== undefined) said = tenseOf(lastSentence(answering, tense.ends), false, tense);
+  if (said === 'none' || said === 'both') return null;
+  const past = said === 'past';
   const notBefore = past
     ? undefined
     : earlier.filter((m) => m.index >= from && m.index < at.index && m.granularity === 'day').at(-1)?.start;
@@ -493,6 +497,21 @@ function byTense(
     if (is(day) && (notBefore === undefined || fmtDay(day) >= notBefore)) return day;
   }
   return null;
+}
+
+/** Whether a sentence speaks of what was or what is to come (`ahead`: the words before the day say it is to come), both, or neither. */
+function tenseOf(sentence: string, ahead: boolean, tense: Tense): 'past' | 'to come' | 'both' | 'none' {
+  const past = !ahead && tense.past.test(sentence);
+  const toCome = ahead || tense.future.test(sentence) || (!past && tense.planned.test(sentence) && !tense.judged.test(sentence));
+  return past && toCome ? 'both' : past ? 'past' : toCome ? 'to come' : 'none';
+}
+
+/** The last sentence of a text, without what ends it. */
+function lastSentence(text: string, stops: readonly string[]): string {
+  let end = text.length;
+  while (end > 0 && (stops.includes(text[end - 1]!) || /\s/.test(text[end - 1]!))) end--;
+  const from = Math.max(...stops.map((c) => text.lastIndexOf(c, end - 1))) + 1;
+  return text.slice(from, end);
 }
 
 /** The sentence `at` stands in (where it starts in the text, and its words without `at`'s phrase). */
@@ -526,7 +545,7 @@ function resultDate(c: { get(component: 'year' | 'month' | 'day'): number | null
   return y === null || m === null || d === null ? null : { y, m, d };
 }
 
-function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
+function findEnglishMentions(text: string, wall: WallClock, answering: string | undefined): TimeMention[] {
   if (!EN_HINT.test(text)) return [];
   const today = wall.date;
   // chrono reads the reference's fields in the machine's zone: build a Date whose local fields ARE the
@@ -572,7 +591,7 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
           if (day) out.push(dayMention(phrase + dated[0], index, day));
           continue;
         }
-        const day = byTense(text, { index, phrase }, today, onWeekday(wd), EN_TENSE, out);
+        const day = byTense(text, { index, phrase }, today, onWeekday(wd), EN_TENSE, out, answering);
         if (day) out.push(dayMention(phrase, index, day));
         continue;
       }
@@ -637,7 +656,7 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
     const phrase = m[1]!;
     const index = m.index + m[0].length - phrase.length;
     const d = Number(m[2]);
-    const day = d >= 1 && d <= 31 ? byTense(text, { index, phrase }, today, onDayOfMonth(d), EN_TENSE, out) : null;
+    const day = d >= 1 && d <= 31 ? byTense(text, { index, phrase }, today, onDayOfMonth(d), EN_TENSE, out, answering) : null;
     if (day) out.push(dayMention(phrase, index, day));
   }
   return out;
@@ -648,16 +667,17 @@ function findEnglishMentions(text: string, wall: WallClock): TimeMention[] {
 /**
  * Relative time phrases in `text`, in text order, resolved against `ref` (the message's instant)
  * as seen on the sender's wall clock (`utcOffsetMinutes`, e.g. +480 for UTC+8, -300 for UTC-5),
- * and the days it states by their month's name (`stated`).
+ * and the days it states by their month's name (`stated`). `answering`: the turn just before, by
+ * someone else, whose tense a short answer without one of its own takes.
  */
-export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: number): TimeMention[] {
+export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: number, o: { answering?: string } = {}): TimeMention[] {
   if (Number.isNaN(ref.getTime())) throw new RangeError('findTimeMentions: the reference date is invalid');
   if (!Number.isFinite(utcOffsetMinutes) || Math.abs(utcOffsetMinutes) > 18 * 60) {
     throw new RangeError(`findTimeMentions: UTC offset ${utcOffsetMinutes} min is outside ±18 h`);
   }
   if (text.length === 0) return [];
   const wall = wallClock(ref, utcOffsetMinutes);
-  const all = [...findEnglishMentions(text, wall), ...findChineseMentions(text, wall.date)];
+  const all = [...findEnglishMentions(text, wall, o.answering), ...findChineseMentions(text, wall.date, o.answering)];
   all.sort((a, b) => a.index - b.index || b.phrase.length - a.phrase.length);
   // Drop overlaps (a Chinese and an English reading of the same span, or nested matches).
   const out: TimeMention[] = [];
@@ -701,8 +721,16 @@ const CJK_CHAR = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
  * "我昨天（2023-05-07）去爬山了" (full-width parentheses after a Chinese phrase). Absolute dates and
  * phrases that already carry an annotation are left alone.
  */
-export function annotateRelativeTimes(text: string, ref: Date, utcOffsetMinutes: number): string {
-  return withTimeNotes(text, findTimeMentions(text, ref, utcOffsetMinutes));
+export function annotateRelativeTimes(text: string, ref: Date, utcOffsetMinutes: number, o: { answering?: string } = {}): string {
+  return withTimeNotes(text, findTimeMentions(text, ref, utcOffsetMinutes, o));
+}
+
+/**
+ * What the turn at `i` of a talk answers, for `findTimeMentions`: the text of the turn before it, when
+ * someone else said it.
+ */
+export function answering(turns: readonly { speaker: string }[], texts: readonly string[], i: number): { answering?: string } {
+  return i > 0 && turns[i - 1]!.speaker !== turns[i]!.speaker ? { answering: texts[i - 1]! } : {};
 }
 
 const POSSESSIVE = /^['’]s\b/;

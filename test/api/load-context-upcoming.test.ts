@@ -281,3 +281,53 @@ describe('loadContext: Coming up, plans called off or moved', () => {
     ]);
   });
 });
+
+describe('loadContext: Coming up, a day given in answer to a question', () => {
+  let engine: Engine;
+  const ownerId = newOwner('answers');
+  const asked = (id: string, turns: readonly (readonly [speaker: string, text: string, timestamp: string])[]) =>
+    engine.call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: {
+        id,
+        messages: turns.map(([speaker, text, timestamp], n) => ({
+          id: `${id}${n}`,
+          speaker,
+          role: speaker === 'Lena' ? ('user' as const) : ('assistant' as const),
+          text,
+          timestamp,
+        })),
+      },
+    });
+  beforeAll(async () => {
+    engine = await openMemoryEngine();
+    // Monday, 23 November 2026, in UTC+01:00.
+    await asked('interview', [
+      ['Nemo', 'Good luck with the applications! When is your interview?', '2026-11-23T19:00:00+01:00'],
+      ['Lena', 'Friday at 10.', '2026-11-23T19:01:00+01:00'],
+    ]);
+    await asked('doctor', [
+      ['Nemo', '你什么时候复诊？', '2026-11-23T20:00:00+01:00'],
+      ['Lena', '周四。', '2026-11-23T20:01:00+01:00'],
+    ]);
+    // The same answer with nothing asked before it says no tense: no day.
+    await asked('alone', [['Lena', 'Saturday at 10.', '2026-11-23T21:00:00+01:00']]);
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  it('takes the tense of the question and shows the question with the answer', async () => {
+    const { items } = await engine.call('listUpcoming', { ownerId, now: new Date('2026-11-24T09:00:00+01:00'), utcOffsetMin: 60 });
+    expect(items.map((u) => [u.day, u.answers?.text, u.text])).toEqual([
+      ['2026-11-26', '你什么时候复诊？', '周四（2026-11-26）。'],
+      ['2026-11-27', 'When is your interview?', 'Friday at 10 (2026-11-27).'],
+    ]);
+    const out = await engine.call('loadContext', { ownerId, now: '2026-11-24T09:00:00+01:00' });
+    expect(out.markdown).toContain(
+      '- Friday, 27 November 2026 (in 3 days) — Lena, Monday, 23 November 2026, 19:01, answering Nemo’s “When is your interview?”: “Friday at 10 (2026-11-27).”',
+    );
+    expect(out.sections.upcoming.map((u) => u.answers?.speaker)).toEqual(['Nemo', 'Nemo']);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * "Coming up" beside the journal in a real browser: what the person said of the days ahead (a week
  * from its first day to its last), read on the browser's calendar, with the day written into the
- * message and what was said since that may call it off; choosing it opens its episode. In English
+ * message, after the question it answers, and what was said since that may call it off; choosing it
+ * opens its episode. In English
  * and in Chinese.
  */
 import type { Browser } from 'playwright-core';
@@ -38,6 +39,9 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
       const offset = await page.evaluate(() => -new Date().getTimezoneOffset());
       const said = local(Date.now() - 60_000, offset);
       const later = local(Date.now() - 30_000, offset);
+      const asked = local(Date.now() - 50_000, offset);
+      const answered = local(Date.now() - 45_000, offset);
+      const afterTomorrow = local(Date.now() - 45_000 + 2 * 86_400_000, offset).day;
       const tomorrow = local(Date.now() - 60_000 + 86_400_000, offset).day;
       await bridge.engine.call('ingestConversation', {
         source: 'api',
@@ -46,6 +50,9 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
           messages: [
             { id: 'd1', speaker: 'Lena', text: 'I have my dentist appointment tomorrow at 9.', timestamp: said.iso },
             { id: 'd2', speaker: 'Lena', text: "Next week I'm in Lisbon for the conference.", timestamp: said.iso },
+            // A day given in answer: shown after the question.
+            { id: 'd4', speaker: 'Nemo', text: 'When is the haircut?', timestamp: asked.iso },
+            { id: 'd5', speaker: 'Lena', text: 'The day after tomorrow.', timestamp: answered.iso },
             // Said after: the plan is shown with it.
             { id: 'd3', speaker: 'Lena', text: 'The dentist might be cancelled, they have a flu outbreak.', timestamp: later.iso },
           ],
@@ -60,6 +67,9 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
       expect(await item.locator('.coming-up-later').textContent()).toBe(
         'Since then · Lena: “The dentist might be cancelled, they have a flu outbreak.”',
       );
+      const answer = page.locator(`[data-testid="coming-up"] li[data-day="${afterTomorrow}"]`);
+      expect(await answer.locator('.coming-up-asked').textContent()).toBe('Nemo: “When is the haircut?”');
+      expect(await answer.locator('.coming-up-text').textContent()).toBe(`Lena: “The day after tomorrow (${afterTomorrow}).”`);
       // A week: from its first day to its last.
       const week = page.locator('[data-testid="coming-up"] li', { hasText: 'Lisbon' });
       expect(await week.locator('.coming-up-day').textContent()).toMatch(/^.+ – .+ · /);

@@ -82,6 +82,21 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     expect(resolve(text)).toBe(expected);
   });
 
+  it('gives a reply without a tense of its own the tense of the turn it answers', () => {
+    expect(findTimeMentions('Friday at 10.', REF, CST, { answering: 'Great news! When is your interview?' })).toMatchObject([
+      { start: '2023-05-12' },
+    ]);
+    expect(findTimeMentions('Saturday, I think', REF, CST, { answering: 'When did you last see her?' })).toMatchObject([
+      { start: '2023-05-06' },
+    ]);
+    expect(findTimeMentions('周四。', REF, CST, { answering: '你什么时候复诊？' })).toMatchObject([{ start: '2023-05-11' }]);
+    // Its own tense wins; with no question, no tense.
+    expect(findTimeMentions('We went on Friday.', REF, CST, { answering: 'When is your interview?' })).toMatchObject([
+      { start: '2023-05-05' },
+    ]);
+    expect(findTimeMentions('Friday at 10.', REF, CST)).toEqual([]);
+  });
+
   it('reads the weekdays of one sentence about what is to come in order', () => {
     // Said on Monday 8 May: Wednesday comes after that Saturday.
     const found = findTimeMentions("I'll fly out on Saturday and come back on Wednesday.", REF, CST);

@@ -228,6 +228,7 @@ describe('search with the tiny embedding model', () => {
       episodes: entries.length - 1,
       retold: 0,
       secrets: 0,
+      backups: { filtered: 0, sealed: 0 },
       embedded: entries.length - 1,
       facts: 0,
       factsEmbedded: 0,

@@ -79,6 +79,7 @@ export function episodeHandlers({
           message: messageView(u.message),
           text: u.text,
           ...(u.later ? { later: { message: messageView(u.later.message), text: u.later.text } } : {}),
+          ...(u.answers ? { answers: { message: messageView(u.answers.message), text: u.answers.text } } : {}),
         })),
       };
     },

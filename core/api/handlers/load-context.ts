@@ -327,7 +327,8 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
       const since = u.later
         ? ` Since then, ${u.later.message.speaker}, ${when(u.later.message)}: “${shorten(u.later.text, TURN_CHARS)}”`
         : '';
-      return block([`- ${days} — ${u.message.speaker}, ${when(u.message)}: “${shorten(u.text, TURN_CHARS)}”${since}`], u);
+      const asked = u.answers ? `, answering ${u.answers.message.speaker}’s “${shorten(u.answers.text, TURN_CHARS)}”` : '';
+      return block([`- ${days} — ${u.message.speaker}, ${when(u.message)}${asked}: “${shorten(u.text, TURN_CHARS)}”${since}`], u);
     }),
     chosen: new Set(),
     used: 0,
@@ -417,10 +418,11 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
           : [],
       ),
       unbuilt: picked(recentSection).flatMap(({ item: x }) => (x.kind === 'turns' ? x.messages.map(quoted) : [])),
-      upcoming: picked(upcomingSection).map(({ item: { day, until, message, later } }) => ({
+      upcoming: picked(upcomingSection).map(({ item: { day, until, message, later, answers } }) => ({
         day,
         ...(until ? { until } : {}),
         ...(later ? { later: quoted(later.message) } : {}),
+        ...(answers ? { answers: quoted(answers.message) } : {}),
         ...quoted(message),
       })),
       related: picked(relatedSection).map((b) => b.item),

@@ -18,7 +18,8 @@ function soon(day: string, today: string, t: Translate): string {
 /**
  * Beside the journal: what the person said of the days ahead (`listUpcoming`, read on this
  * computer's calendar), soonest first — "Friday: I have my final interview at 10", said on Monday —
- * with what was said since that may call it off or move it. Choosing one opens the episode that holds
+ * after the question it answers when it says little alone ("When is your interview?" — "Friday at
+ * 10."), with what was said since that may call it off or move it. Choosing one opens the episode that holds
  * it. Nothing ahead: nothing shown.
  */
 export function ComingUp() {
@@ -59,6 +60,11 @@ export function ComingUp() {
                 {formatDay(u.day, locale)}
                 {u.until && ` – ${formatDay(u.until, locale)}`} · {soon(u.day, upcoming.today, t)}
               </span>
+              {u.answers && (
+                <span className="coming-up-asked">
+                  {u.answers.message.speaker}: “{u.answers.text}”
+                </span>
+              )}
               <span className="coming-up-text">
                 {u.message.speaker}: “{u.text}”
               </span>
