@@ -628,6 +628,12 @@ const NOT_TOPICS_ZH = new Set([
   '去年',
   '前年',
   '后年',
+  '只能',
+  '只好',
+  '只要',
+  '必须',
+  '能够',
+  '早点',
 ]);
 
 /** Chinese verbs with a result or direction (改到, 回去, 吃过, 到家), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天). */

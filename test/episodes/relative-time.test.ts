@@ -90,6 +90,7 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
       { start: '2023-05-06' },
     ]);
     expect(findTimeMentions('周四。', REF, CST, { answering: '你什么时候复诊？' })).toMatchObject([{ start: '2023-05-11' }]);
+    expect(findTimeMentions('周六晚上。', REF, CST, { answering: '你们什么时候聚餐？' })).toMatchObject([{ start: '2023-05-13' }]);
     // Its own tense wins; with no question, no tense.
     expect(findTimeMentions('We went on Friday.', REF, CST, { answering: 'When is your interview?' })).toMatchObject([
       { start: '2023-05-05' },
@@ -239,6 +240,8 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     ['面试改到周三了。', '2023-05-10'],
     ['周四下午复诊', '2023-05-11'],
     ['周三晚上见', '2023-05-10'],
+    // An appointment made for the day.
+    ['膝盖还是疼，约了周四下午四点理疗。', '2023-05-11'],
   ])('a bare weekday whose sentence says done or to come: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
