@@ -53,7 +53,10 @@ export const UpcomingItem = z.object({
   /** The episode that holds the message; null for a turn just said that none holds yet. */
   episodeId: z.string().nullable(),
   message: MessageView,
-  /** The message with the days its time words name written after them, as its episode keeps it. */
+  /**
+   * The message with the days its time words name written after them, as its episode keeps it; of a
+   * long message, the sentence that names the day and the one before it, "…" marking the rest.
+   */
   text: z.string(),
   /**
    * The latest message said since that may call it off or move it ("Helix moved my interview to

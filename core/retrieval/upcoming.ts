@@ -3,7 +3,9 @@ import type { StoredMessage } from '../domain/conversation.js';
 import { localDate } from '../text/describe.js';
 import type { TimeReference } from '../domain/episode.js';
 import { contentTerms } from '../text/keywords.js';
-import { annotateRelativeTimes, findTimeMentions, withTimeNotes } from '../text/relative-time.js';
+import { countWords } from '../text/quote.js';
+import { annotateRelativeTimes, findTimeMentions, withTimeNotes, type TimeMention } from '../text/relative-time.js';
+import { sentenceSpans } from '../text/sentences.js';
 import { tokenize } from '../text/tokenize.js';
 
 /** A day ahead that the person spoke of (or days: "next week"), and what was said of it. */
@@ -13,7 +15,10 @@ export interface Upcoming {
   /** The last day of the days it names, when they are several ("next week", "December 3rd to 7th"). */
   until?: string;
   message: StoredMessage;
-  /** The message with the days its time words name written after them, as episodes keep it. */
+  /**
+   * The message with the days its time words name written after them, as episodes keep it; of a long
+   * message, the sentence that names the day and the one before it (`planQuote`).
+   */
   text: string;
   /**
    * The latest message said since that may call it off or move it ("Helix moved my interview to
@@ -112,7 +117,7 @@ export async function upcomingMentions(
       asked && saysLittle(m.text, mention)
         ? { answers: { message: asked, text: annotateRelativeTimes(lastSaid(asked.text), asked.sentAt, asked.utcOffsetMin) } }
         : {};
-    out.push({ ...days, message: m, text: withTimeNotes(m.text, mentions), ...answers });
+    out.push({ ...days, message: m, text: planQuote(m.text, mentions, mention), ...answers });
   }
   // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
   // per day and episode: the rest of it says the same plan again. What calls off the day it names
@@ -145,18 +150,36 @@ function turnsBefore(messages: readonly StoredMessage[]): Map<string, StoredMess
 /** The last sentence of a turn: the question a reply answers comes last ("Great to hear. How long is she staying?"). */
 const lastSaid = (text: string) => /[^.!?。！？\n]+[.!?。！？]*\s*$/u.exec(text)?.[0].trim() ?? text;
 
+/** The sentence of a text that `at` stands in, and its place among the text's sentences. */
+function sentenceOf(text: string, at: TimeMention): { spans: { from: number; to: number }[]; k: number } {
+  const spans = sentenceSpans(text);
+  const k = spans.findIndex((s) => at.index >= s.from && at.index < s.to);
+  return { spans, k: Math.max(0, k) };
+}
+
 /** Whether the sentence that names a day says nothing else once the day is left out ("Until the 28th.", "Friday at 10."). */
-function saysLittle(text: string, at: { index: number; phrase: string }): boolean {
-  let from = 0;
-  let to = text.length;
-  for (const end of text.matchAll(/[.!?。！？\n]/g)) {
-    if (end.index < at.index) from = end.index + 1;
-    else if (end.index >= at.index + at.phrase.length) {
-      to = end.index;
-      break;
-    }
-  }
+function saysLittle(text: string, at: TimeMention): boolean {
+  const { spans, k } = sentenceOf(text, at);
+  const { from, to } = spans[k] ?? { from: 0, to: text.length };
   return contentTerms(text.slice(from, at.index) + ' ' + text.slice(at.index + at.phrase.length, to)).size === 0;
+}
+
+/** A message of up to this many words is quoted whole with the plan it holds. */
+const QUOTED_WORDS = 60;
+
+/**
+ * A plan as it is quoted, with the days its time words name written in: the whole message, or of a
+ * long one (a companion is often told a day's worth at once) the sentence that names the day and the
+ * one before it, with "…" where the message goes on — quoted from its start, the plan could be cut off.
+ */
+function planQuote(text: string, mentions: readonly TimeMention[], at: TimeMention): string {
+  if (countWords(text) <= QUOTED_WORDS) return withTimeNotes(text, mentions);
+  const { spans, k } = sentenceOf(text, at);
+  const from = spans[Math.max(0, k - 1)]!.from;
+  const to = spans[k]!.to;
+  const inside = mentions.filter((m) => m.index >= from && m.index + m.phrase.length <= to).map((m) => ({ ...m, index: m.index - from }));
+  const quote = withTimeNotes(text.slice(from, to), inside).replace(/\s+/g, ' ').trim();
+  return `${k > 1 ? '… ' : ''}${quote}${k < spans.length - 1 ? ' …' : ''}`;
 }
 
 /** Words that say a plan was called off, or moved: what was said of it before no longer holds. */

@@ -331,3 +331,23 @@ describe('loadContext: Coming up, a day given in answer to a question', () => {
     expect(out.sections.upcoming.map((u) => u.answers?.speaker)).toEqual(['Nemo', 'Nemo']);
   });
 });
+
+describe('loadContext: Coming up, a plan in a long message', () => {
+  const ownerId = newOwner('long');
+  const said =
+    'What a day. The train was late again, my boss moved the quarterly review twice, and the printer ate my slides ' +
+    'right before the meeting, so I presented from my phone like an idiot. Then the rain started on the way home and my ' +
+    'umbrella broke, and the shop was out of oat milk. Anyway, the good news: Maya finally said yes to dinner. ' +
+    'We are going to that Lebanese place on Friday at 8. I hope the rain stops by then, honestly.';
+  const engine = lenaSaid(ownerId, { day: [[said, '2026-11-23T21:00:00+01:00']] });
+
+  it('quotes the sentence that names the day and the one before it, not the start of the message', async () => {
+    const { items } = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-25T09:00:00+01:00'), utcOffsetMin: 60 });
+    expect(items.map((u) => [u.day, u.text])).toEqual([
+      [
+        '2026-11-27',
+        '… Anyway, the good news: Maya finally said yes to dinner. We are going to that Lebanese place on Friday at 8 (2026-11-27). …',
+      ],
+    ]);
+  });
+});
