@@ -17,7 +17,7 @@ export interface Upcoming {
   message: StoredMessage;
   /**
    * The message with the days its time words name written after them, as episodes keep it; of a long
-   * message, the sentence that names the day and the one before it (`planQuote`).
+   * message, the sentence that names the day and the one before it (`quoteAt`).
    */
   text: string;
   /**
@@ -117,7 +117,7 @@ export async function upcomingMentions(
       asked && saysLittle(m.text, mention)
         ? { answers: { message: asked, text: annotateRelativeTimes(lastSaid(asked.text), asked.sentAt, asked.utcOffsetMin) } }
         : {};
-    out.push({ ...days, message: m, text: planQuote(m.text, mentions, mention), ...answers });
+    out.push({ ...days, message: m, text: quoteAt(m.text, mentions, mention.index), ...answers });
   }
   // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
   // per day and episode: the rest of it says the same plan again. What calls off the day it names
@@ -151,15 +151,15 @@ function turnsBefore(messages: readonly StoredMessage[]): Map<string, StoredMess
 const lastSaid = (text: string) => /[^.!?。！？\n]+[.!?。！？]*\s*$/u.exec(text)?.[0].trim() ?? text;
 
 /** The sentence of a text that `at` stands in, and its place among the text's sentences. */
-function sentenceOf(text: string, at: TimeMention): { spans: { from: number; to: number }[]; k: number } {
+function sentenceOf(text: string, at: number): { spans: { from: number; to: number }[]; k: number } {
   const spans = sentenceSpans(text);
-  const k = spans.findIndex((s) => at.index >= s.from && at.index < s.to);
+  const k = spans.findIndex((s) => at >= s.from && at < s.to);
   return { spans, k: Math.max(0, k) };
 }
 
 /** Whether the sentence that names a day says nothing else once the day is left out ("Until the 28th.", "Friday at 10."). */
 function saysLittle(text: string, at: TimeMention): boolean {
-  const { spans, k } = sentenceOf(text, at);
+  const { spans, k } = sentenceOf(text, at.index);
   const { from, to } = spans[k] ?? { from: 0, to: text.length };
   return contentTerms(text.slice(from, at.index) + ' ' + text.slice(at.index + at.phrase.length, to)).size === 0;
 }
@@ -168,11 +168,12 @@ function saysLittle(text: string, at: TimeMention): boolean {
 const QUOTED_WORDS = 60;
 
 /**
- * A plan as it is quoted, with the days its time words name written in: the whole message, or of a
- * long one (a companion is often told a day's worth at once) the sentence that names the day and the
- * one before it, with "…" where the message goes on — quoted from its start, the plan could be cut off.
+ * A message as a plan or its change is quoted, with the days its time words name written in: whole, or
+ * of a long one (a companion is often told a day's worth at once) the sentence at `at` — the one that
+ * names the day, or calls it off — and the one before it, with "…" where the message goes on: quoted
+ * from its start, the plan could be cut off.
  */
-function planQuote(text: string, mentions: readonly TimeMention[], at: TimeMention): string {
+function quoteAt(text: string, mentions: readonly TimeMention[], at: number): string {
   if (countWords(text) <= QUOTED_WORDS) return withTimeNotes(text, mentions);
   const { spans, k } = sentenceOf(text, at);
   const from = spans[Math.max(0, k - 1)]!.from;
@@ -235,7 +236,9 @@ async function withChanges(
     const later =
       recent.includes(u) &&
       changes.find((c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => thingsOf(u.message).has(t)));
-    return later ? { ...u, later: { message: later, text: annotateRelativeTimes(later.text, later.sentAt, later.utcOffsetMin) } } : u;
+    if (!later) return u;
+    const change = CALLED_OFF.exec(later.text)?.index ?? MOVED.exec(later.text)?.index ?? 0;
+    return { ...u, later: { message: later, text: quoteAt(later.text, findTimeMentions(later.text, later.sentAt, later.utcOffsetMin), change) } };
   });
 }
 

@@ -339,14 +339,25 @@ describe('loadContext: Coming up, a plan in a long message', () => {
     'right before the meeting, so I presented from my phone like an idiot. Then the rain started on the way home and my ' +
     'umbrella broke, and the shop was out of oat milk. Anyway, the good news: Maya finally said yes to dinner. ' +
     'We are going to that Lebanese place on Friday at 8. I hope the rain stops by then, honestly.';
-  const engine = lenaSaid(ownerId, { day: [[said, '2026-11-23T21:00:00+01:00']] });
+  const since =
+    'Another long one. The review got moved again, the printer is still broken and IT has no idea when, and I forgot ' +
+    'my lunch at home, so it was vending machine crackers for me. Bad news on top: Maya cancelled our dinner, her ' +
+    'daughter has a fever. Hope the kid feels better soon, it has been going around the whole school this month.';
+  const engine = lenaSaid(ownerId, {
+    day: [
+      [said, '2026-11-23T21:00:00+01:00'],
+      [since, '2026-11-24T21:00:00+01:00'],
+    ],
+  });
 
-  it('quotes the sentence that names the day and the one before it, not the start of the message', async () => {
+  it('quotes the sentence that names the day, or calls it off, and the one before it, not the start of the message', async () => {
     const { items } = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-25T09:00:00+01:00'), utcOffsetMin: 60 });
-    expect(items.map((u) => [u.day, u.text])).toEqual([
+    expect(items.map((u) => [u.day, u.text, u.later?.text])).toEqual([
       [
         '2026-11-27',
         '… Anyway, the good news: Maya finally said yes to dinner. We are going to that Lebanese place on Friday at 8 (2026-11-27). …',
+        '… The review got moved again, the printer is still broken and IT has no idea when, and I forgot my lunch at home, so it was ' +
+          'vending machine crackers for me. Bad news on top: Maya cancelled our dinner, her daughter has a fever. …',
       ],
     ]);
   });
