@@ -238,7 +238,10 @@ async function withChanges(
       changes.find((c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => thingsOf(u.message).has(t)));
     if (!later) return u;
     const change = CALLED_OFF.exec(later.text)?.index ?? MOVED.exec(later.text)?.index ?? 0;
-    return { ...u, later: { message: later, text: quoteAt(later.text, findTimeMentions(later.text, later.sentAt, later.utcOffsetMin), change) } };
+    return {
+      ...u,
+      later: { message: later, text: quoteAt(later.text, findTimeMentions(later.text, later.sentAt, later.utcOffsetMin), change) },
+    };
   });
 }
 
