@@ -119,21 +119,34 @@ export async function upcomingMentions(
         : {};
     out.push({ ...days, message: m, text: quoteAt(m.text, mentions, mention.index), ...answers });
   }
-  // The person's own words before another's (a companion's "Noted: December 3rd"), and one message
-  // per day and episode: the rest of it says the same plan again. What calls off the day it names
-  // ("the dentist cancelled Thursday") is not what is coming up on it.
+  // The person's own words before another's (a companion's "Noted: December 3rd"), the latest first,
+  // and one message per day and episode — the rest of it says the same plan again — or per day and
+  // thing: "my interview on Friday" said again on Wednesday is the same plan. What calls off the day
+  // it names ("the dentist cancelled Thursday") is not what is coming up on it.
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
   out.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
-  const seen = new Set<string>();
-  const shown = out
-    .filter((u) => {
-      const key = `${u.day} ${u.message.episodeId ?? u.message.id}`;
-      if (callsOff(u.message.text) || seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .slice(0, o.limit);
+  const shown: Upcoming[] = [];
+  for (const u of out) {
+    if (shown.length === o.limit) break;
+    if (callsOff(u.message.text)) continue;
+    const again = shown.some(
+      (k) =>
+        k.day === u.day &&
+        k.until === u.until &&
+        ((k.message.episodeId ?? k.message.id) === (u.message.episodeId ?? u.message.id) ||
+          [...planThings(k)].some((t) => planThings(u).has(t))),
+    );
+    if (!again) shown.push(u);
+  }
   return withChanges(ctx, ownerId, now, shown, [...told, ...unbuilt]);
+}
+
+const things = new WeakMap<Upcoming, Set<string>>();
+/** The things a plan's quote names (`commonTerms`), without the days written into it. */
+function planThings(u: Upcoming): Set<string> {
+  let t = things.get(u);
+  if (!t) things.set(u, (t = commonTerms(u.text.replace(/\s?[(（]\d{4}-\d{2}(?:-\d{2})?(?: – \d{4}-\d{2}-\d{2})?[)）]/g, ''))));
+  return t;
 }
 
 /** The turn before each message of a talk, when someone else said it: what the message may answer. */

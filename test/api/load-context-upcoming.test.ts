@@ -362,3 +362,20 @@ describe('loadContext: Coming up, a plan in a long message', () => {
     ]);
   });
 });
+
+describe('loadContext: Coming up, a plan said again', () => {
+  const ownerId = newOwner('again');
+  const engine = lenaSaid(ownerId, {
+    monday: [['I have my final interview at Helix on Friday at 10, with their CTO.', '2026-11-23T19:00:00+01:00']],
+    tuesday: [['The dentist is on Friday too, at 4.', '2026-11-24T20:00:00+01:00']],
+    wednesday: [['So nervous about the interview on Friday.', '2026-11-25T20:00:00+01:00']],
+  });
+
+  it('shows a plan named again on another day once, as last said, beside another plan of that day', async () => {
+    const { items } = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-26T09:00:00+01:00'), utcOffsetMin: 60 });
+    expect(items.map((u) => [u.day, u.text])).toEqual([
+      ['2026-11-27', 'So nervous about the interview on Friday (2026-11-27).'],
+      ['2026-11-27', 'The dentist is on Friday (2026-11-27) too, at 4.'],
+    ]);
+  });
+});
