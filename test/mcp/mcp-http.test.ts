@@ -68,6 +68,9 @@ describe('/mcp on the HTTP bridge', () => {
       expect(block).toContain('now is Tuesday, 5 March 2024, 08:00 (all times UTC+01:00 unless marked)');
       expect(block).toContain('Tuesday, 5 March 2024, 07:30');
       expect(block).toContain('The kingfisher came back to the pond.');
+      // The prompt a person attaches, over HTTP too (on this computer's clock).
+      const prompt = await client.getPrompt({ name: 'load_context', arguments: { query: 'kingfisher pond' } });
+      expect((prompt.messages[0]!.content as { text: string }).text).toContain('## What I remember — now is');
     } finally {
       await client.close();
     }
