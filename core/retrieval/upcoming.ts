@@ -4,7 +4,7 @@ import { localDate } from '../text/describe.js';
 import type { TimeReference } from '../domain/episode.js';
 import { contentTerms } from '../text/keywords.js';
 import { countWords } from '../text/quote.js';
-import { annotateRelativeTimes, findTimeMentions, withTimeNotes, type TimeMention } from '../text/relative-time.js';
+import { annotateRelativeTimes, findTimeMentions, withoutTimeNotes, withTimeNotes, type TimeMention } from '../text/relative-time.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { tokenize } from '../text/tokenize.js';
 
@@ -125,6 +125,12 @@ export async function upcomingMentions(
   // it names ("the dentist cancelled Thursday") is not what is coming up on it.
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
   out.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
+  const things = new Map<Upcoming, Set<string>>();
+  const planThings = (u: Upcoming) => {
+    let t = things.get(u);
+    if (!t) things.set(u, (t = commonTerms(withoutTimeNotes(u.text))));
+    return t;
+  };
   const shown: Upcoming[] = [];
   for (const u of out) {
     if (shown.length === o.limit) break;
@@ -139,14 +145,6 @@ export async function upcomingMentions(
     if (!again) shown.push(u);
   }
   return withChanges(ctx, ownerId, now, shown, [...told, ...unbuilt]);
-}
-
-const things = new WeakMap<Upcoming, Set<string>>();
-/** The things a plan's quote names (`commonTerms`), without the days written into it. */
-function planThings(u: Upcoming): Set<string> {
-  let t = things.get(u);
-  if (!t) things.set(u, (t = commonTerms(u.text.replace(/\s?[(（]\d{4}-\d{2}(?:-\d{2})?(?: – \d{4}-\d{2}-\d{2})?[)）]/g, ''))));
-  return t;
 }
 
 /** The turn before each message of a talk, when someone else said it: what the message may answer. */

@@ -715,6 +715,13 @@ export function formatTimeMention(m: TimeMention): string {
 
 /** An annotation already follows the phrase (idempotence: annotating twice changes nothing). */
 const ALREADY_ANNOTATED = /^\s*[(（]\s*\d{4}(?:-\d{2}){0,2}/;
+/** The notes `withTimeNotes` writes: " (2023-05-07)", "（2023-05）", " (2023-05-01 – 2023-05-07)". */
+const TIME_NOTE = / ?[(（]\d{4}(?:-\d{2}){0,2}(?: – \d{4}(?:-\d{2}){0,2})?[)）]/g;
+
+/** A text without the notes `withTimeNotes` wrote into it: what it said. */
+export function withoutTimeNotes(text: string): string {
+  return text.replace(TIME_NOTE, '');
+}
 const CJK_CHAR = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { annotateRelativeTimes, findTimeMentions, type TimeMention } from '../../core/text/relative-time.js';
+import { annotateRelativeTimes, findTimeMentions, withoutTimeNotes, type TimeMention } from '../../core/text/relative-time.js';
 
 /** Monday 2023-05-08, 10:30 in UTC+8. */
 const REF = new Date('2023-05-08T10:30:00+08:00');
@@ -62,6 +62,8 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     expect(findTimeMentions('we met on December 3rd', REF, CST)).toMatchObject([{ start: '2022-12-03', stated: true }]);
     expect(annotateRelativeTimes('May 8 was fun, and yesterday too', REF, CST)).toBe('May 8 was fun, and yesterday (2023-05-07) too');
     expect(annotateRelativeTimes("My knee hurts after yesterday's run", REF, CST)).toBe("My knee hurts after yesterday's (2023-05-07) run");
+    const noted = annotateRelativeTimes('我昨天去了，next week I fly and last month was busy', REF, CST);
+    expect(withoutTimeNotes(noted)).toBe('我昨天去了，next week I fly and last month was busy');
   });
 
   it.each([
