@@ -45,8 +45,8 @@
  *     the tense. A weekday with its day of the month ("Saturday the 5th") is the nearest such day.
  * Days of the month named alone ("on the 5th", "by the 21st", 我5号要飞东京) are dated by tense the
  * same way. Ranges of days stated with their month keep their last day ("December 3rd to 7th",
- * "Dec 3-7", 12月3日到7日); a day stated in a sentence about a birthday, a birth or an anniversary (生日, 出生, 纪念日)
- * is marked `yearly`: it comes round again.
+ * "Dec 3-7", 12月3日到7日); a day stated in a sentence about a birthday, a birth or an anniversary
+ * (生日, 出生, 纪念日) is marked `yearly`: it comes round again.
  *
  * Chinese: chrono's zh parser was checked (chrono-node 2.10.3) and not used: it does not parse
  * 下个月 / 上个月 / 去年 / 周末 / 上周末 / 两周前 at all, its 上周X counts weeks from Sunday, its 明天
@@ -461,15 +461,17 @@ const EN_TENSE: Tense = {
   habit: /\b(?:usually|always|often|normally|generally|typically|never|days? off)\b/i,
   planned:
     /\b(?:appointments?|meetings?|interviews?|exams?|flights?|dinner|lunch|brunch|party|class|lessons?|calls?|check-?ups?|surgery|operation|deadline|presentation|demo|concert|gig|match|wedding|rehearsal|shift|see you)\b/i,
-  judged: /\b(?:great|fun|nice|amazing|awesome|lovely|wonderful|terrible|awful|horrible|good|bad|best|worst|thanks?)\b/i,
+  // Not "good luck", which wishes it well.
+  judged: /\b(?:great|fun|nice|amazing|awesome|lovely|wonderful|terrible|awful|horrible|good(?! luck)|bad|best|worst|thanks?)\b/i,
 };
 
 /**
  * The day a weekday or a day of the month named alone is (周五 without 上/这/下, "on the 5th" without
- * its month; `is` says which days it can be), from the tense of its sentence: the one just past or the
- * coming one (a plan jotted down without a verb is to come: `Tense.planned`) — and, to come, not before a day the sentence named already ("back on Wednesday" after
- * "Monday", 下周二手术，周三回来 is the Wednesday after). None when today is such a day (today, or a
- * week away?), when the sentence speaks of a habit, or when it does not say.
+ * its month; `is` says which days it can be), from the tense of its sentence — or, without one, of
+ * the question it answers: the one just past or the coming one (a plan jotted down without a verb is
+ * to come: `Tense.planned`) — and, to come, not before a day the sentence named already ("back on
+ * Wednesday" after "Monday", 下周二手术，周三回来 is the Wednesday after). None when today is such a
+ * day (today, or a week away?), when the sentence speaks of a habit, or when it does not say.
  */
 function byTense(
   text: string,
@@ -500,7 +502,10 @@ function byTense(
   return null;
 }
 
-/** Whether a sentence speaks of what was or what is to come (`ahead`: the words before the day say it is to come), both, or neither. */
+/**
+ * Whether a sentence speaks of what was or what is to come (`ahead`: the words before the day say it
+ * is to come), both, or neither.
+ */
 function tenseOf(sentence: string, ahead: boolean, tense: Tense): 'past' | 'to come' | 'both' | 'none' {
   const past = !ahead && tense.past.test(sentence);
   const toCome = ahead || tense.future.test(sentence) || (!past && tense.planned.test(sentence) && !tense.judged.test(sentence));

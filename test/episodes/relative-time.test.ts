@@ -80,6 +80,7 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     ['Physio appointment on Thursday at 4.', '2023-05-11'],
     ['Dinner with Sam on Saturday?', '2023-05-13'],
     ['See you Wednesday!', '2023-05-10'],
+    ['Good luck with the interview on Friday!', '2023-05-12'],
   ])('a bare weekday whose sentence says past or future: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
