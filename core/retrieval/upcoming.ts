@@ -41,6 +41,8 @@ const DAY_MS = 86_400_000;
 export const SPOKEN_AHEAD_MS = 60 * DAY_MS;
 /** Episodes read that speak of the days ahead, the latest told: enough for a section of a few lines. */
 const EPISODES = 20;
+/** How many days ahead a birthday or an anniversary is coming up, however few the plans are read for. */
+const YEARLY_NOTICE_DAYS = 14;
 /** Days and weeks: "next month" is too far from any one day to be coming up. */
 const GRANULARITIES: readonly string[] = ['day', 'week'];
 
@@ -70,9 +72,11 @@ export async function upcomingMentions(
   const from = localDate(now, utcOffsetMin);
   const to = localDate(new Date(now.getTime() + o.days * DAY_MS), utcOffsetMin);
   const since = new Date(now.getTime() - SPOKEN_AHEAD_MS);
-  // The days ahead by month and day: where a birthday said any year before falls this time.
+  // The days ahead by month and day: where a birthday said any year before falls this time — from
+  // further ahead than a plan, time enough to find a present.
   const byMonthDay = new Map<string, string>();
-  for (let t = Date.parse(from); t <= Date.parse(to); t += DAY_MS) {
+  const yearlyTo = localDate(new Date(now.getTime() + Math.max(o.days, YEARLY_NOTICE_DAYS) * DAY_MS), utcOffsetMin);
+  for (let t = Date.parse(from); t <= Date.parse(yearlyTo); t += DAY_MS) {
     const day = localDate(new Date(t), 0);
     byMonthDay.set(day.slice(5), day);
   }

@@ -98,9 +98,10 @@ describe('loadContext: Coming up', () => {
   it('leaves out days gone by, habits, the past, and what was said after now', async () => {
     const saturday = await load('2026-11-28T10:00:00+01:00');
     expect(saturday.sections.upcoming.map((u) => u.day)).toEqual(['2026-12-01', '2026-12-03']);
-    // On Monday evening, before the surgery was mentioned: the week's plans only.
+    // On Monday evening, before the surgery was mentioned: the week's plans, and Maya's birthday ten
+    // days ahead (a birthday is coming up two weeks before, time to find a present).
     const monday = await load('2026-11-23T20:00:00+01:00');
-    expect(monday.sections.upcoming.map((u) => u.day)).toEqual(['2026-11-25', '2026-11-26', '2026-11-27']);
+    expect(monday.sections.upcoming.map((u) => u.day)).toEqual(['2026-11-25', '2026-11-26', '2026-11-27', '2026-12-03']);
     // A turn just said, in no episode yet.
     await engine.call('addMemory', {
       ownerId,
@@ -123,6 +124,8 @@ describe('loadContext: Coming up', () => {
     expect(out.items.map((u) => [u.day, u.text])).toEqual([
       ['2026-11-26', "Yes. I'll need the slides by Thursday (2026-11-26)."],
       ['2026-11-27', 'I have my final interview at Helix Robotics on Friday at 10 (2026-11-27), with their CTO.'],
+      // A birthday, from two weeks ahead whatever the days asked for.
+      ['2026-12-03', "My sister Maya's birthday is December 3rd and I haven't bought anything yet."],
     ]);
     const [first] = out.items;
     const episode = await engine.call('getEpisode', { ownerId, id: first!.episodeId! });
@@ -209,9 +212,11 @@ describe('loadContext: Coming up, a birthday every year', () => {
     expect(out.markdown).toContain(
       "- Thursday, 3 December 2026 (in 2 days) — Lena, Saturday, 14 March 2026, 10:00: “My sister Maya's birthday is December 3rd, she loves orchids.”",
     );
-    // Not before its day comes round.
+    // Two weeks before, not sooner.
+    const soon = await engine().call('loadContext', { ownerId, now: '2026-11-20T09:00:00+01:00', budgetTokens: 1200 });
+    expect(soon.sections.upcoming.map((u) => u.day)).toEqual(['2026-12-03']);
     expect(
-      (await engine().call('loadContext', { ownerId, now: '2026-11-20T09:00:00+01:00', budgetTokens: 1200 })).sections.upcoming,
+      (await engine().call('loadContext', { ownerId, now: '2026-11-15T09:00:00+01:00', budgetTokens: 1200 })).sections.upcoming,
     ).toEqual([]);
   });
 });
