@@ -40,7 +40,7 @@ export const ListUpcomingInput = z.object({
     .min(-18 * 60)
     .max(18 * 60)
     .optional(),
-  /** How many days ahead, today included. */
+  /** How many days ahead, today included (a birthday or an anniversary: at least 14). */
   days: z.number().int().min(1).max(31).default(7),
   limit: z.number().int().min(1).max(50).default(6),
 });
