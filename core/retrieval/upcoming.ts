@@ -132,7 +132,7 @@ export async function upcomingMentions(
   const things = new Map<Upcoming, Set<string>>();
   const planThings = (u: Upcoming) => {
     let t = things.get(u);
-    if (!t) things.set(u, (t = commonTerms(withoutTimeNotes(u.text))));
+    if (!t) things.set(u, (t = commonTerms(withoutTimeNotes(`${u.answers?.text ?? ''} ${u.text}`))));
     return t;
   };
   const shown: Upcoming[] = [];
@@ -248,9 +248,11 @@ async function withChanges(
     return t;
   };
   return plans.map((u) => {
+    // A day given in answer names its things in the question ("When is your interview?" — "Friday at 10.").
+    const named = new Set([...thingsOf(u.message), ...(u.answers ? thingsOf(u.answers.message) : [])]);
     const later =
       recent.includes(u) &&
-      changes.find((c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => thingsOf(u.message).has(t)));
+      changes.find((c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => named.has(t)));
     if (!later) return u;
     const change = CALLED_OFF.exec(later.text)?.index ?? MOVED.exec(later.text)?.index ?? 0;
     return {

@@ -318,6 +318,8 @@ describe('loadContext: Coming up, a day given in answer to a question', () => {
     ]);
     // The same answer with nothing asked before it says no tense: no day.
     await asked('alone', [['Lena', 'Saturday at 10.', '2026-11-23T21:00:00+01:00']]);
+    // Since then, the appointment the question named was cancelled.
+    await asked('since', [['Lena', 'Bad news: Helix cancelled the interview, they filled the role.', '2026-11-24T08:00:00+01:00']]);
   });
   afterAll(async () => {
     await engine.close();
@@ -334,6 +336,11 @@ describe('loadContext: Coming up, a day given in answer to a question', () => {
       '- Friday, 27 November 2026 (in 3 days) — Lena, Monday, 23 November 2026, 19:01, answering Nemo’s “When is your interview?”: “Friday at 10 (2026-11-27).”',
     );
     expect(out.sections.upcoming.map((u) => u.answers?.speaker)).toEqual(['Nemo', 'Nemo']);
+    // What calls it off names what the question named.
+    expect(out.sections.upcoming.map((u) => u.later?.text ?? null)).toEqual([
+      null,
+      'Bad news: Helix cancelled the interview, they filled the role.',
+    ]);
   });
 });
 
