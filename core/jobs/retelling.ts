@@ -18,8 +18,8 @@ export interface Retelling {
  * in the journal and search without running anything. First, when the privacy rules changed since the
  * memory was last filtered, the secrets older rules let through are taken out (core/forgetting/secrets.ts),
  * then out of the backups made before (core/forgetting/backup-secrets.ts); a change of the settings runs
- * the same pass at once. Each batch is its own transaction and the job
- * yields between batches: calls made meanwhile wait for one batch at most.
+ * the same pass at once. Each batch is its own transaction and the job yields between batches: calls
+ * made meanwhile wait for one batch at most.
  */
 export function startRetelling(ctx: EngineContext): Retelling {
   const abort = new AbortController();
