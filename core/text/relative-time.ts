@@ -302,7 +302,7 @@ const ZH_TENSE: Tense = {
   ahead: (before) => /(?:改到|改成|改在|推到|推迟到|延到|延期到|延后到|挪到|约了|约好了?|约在|订了|订在|定了|定在)$/.test(before),
   habit: /通常|一般|总是|经常|往往|平时|每次/,
   planned: /预约|面试|开会|会议|考试|航班|约会|聚会|聚餐|复诊|体检|手术|什么时候|见\s*$/,
-  judged: /很|真|太|不错|开心|难忘|好玩/,
+  judged: /很|真|太|不错|开心|难忘|好玩|好累|无聊|辛苦/,
 };
 
 function resolveZh(
@@ -462,7 +462,8 @@ const EN_TENSE: Tense = {
   planned:
     /\b(?:appointments?|meetings?|interviews?|exams?|flights?|dinner|lunch|brunch|party|class|lessons?|calls?|check-?ups?|surgery|operation|deadline|presentation|demo|concert|gig|match|wedding|rehearsal|shift|see you)\b/i,
   // Not "good luck", which wishes it well.
-  judged: /\b(?:great|fun|nice|amazing|awesome|lovely|wonderful|terrible|awful|horrible|good(?! luck)|bad|best|worst|thanks?)\b/i,
+  judged:
+    /\b(?:great|fun|nice|amazing|awesome|lovely|wonderful|terrible|awful|horrible|good(?! luck)|bad|best|worst|boring|tiring|exhausting|stressful|brutal|thanks?)\b/i,
 };
 
 /**

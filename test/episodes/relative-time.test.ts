@@ -175,6 +175,7 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
       // A day judged was.
       'Great dinner on Saturday!',
       'Fun party on Friday, thanks again',
+      'Class on Tuesday, so boring',
     ]) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
@@ -250,7 +251,15 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
   });
 
   it('leaves a bare weekday alone without a tense, for a habit, and on its own day', () => {
-    for (const text of ['周六很开心', '周六的聚会很开心', '周一晚上见', '每周三我都去游泳', '周六去了，周日还要去', '我平时周三要去游泳']) {
+    for (const text of [
+      '周六很开心',
+      '周六的聚会很开心',
+      '周二开会好累',
+      '周一晚上见',
+      '每周三我都去游泳',
+      '周六去了，周日还要去',
+      '我平时周三要去游泳',
+    ]) {
       expect(findTimeMentions(text, REF, CST), text).toEqual([]);
     }
   });
