@@ -44,6 +44,20 @@ export async function backupsToFilter(ctx: EngineContext, before: Date): Promise
 }
 
 /**
+ * After a scrub begun at `started` that replaced `secrets` copies: the backups made before it are
+ * recorded (`backupsToFilter`) when it replaced any, then filtered with any a stopped filtering left.
+ */
+export async function filterBackupsAfter(
+  ctx: EngineContext,
+  secrets: number,
+  started: Date,
+  o: { signal?: AbortSignal | undefined } = {},
+): Promise<BackupScrubOutcome | null> {
+  if (secrets > 0) await backupsToFilter(ctx, started);
+  return filterBackups(ctx, o);
+}
+
+/**
  * The data folder's backups that `backupsToFilter` named, filtered as the memory was when older rules
  * had let secrets through (core/forgetting/secrets.ts): each plain one is unpacked beside it as a store
  * of its own, filtered for every owner, and written again in its place under the same name and time, so

@@ -1,7 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import type { EngineContext } from '../context/engine-context.js';
 import { retellEpisodes } from '../episodes/retell.js';
-import { backupsToFilter, filterBackups, sealedBackupsWarning } from '../forgetting/backup-secrets.js';
+import { filterBackupsAfter, sealedBackupsWarning } from '../forgetting/backup-secrets.js';
 import { scrubWithNewRules } from '../forgetting/secrets.js';
 
 export interface Retelling {
@@ -31,9 +31,8 @@ export function startRetelling(ctx: EngineContext): Retelling {
       if (!abort.signal.aborted) ctx.warn(`filtering stored memory with today's privacy rules failed: ${(e as Error).message}`);
       return null;
     });
-    if (found && found.secrets > 0) await backupsToFilter(ctx, started);
     if (!going()) return;
-    const backups = await filterBackups(ctx, { signal: abort.signal }).catch((e: unknown) => {
+    const backups = await filterBackupsAfter(ctx, found?.secrets ?? 0, started, { signal: abort.signal }).catch((e: unknown) => {
       if (!abort.signal.aborted) ctx.warn(`filtering backups with today's privacy rules failed: ${(e as Error).message}`);
       return null;
     });

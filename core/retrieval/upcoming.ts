@@ -98,8 +98,9 @@ export async function upcomingMentions(
   const toldIds = new Set(told.map((m) => m.id));
   const unbuilt = o.unbuilt.filter((m) => !toldIds.has(m.id));
   const out: Upcoming[] = [];
-  const before = turnsBefore([...told, ...unbuilt]);
-  for (const m of [...told, ...unbuilt]) {
+  const messages = [...told, ...unbuilt];
+  const before = turnsBefore(messages);
+  for (const m of messages) {
     if (m.sentAt > now) continue;
     const said = m.episodeId === null ? undefined : phrases.get(m.episodeId);
     if (said && !said.some((p) => m.text.includes(p))) continue;
@@ -148,7 +149,7 @@ export async function upcomingMentions(
     );
     if (!again) shown.push(u);
   }
-  return withChanges(ctx, ownerId, now, shown, [...told, ...unbuilt]);
+  return withChanges(ctx, ownerId, now, shown, messages);
 }
 
 /** The turn before each message of a talk, when someone else said it: what the message may answer. */
@@ -163,7 +164,10 @@ function turnsBefore(messages: readonly StoredMessage[]): Map<string, StoredMess
 }
 
 /** The last sentence of a turn: the question a reply answers comes last ("Great to hear. How long is she staying?"). */
-const lastSaid = (text: string) => /[^.!?。！？\n]+[.!?。！？]*\s*$/u.exec(text)?.[0].trim() ?? text;
+function lastSaid(text: string): string {
+  const last = sentenceSpans(text).at(-1);
+  return last ? text.slice(last.from, last.to).trim() : text;
+}
 
 /** The sentence of a text that `at` stands in, and its place among the text's sentences. */
 function sentenceOf(text: string, at: number): { spans: { from: number; to: number }[]; k: number } {

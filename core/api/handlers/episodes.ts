@@ -1,6 +1,6 @@
 import { createEpisode, deleteEpisode, rebuildIndexes, recallEpisode, updateEpisode } from '../../episodes/lifecycle.js';
 import { retellEpisodes } from '../../episodes/retell.js';
-import { backupsToFilter, filterBackups } from '../../forgetting/backup-secrets.js';
+import { filterBackupsAfter } from '../../forgetting/backup-secrets.js';
 import { scrubSecrets } from '../../forgetting/secrets.js';
 import { processPending } from '../../episodes/process.js';
 import { reindexFacts } from '../../facts/learn.js';
@@ -105,8 +105,7 @@ export function episodeHandlers({
       });
       const facts = await reindexFacts(ctx, i.ownerId, { reembed: i.reembed });
       // Backups made before hold what was just taken out: filtered after the memory itself, outside its lock.
-      if (episodes.secrets > 0) await backupsToFilter(ctx, started);
-      const backups = (await filterBackups(ctx, { signal: opts.signal })) ?? { filtered: 0, sealed: 0 };
+      const backups = (await filterBackupsAfter(ctx, episodes.secrets, started, { signal: opts.signal })) ?? { filtered: 0, sealed: 0 };
       return { ...episodes, backups, facts: facts.facts, factsEmbedded: facts.embedded };
     },
   };
