@@ -4,7 +4,14 @@ import { localDate } from '../text/describe.js';
 import type { TimeReference } from '../domain/episode.js';
 import { contentTerms } from '../text/keywords.js';
 import { countWords } from '../text/quote.js';
-import { annotateRelativeTimes, findTimeMentions, withoutTimeNotes, withTimeNotes, type TimeMention } from '../text/relative-time.js';
+import {
+  annotateRelativeTimes,
+  findTimeMentions,
+  namesPlan,
+  withoutTimeNotes,
+  withTimeNotes,
+  type TimeMention,
+} from '../text/relative-time.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { tokenize } from '../text/tokenize.js';
 
@@ -59,8 +66,8 @@ const byDay = (a: { day: string; until?: string }, b: { day: string; until?: str
  * coming up from Monday to Sunday, and "Maya's birthday is December 3rd" is there every year, however
  * long ago it was said. Found through the days episodes keep of their time words, then read again in
  * the messages that say them, and in the turns `o.unbuilt` just said that no episode holds yet.
- * Soonest first, the person's own words first, then the latest said; one message per day and
- * episode, each with what was said since that may call it off or move it (`later`).
+ * Soonest first, the person's own words first, then those naming the plan, then the latest said; each
+ * plan once, with what was said since that may call it off or move it (`later`).
  */
 export async function upcomingMentions(
   ctx: EngineContext,
@@ -124,30 +131,31 @@ export async function upcomingMentions(
         : {};
     out.push({ ...days, message: m, text: quoteAt(m.text, mentions, mention.index), ...answers });
   }
-  // The person's own words before another's (a companion's "Noted: December 3rd"), the latest first,
-  // and one message per day and episode — the rest of it says the same plan again — or per day and
-  // thing: "my interview on Friday" said again on Wednesday is the same plan. What calls off the day
-  // it names ("the dentist cancelled Thursday") is not what is coming up on it.
+  // The person's own words before another's (a companion's "Noted: December 3rd"), those that name
+  // the plan before those that only name its day ("so nervous about Friday"), the latest first. A plan
+  // is shown once: said again in its episode, or on another day naming the same thing ("my interview on
+  // Friday" said again on Wednesday). Two plans of one day in one talk ("the interview on Friday at 10",
+  // then "dentist on Friday at 4") are two. What calls off the day it names ("the dentist cancelled
+  // Thursday") is not what is coming up on it.
+  const said = (u: Upcoming) => withoutTimeNotes(`${u.answers?.text ?? ''} ${u.text}`);
+  const plan = new Map(out.map((u) => [u, namesPlan(said(u))]));
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
-  out.sort((a, b) => byDay(a, b) || own(a) - own(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
+  const vague = (u: Upcoming) => (plan.get(u) ? 0 : 1);
+  out.sort((a, b) => byDay(a, b) || own(a) - own(b) || vague(a) - vague(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
   const things = new Map<Upcoming, Set<string>>();
   const planThings = (u: Upcoming) => {
     let t = things.get(u);
-    if (!t) things.set(u, (t = commonTerms(withoutTimeNotes(`${u.answers?.text ?? ''} ${u.text}`))));
+    if (!t) things.set(u, (t = commonTerms(said(u))));
     return t;
   };
+  const samePlan = (k: Upcoming, u: Upcoming) =>
+    [...planThings(k)].some((t) => planThings(u).has(t)) ||
+    ((k.message.episodeId ?? k.message.id) === (u.message.episodeId ?? u.message.id) && !(plan.get(k) && plan.get(u)));
   const shown: Upcoming[] = [];
   for (const u of out) {
     if (shown.length === o.limit) break;
     if (callsOff(u.message.text)) continue;
-    const again = shown.some(
-      (k) =>
-        k.day === u.day &&
-        k.until === u.until &&
-        ((k.message.episodeId ?? k.message.id) === (u.message.episodeId ?? u.message.id) ||
-          [...planThings(k)].some((t) => planThings(u).has(t))),
-    );
-    if (!again) shown.push(u);
+    if (!shown.some((k) => k.day === u.day && k.until === u.until && samePlan(k, u))) shown.push(u);
   }
   return withChanges(ctx, ownerId, now, shown, messages);
 }

@@ -288,6 +288,16 @@ function wordStarts(text: string): Set<number> {
   return starts;
 }
 
+/** What a plan is called, in the words people jot one down with ("Dentist on Friday at 4", 周四下午复诊). */
+const EN_PLANS =
+  /\b(?:appointments?|meetings?|interviews?|exams?|tests?|flights?|trips?|visits?|dinner|lunch|brunch|party|class|lessons?|lectures?|seminars?|workshops?|conference|training|practice|calls?|check-?ups?|dentist|doctor|physio|therapy|vet|haircut|surgery|operation|deadline|presentation|demo|concert|gig|match|recital|wedding|rehearsal|shift|reservation)\b/i;
+const ZH_PLANS = /预约|面试|开会|会议|考试|航班|约会|聚会|聚餐|吃饭|见面|复诊|体检|手术|看牙|看病|培训|讲座|婚礼|演出/;
+
+/** Whether a text names a plan ("the interview", 复诊), not only a day and how one feels about it ("so nervous about Friday"). */
+export function namesPlan(text: string): boolean {
+  return EN_PLANS.test(text) || ZH_PLANS.test(text);
+}
+
 /**
  * The tense of the sentence a bare Chinese weekday stands in: done (了, 已经, 刚, 昨天) or to come (要,
  * 会, 打算, 准备, 再, 明天, and 有 / 是 / 能, the present, which with a weekday speaks of the coming
@@ -295,13 +305,15 @@ function wordStarts(text: string): Set<number> {
  */
 const ZH_TENSE: Tense = {
   ends: ['。', '！', '？', '；', '!', '?', '\n'],
-  past: /了|已经|刚|昨天|上次/,
+  // Not the 了 of an appointment made (约了, 约好了, 订了, 定了): what was arranged is to come.
+  past: /(?<!约|约好|订|定)了|已经|刚|昨天|上次/,
   // 会 as "will", not the 会 of 聚会, 开会, 会议, 约会, 机会, 晚会, 社会.
-  future: /要|(?<![聚开约机晚社宴])会(?!议)|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以/,
+  future: /要|(?<![聚开约机晚社宴])会(?!议)|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以|约了|约好|订了|定了/,
   // Moved to the day, or an appointment made for it (约了周四, 订了周五的票).
   ahead: (before) => /(?:改到|改成|改在|推到|推迟到|延到|延期到|延后到|挪到|约了|约好了?|约在|订了|订在|定了|定在)$/.test(before),
   habit: /通常|一般|总是|经常|往往|平时|每次/,
-  planned: /预约|面试|开会|会议|考试|航班|约会|聚会|聚餐|复诊|体检|手术|什么时候|见\s*$/,
+  plans: ZH_PLANS,
+  until: /什么时候|见\s*$/,
   judged: /很|真|太|不错|开心|难忘|好玩|好累|无聊|辛苦/,
 };
 
@@ -444,9 +456,11 @@ interface Tense {
   /**
    * What makes a sentence without a tense speak of a day to come: a plan named without a verb, the
    * way people jot them down ("Physio appointment on Thursday at 4", "Dinner with Sam on Saturday?",
-   * 周四下午复诊), or a farewell until then ("see you Monday", 周一晚上见)…
+   * 周四下午复诊)…
    */
-  planned: RegExp;
+  plans: RegExp;
+  /** …a farewell until then ("see you Monday", 周一晚上见), a question of when (什么时候)… */
+  until: RegExp;
   /** …unless it judges the day, which then was: "Great dinner on Saturday!", 周六聚会很开心. */
   judged: RegExp;
 }
@@ -459,8 +473,8 @@ const EN_TENSE: Tense = {
     /\bfor\s+$/i.test(before) ||
     (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|delayed)\b/i.test(sentence)),
   habit: /\b(?:usually|always|often|normally|generally|typically|never|days? off)\b/i,
-  planned:
-    /\b(?:appointments?|meetings?|interviews?|exams?|flights?|dinner|lunch|brunch|party|class|lessons?|calls?|check-?ups?|surgery|operation|deadline|presentation|demo|concert|gig|match|wedding|rehearsal|shift|see you)\b/i,
+  plans: EN_PLANS,
+  until: /\bsee you\b/i,
   // Not "good luck", which wishes it well.
   judged:
     /\b(?:great|fun|nice|amazing|awesome|lovely|wonderful|terrible|awful|horrible|good(?! luck)|bad|best|worst|boring|tiring|exhausting|stressful|brutal|thanks?)\b/i,
@@ -470,7 +484,7 @@ const EN_TENSE: Tense = {
  * The day a weekday or a day of the month named alone is (周五 without 上/这/下, "on the 5th" without
  * its month; `is` says which days it can be), from the tense of its sentence — or, without one, of
  * the question it answers: the one just past or the coming one (a plan jotted down without a verb is
- * to come: `Tense.planned`) — and, to come, not before a day the sentence named already ("back on
+ * to come: `Tense.plans`) — and, to come, not before a day the sentence named already ("back on
  * Wednesday" after "Monday", 下周二手术，周三回来 is the Wednesday after). None when today is such a
  * day (today, or a week away?), when the sentence speaks of a habit, or when it does not say.
  */
@@ -509,7 +523,8 @@ function byTense(
  */
 function tenseOf(sentence: string, ahead: boolean, tense: Tense): 'past' | 'to come' | 'both' | 'none' {
   const past = !ahead && tense.past.test(sentence);
-  const toCome = ahead || tense.future.test(sentence) || (!past && tense.planned.test(sentence) && !tense.judged.test(sentence));
+  const planned = tense.plans.test(sentence) || tense.until.test(sentence);
+  const toCome = ahead || tense.future.test(sentence) || (!past && planned && !tense.judged.test(sentence));
   return past && toCome ? 'both' : past ? 'past' : toCome ? 'to come' : 'none';
 }
 

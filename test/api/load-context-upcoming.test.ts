@@ -391,3 +391,32 @@ describe('loadContext: Coming up, a plan said again', () => {
     ]);
   });
 });
+
+describe('loadContext: two plans of one day said in one talk', () => {
+  const ownerId = newOwner('upcoming-one-talk');
+  const engine = lenaSaid(ownerId, {
+    week: [
+      ['My final interview at Helix is on Friday at 10.', '2026-11-23T19:00:00+01:00'],
+      ['Dentist on Friday afternoon too, at 4. Ugh.', '2026-11-23T19:02:00+01:00'],
+      ['My yoga class is on Thursday evening.', '2026-11-23T19:04:00+01:00'],
+      ["I'm so nervous about Thursday, honestly.", '2026-11-23T19:06:00+01:00'],
+    ],
+    周二: [
+      ['周四上午要去医院复诊。', '2026-11-24T20:00:00+01:00'],
+      ['周四晚上还约了小林吃饭。', '2026-11-24T20:01:00+01:00'],
+    ],
+  });
+
+  it('shows each plan, and a day named again without its plan once, by the message that names the plan', async () => {
+    const { items } = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-25T09:00:00+01:00'), utcOffsetMin: 60 });
+    // Each talk is one episode.
+    expect((await engine().call('stats', { ownerId })).owners[0]?.episodes).toBe(2);
+    expect(items.map((u) => [u.day, u.text])).toEqual([
+      ['2026-11-26', '周四（2026-11-26）晚上还约了小林吃饭。'],
+      ['2026-11-26', '周四（2026-11-26）上午要去医院复诊。'],
+      ['2026-11-26', 'My yoga class is on Thursday evening (2026-11-26).'],
+      ['2026-11-27', 'Dentist on Friday afternoon (2026-11-27) too, at 4. Ugh.'],
+      ['2026-11-27', 'My final interview at Helix is on Friday at 10 (2026-11-27).'],
+    ]);
+  });
+});

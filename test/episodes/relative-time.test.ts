@@ -79,7 +79,11 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     // A plan jotted down without a verb, a farewell until then.
     ['Physio appointment on Thursday at 4.', '2023-05-11'],
     ['Dinner with Sam on Saturday?', '2023-05-13'],
+    ['Dentist on Friday afternoon too, at 4. Ugh.', '2023-05-12'],
+    ['Haircut on Thursday at 5', '2023-05-11'],
+    ['Trip to Lisbon on Saturday!', '2023-05-13'],
     ['See you Wednesday!', '2023-05-10'],
+    ['Gym on Friday was brutal', '2023-05-05'],
     ['Good luck with the interview on Friday!', '2023-05-12'],
   ])('a bare weekday whose sentence says past or future: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
@@ -246,6 +250,10 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     ['周三晚上见', '2023-05-10'],
     // An appointment made for the day.
     ['膝盖还是疼，约了周四下午四点理疗。', '2023-05-11'],
+    ['周四晚上还约了小林吃饭。', '2023-05-11'],
+    ['周五订了餐厅。', '2023-05-12'],
+    ['周四晚上和小林吃饭。', '2023-05-11'],
+    ['周六和小林吃饭了。', '2023-05-06'],
   ])('a bare weekday whose sentence says done or to come: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
