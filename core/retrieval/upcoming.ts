@@ -6,6 +6,7 @@ import { contentTerms } from '../text/keywords.js';
 import { countWords } from '../text/quote.js';
 import {
   annotateRelativeTimes,
+  askedAt,
   findTimeMentions,
   namesPlan,
   withoutTimeNotes,
@@ -160,13 +161,21 @@ export async function upcomingMentions(
   return withChanges(ctx, ownerId, now, shown, messages);
 }
 
-/** The turn before each message of a talk, when someone else said it: what the message may answer. */
+/** The turn before each message of a talk, when someone else said it (askedAt): what the message may answer. */
 function turnsBefore(messages: readonly StoredMessage[]): Map<string, StoredMessage> {
-  const talks = [...messages].sort((a, b) => a.conversationId.localeCompare(b.conversationId) || a.sentAt.getTime() - b.sentAt.getTime());
+  const talks = new Map<string, StoredMessage[]>();
+  for (const m of messages) {
+    const talk = talks.get(m.conversationId);
+    if (talk) talk.push(m);
+    else talks.set(m.conversationId, [m]);
+  }
   const out = new Map<string, StoredMessage>();
-  for (let i = 1; i < talks.length; i++) {
-    const [prev, m] = [talks[i - 1]!, talks[i]!];
-    if (prev.conversationId === m.conversationId && prev.speaker !== m.speaker) out.set(m.id, prev);
+  for (const talk of talks.values()) {
+    talk.sort((a, b) => a.sentAt.getTime() - b.sentAt.getTime() || a.seq - b.seq);
+    talk.forEach((m, i) => {
+      const at = askedAt(talk, i);
+      if (at >= 0) out.set(m.id, talk[at]!);
+    });
   }
   return out;
 }

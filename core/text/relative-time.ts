@@ -500,10 +500,13 @@ function byTense(
   if (is(today)) return null;
   const { from, sentence } = sentenceAround(text, at, tense.ends);
   if (tense.habit.test(sentence)) return null;
-  let said = tenseOf(sentence, tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence), tense);
+  const ahead = tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence);
+  let said = tenseOf(sentence, ahead, tense, false);
   // A sentence without a tense of its own that answers a question takes the question's: "When is your
-  // interview?" — "Friday at 10."
-  if (said === 'none' && answering !== undefined) said = tenseOf(lastSentence(answering, tense.ends), false, tense);
+  // interview?" — "Friday at 10.", "How was the weekend?" — "Sunday brunch with Sam". Only then is a
+  // plan named without a verb read as one to come.
+  if (said === 'none' && answering !== undefined) said = tenseOf(lastSentence(answering, tense.ends), false, tense, true);
+  if (said === 'none') said = tenseOf(sentence, ahead, tense, true);
   if (said === 'none' || said === 'both') return null;
   const past = said === 'past';
   const notBefore = past
@@ -519,11 +522,11 @@ function byTense(
 
 /**
  * Whether a sentence speaks of what was or what is to come (`ahead`: the words before the day say it
- * is to come), both, or neither.
+ * is to come), both, or neither; with `jotted`, a plan named without a verb is to come.
  */
-function tenseOf(sentence: string, ahead: boolean, tense: Tense): 'past' | 'to come' | 'both' | 'none' {
+function tenseOf(sentence: string, ahead: boolean, tense: Tense, jotted: boolean): 'past' | 'to come' | 'both' | 'none' {
   const past = !ahead && tense.past.test(sentence);
-  const planned = tense.plans.test(sentence) || tense.until.test(sentence);
+  const planned = jotted && (tense.plans.test(sentence) || tense.until.test(sentence));
   const toCome = ahead || tense.future.test(sentence) || (!past && planned && !tense.judged.test(sentence));
   return past && toCome ? 'both' : past ? 'past' : toCome ? 'to come' : 'none';
 }
@@ -689,8 +692,8 @@ function findEnglishMentions(text: string, wall: WallClock, answering: string | 
 /**
  * Relative time phrases in `text`, in text order, resolved against `ref` (the message's instant)
  * as seen on the sender's wall clock (`utcOffsetMinutes`, e.g. +480 for UTC+8, -300 for UTC-5),
- * and the days it states by their month's name (`stated`). `answering`: the turn just before, by
- * someone else, whose tense a short answer without one of its own takes.
+ * and the days it states by their month's name (`stated`). `answering`: the turn before, by someone
+ * else, whose tense a short answer without one of its own takes.
  */
 export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: number, o: { answering?: string } = {}): TimeMention[] {
   if (Number.isNaN(ref.getTime())) throw new RangeError('findTimeMentions: the reference date is invalid');
@@ -754,12 +757,23 @@ export function annotateRelativeTimes(text: string, ref: Date, utcOffsetMinutes:
   return withTimeNotes(text, findTimeMentions(text, ref, utcOffsetMinutes, o));
 }
 
+/** How many messages one reply may be sent in ("ugh, don't remind me" — "Friday at 10"). */
+const REPLY_MESSAGES = 3;
+
 /**
- * What the turn at `i` of a talk answers, for `findTimeMentions`: the text of the turn before it, when
- * someone else said it.
+ * Where the turn a message of a talk answers is: the message before the reply it is part of (up to
+ * REPLY_MESSAGES in a row by its speaker), when someone else said it; -1 otherwise.
  */
+export function askedAt(turns: readonly { speaker: string }[], i: number): number {
+  const by = turns[i]!.speaker;
+  for (let j = i - 1; j >= 0 && j >= i - REPLY_MESSAGES; j--) if (turns[j]!.speaker !== by) return j;
+  return -1;
+}
+
+/** What the message at `i` of a talk answers, for `findTimeMentions`: the text of the turn before its reply. */
 export function answering(turns: readonly { speaker: string }[], texts: readonly string[], i: number): { answering?: string } {
-  return i > 0 && turns[i - 1]!.speaker !== turns[i]!.speaker ? { answering: texts[i - 1]! } : {};
+  const at = askedAt(turns, i);
+  return at < 0 ? {} : { answering: texts[at]! };
 }
 
 const POSSESSIVE = /^['’]s\b/;

@@ -310,6 +310,8 @@ describe('loadContext: Coming up, a day given in answer to a question', () => {
     // Monday, 23 November 2026, in UTC+01:00.
     await asked('interview', [
       ['Nemo', 'Good luck with the applications! When is your interview?', '2026-11-23T19:00:00+01:00'],
+      // A reply sent in two messages.
+      ['Lena', "Ugh, don't remind me.", '2026-11-23T19:00:30+01:00'],
       ['Lena', 'Friday at 10.', '2026-11-23T19:01:00+01:00'],
     ]);
     await asked('doctor', [

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { annotateRelativeTimes, findTimeMentions, withoutTimeNotes, type TimeMention } from '../../core/text/relative-time.js';
+import { annotateRelativeTimes, answering, findTimeMentions, withoutTimeNotes, type TimeMention } from '../../core/text/relative-time.js';
 
 /** Monday 2023-05-08, 10:30 in UTC+8. */
 const REF = new Date('2023-05-08T10:30:00+08:00');
@@ -103,6 +103,25 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
       { start: '2023-05-05' },
     ]);
     expect(findTimeMentions('Friday at 10.', REF, CST)).toEqual([]);
+    // The question's tense before a plan's name, which alone reads as one to come.
+    expect(findTimeMentions('Sunday brunch with Sam', REF, CST, { answering: 'How was the weekend?' })).toMatchObject([
+      { start: '2023-05-07' },
+    ]);
+    expect(findTimeMentions('Sunday brunch with Sam', REF, CST)).toMatchObject([{ start: '2023-05-14' }]);
+  });
+
+  it('finds the question a reply sent in several messages answers', () => {
+    const turns = ['Nemo', 'Lena', 'Lena', 'Lena', 'Lena', 'Nemo'].map((speaker) => ({ speaker }));
+    const texts = ['When is your interview?', 'Ugh.', "Don't remind me.", 'Friday at 10.', 'Then the flight.', 'Good luck!'];
+    expect(texts.map((_, i) => answering(turns, texts, i).answering)).toEqual([
+      undefined,
+      'When is your interview?',
+      'When is your interview?',
+      'When is your interview?',
+      // A fourth message in a row is not the same reply.
+      undefined,
+      'Then the flight.',
+    ]);
   });
 
   it('reads the weekdays of one sentence about what is to come in order', () => {
