@@ -18,7 +18,8 @@ export interface PrivacyRules {
 interface Compiled {
   label: string;
   patterns: RegExp[];
-  accept?: ((secret: string) => boolean) | undefined;
+  needs?: RegExp | undefined;
+  accept?: ((secret: string, before: string) => boolean) | undefined;
 }
 
 export interface Redacted<T> {
@@ -56,6 +57,7 @@ export function redactText(text: string, rules: PrivacyRules, seen?: SecretSeen)
   let out = text;
   let redacted = 0;
   for (const shape of compile(rules)) {
+    if (shape.needs && !shape.needs.test(out)) continue;
     const placeholder = `[secret: ${shape.label}]`;
     for (const pattern of shape.patterns) {
       out = out.replace(pattern, (...args: unknown[]) => {
@@ -64,7 +66,7 @@ export function redactText(text: string, rules: PrivacyRules, seen?: SecretSeen)
         const groups = typeof last === 'object' && last !== null ? (last as Record<string, string | undefined>) : {};
         const secret = groups.s ?? match;
         // What an earlier kind already replaced is not a secret again ("password is [secret: openai key]").
-        if (secret.length === 0 || PLACEHOLDER.test(secret) || (shape.accept && !shape.accept(secret))) return match;
+        if (secret.length === 0 || PLACEHOLDER.test(secret) || (shape.accept && !shape.accept(secret, groups.pre ?? ''))) return match;
         redacted++;
         seen?.(secret, placeholder);
         return groups.s === undefined ? placeholder : `${groups.pre ?? ''}${placeholder}${groups.post ?? ''}`;

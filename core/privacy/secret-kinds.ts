@@ -18,9 +18,12 @@ export const SECRET_KINDS = [
   'jwt',
   'bearer-token',
   'connection-string',
+  'credential',
   'password',
   'one-time-code',
   'card-number',
+  'bank-account',
+  'id-number',
 ] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
@@ -29,8 +32,13 @@ export interface SecretShape {
   /** The words of the placeholder: `[secret: openai key]`. */
   label: string;
   patterns: RegExp[];
-  /** A further check of a match (a card number's Luhn digit, a password that is an ordinary word). */
-  accept?: (secret: string) => boolean;
+  /** What a text holding such a secret must have: without it the patterns are not tried (prose is read once, not once a pattern). */
+  needs?: RegExp;
+  /**
+   * A further check of a match (a card number's Luhn digit, a password that is an ordinary word), with
+   * the words before the secret that stay (`pre`).
+   */
+  accept?: (secret: string, before: string) => boolean;
 }
 
 /** Words that follow "password is" without being one ("my password is wrong"). */
@@ -41,7 +49,9 @@ const NOT_A_PASSWORD = new Set(
     'safe easy hard simple complicated forgotten lost stored saved encrypted hidden private secret there here empty blank ' +
     'case sensitive protected managed string str null none undefined true false ' +
     // where it is kept ("the password for the studio wifi is on the fridge")
-    'on in at under behind inside written somewhere taped printed'
+    'on in at under behind inside written somewhere taped printed ' +
+    // how it works ("the wifi key is broken again")
+    'broken working down slow fine ok okay'
   ).split(' '),
 );
 
@@ -58,6 +68,33 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+/** Code that handles a secret is not one: a type, a call, a variable or an environment lookup. */
+const notCode = (s: string) => !/[()]|^\$|\benv\b|environ/.test(s);
+const notAPassword = (s: string) => !NOT_A_PASSWORD.has(s.toLowerCase().replace(/[.!?,;:]+$/, '')) && notCode(s);
+
+/** An IBAN's check digits: the country and digits moved to the end, letters as numbers, mod 97 is 1. */
+function ibanChecks(iban: string): boolean {
+  const moved = `${iban.slice(4)}${iban.slice(0, 4)}`.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+  let rest = 0;
+  for (const d of moved) rest = (rest * 10 + Number(d)) % 97;
+  return rest === 1;
+}
+
+/** A mainland China resident identity number: a real birth date and the ISO 7064 mod 11-2 check character. */
+function residentIdChecks(id: string): boolean {
+  const born = new Date(`${id.slice(6, 10)}-${id.slice(10, 12)}-${id.slice(12, 14)}T00:00:00Z`);
+  if (
+    Number.isNaN(born.getTime()) ||
+    born.getUTCFullYear() < 1900 ||
+    born.toISOString().slice(0, 10).replace(/-/g, '') !== id.slice(6, 14)
+  ) {
+    return false;
+  }
+  const weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+  const sum = weights.reduce((n, w, i) => n + w * Number(id[i]), 0);
+  return '10X98765432'[sum % 11] === id[17]!.toUpperCase();
+}
+
 /** Issuer prefixes of the card networks (Visa, Mastercard, Amex, Diners, JCB, Discover, UnionPay). */
 const CARD_ISSUER = /^(?:4|5[1-5]|222[1-9]|22[3-9]|2[3-6]|27[01]|2720|3[47]|3(?:0[0-5]|[68])|35|6(?:011|5|4[4-9]|2))/;
 
@@ -65,7 +102,7 @@ const CARD_ISSUER = /^(?:4|5[1-5]|222[1-9]|22[3-9]|2[3-6]|27[01]|2720|3[47]|3(?:
  * Which shapes the filter knows: raised whenever they change, so what an engine already stored is
  * filtered again with them (core/forgetting/secrets.ts).
  */
-export const SECRET_SHAPES_GENERATION = 2;
+export const SECRET_SHAPES_GENERATION = 3;
 
 export const SECRET_SHAPES: readonly SecretShape[] = [
   {
@@ -86,7 +123,9 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     label: 'aws key',
     patterns: [
       /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g,
-      /(?<pre>aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?)(?<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+      /(?<pre>aws[_ ]?secret[_ ]?(?:access[_ ]?)?key(?:["']?\s*[:=]|\s+is\s*[:=]?)\s*["']?)(?<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+      // The secret key pasted right after its access key id ("AKIA… wJalr…").
+      /(?<pre>\[secret: aws key\][\s,;:/|]+)(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/g,
     ],
   },
   {
@@ -107,16 +146,39 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     label: 'connection string password',
     // Only the password goes: who and where stay readable ("postgres://app:[secret: …]@db.example.com").
     patterns: [/(?<pre>\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@]+:)(?<s>[^\s@/]+)(?<post>@[^\s@]+)/gi],
+    needs: /:\/\//,
+  },
+  {
+    kind: 'credential',
+    label: 'credential',
+    // A secret set by name, as a config file, an environment or JSON says it: DB_PASSWORD=…,
+    // client_secret: …, "api_key": "…". A name is read once, from its start (inside a lookahead, which
+    // is not tried again): a long dotted or dashed text is not tried at each of its dots.
+    patterns: [
+      /(?<pre>(?:["'](?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key)["']|(?<![\w.-])(?=(?<name>[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key)(?:[_.-][\w.-]*)?))\k<name>["']?)\]?\s*[:=]\s*["']?)(?<s>[^\s"'`,;]{4,})/gi,
+    ],
+    needs: /[:=]/,
+    // A name with a separator in it (`db_password`, `app.secret`) or quoted: a plain "password:" is
+    // the password kind's. Not a variable (`headers.token = token`) or an address: a value of letters
+    // alone is one only in quotes or after an environment's name (`DB_PASSWORD=sunflower`), a number
+    // only a password's (`token_limit: 8000` is a setting).
+    accept: (s, before) =>
+      (/^["']/.test(before) || /^[\w.-]*[_.-]/.test(before)) &&
+      notAPassword(s) &&
+      (!/^\d{1,8}$/.test(s) || /pass|pwd/i.test(before)) &&
+      !/^[a-z][a-z0-9+.-]*:\/\//i.test(s) &&
+      (/[^A-Za-z_]/.test(s) || /["']\s*$/.test(before) || /^[A-Z0-9_]+\s*=/.test(before)),
   },
   {
     kind: 'password',
     label: 'password',
     patterns: [
-      /(?<pre>\b(?:password|passwd|passphrase|pwd|passcode|pin)(?: (?:for|to|of|on|at) [\w.@-]+(?: [\w.@-]+){0,3})?(?:\s+(?:is|was|is now|will be)\s*[:：]?|['’]s(?=\s)|\s*[:=：])\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
+      /(?<pre>\b(?:password|passwd|passphrase|pwd|pw|passcode|pin)(?: (?:for|to|of|on|at) [\w.@-]+(?: [\w.@-]+){0,3})?(?:\s+(?:is|was|is now|will be)\s*[:：]?|['’]s(?=\s)|\s*[:=：])\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
+      // A wifi's, jotted down: "wifi pass sunflower42".
+      /(?<pre>\b(?:wi-?fi|wlan|router)\s+(?:pass|pw|key|code)\b(?:\s+is)?\s*[:=：]?\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
       /(?<pre>(?:密码|密碼|口令|PIN码|pin码)(?:\s*(?:是|为|為|改成了?|改为|设为|設為)\s*[:：]?|\s*[:：=])\s*["'“‘「]?)(?<s>[^\s，。,；;！!？?、"'“”‘’」]{3,})/g,
     ],
-    // Code that handles a password is not one: a type, a call, a variable or an environment lookup.
-    accept: (s) => !NOT_A_PASSWORD.has(s.toLowerCase().replace(/[.!?,;:]+$/, '')) && !/[()]|^\$|\benv\b|environ/.test(s),
+    accept: notAPassword,
   },
   {
     kind: 'one-time-code',
@@ -127,15 +189,46 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
       /(?<pre>(?:验证码|驗證碼|校验码|校驗碼|动态码|動態碼|动态密码|短信码|确认码|確認碼)[^\d\n]{0,8}?)(?<s>\d{4,8})(?!\d)/g,
       /(?<!\d)(?<s>\d{4,8})(?<post>\s*(?:是|为|為)?\s*(?:您的|你的)?[^\d\n]{0,8}?(?:验证码|驗證碼|校验码|动态码|动态密码))/g,
     ],
+    needs: /\d{4}/,
   },
   {
     kind: 'card-number',
     label: 'card number',
-    // 13–19 digits in one run or in groups of four (Amex 4-6-5), not after a + (phone numbers).
-    patterns: [/(?<![\d+])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?!\d)/g],
+    // 13–19 digits in one run or in groups of four (Amex 4-6-5), not after a + (phone numbers); the
+    // security code on its back, named.
+    patterns: [
+      /(?<![\d+])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?!\d)/g,
+      /(?<pre>\b(?:cvv2?|cvc2?|csc|cid)(?:\s+(?:is|was)|\s*[:=：#])?\s*)(?<s>\d{3,4})(?!\d)/gi,
+      /(?<pre>(?:安全码|背面(?:的)?三位数?)\s*(?:是|为|[:：])?\s*)(?<s>\d{3,4})(?!\d)/g,
+    ],
     accept: (s) => {
       const digits = s.replace(/\D/g, '');
+      if (digits.length <= 4) return true;
       return digits.length >= 13 && digits.length <= 19 && CARD_ISSUER.test(digits) && !/^(\d)\1+$/.test(digits) && luhn(digits);
     },
+  },
+  {
+    kind: 'bank-account',
+    label: 'bank account',
+    // An IBAN, in one run or in groups of four, whose check digits hold.
+    patterns: [/\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b/g],
+    accept: (s) => {
+      const iban = s.replace(/ /g, '');
+      return iban.length >= 15 && iban.length <= 34 && ibanChecks(iban);
+    },
+  },
+  {
+    kind: 'id-number',
+    label: 'id number',
+    patterns: [
+      // A US social security number, named.
+      /(?<pre>\b(?:ssn|social security(?: number| no\.?| #)?)(?:\s+(?:is|was))?\s*[:=：#]?\s*)(?<s>\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)/gi,
+      // A passport's number, named.
+      /(?<pre>\bpassport(?: (?:number|no\.?|#))?(?:\s+(?:is|was))?\s*[:=：#]?\s*)(?<s>(?=[A-Z0-9]*\d)[A-Z0-9]{6,9})\b/gi,
+      /(?<pre>护照号?码?\s*(?:是|为|[:：])?\s*)(?<s>[A-Z0-9]{6,9})(?![A-Z0-9])/gi,
+      // A mainland China resident identity number, by its birth date and check character, named or not.
+      /(?<![\dA-Za-z])(?<s>\d{17}[\dXx])(?![\dA-Za-z])/g,
+    ],
+    accept: (s) => !/^\d{17}[\dXx]$/.test(s) || residentIdChecks(s),
   },
 ];

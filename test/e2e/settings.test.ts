@@ -169,10 +169,10 @@ describe('settings in Chromium', { timeout: 240_000 }, () => {
 
   it('switches the privacy filter kind by kind, writes an encrypted backup and an encrypted export', async () => {
     expect(await settings.field('privacy', 'Replace secrets before storing (recommended)').isChecked()).toBe(true);
-    await settings.field('privacy', 'Card numbers (checked with Luhn)').uncheck();
+    await settings.field('privacy', 'Card numbers (checked with Luhn) and their security codes').uncheck();
     expect(await settings.save('privacy')).toEqual({ saved: true, text: 'Saved.' });
     expect((await bridge.engine.call('getEngineSettings', {})).privacy.kinds).toMatchObject({ 'card-number': false, password: true });
-    await settings.field('privacy', 'Card numbers (checked with Luhn)').check();
+    await settings.field('privacy', 'Card numbers (checked with Luhn) and their security codes').check();
     expect(await settings.save('privacy')).toEqual({ saved: true, text: 'Saved.' });
 
     const said = await settings.backUp('a passphrase for e2e');

@@ -29,6 +29,25 @@ describe('the privacy filter', () => {
     for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
   });
 
+  it('finds secrets as people paste them: shorthand, config and code, cards with their codes, accounts and ID numbers', () => {
+    const said = [
+      ['pw: Tr0ub4dor&3', 'pw: [secret: password]'],
+      ["os.environ['DB_PASSWORD'] = 'sunflower'", "os.environ['DB_PASSWORD'] = '[secret: credential]'"],
+      ['client_secret=Zm9vYmFyYmF6cXV4MTIzNDU2', 'client_secret=[secret: credential]'],
+      ['the aws secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'the aws secret access key is [secret: aws key]'],
+      ['AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', '[secret: aws key] [secret: aws key]'],
+      ['card 4111 1111 1111 1111 exp 09/27 cvv 123', 'card [secret: card number] exp 09/27 cvv [secret: card number]'],
+      ['卡背面三位数是 382', '卡背面三位数是 [secret: card number]'],
+      ['GB82WEST12345698765432', '[secret: bank account]'],
+      ['passport number X1234567', 'passport number [secret: id number]'],
+      ['我的护照号码是E12345678', '我的护照号码是[secret: id number]'],
+    ];
+    for (const [text, shown] of said) expect(redactText(text!, rules).value, text).toBe(shown);
+    // An IBAN or an ID number whose check fails is none.
+    expect(redactText('IBAN DE88 3704 0044 0532 0130 00', rules).redacted).toBe(0);
+    expect(redactText('身份证号 110105194912310021', rules).redacted).toBe(0);
+  });
+
   it.each(NEAR_MISSES.map((t) => [t]))('leaves a line without secrets untouched: %s', (t) => {
     expect(redactText(t, rules)).toEqual({ value: t, redacted: 0 });
   });

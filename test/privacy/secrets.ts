@@ -76,12 +76,18 @@ export const SECRET_LINES: SecretLine[] = [
     j('S3cr3t', 'Pa55!'),
     (s) => `DATABASE_URL=postgres://app:${s}@db.example.com:5432/prod`,
   ),
+  line('credential', 'credential', j('s3cr3t', '-Db!x'), (s) => `my .env has DB_PASSWORD=${s} and it still fails`),
+  line('credential', 'credential', j('a8f5f167f44f', '4964e6c998dee827110c'), (s) => `{"api_key": "${s}", "region": "eu"}`),
   line('password', 'password', j('hunter', '2xyz!'), (s) => `my wifi password is ${s} by the way`),
+  line('password', 'password', j('sunflower', '42'), (s) => `wifi pass ${s}`),
   line('password', 'password', j('猫猫', 'love2024'), (s) => `家里路由器的密码是${s}，记住了`),
   line('one-time-code', 'one-time code', j('4829', '17'), (s) => `your verification code is ${s}`),
   line('one-time-code', 'one-time code', j('7305', '62'), (s) => `【银行】验证码${s}，5分钟内有效`),
   line('card-number', 'card number', j('4111 1111 ', '1111 1111'), (s) => `pay with card ${s} please`),
   line('card-number', 'card number', j('62220212', '34567894'), (s) => `我的银行卡号 ${s}`),
+  line('bank-account', 'bank account', j('DE89 3704 0044 ', '0532 0130 00'), (s) => `send it to IBAN ${s}, thanks`),
+  line('id-number', 'id number', j('123-45-', '6789'), (s) => `my SSN is ${s} for the form`),
+  line('id-number', 'id number', j('1101051949', '1231002X'), (s) => `身份证号 ${s}，别告诉别人`),
 ];
 
 /** Lines with numbers, dates, phone numbers and code that hold no secret: the filter leaves them as they are. */
@@ -103,4 +109,10 @@ export const NEAR_MISSES: string[] = [
   'sk-learn is a typo for scikit-learn.',
   'The total was 1,234,567.89 CNY on 2024年5月1日.',
   'pin the tab, then run npm test',
+  'const token = getToken(); headers.token = token; self.api_key = api_key;',
+  'export GITHUB_TOKEN=$(cat token.txt); auth_token: ${AUTH_TOKEN}; max_tokens: 4096; token_limit: 8000',
+  'password_reset_url: https://example.com/reset',
+  'The wifi key is broken again, and the cvv of the card is on its back.',
+  'ISBN 9780306406157, room DE89, I drove 987-65-4321 miles.',
+  '订单号 110101199003074518 已发货。',
 ];

@@ -326,9 +326,12 @@ export const en = {
   'settings.privacyKind.jwt': 'JSON Web Tokens',
   'settings.privacyKind.bearer-token': 'Bearer tokens',
   'settings.privacyKind.connection-string': 'Passwords in connection strings',
+  'settings.privacyKind.credential': 'Secrets set by name (DB_PASSWORD=…, "api_key": "…")',
   'settings.privacyKind.password': 'Passwords ("my password is …", 密码是 …)',
   'settings.privacyKind.one-time-code': 'One-time codes (verification code, 验证码)',
-  'settings.privacyKind.card-number': 'Card numbers (checked with Luhn)',
+  'settings.privacyKind.card-number': 'Card numbers (checked with Luhn) and their security codes',
+  'settings.privacyKind.bank-account': 'Bank accounts (IBAN, checked)',
+  'settings.privacyKind.id-number': 'ID numbers (social security, passport, 身份证)',
   'settings.backupEncrypted': 'encrypted',
   'settings.backupMayHoldSecrets':
     'It may still hold secrets that older privacy rules let through, and Nemori cannot open it to take them out: delete the file if you do not need it.',

@@ -323,9 +323,12 @@ export const zh: Record<MessageKey, string> = {
   'settings.privacyKind.jwt': 'JSON Web Token',
   'settings.privacyKind.bearer-token': 'Bearer 令牌',
   'settings.privacyKind.connection-string': '连接字符串中的密码',
+  'settings.privacyKind.credential': '按名称设置的机密（DB_PASSWORD=…、"api_key": "…"）',
   'settings.privacyKind.password': '密码（“我的密码是……”、“password is …”）',
   'settings.privacyKind.one-time-code': '一次性验证码（验证码、verification code）',
-  'settings.privacyKind.card-number': '银行卡号（经 Luhn 校验）',
+  'settings.privacyKind.card-number': '银行卡号（经 Luhn 校验）及其安全码',
+  'settings.privacyKind.bank-account': '银行账户（IBAN，经校验）',
+  'settings.privacyKind.id-number': '证件号码（身份证、护照、社会安全号）',
   'settings.backupEncrypted': '已加密',
   'settings.backupMayHoldSecrets': '它可能仍含有旧的隐私规则漏掉的机密，而 Nemori 无法打开它来删除：如果不再需要，请删除这个备份文件。',
   'settings.exportIntro':
