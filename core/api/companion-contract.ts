@@ -93,6 +93,14 @@ const ContextMessage = z.object({
   /** The same moment as a person reads it: "Tuesday, 2 January 2024, 09:15 (UTC+01:00)". */
   when: z.string(),
 });
+/** A day the person spoke of, in the message that said it (Coming up, and Gone by). */
+const ContextPlan = ContextMessage.extend({
+  day: z.string(),
+  until: z.string().optional(),
+  later: ContextMessage.optional(),
+  answers: ContextMessage.optional(),
+});
+
 const ContextEpisode = z.object({
   id: z.string(),
   title: z.string(),
@@ -151,17 +159,22 @@ export const LoadContextOutput = z.object({
      * move it ("Helix moved my interview to Monday"); `answers`, the turn it answers when it says
      * little without it ("How long is she staying?" for "Until the 28th.").
      */
-    upcoming: z.array(
-      ContextMessage.extend({
-        day: z.string(),
-        until: z.string().optional(),
-        later: ContextMessage.optional(),
-        answers: ContextMessage.optional(),
-      }),
-    ),
+    upcoming: z.array(ContextPlan),
+    /**
+     * "Gone by, not talked about since": plans of the last three days, said before their day, that
+     * nothing called off and nobody but a companion spoke of once it came — what a companion may ask
+     * after ("How did the interview go?"); latest day last.
+     */
+    goneBy: z.array(ContextPlan),
   }),
   /** What did not fit the budget. */
-  left: z.object({ about: z.number().int(), upcoming: z.number().int(), recent: z.number().int(), related: z.number().int() }),
+  left: z.object({
+    about: z.number().int(),
+    goneBy: z.number().int(),
+    upcoming: z.number().int(),
+    recent: z.number().int(),
+    related: z.number().int(),
+  }),
   warnings: z.array(z.string()),
 });
 export type LoadContextOutput = z.infer<typeof LoadContextOutput>;

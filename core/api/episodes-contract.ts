@@ -42,11 +42,16 @@ export const ListUpcomingInput = z.object({
     .optional(),
   /** How many days ahead, today included (a birthday or an anniversary: at least 14). */
   days: z.number().int().min(1).max(31).default(7),
+  /**
+   * Also the plans of this many days before today, said before their day and neither called off nor
+   * talked about since it came (at most 3, first): what a companion may ask after.
+   */
+  daysBack: z.number().int().min(0).max(7).default(0),
   limit: z.number().int().min(1).max(50).default(6),
 });
 /** A day ahead the person spoke of (or days), in the message that said it. */
 export const UpcomingItem = z.object({
-  /** The first day it names from today on (YYYY-MM-DD, the person's calendar). */
+  /** The first day it names from today on (YYYY-MM-DD, the person's calendar); before today for a plan gone by (`daysBack`). */
   day: z.string(),
   /** The last of the days it names, when they are several ("next week", "December 3rd to 7th"). */
   until: z.string().optional(),

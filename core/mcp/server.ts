@@ -162,7 +162,7 @@ export function createMcpServer(o: McpServerOptions): McpServer {
         "Call this at the start of every conversation, before your first reply, with the person's opening message as `query`. " +
         'Returns one Markdown block of what you remember about them, to keep in mind for the whole conversation: what you know about them ' +
         '(their most important facts), what is coming up (what they said of the days ahead: an interview tomorrow, a trip next week, a birthday on Thursday, ' +
-        'each with anything said since that may have cancelled or moved it), ' +
+        'each with anything said since that may have cancelled or moved it), what has just gone by without a word since (a plan of the last days to ask after), ' +
         'what happened recently (the last turns said and the latest episodes, with their dates), and the memories related to the opening message ' +
         '(episodes, facts and the exact messages, each dated), most useful first, within `budget_tokens`. ' +
         'Call it again when the conversation turns to a subject you have no context for.',

@@ -16,9 +16,15 @@ import {
 import { sentenceSpans } from '../text/sentences.js';
 import { tokenize } from '../text/tokenize.js';
 
-/** A day ahead that the person spoke of (or days: "next week"), and what was said of it. */
+/**
+ * A day ahead that the person spoke of (or days: "next week"), and what was said of it; or one that has
+ * gone by since, of which nothing was said after it came.
+ */
 export interface Upcoming {
-  /** The first day it names from today on (YYYY-MM-DD, the person's calendar). */
+  /**
+   * The first day it names from today on (YYYY-MM-DD, the person's calendar); before today for a plan
+   * gone by.
+   */
   day: string;
   /** The last day of the days it names, when they are several ("next week", "December 3rd to 7th"). */
   until?: string;
@@ -51,6 +57,8 @@ export const SPOKEN_AHEAD_MS = 60 * DAY_MS;
 const EPISODES = 20;
 /** How many days ahead a birthday or an anniversary is coming up, however few the plans are read for. */
 const YEARLY_NOTICE_DAYS = 14;
+/** Plans gone by listed at most: the few a companion may ask after. */
+const GONE_BY = 3;
 /** Days and weeks: "next month" is too far from any one day to be coming up. */
 const GRANULARITIES: readonly string[] = ['day', 'week'];
 
@@ -69,39 +77,49 @@ const byDay = (a: { day: string; until?: string }, b: { day: string; until?: str
  * the messages that say them, and in the turns `o.unbuilt` just said that no episode holds yet.
  * Soonest first, the person's own words first, then those naming the plan, then the latest said; each
  * plan once, with what was said since that may call it off or move it (`later`).
+ *
+ * With `o.back`, also the plans of the days gone by in the `back` days before today ("the interview on
+ * Friday" on Saturday), said before their day and neither called off nor talked about since it came:
+ * what a companion may ask after. At most GONE_BY of them, first.
  */
 export async function upcomingMentions(
   ctx: EngineContext,
   ownerId: string,
   now: Date,
   utcOffsetMin: number,
-  o: { days: number; limit: number; unbuilt: readonly StoredMessage[] },
+  o: { days: number; back?: number; limit: number; unbuilt: readonly StoredMessage[] },
 ): Promise<Upcoming[]> {
-  const from = localDate(now, utcOffsetMin);
+  const today = localDate(now, utcOffsetMin);
+  const from = localDate(new Date(now.getTime() - (o.back ?? 0) * DAY_MS), utcOffsetMin);
   const to = localDate(new Date(now.getTime() + o.days * DAY_MS), utcOffsetMin);
   const since = new Date(now.getTime() - SPOKEN_AHEAD_MS);
   // The days ahead by month and day: where a birthday said any year before falls this time — from
   // further ahead than a plan, time enough to find a present.
   const byMonthDay = new Map<string, string>();
   const yearlyTo = localDate(new Date(now.getTime() + Math.max(o.days, YEARLY_NOTICE_DAYS) * DAY_MS), utcOffsetMin);
-  for (let t = Date.parse(from); t <= Date.parse(yearlyTo); t += DAY_MS) {
+  for (let t = Date.parse(today); t <= Date.parse(yearlyTo); t += DAY_MS) {
     const day = localDate(new Date(t), 0);
     byMonthDay.set(day.slice(5), day);
   }
-  /** The days ahead a reference said at `said` names, or null. */
-  const ahead = (r: Reference, said: Date): Pick<Upcoming, 'day' | 'until'> | null => {
+  /**
+   * The days ahead a reference said at `said` names, or null; a day gone by only when it was said
+   * before that day began. Without `said`, whether it names such days at all.
+   */
+  const ahead = (r: Reference, said?: Date): Pick<Upcoming, 'day' | 'until'> | null => {
     if (r.yearly) {
       const day = byMonthDay.get(r.start.slice(5)); // 29 February only where this year has it
       return day ? { day } : null;
     }
-    if (said < since || !GRANULARITIES.includes(r.granularity) || r.start > to || (r.end ?? r.start) < from) return null;
-    return { day: r.start < from ? from : r.start, ...(r.end ? { until: r.end } : {}) };
+    if ((said && said < since) || !GRANULARITIES.includes(r.granularity) || r.start > to || (r.end ?? r.start) < from) return null;
+    const until = r.end ? { until: r.end } : {};
+    if ((r.end ?? r.start) >= today) return { day: r.start < today ? today : r.start, ...until };
+    return !said || localDate(said, utcOffsetMin) < r.start ? { day: r.start, ...until } : null;
   };
   const read = ctx.store.read;
   const recent = await read.episodes.namingDays(ownerId, { since, until: now }, { from, to, granularities: GRANULARITIES }, EPISODES);
   const yearly = await read.episodes.namingYearly(ownerId, now, [...byMonthDay.keys()], EPISODES);
   // The phrases that name those days in each episode: only its messages that say one are read again.
-  const phrases = new Map([...recent, ...yearly].map((e) => [e.id, e.references.filter((r) => ahead(r, now)).map((r) => r.phrase)]));
+  const phrases = new Map([...recent, ...yearly].map((e) => [e.id, e.references.filter((r) => ahead(r)).map((r) => r.phrase)]));
   const told = await read.conversations.messagesOfEpisodes(ownerId, [...phrases.keys()]);
   const toldIds = new Set(told.map((m) => m.id));
   const unbuilt = o.unbuilt.filter((m) => !toldIds.has(m.id));
@@ -138,27 +156,71 @@ export async function upcomingMentions(
   // Friday" said again on Wednesday). Two plans of one day in one talk ("the interview on Friday at 10",
   // then "dentist on Friday at 4") are two. What calls off the day it names ("the dentist cancelled
   // Thursday") is not what is coming up on it.
-  const said = (u: Upcoming) => withoutTimeNotes(`${u.answers?.text ?? ''} ${u.text}`);
-  const plan = new Map(out.map((u) => [u, namesPlan(said(u))]));
+  const planText = (u: Upcoming) => withoutTimeNotes(u.answers ? `${u.answers.text} ${u.text}` : u.text);
+  const plan = new Map(out.map((u) => [u, namesPlan(planText(u))]));
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
   const vague = (u: Upcoming) => (plan.get(u) ? 0 : 1);
   out.sort((a, b) => byDay(a, b) || own(a) - own(b) || vague(a) - vague(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
   const things = new Map<Upcoming, Set<string>>();
   const planThings = (u: Upcoming) => {
     let t = things.get(u);
-    if (!t) things.set(u, (t = commonTerms(said(u))));
+    if (!t) things.set(u, (t = commonTerms(planText(u))));
     return t;
   };
   const samePlan = (k: Upcoming, u: Upcoming) =>
     [...planThings(k)].some((t) => planThings(u).has(t)) ||
     ((k.message.episodeId ?? k.message.id) === (u.message.episodeId ?? u.message.id) && !(plan.get(k) && plan.get(u)));
   const shown: Upcoming[] = [];
+  const gone = (u: Upcoming) => u.day < today;
   for (const u of out) {
-    if (shown.length === o.limit) break;
-    if (callsOff(u.message.text)) continue;
+    if (callsOff(u.message.text) || (!gone(u) && shown.filter((k) => !gone(k)).length === o.limit)) continue;
     if (!shown.some((k) => k.day === u.day && k.until === u.until && samePlan(k, u))) shown.push(u);
   }
-  return withChanges(ctx, ownerId, now, shown, messages);
+  const changed = await withChanges(ctx, ownerId, now, shown, messages);
+  // A plan gone by that was called off or moved is not one; one talked about since its day came, the
+  // companion has heard of.
+  const goneBy = changed.filter((u) => gone(u) && !u.later);
+  const unheard = await notTalkedAboutSince(ctx, ownerId, now, utcOffsetMin, goneBy, planThings, messages);
+  return [...unheard, ...changed.filter((u) => !gone(u))];
+}
+
+/**
+ * The latest GONE_BY of the plans gone by (oldest first) that nobody but a companion spoke of again
+ * once their day had come ("the interview went well!"): no message since names a thing the plan names,
+ * among those read already (the plans' episodes, the turns just said) or in the episodes since that
+ * the keyword index finds naming them.
+ */
+async function notTalkedAboutSince(
+  ctx: EngineContext,
+  ownerId: string,
+  now: Date,
+  utcOffsetMin: number,
+  plans: readonly Upcoming[],
+  thingsOf: (u: Upcoming) => Set<string>,
+  known: readonly StoredMessage[],
+): Promise<Upcoming[]> {
+  const out: Upcoming[] = [];
+  const read = ctx.store.read;
+  for (const u of [...plans].reverse()) {
+    if (out.length === GONE_BY) break;
+    const things = thingsOf(u);
+    // The day's start on the person's calendar.
+    const came = new Date(Date.parse(`${u.day}T00:00:00Z`) - utcOffsetMin * 60_000);
+    const { hits } = things.size
+      ? await read.bm25.search(ownerId, [...things], {
+          limit: EPISODES,
+          filters: { since: came, until: now },
+          params: ctx.config.retrieval.bm25,
+        })
+      : { hits: [] };
+    const more = await read.conversations.messagesOfEpisodes(
+      ownerId,
+      hits.map((h) => h.episodeId),
+    );
+    const since = [...known, ...more].filter((m) => m.sentAt >= came && m.sentAt <= now && m.role !== 'assistant');
+    if (!since.some((m) => [...commonTerms(m.text)].some((t) => things.has(t)))) out.unshift(u);
+  }
+  return out;
 }
 
 /** The turn before each message of a talk, when someone else said it (askedAt): what the message may answer. */
@@ -288,6 +350,6 @@ async function withChanges(
  * inside a sentence are left out ("Helix", "Sam"), a sentence's first word is kept ("Dinner with Sam").
  */
 function commonTerms(text: string): Set<string> {
-  const lowered = text.replace(/(^|[.!?]\s+)(\p{Lu})/gu, (_, before: string, c: string) => before + c.toLowerCase());
+  const lowered = text.replace(/(^\s*|[.!?]\s+)(\p{Lu})/gu, (_, before: string, c: string) => before + c.toLowerCase());
   return contentTerms(lowered.replace(/\b\p{Lu}[\p{L}\p{N}'’-]*/gu, ' '));
 }

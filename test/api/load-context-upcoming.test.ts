@@ -422,3 +422,52 @@ describe('loadContext: two plans of one day said in one talk', () => {
     ]);
   });
 });
+
+describe('loadContext: plans gone by, not talked about since', () => {
+  const ownerId = newOwner('gone-by');
+  const engine = lenaSaid(ownerId, {
+    // Monday to Wednesday, 23–25 November 2026, in UTC+01:00.
+    monday: [
+      ['I have my final interview at Helix on Friday at 10.', '2026-11-23T19:00:00+01:00'],
+      ['Dentist on Thursday at 4, ugh.', '2026-11-23T19:02:00+01:00'],
+      ['And Wednesday I am seeing the flat on Rua Augusta.', '2026-11-23T19:04:00+01:00'],
+      ['Pottery class on Thursday evening.', '2026-11-23T19:06:00+01:00'],
+      ['Lunch with Ana on Saturday.', '2026-11-23T19:08:00+01:00'],
+    ],
+    // Called off before its day.
+    tuesday: [['The pottery class got cancelled, the teacher is sick.', '2026-11-24T12:00:00+01:00']],
+    // Thursday: the dentist, talked about once its day came.
+    thursday: [['The dentist says I need a filling.', '2026-11-26T18:00:00+01:00']],
+    // Said on its day: not a plan gone by.
+    friday: [['Packing for the flight on Friday, so tired.', '2026-11-27T08:00:00+01:00']],
+  });
+
+  it('lists the plans of the last days that nothing was said of since, before what is coming up', async () => {
+    const { items, today } = await engine().call('listUpcoming', {
+      ownerId,
+      now: new Date('2026-11-28T09:00:00+01:00'),
+      utcOffsetMin: 60,
+      daysBack: 3,
+    });
+    expect(today).toBe('2026-11-28');
+    expect(items.map((u) => [u.day, u.text])).toEqual([
+      ['2026-11-25', 'And Wednesday (2026-11-25) I am seeing the flat on Rua Augusta.'],
+      ['2026-11-27', 'I have my final interview at Helix on Friday at 10 (2026-11-27).'],
+      ['2026-11-28', 'Lunch with Ana on Saturday (2026-11-28).'],
+    ]);
+    // Without daysBack, only what is to come.
+    const ahead = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-28T09:00:00+01:00'), utcOffsetMin: 60 });
+    expect(ahead.items.map((u) => u.day)).toEqual(['2026-11-28']);
+
+    const out = await engine().call('loadContext', { ownerId, now: '2026-11-28T09:00:00+01:00' });
+    const lines = out.markdown.split('\n');
+    const gone = lines.indexOf('### Gone by, not talked about since');
+    expect(gone).toBeGreaterThan(0);
+    expect(lines[gone + 2]).toBe(
+      '- Friday, 27 November 2026 (yesterday) — Lena, Monday, 23 November 2026, 19:00: “I have my final interview at Helix on Friday at 10 (2026-11-27).”',
+    );
+    expect(lines.indexOf('### Coming up')).toBeGreaterThan(gone);
+    expect(out.sections.goneBy.map((u) => u.day)).toEqual(['2026-11-25', '2026-11-27']);
+    expect(out.sections.upcoming.map((u) => u.day)).toEqual(['2026-11-28']);
+  });
+});

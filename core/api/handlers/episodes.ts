@@ -69,7 +69,7 @@ export function episodeHandlers({
       const offset = i.utcOffsetMin ?? -now.getTimezoneOffset();
       const since = new Date(now.getTime() - SPOKEN_AHEAD_MS);
       const unbuilt = await store.read.conversations.recentPending(i.ownerId, since, now, UNBUILT_READ);
-      const found = await upcomingMentions(ctx, i.ownerId, now, offset, { days: i.days, limit: i.limit, unbuilt });
+      const found = await upcomingMentions(ctx, i.ownerId, now, offset, { days: i.days, back: i.daysBack, limit: i.limit, unbuilt });
       return {
         today: localDate(now, offset),
         items: found.map((u) => ({

@@ -67,6 +67,9 @@ const RECENT_SHARE = 1 / 6;
 const UPCOMING_DAYS = 7;
 const UPCOMING = 6;
 const UPCOMING_SHARE = 1 / 8;
+/** "Gone by, not talked about since": plans of the last GONE_BY_DAYS days (listUpcoming's `daysBack`), at most GONE_BY_SHARE. */
+const GONE_BY_DAYS = 3;
+const GONE_BY_SHARE = 1 / 16;
 
 const shorten = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -90,6 +93,17 @@ function quoted(m: Quotable | (Omit<Quotable, 'sentAt'> & Pick<StoredMessage, 's
     sentAt,
     utcOffsetMin: m.utcOffsetMin,
     when: at(sentAt, m.utcOffsetMin),
+  };
+}
+
+/** A plan as loadContext's sections give it: the message that said it, its days, what changed it and what it answers. */
+function plan({ day, until, message, later, answers }: UpcomingItem) {
+  return {
+    day,
+    ...(until ? { until } : {}),
+    ...(later ? { later: quoted(later.message) } : {}),
+    ...(answers ? { answers: quoted(answers.message) } : {}),
+    ...quoted(message),
   };
 }
 
@@ -208,13 +222,17 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   };
   const periodEpisodes = inPeriod ? (await op('listEpisodes', inPeriod)).episodes : null;
   // What the person said of the days ahead, whatever the opening: the companion's "good luck tomorrow".
-  const { today, items: upcoming } = await op('listUpcoming', {
+  const { today, items: plans } = await op('listUpcoming', {
     ownerId: i.ownerId,
     now,
     utcOffsetMin: offset,
     days: UPCOMING_DAYS,
+    daysBack: GONE_BY_DAYS,
     limit: UPCOMING,
   });
+  const upcoming = plans.filter((u) => u.day >= today);
+  // Plans whose day came and went without a word since: the companion's "how did it go?".
+  const goneBy = plans.filter((u) => u.day < today);
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
@@ -315,25 +333,37 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     used: 0,
     skip: (x) => x.key !== null && inRelated('fact', x.key),
   };
-  const upcomingSection: Section<UpcomingItem> = {
-    header: '### Coming up',
-    blocks: upcoming.map((u) => {
-      const inDays = Math.round((Date.parse(u.day) - Date.parse(today)) / 86_400_000);
-      const soon = inDays === 0 ? 'today' : inDays === 1 ? 'tomorrow' : `in ${inDays} days`;
-      const days = u.until
-        ? `${describeDay(u.day)} – ${describeDay(u.until)} (${inDays < 2 ? `from ${soon}` : soon})`
-        : `${describeDay(u.day)} (${soon})`;
-      const when = (m: UpcomingItem['message']) => at(m.sentAt, m.utcOffsetMin, m.utcOffsetMin !== offset);
-      const since = u.later
-        ? ` Since then, ${u.later.message.speaker}, ${when(u.later.message)}: “${shorten(u.later.text, TURN_CHARS)}”`
-        : '';
-      const asked = u.answers ? `, answering ${u.answers.message.speaker}’s “${shorten(u.answers.text, TURN_CHARS)}”` : '';
-      return block([`- ${days} — ${u.message.speaker}, ${when(u.message)}${asked}: “${shorten(u.text, TURN_CHARS)}”${since}`], u);
-    }),
+  const planLine = (u: UpcomingItem) => {
+    const inDays = Math.round((Date.parse(u.day) - Date.parse(today)) / 86_400_000);
+    const soon =
+      inDays === 0
+        ? 'today'
+        : inDays === 1
+          ? 'tomorrow'
+          : inDays === -1
+            ? 'yesterday'
+            : inDays < 0
+              ? `${-inDays} days ago`
+              : `in ${inDays} days`;
+    const days = u.until
+      ? `${describeDay(u.day)} – ${describeDay(u.until)} (${inDays === 0 || inDays === 1 ? `from ${soon}` : soon})`
+      : `${describeDay(u.day)} (${soon})`;
+    const when = (m: UpcomingItem['message']) => at(m.sentAt, m.utcOffsetMin, m.utcOffsetMin !== offset);
+    const since = u.later
+      ? ` Since then, ${u.later.message.speaker}, ${when(u.later.message)}: “${shorten(u.later.text, TURN_CHARS)}”`
+      : '';
+    const asked = u.answers ? `, answering ${u.answers.message.speaker}’s “${shorten(u.answers.text, TURN_CHARS)}”` : '';
+    return block([`- ${days} — ${u.message.speaker}, ${when(u.message)}${asked}: “${shorten(u.text, TURN_CHARS)}”${since}`], u);
+  };
+  const plansSection = (header: string, items: readonly UpcomingItem[]): Section<UpcomingItem> => ({
+    header,
+    blocks: items.map(planLine),
     chosen: new Set(),
     used: 0,
     skip: () => false,
-  };
+  });
+  const goneBySection = plansSection('### Gone by, not talked about since', goneBy);
+  const upcomingSection = plansSection('### Coming up', upcoming);
   const recentSection: Section<RecentItem> = {
     header: period ? `### ${periodHeading(period)}` : '### Recently',
     blocks: [...(period ? [] : unbuiltBlocks(unbuilt, new Set(), offset)), ...recentBlocks],
@@ -344,9 +374,10 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
 
   const title = `## What I remember — now is ${at(now.toISOString(), offset, false)} (all times ${formatOffset(offset)} unless marked)`;
   const available = Math.max(0, i.budgetTokens - estimateTokens(title));
-  const sections = [aboutSection, upcomingSection, recentSection, relatedSection] as unknown as Section<unknown>[];
+  const sections = [aboutSection, goneBySection, upcomingSection, recentSection, relatedSection] as unknown as Section<unknown>[];
   const spent = () => sections.reduce((sum, x) => sum + x.used, 0);
   fill(upcomingSection, Math.floor(available * UPCOMING_SHARE));
+  fill(goneBySection, Math.floor(available * GONE_BY_SHARE));
   if (query) {
     const aboutShare = Math.floor(available * ABOUT_SHARE);
     // Kept for Recently: its turns just said and recent episodes, up to its share.
@@ -379,7 +410,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   }
 
   const body = sections.flatMap(render);
-  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length + unbuilt.length + upcoming.length === 0;
+  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length + unbuilt.length + plans.length === 0;
   const note = empty
     ? 'Nothing remembered yet.'
     : periodEpisodes?.length === 0
@@ -418,16 +449,17 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
           : [],
       ),
       unbuilt: picked(recentSection).flatMap(({ item: x }) => (x.kind === 'turns' ? x.messages.map(quoted) : [])),
-      upcoming: picked(upcomingSection).map(({ item: { day, until, message, later, answers } }) => ({
-        day,
-        ...(until ? { until } : {}),
-        ...(later ? { later: quoted(later.message) } : {}),
-        ...(answers ? { answers: quoted(answers.message) } : {}),
-        ...quoted(message),
-      })),
+      upcoming: picked(upcomingSection).map(({ item }) => plan(item)),
+      goneBy: picked(goneBySection).map(({ item }) => plan(item)),
       related: picked(relatedSection).map((b) => b.item),
     },
-    left: { about: left(aboutSection), upcoming: left(upcomingSection), recent: left(recentSection), related: left(relatedSection) },
+    left: {
+      about: left(aboutSection),
+      goneBy: left(goneBySection),
+      upcoming: left(upcomingSection),
+      recent: left(recentSection),
+      related: left(relatedSection),
+    },
     warnings: [...new Set(warnings)],
   };
 }
