@@ -164,7 +164,7 @@ export async function upcomingMentions(
   const things = new Map<Upcoming, Set<string>>();
   const planThings = (u: Upcoming) => {
     let t = things.get(u);
-    if (!t) things.set(u, (t = commonTerms(planText(u))));
+    if (!t) things.set(u, (t = thingsOfPlan(u)));
     return t;
   };
   const samePlan = (k: Upcoming, u: Upcoming) =>
@@ -218,7 +218,7 @@ async function notTalkedAboutSince(
       hits.map((h) => h.episodeId),
     );
     const since = [...known, ...more].filter((m) => m.sentAt >= came && m.sentAt <= now && m.role !== 'assistant');
-    if (!since.some((m) => [...commonTerms(m.text)].some((t) => things.has(t)))) out.unshift(u);
+    if (!since.some((m) => speaksOf(m.text, things))) out.unshift(u);
   }
   return out;
 }
@@ -343,6 +343,16 @@ async function withChanges(
       later: { message: later, text: quoteAt(later.text, findTimeMentions(later.text, later.sentAt, later.utcOffsetMin), change) },
     };
   });
+}
+
+/** The things a plan names, in its message and the question it answers ("When is your interview?" — "Friday at 10."). */
+export function thingsOfPlan(u: { text: string; answers?: { text: string } | undefined }): Set<string> {
+  return commonTerms(withoutTimeNotes(u.answers ? `${u.answers.text} ${u.text}` : u.text));
+}
+
+/** Whether a text names a thing the plan names: "The interview went great!" speaks of the interview on Friday. */
+export function speaksOf(text: string, things: ReadonlySet<string>): boolean {
+  return [...commonTerms(text)].some((t) => things.has(t));
 }
 
 /**

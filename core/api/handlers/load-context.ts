@@ -4,6 +4,7 @@ import type { StoredMessage } from '../../domain/conversation.js';
 import type { EpisodeHeader } from '../../store/episodes.js';
 import { packEvidence, shortTitle } from '../../retrieval/pack.js';
 import { namesOnlyPeriods, readPeriod, timeAnchors, type ReadPeriod } from '../../retrieval/query-time.js';
+import { speaksOf, thingsOfPlan } from '../../retrieval/upcoming.js';
 import { describeDay, describeSpan, formatOffset } from '../../text/describe.js';
 import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
@@ -231,8 +232,9 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     limit: UPCOMING,
   });
   const upcoming = plans.filter((u) => u.day >= today);
-  // Plans whose day came and went without a word since: the companion's "how did it go?".
-  const goneBy = plans.filter((u) => u.day < today);
+  // Plans whose day came and went without a word since: the companion's "how did it go?" — unless the
+  // opening speaks of it ("The interview went great!").
+  const goneBy = plans.filter((u) => u.day < today && !(i.query && speaksOf(i.query, thingsOfPlan(u))));
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
