@@ -1,5 +1,15 @@
 import fs from 'node:fs';
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+  type CipherGCM,
+  type DecipherGCM,
+} from 'node:crypto';
+import { Transform } from 'node:stream';
 import { NemoriError } from '../domain/errors.js';
 
 /**
@@ -67,7 +77,8 @@ function requirePassphrase(passphrase: string): void {
   if (passphrase.length === 0) throw new NemoriError('INVALID_INPUT', 'give a passphrase (it cannot be empty)');
 }
 
-export async function seal(plain: Uint8Array, passphrase: string): Promise<Buffer> {
+/** A new key and header for sealing: the bytes that go before the ciphertext, and the cipher. */
+async function sealer(passphrase: string): Promise<{ prefix: Buffer; cipher: CipherGCM }> {
   requirePassphrase(passphrase);
   const salt = randomBytes(16);
   const iv = randomBytes(12);
@@ -87,19 +98,45 @@ export async function seal(plain: Uint8Array, passphrase: string): Promise<Buffe
   const prefix = Buffer.concat([MAGIC, length, headerBytes]);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(prefix);
-  const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-  return Buffer.concat([prefix, body, cipher.getAuthTag()]);
+  return { prefix, cipher };
 }
 
-function readHeader(sealed: Buffer, name: string): { header: Header; prefix: Buffer } {
+export async function seal(plain: Uint8Array, passphrase: string): Promise<Buffer> {
+  const { prefix, cipher } = await sealer(passphrase);
+  return Buffer.concat([prefix, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+}
+
+/** `seal` as a stream: what goes through comes out sealed, the same bytes `seal` would give for all of it. */
+export async function sealing(passphrase: string): Promise<Transform> {
+  const { prefix, cipher } = await sealer(passphrase);
+  let begun = false;
+  const begin = (t: Transform) => {
+    if (!begun) t.push(prefix);
+    begun = true;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      begin(this);
+      done(null, cipher.update(chunk));
+    },
+    flush(done) {
+      begin(this);
+      this.push(cipher.final());
+      done(null, cipher.getAuthTag());
+    },
+  });
+}
+
+/** The header of a sealed file of `size` bytes, read from its first bytes (`head`). */
+function readHeader(head: Buffer, size: number, name: string): { header: Header; prefix: Buffer } {
   const damaged = () => new NemoriError('INVALID_INPUT', `${name} is damaged: its encryption header cannot be read`);
-  if (sealed.length < MAGIC.length + 4 + TAG_BYTES) throw damaged();
-  const length = sealed.readUInt32BE(MAGIC.length);
+  if (size < MAGIC.length + 4 + TAG_BYTES || head.length < MAGIC.length + 4) throw damaged();
+  const length = head.readUInt32BE(MAGIC.length);
   const end = MAGIC.length + 4 + length;
-  if (end + TAG_BYTES > sealed.length) throw damaged();
+  if (end + TAG_BYTES > size || end > head.length) throw damaged();
   let header: Header;
   try {
-    header = JSON.parse(sealed.subarray(MAGIC.length + 4, end).toString('utf8')) as Header;
+    header = JSON.parse(head.subarray(MAGIC.length + 4, end).toString('utf8')) as Header;
   } catch {
     throw damaged();
   }
@@ -113,43 +150,84 @@ function readHeader(sealed: Buffer, name: string): { header: Header; prefix: Buf
     header.p <= 4 &&
     [header.salt, header.iv, header.check].every((x) => typeof x === 'string');
   if (!sane) throw damaged();
-  return { header, prefix: sealed.subarray(0, end) };
+  return { header, prefix: head.subarray(0, end) };
 }
 
-/**
- * The plain bytes of a sealed file; nothing is written. A wrong passphrase and a file changed after it
- * was sealed (one flipped byte anywhere) are both refused, each with its own message.
- */
-export async function unseal(sealed: Buffer, passphrase: string, name: string): Promise<Buffer> {
+/** The key of a sealed file, once the passphrase is known right; and how to decipher it. */
+async function opener(
+  head: Buffer,
+  size: number,
+  passphrase: string,
+  name: string,
+): Promise<{ prefix: Buffer; decipher: () => DecipherGCM }> {
   requirePassphrase(passphrase);
-  const { header, prefix } = readHeader(sealed, name);
+  const { header, prefix } = readHeader(head, size, name);
   const { key, check } = await deriveKeys(passphrase, Buffer.from(header.salt, 'base64'), header);
   const expected = Buffer.from(header.check, 'base64');
   const actual = checkOf(check);
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
     throw new NemoriError('INVALID_INPUT', `wrong passphrase for ${name} (nothing was changed)`);
   }
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(header.iv, 'base64'));
-  decipher.setAAD(prefix);
-  decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+  return {
+    prefix,
+    decipher: () => createDecipheriv('aes-256-gcm', key, Buffer.from(header.iv, 'base64')).setAAD(prefix),
+  };
+}
+
+const changed = (name: string) =>
+  new NemoriError(
+    'INVALID_INPUT',
+    `${name} was changed or damaged after it was written: it fails its integrity check and cannot be trusted (nothing was changed)`,
+  );
+
+/**
+ * The plain bytes of a sealed file; nothing is written. A wrong passphrase and a file changed after it
+ * was sealed (one flipped byte anywhere) are both refused, each with its own message.
+ */
+export async function unseal(sealed: Buffer, passphrase: string, name: string): Promise<Buffer> {
+  const { prefix, decipher } = await opener(sealed, sealed.length, passphrase, name);
+  const d = decipher().setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(prefix.length, sealed.length - TAG_BYTES)), decipher.final()]);
+    return Buffer.concat([d.update(sealed.subarray(prefix.length, sealed.length - TAG_BYTES)), d.final()]);
   } catch {
-    throw new NemoriError(
-      'INVALID_INPUT',
-      `${name} was changed or damaged after it was written: it fails its integrity check and cannot be trusted (nothing was changed)`,
-    );
+    throw changed(name);
   }
+}
+
+/**
+ * `unseal` for a file of any size: the whole file is checked first, reading it through (a wrong
+ * passphrase, a changed file: refused before anything is made of it), then its plain bytes are given
+ * as a stream, read again.
+ */
+export async function unsealFile(file: string, passphrase: string, name: string): Promise<AsyncGenerator<Buffer>> {
+  const size = fs.statSync(file).size;
+  const fd = fs.openSync(file, 'r');
+  let head: Buffer;
+  let tag: Buffer;
+  try {
+    head = Buffer.alloc(Math.min(size, 64 * 1024));
+    head = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0));
+    tag = Buffer.alloc(TAG_BYTES);
+    fs.readSync(fd, tag, 0, TAG_BYTES, Math.max(0, size - TAG_BYTES));
+  } finally {
+    fs.closeSync(fd);
+  }
+  const { prefix, decipher } = await opener(head, size, passphrase, name);
+  async function* plain(): AsyncGenerator<Buffer> {
+    const d = decipher().setAuthTag(tag);
+    for await (const part of fs.createReadStream(file, { start: prefix.length, end: size - TAG_BYTES - 1 })) yield d.update(part as Buffer);
+    yield d.final();
+  }
+  try {
+    const check = plain();
+    while (!(await check.next()).done);
+  } catch {
+    throw changed(name);
+  }
+  return plain();
 }
 
 /** A backup's bytes as written: sealed with the passphrase when there is one. */
 export async function sealBackup(plain: Buffer, passphrase: string | undefined): Promise<Buffer> {
   return passphrase === undefined ? plain : seal(plain, passphrase);
-}
-
-/** A backup's plain bytes: a sealed one opened with its passphrase (asked for when missing), a plain one as it is. */
-export async function openSealedBackup(bytes: Buffer, passphrase: string | undefined, name: string): Promise<Buffer> {
-  if (!isSealed(bytes)) return bytes;
-  if (passphrase === undefined) throw new NemoriError('INVALID_INPUT', `${name} is encrypted: give its passphrase to restore it`);
-  return unseal(bytes, passphrase, name);
 }

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { PGlite, protocol, type PGliteOptions } from '@electric-sql/pglite';
 import { NemoriError } from '../domain/errors.js';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { acquireLock, type DirLock } from './lock.js';
-import { readBackupArchive } from './backup-archive.js';
+import { openBackupArchive, unpackBackupArchive, writeBackupArchive } from './backup-archive.js';
 import { finishInterruptedRestore, makePrivate, removeRestoredAsides } from './data-folder.js';
 import { defaultMigrationsDir, migrate } from './migrate.js';
 import { PreparedStatements } from './prepared.js';
@@ -91,11 +91,10 @@ function oneWasmCompileTask(): void {
   v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
 }
 
-function pgliteOptions(dataDir: string | undefined, loadDataDir?: Blob): PGliteOptions {
+function pgliteOptions(dataDir: string | undefined): PGliteOptions {
   oneWasmCompileTask();
   return {
     dataDir,
-    ...(loadDataDir ? { loadDataDir } : {}),
     // amcheck only for `health --deep` (its B-tree check); loaded with the store, created on first use.
     extensions: { vector, amcheck },
     startParams: [...PGlite.defaultStartParams, ...STARTUP_SETTINGS.flatMap(([name, value]) => ['-c', `${name}=${value}`])],
@@ -395,12 +394,29 @@ export class Store {
     await this.db.exec('ANALYZE bm25_postings, bm25_terms, bm25_docs');
   }
 
-  /** A consistent copy of the whole database as a gzipped tarball (PGlite's dumpDataDir), sealed when a passphrase is given. */
+  /**
+   * A consistent copy of the whole database as a gzipped tarball, sealed when a passphrase is given,
+   * readable by the person only (it holds every message). The data folder is written from disk once
+   * a checkpoint has put everything in its files, with the database held meanwhile (what PGlite's own
+   * dump does, without building the archive in memory: core/store/backup-archive.ts). A store kept in
+   * memory is dumped by PGlite.
+   */
   async backup(file: string, passphrase?: string): Promise<void> {
     this.assertOpen();
-    const blob = await this.db.dumpDataDir('gzip');
-    // A backup holds every message: for the person only, wherever it is written.
-    fs.writeFileSync(file, await sealBackup(Buffer.from(await blob.arrayBuffer()), passphrase), { mode: 0o600 });
+    if (!this.dir) {
+      const blob = await this.db.dumpDataDir('gzip');
+      fs.writeFileSync(file, await sealBackup(Buffer.from(await blob.arrayBuffer()), passphrase), { mode: 0o600 });
+      return;
+    }
+    const dataDir = path.join(this.dir, 'pg');
+    const db = this.db;
+    // No transaction open, no statement running, until the copy is made.
+    await db._runExclusiveTransaction(() =>
+      db.runExclusive(async () => {
+        await db.execProtocol(protocol.serialize.query('CHECKPOINT'));
+        await writeBackupArchive(dataDir, file, passphrase);
+      }),
+    );
   }
 
   /**
@@ -412,12 +428,13 @@ export class Store {
   static async unpackBackup(dir: string, file: string, passphrase?: string): Promise<{ schemaVersion: number }> {
     const pg = path.join(dir, 'pg');
     if (fs.existsSync(pg)) throw new Error(`${pg} already holds a database`);
-    const data = await readBackupArchive(file, passphrase);
+    const bytes = await openBackupArchive(file, passphrase);
     fs.mkdirSync(dir, { recursive: true });
     try {
+      await unpackBackupArchive(bytes, pg, file);
       let db: PGlite;
       try {
-        db = await PGlite.create(pgliteOptions(pg, data));
+        db = await PGlite.create(pgliteOptions(pg));
       } catch {
         throw new NemoriError('INVALID_INPUT', `${path.basename(file)} is not a Nemori backup (it is not a database archive)`);
       }

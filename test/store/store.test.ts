@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -179,13 +180,67 @@ describe('the store on disk', () => {
     expect(fs.readdirSync(parent)).toEqual(['db']);
   });
 
-  it('writes a backup that a new store can be opened from', async () => {
+  it('unpacks no file of a backup outside its folder', async () => {
+    // A tar made by hand: one entry that climbs out of the folder, and the file a data folder has.
+    const entry = (name: string, data: string) => {
+      const h = Buffer.alloc(512);
+      h.write(name, 0);
+      h.write('0000600\0', 100);
+      h.write(`${data.length.toString(8).padStart(11, '0')}\0`, 124);
+      h.write('00000000000\0', 136);
+      h.write('0', 156);
+      h.write('ustar\x0000', 257);
+      h.write('        ', 148);
+      h.write(
+        `${h
+          .reduce((n, b) => n + b, 0)
+          .toString(8)
+          .padStart(6, '0')}\0 `,
+        148,
+      );
+      const body = Buffer.alloc(Math.ceil(data.length / 512) * 512);
+      body.write(data);
+      return [h, body];
+    };
+    const parent = tempDir();
+    const file = path.join(parent, 'crafted.tar.gz');
+    fs.writeFileSync(
+      file,
+      zlib.gzipSync(Buffer.concat([...entry('/PG_VERSION', '17'), ...entry('/../../escaped', 'x'), Buffer.alloc(1024)])),
+    );
+    const dir = path.join(parent, 'restored');
+    await expect(Store.unpackBackup(dir, file)).rejects.toThrow(/crafted\.tar\.gz is not a Nemori backup \(it is not a database archive\)/);
+    expect(fs.readdirSync(parent)).toEqual(['crafted.tar.gz']);
+  });
+
+  it('writes a backup that a new store opens from, as the store was when it began, and no file when it fails', async () => {
     const dir = tempDir();
     const s = await Store.open({ dir });
+    const add = (id: string) =>
+      s.transaction((r) =>
+        r.conversations
+          .upsert('me', conversation(id, ['hello']), NOW)
+          .then(({ id: c }) => r.conversations.addMessages('me', c, conversation(id, ['hello']))),
+      );
     const file = path.join(dir, 'backup.tar.gz');
-    await s.backup(file);
-    await s.close();
-    expect(fs.statSync(file).size).toBeGreaterThan(1000);
+    try {
+      await add('before');
+      // A write asked for while the backup is made waits for it.
+      await Promise.all([s.backup(file), add('during')]);
+      expect(await s.read.conversations.withPendingMessages('me')).toHaveLength(2);
+      await expect(s.backup(path.join(dir, 'no such folder', 'backup.tar.gz'))).rejects.toThrow(/ENOENT/);
+      expect(fs.readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
+    } finally {
+      await s.close();
+    }
+    const restored = tempDir();
+    await Store.unpackBackup(restored, file);
+    const r = await Store.open({ dir: restored });
+    try {
+      expect(await r.read.conversations.withPendingMessages('me')).toHaveLength(1);
+    } finally {
+      await r.close();
+    }
   });
 });
 
