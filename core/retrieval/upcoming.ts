@@ -156,8 +156,7 @@ export async function upcomingMentions(
   // Friday" said again on Wednesday). Two plans of one day in one talk ("the interview on Friday at 10",
   // then "dentist on Friday at 4") are two. What calls off the day it names ("the dentist cancelled
   // Thursday") is not what is coming up on it.
-  const planText = (u: Upcoming) => withoutTimeNotes(u.answers ? `${u.answers.text} ${u.text}` : u.text);
-  const plan = new Map(out.map((u) => [u, namesPlan(planText(u))]));
+  const plan = new Map(out.map((u) => [u, namesPlan(planWords(u))]));
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
   const vague = (u: Upcoming) => (plan.get(u) ? 0 : 1);
   out.sort((a, b) => byDay(a, b) || own(a) - own(b) || vague(a) - vague(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
@@ -345,9 +344,16 @@ async function withChanges(
   });
 }
 
-/** The things a plan names, in its message and the question it answers ("When is your interview?" — "Friday at 10."). */
-export function thingsOfPlan(u: { text: string; answers?: { text: string } | undefined }): Set<string> {
-  return commonTerms(withoutTimeNotes(u.answers ? `${u.answers.text} ${u.text}` : u.text));
+type PlanSaid = { text: string; answers?: { text: string } | undefined };
+
+/** A plan's words without their time notes, after the question it answers ("When is your interview?" — "Friday at 10."). */
+function planWords(u: PlanSaid): string {
+  return withoutTimeNotes(u.answers ? `${u.answers.text} ${u.text}` : u.text);
+}
+
+/** The things a plan names, in its message and the question it answers. */
+export function thingsOfPlan(u: PlanSaid): Set<string> {
+  return commonTerms(planWords(u));
 }
 
 /** Whether a text names a thing the plan names: "The interview went great!" speaks of the interview on Friday. */

@@ -313,7 +313,7 @@ const ZH_TENSE: Tense = {
   ahead: (before) => /(?:改到|改成|改在|推到|推迟到|延到|延期到|延后到|挪到|约了|约好了?|约在|订了|订在|定了|定在)$/.test(before),
   habit: /通常|一般|总是|经常|往往|平时|每次/,
   plans: ZH_PLANS,
-  until: /什么时候|见\s*$/,
+  awaits: /什么时候|见\s*$/,
   judged: /很|真|太|不错|开心|难忘|好玩|好累|无聊|辛苦/,
 };
 
@@ -459,8 +459,8 @@ interface Tense {
    * 周四下午复诊)…
    */
   plans: RegExp;
-  /** …a farewell until then ("see you Monday", 周一晚上见), a question of when (什么时候)… */
-  until: RegExp;
+  /** …words that await a day: a farewell until then ("see you Monday", 周一晚上见), a question of when (什么时候)… */
+  awaits: RegExp;
   /** …unless it judges the day, which then was: "Great dinner on Saturday!", 周六聚会很开心. */
   judged: RegExp;
 }
@@ -474,7 +474,7 @@ const EN_TENSE: Tense = {
     (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|delayed)\b/i.test(sentence)),
   habit: /\b(?:usually|always|often|normally|generally|typically|never|days? off)\b/i,
   plans: EN_PLANS,
-  until: /\bsee you\b/i,
+  awaits: /\bsee you\b/i,
   // Not "good luck", which wishes it well.
   judged:
     /\b(?:great|fun|nice|amazing|awesome|lovely|wonderful|terrible|awful|horrible|good(?! luck)|bad|best|worst|boring|tiring|exhausting|stressful|brutal|thanks?)\b/i,
@@ -526,7 +526,7 @@ function byTense(
  */
 function tenseOf(sentence: string, ahead: boolean, tense: Tense, jotted: boolean): 'past' | 'to come' | 'both' | 'none' {
   const past = !ahead && tense.past.test(sentence);
-  const planned = jotted && (tense.plans.test(sentence) || tense.until.test(sentence));
+  const planned = jotted && (tense.plans.test(sentence) || tense.awaits.test(sentence));
   const toCome = ahead || tense.future.test(sentence) || (!past && planned && !tense.judged.test(sentence));
   return past && toCome ? 'both' : past ? 'past' : toCome ? 'to come' : 'none';
 }
