@@ -173,7 +173,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kind: 'password',
     label: 'password',
     patterns: [
-      /(?<pre>\b(?:password|passwd|passphrase|pwd|pw|passcode|pin)(?: (?:for|to|of|on|at) [\w.@-]+(?: [\w.@-]+){0,3})?(?:\s+(?:is|was|is now|will be)\s*[:：]?|['’]s(?=\s)|\s*[:=：])\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
+      /(?<pre>\b(?:password|passwd|passphrase|pwd|pw|passcode|pin)(?: (?:for|to|of|on|at) [\w.@-]+(?: [\w.@-]+){0,6})?(?:\s+(?:is|was|is now|will be)\s*[:：]?|['’]s(?=\s)|\s*[:=：])\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
       // A wifi's, jotted down: "wifi pass sunflower42".
       /(?<pre>\b(?:wi-?fi|wlan|router)\s+(?:pass|pw|key|code)\b(?:\s+is)?\s*[:=：]?\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
       /(?<pre>(?:密码|密碼|口令|PIN码|pin码)(?:\s*(?:是|为|為|改成了?|改为|设为|設為)\s*[:：]?|\s*[:：=])\s*["'“‘「]?)(?<s>[^\s，。,；;！!？?、"'“”‘’」]{3,})/g,

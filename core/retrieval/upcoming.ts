@@ -173,7 +173,10 @@ export async function upcomingMentions(
   const gone = (u: Upcoming) => u.day < today;
   for (const u of out) {
     if (callsOff(u.message.text) || (!gone(u) && shown.filter((k) => !gone(k)).length === o.limit)) continue;
-    if (!shown.some((k) => k.day === u.day && k.until === u.until && samePlan(k, u))) shown.push(u);
+    // What only names the day ("so nervous about Friday", a companion's "good luck tomorrow") adds
+    // nothing to a plan of that day.
+    const that = shown.filter((k) => k.day === u.day && k.until === u.until);
+    if (!that.some((k) => samePlan(k, u)) && (plan.get(u) || that.length === 0)) shown.push(u);
   }
   const changed = await withChanges(ctx, ownerId, now, shown, messages);
   // A plan gone by that was called off or moved is not one; one talked about since its day came, the

@@ -291,11 +291,17 @@ function wordStarts(text: string): Set<number> {
 /** What a plan is called, in the words people jot one down with ("Dentist on Friday at 4", 周四下午复诊). */
 const EN_PLANS =
   /\b(?:appointments?|meetings?|interviews?|exams?|tests?|flights?|trips?|visits?|dinner|lunch|brunch|party|class|lessons?|lectures?|seminars?|workshops?|conference|training|practice|calls?|check-?ups?|dentist|doctor|physio|therapy|vet|haircut|surgery|operation|deadline|presentation|demo|concert|gig|match|recital|wedding|rehearsal|shift|reservation)\b/i;
-const ZH_PLANS = /预约|面试|开会|会议|考试|航班|约会|聚会|聚餐|吃饭|见面|复诊|体检|手术|看牙|看病|培训|讲座|婚礼|演出/;
+const ZH_PLANS = /预约|面试|开会|会议|考试|航班|约会|聚会|聚餐|吃饭|见面|复诊|体检|手术|看牙|看病|培训|讲座|婚礼|演出|出差|旅行|搬家|出发/;
+/** Verbs of a timetable, whose present speaks of a day to come: "Maya flies in on Sunday". */
+const EN_TIMETABLE = 'arrives|arriving|leaves|leaving|flies|flying|lands|landing|departs|starts|starting|begins|returns';
+const EN_TIMETABLED = new RegExp(`\\b(?:${EN_TIMETABLE})\\b`, 'i');
 
-/** Whether a text names a plan ("the interview", 复诊), not only a day and how one feels about it ("so nervous about Friday"). */
+/**
+ * Whether a text names a plan ("the interview", 复诊, "Maya flies in"), not only a day and how one
+ * feels about it ("so nervous about Friday").
+ */
 export function namesPlan(text: string): boolean {
-  return EN_PLANS.test(text) || ZH_PLANS.test(text);
+  return EN_PLANS.test(text) || ZH_PLANS.test(text) || EN_TIMETABLED.test(text);
 }
 
 /**
@@ -424,8 +430,11 @@ const EN_TRAILING_JUNK = /[\s,)）]+$/;
  */
 const EN_PAST =
   /\b(?:was|were|wasn'?t|weren'?t|did|didn'?t|had|hadn'?t|went|came|saw|met|got|told|said|made|took|left|spent|bought|gave|found|felt|thought|ate|drove|flew|won|lost|began|wrote|ago|yesterday|last)\b|\b(?:i|we|he|she|they|you)\s+(?:\w+ly\s+)?(?!(?:n|f|bl|br|sp|proc|succ|exc|s|h)eed\b)\w+ed\b/i;
-const EN_FUTURE =
-  /\b(?:will|won'?t|shall|gonna|going to|wanna|want to|wants to|plan to|planning|let'?s|tomorrow|next|upcoming|until|till|am|is|are|have|has|need|needs|can|could|should|booked|reserved|scheduled|rescheduled|postponed|arranged|planned|signed up|registered)\b|['’](?:ll|re|m)\b/i;
+// With the present of what keeps a timetable: "Maya flies in on Sunday", "my course starts on Monday".
+const EN_FUTURE = new RegExp(
+  `\\b(?:will|won'?t|shall|gonna|going to|wanna|want to|wants to|plan to|planning|let'?s|tomorrow|next|upcoming|until|till|am|is|are|have|has|need|needs|can|could|should|booked|reserved|scheduled|rescheduled|postponed|arranged|planned|signed up|registered|opens|comes|coming|${EN_TIMETABLE})\\b|['’](?:ll|re|m)\\b`,
+  'i',
+);
 /**
  * After a weekday, the day of the month that fixes it: "Saturday the 5th", "Sat, 5th" (with its month
  * after it, "Friday the 20th of November", the date is stated and chrono reads it).

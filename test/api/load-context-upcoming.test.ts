@@ -402,7 +402,10 @@ describe('loadContext: two plans of one day said in one talk', () => {
       ['Dentist on Friday afternoon too, at 4. Ugh.', '2026-11-23T19:02:00+01:00'],
       ['My yoga class is on Thursday evening.', '2026-11-23T19:04:00+01:00'],
       ["I'm so nervous about Thursday, honestly.", '2026-11-23T19:06:00+01:00'],
+      ['And Sam flies in on Friday night.', '2026-11-23T19:08:00+01:00'],
     ],
+    // Said another day, of a day that has its plans: nothing to add.
+    tuesday: [['Thursday will be a long day.', '2026-11-24T08:00:00+01:00']],
     周二: [
       ['周四上午要去医院复诊。', '2026-11-24T20:00:00+01:00'],
       ['周四晚上还约了小林吃饭。', '2026-11-24T20:01:00+01:00'],
@@ -412,11 +415,12 @@ describe('loadContext: two plans of one day said in one talk', () => {
   it('shows each plan, and a day named again without its plan once, by the message that names the plan', async () => {
     const { items } = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-25T09:00:00+01:00'), utcOffsetMin: 60 });
     // Each talk is one episode.
-    expect((await engine().call('stats', { ownerId })).owners[0]?.episodes).toBe(2);
+    expect((await engine().call('stats', { ownerId })).owners[0]?.episodes).toBe(3);
     expect(items.map((u) => [u.day, u.text])).toEqual([
       ['2026-11-26', '周四（2026-11-26）晚上还约了小林吃饭。'],
       ['2026-11-26', '周四（2026-11-26）上午要去医院复诊。'],
       ['2026-11-26', 'My yoga class is on Thursday evening (2026-11-26).'],
+      ['2026-11-27', 'And Sam flies in on Friday night (2026-11-27).'],
       ['2026-11-27', 'Dentist on Friday afternoon (2026-11-27) too, at 4. Ugh.'],
       ['2026-11-27', 'My final interview at Helix is on Friday at 10 (2026-11-27).'],
     ]);

@@ -84,6 +84,10 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     ['Trip to Lisbon on Saturday!', '2023-05-13'],
     ['See you Wednesday!', '2023-05-10'],
     ['Gym on Friday was brutal', '2023-05-05'],
+    // A timetable's present.
+    ['Oh and my sister Maya flies in on Sunday.', '2023-05-14'],
+    ['My course starts on Thursday', '2023-05-11'],
+    ['Maya flew in on Sunday.', '2023-05-07'],
     ['Good luck with the interview on Friday!', '2023-05-12'],
   ])('a bare weekday whose sentence says past or future: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);

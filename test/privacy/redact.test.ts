@@ -25,6 +25,7 @@ describe('the privacy filter', () => {
       ['The password to my bank account is Tr0ub4dor&3.', 'The password to my bank account is [secret: password]'],
       ['the passcode at the studio back door is 48213', 'the passcode at the studio back door is [secret: password]'],
       ["my password's hunter2xyz, don't tell", "my password's [secret: password] don't tell"],
+      ['pw for the wifi at the cabin is pine-cone-77, remind me', 'pw for the wifi at the cabin is [secret: password] remind me'],
     ];
     for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
   });
