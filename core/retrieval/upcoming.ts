@@ -14,6 +14,7 @@ import {
   type TimeMention,
 } from '../text/relative-time.js';
 import { sentenceSpans } from '../text/sentences.js';
+import { CHAR_WORDS_PER_CHAR } from './char-words.js';
 import { tokenize } from '../text/tokenize.js';
 
 /**
@@ -135,20 +136,24 @@ export async function upcomingMentions(
     // Days spoken of ahead: several ("next week") only when they began after the day they were named
     // on — "this week is hectic" said on Monday is how the week is going, not a plan.
     const saidOn = localDate(m.sentAt, m.utcOffsetMin);
-    const first = mentions
+    const named = mentions
       .filter((x) => x.end === undefined || x.start > saidOn)
       .flatMap((x) => {
         const days = ahead(x, m.sentAt);
         return days ? [{ ...days, mention: x }] : [];
       })
-      .sort(byDay)[0];
-    if (!first) continue;
-    const { mention, ...days } = first;
-    const answers =
-      asked && saysLittle(m.text, mention)
-        ? { answers: { message: asked, text: annotateRelativeTimes(lastSaid(asked.text), asked.sentAt, asked.utcOffsetMin) } }
-        : {};
-    out.push({ ...days, message: m, text: quoteAt(m.text, mentions, mention.index), ...answers });
+      .sort(byDay);
+    // Its first day to come, and its first gone by: "the dentist on Thursday, mum comes on Sunday" is
+    // a plan of each.
+    for (const first of [named.find((d) => d.day >= today), named.find((d) => d.day < today)]) {
+      if (!first) continue;
+      const { mention, ...days } = first;
+      const answers =
+        asked && saysLittle(m.text, mention)
+          ? { answers: { message: asked, text: annotateRelativeTimes(lastSaid(asked.text), asked.sentAt, asked.utcOffsetMin) } }
+          : {};
+      out.push({ ...days, message: m, text: quoteAt(m.text, mentions, mention.index), ...answers });
+    }
   }
   // The person's own words before another's (a companion's "Noted: December 3rd"), those that name
   // the plan before those that only name its day ("so nervous about Friday"), the latest first. A plan
@@ -208,8 +213,11 @@ async function notTalkedAboutSince(
     const things = thingsOf(u);
     // The day's start on the person's calendar.
     const came = new Date(Date.parse(`${u.day}T00:00:00Z`) - utcOffsetMin * 60_000);
+    // A one-character thing (牙) is said inside words (牙医): the index's words with it are looked for too.
+    const lone = [...things].filter((t) => /^\p{Script=Han}$/u.test(t));
+    const words = [...things, ...(lone.length ? await read.bm25.pairsWith(ownerId, lone, CHAR_WORDS_PER_CHAR) : [])];
     const { hits } = things.size
-      ? await read.bm25.search(ownerId, [...things], {
+      ? await read.bm25.search(ownerId, words, {
           limit: EPISODES,
           filters: { since: came, until: now },
           params: ctx.config.retrieval.bm25,
@@ -359,9 +367,12 @@ export function thingsOfPlan(u: PlanSaid): Set<string> {
   return commonTerms(planWords(u));
 }
 
-/** Whether a text names a thing the plan names: "The interview went great!" speaks of the interview on Friday. */
+/**
+ * Whether a text names a thing the plan names: "The interview went great!" speaks of the interview on
+ * Friday, and 牙医说没什么问题 of 周四看牙 (a Chinese word with the one-character thing in it).
+ */
 export function speaksOf(text: string, things: ReadonlySet<string>): boolean {
-  return [...commonTerms(text)].some((t) => things.has(t));
+  return [...commonTerms(text)].some((t) => things.has(t) || (/^\p{Script=Han}{2,}$/u.test(t) && [...t].some((c) => things.has(c))));
 }
 
 /**

@@ -467,14 +467,42 @@ describe('loadContext: plans gone by, not talked about since', () => {
     const lines = out.markdown.split('\n');
     const gone = lines.indexOf('### Gone by, not talked about since');
     expect(gone).toBeGreaterThan(0);
-    expect(lines[gone + 2]).toBe(
+    // The latest first.
+    expect(lines[gone + 1]).toBe(
       '- Friday, 27 November 2026 (yesterday) — Lena, Monday, 23 November 2026, 19:00: “I have my final interview at Helix on Friday at 10 (2026-11-27).”',
     );
     expect(lines.indexOf('### Coming up')).toBeGreaterThan(gone);
-    expect(out.sections.goneBy.map((u) => u.day)).toEqual(['2026-11-25', '2026-11-27']);
+    expect(out.sections.goneBy.map((u) => u.day)).toEqual(['2026-11-27', '2026-11-25']);
     expect(out.sections.upcoming.map((u) => u.day)).toEqual(['2026-11-28']);
     // An opening that speaks of it is the news already.
     const told = await engine().call('loadContext', { ownerId, now: '2026-11-28T09:00:00+01:00', query: 'The interview went great!' });
     expect(told.sections.goneBy.map((u) => u.day)).toEqual(['2026-11-25']);
+  });
+});
+
+describe('loadContext: a message of a day gone by and one to come, in Chinese', () => {
+  const ownerId = newOwner('gone-by-zh');
+  const engine = lenaSaid(ownerId, {
+    // Monday, 23 November 2026, in UTC+01:00.
+    周一: [
+      ['挺忙的。周五上午十点要去腾讯面试，有点紧张。', '2026-11-23T20:01:00+01:00'],
+      ['周四下午看牙。周日我妈妈坐高铁来上海。', '2026-11-23T20:03:00+01:00'],
+    ],
+    // The dentist, spoken of once its day came.
+    周四: [['牙医说没什么问题。', '2026-11-26T18:00:00+01:00']],
+  });
+
+  it('shows it under each, and the plans gone by latest first', async () => {
+    const out = await engine().call('loadContext', { ownerId, now: '2026-11-28T10:00:00+01:00' });
+    expect(out.sections.goneBy.map((u) => [u.day, u.text])).toEqual([['2026-11-27', '挺忙的。周五上午十点要去腾讯面试，有点紧张。']]);
+    expect(out.sections.upcoming.map((u) => [u.day, u.text])).toEqual([['2026-11-29', '周四下午看牙。周日我妈妈坐高铁来上海。']]);
+    const { items } = await engine().call('listUpcoming', {
+      ownerId,
+      now: new Date('2026-11-27T10:00:00+01:00'),
+      utcOffsetMin: 60,
+      daysBack: 3,
+    });
+    // On Friday: Thursday's dentist was spoken of since; the interview is today, and Sunday to come.
+    expect(items.map((u) => u.day)).toEqual(['2026-11-27', '2026-11-29']);
   });
 });

@@ -277,6 +277,7 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     ['周五订了餐厅。', '2023-05-12'],
     ['周四晚上和小林吃饭。', '2023-05-11'],
     ['周六和小林吃饭了。', '2023-05-06'],
+    ['周日我妈妈坐高铁来上海。', '2023-05-14'],
   ])('a bare weekday whose sentence says done or to come: %s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });

@@ -70,7 +70,7 @@ const UPCOMING = 6;
 const UPCOMING_SHARE = 1 / 8;
 /** "Gone by, not talked about since": plans of the last GONE_BY_DAYS days (listUpcoming's `daysBack`), at most GONE_BY_SHARE. */
 const GONE_BY_DAYS = 3;
-const GONE_BY_SHARE = 1 / 16;
+const GONE_BY_SHARE = 1 / 12;
 
 const shorten = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -234,7 +234,8 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const upcoming = plans.filter((u) => u.day >= today);
   // Plans whose day came and went without a word since: the companion's "how did it go?" — unless the
   // opening speaks of it ("The interview went great!").
-  const goneBy = plans.filter((u) => u.day < today && !(i.query && speaksOf(i.query, thingsOfPlan(u))));
+  // The latest first: yesterday's interview before Thursday's dentist.
+  const goneBy = plans.filter((u) => u.day < today && !(i.query && speaksOf(i.query, thingsOfPlan(u)))).reverse();
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
