@@ -160,14 +160,18 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     needs: /[:=]/,
     // A name with a separator in it (`db_password`, `app.secret`) or quoted: a plain "password:" is
     // the password kind's. Not a variable (`headers.token = token`) or an address: a value of letters
-    // alone is one only in quotes or after an environment's name (`DB_PASSWORD=sunflower`), a number
-    // only a password's (`token_limit: 8000` is a setting).
+    // alone is one only in quotes, after an environment's name (`DB_PASSWORD=sunflower`) or set as a
+    // password in a config (`db.password: sunflower`), a number only a password's (`token_limit: 8000`
+    // is a setting).
     accept: (s, before) =>
       (/^["']/.test(before) || /^[\w.-]*[_.-]/.test(before)) &&
       notAPassword(s) &&
       (!/^\d{1,8}$/.test(s) || /pass|pwd/i.test(before)) &&
       !/^[a-z][a-z0-9+.-]*:\/\//i.test(s) &&
-      (/[^A-Za-z_]/.test(s) || /["']\s*$/.test(before) || /^[A-Z0-9_]+\s*=/.test(before)),
+      (/[^A-Za-z_]/.test(s) ||
+        /["']\s*$/.test(before) ||
+        /^[A-Z0-9_]+\s*=/.test(before) ||
+        /^[\w.-]*(?:passw(?:or)?d|pwd):\s*$/i.test(before)),
   },
   {
     kind: 'password',
