@@ -208,7 +208,9 @@ async function notTalkedAboutSince(
 ): Promise<Upcoming[]> {
   const out: Upcoming[] = [];
   const read = ctx.store.read;
-  for (const u of [...plans].reverse()) {
+  // The latest few are looked into (each a keyword search): what a companion opens with stays quick
+  // however many plans the last days held.
+  for (const u of [...plans].reverse().slice(0, 3 * GONE_BY)) {
     if (out.length === GONE_BY) break;
     const things = thingsOf(u);
     // The day's start on the person's calendar.
