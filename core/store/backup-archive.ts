@@ -192,12 +192,18 @@ async function* tarOf(root: string, under = ''): AsyncGenerator<Buffer> {
   if (under === '') yield Buffer.alloc(2 * BLOCK);
 }
 
+/** A backup being written, beside the name it will have. */
+const PARTIAL = /^nemori-backup-.*\.partial-\d+$/;
+
 /**
  * Writes the data folder `dataDir` (which nothing may change meanwhile) to `file` as a backup, sealed
  * with `passphrase` when there is one, readable by the person only. Written beside it first: a backup
- * that fails leaves no file.
+ * that fails leaves no file, and what a killed one left there is removed (the store writes one backup
+ * at a time).
  */
 export async function writeBackupArchive(dataDir: string, file: string, passphrase?: string): Promise<void> {
+  const folder = path.dirname(file);
+  for (const name of fs.readdirSync(folder)) if (PARTIAL.test(name)) fs.rmSync(path.join(folder, name), { force: true });
   const partial = `${file}.partial-${process.pid}`;
   try {
     await pipeline([

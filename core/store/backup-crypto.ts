@@ -106,7 +106,7 @@ export async function seal(plain: Uint8Array, passphrase: string): Promise<Buffe
   return Buffer.concat([prefix, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
 }
 
-/** `seal` as a stream: what goes through comes out sealed, the same bytes `seal` would give for all of it. */
+/** `seal` as a stream: what goes through comes out sealed, in the layout `seal` gives (and `unseal` opens). */
 export async function sealing(passphrase: string): Promise<Transform> {
   const { prefix, cipher } = await sealer(passphrase);
   let begun = false;

@@ -213,7 +213,7 @@ describe('the store on disk', () => {
     expect(fs.readdirSync(parent)).toEqual(['crafted.tar.gz']);
   });
 
-  it('writes a backup that a new store opens from, as the store was when it began, and no file when it fails', async () => {
+  it('writes a backup that a new store opens from, as the store was when it began, and no file when it fails or was killed', async () => {
     const dir = tempDir();
     const s = await Store.open({ dir });
     const add = (id: string) =>
@@ -222,11 +222,15 @@ describe('the store on disk', () => {
           .upsert('me', conversation(id, ['hello']), NOW)
           .then(({ id: c }) => r.conversations.addMessages('me', c, conversation(id, ['hello']))),
       );
-    const file = path.join(dir, 'backup.tar.gz');
+    const file = path.join(dir, 'nemori-backup-now.tar.gz');
+    // What a backup killed part way left beside its name.
+    const left = path.join(dir, 'nemori-backup-earlier.tar.gz.partial-99999');
+    fs.writeFileSync(left, 'half a backup');
     try {
       await add('before');
       // A write asked for while the backup is made waits for it.
       await Promise.all([s.backup(file), add('during')]);
+      expect(fs.existsSync(left)).toBe(false);
       expect(await s.read.conversations.withPendingMessages('me')).toHaveLength(2);
       await expect(s.backup(path.join(dir, 'no such folder', 'backup.tar.gz'))).rejects.toThrow(/ENOENT/);
       expect(fs.readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
