@@ -14,8 +14,8 @@
  *
  * Nothing else changes: Store.open still runs `migrate` (which finds every migration applied, as it
  * would on the second open of a store) and its own settings. Only calls that would run initdb are
- * touched — the store's own options (the pgvector extension), no `loadDataDir` (backups and restores
- * load theirs as before), an absent or empty data folder. test/store/store.test.ts opts out
+ * touched — the store's own options (the pgvector extension), no `loadDataDir`, an absent or empty
+ * data folder (a restore unpacks its backup into the folder first). test/store/store.test.ts opts out
  * (`useRealStoreStartup`) where it tests making a store and upgrading one, so those still go through
  * initdb and every migration.
  */
