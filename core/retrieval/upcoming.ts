@@ -208,29 +208,33 @@ async function notTalkedAboutSince(
 ): Promise<Upcoming[]> {
   const out: Upcoming[] = [];
   const read = ctx.store.read;
+  const saidOf = messageThings();
   // The latest few are looked into (each a keyword search): what a companion opens with stays quick
   // however many plans the last days held.
   for (const u of [...plans].reverse().slice(0, 3 * GONE_BY)) {
     if (out.length === GONE_BY) break;
     const things = thingsOf(u);
+    // A plan that names no thing ("see you Friday!") cannot be told spoken of.
+    if (things.size === 0) {
+      out.unshift(u);
+      continue;
+    }
     // The day's start on the person's calendar.
     const came = new Date(Date.parse(`${u.day}T00:00:00Z`) - utcOffsetMin * 60_000);
     // A one-character thing (牙) is said inside words (牙医): the index's words with it are looked for too.
     const lone = [...things].filter((t) => /^\p{Script=Han}$/u.test(t));
     const words = [...things, ...(lone.length ? await read.bm25.pairsWith(ownerId, lone, CHAR_WORDS_PER_CHAR) : [])];
-    const { hits } = things.size
-      ? await read.bm25.search(ownerId, words, {
-          limit: EPISODES,
-          filters: { since: came, until: now },
-          params: ctx.config.retrieval.bm25,
-        })
-      : { hits: [] };
+    const { hits } = await read.bm25.search(ownerId, words, {
+      limit: EPISODES,
+      filters: { since: came, until: now },
+      params: ctx.config.retrieval.bm25,
+    });
     const more = await read.conversations.messagesOfEpisodes(
       ownerId,
       hits.map((h) => h.episodeId),
     );
     const since = [...known, ...more].filter((m) => m.sentAt >= came && m.sentAt <= now && m.role !== 'assistant');
-    if (!since.some((m) => speaksOf(m.text, things))) out.unshift(u);
+    if (!since.some((m) => namesAny(saidOf(m), things))) out.unshift(u);
   }
   return out;
 }
@@ -336,12 +340,7 @@ async function withChanges(
   const changes = [...known, ...more]
     .filter((m) => m.sentAt > since && m.sentAt <= now && (CALLED_OFF.test(m.text) || MOVED.test(m.text)))
     .sort((a, b) => b.sentAt.getTime() - a.sentAt.getTime());
-  const things = new Map<string, Set<string>>();
-  const thingsOf = (m: StoredMessage) => {
-    let t = things.get(m.id);
-    if (!t) things.set(m.id, (t = commonTerms(m.text)));
-    return t;
-  };
+  const thingsOf = messageThings();
   return plans.map((u) => {
     // A day given in answer names its things in the question ("When is your interview?" — "Friday at 10.").
     const named = new Set([...thingsOf(u.message), ...(u.answers ? thingsOf(u.answers.message) : [])]);
@@ -374,7 +373,21 @@ export function thingsOfPlan(u: PlanSaid): Set<string> {
  * Friday, and 牙医说没什么问题 of 周四看牙 (a Chinese word with the one-character thing in it).
  */
 export function speaksOf(text: string, things: ReadonlySet<string>): boolean {
-  return [...commonTerms(text)].some((t) => things.has(t) || (/^\p{Script=Han}{2,}$/u.test(t) && [...t].some((c) => things.has(c))));
+  return namesAny(commonTerms(text), things);
+}
+
+function namesAny(said: ReadonlySet<string>, things: ReadonlySet<string>): boolean {
+  return [...said].some((t) => things.has(t) || (/^\p{Script=Han}{2,}$/u.test(t) && [...t].some((c) => things.has(c))));
+}
+
+/** The things each message names (commonTerms), worked out once per message. */
+function messageThings(): (m: StoredMessage) => Set<string> {
+  const things = new Map<string, Set<string>>();
+  return (m) => {
+    let t = things.get(m.id);
+    if (!t) things.set(m.id, (t = commonTerms(m.text)));
+    return t;
+  };
 }
 
 /**

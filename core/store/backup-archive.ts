@@ -116,9 +116,9 @@ export async function unpackBackupArchive(bytes: AsyncIterable<Buffer>, into: st
     const target = path.resolve(into, name);
     const inside = path.relative(into, target);
     if (!Number.isSafeInteger(size) || size < 0 || inside.startsWith('..') || path.isAbsolute(inside)) throw notADatabase();
-    const fd =
-      type === '0' ? (fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 }), fs.openSync(target, 'w', 0o600)) : null;
-    if (type === '5') fs.mkdirSync(target, { recursive: true, mode: 0o700 });
+    // A folder is made; a file is made in its folder; another entry (an extended header) makes nothing.
+    if (type === '0' || type === '5') fs.mkdirSync(type === '5' ? target : path.dirname(target), { recursive: true, mode: 0o700 });
+    const fd = type === '0' ? fs.openSync(target, 'w', 0o600) : null;
     try {
       // A file's bytes go to it; another entry's (an extended header) are passed over.
       for (let left = size + ((BLOCK - (size % BLOCK)) % BLOCK), written = 0; left > 0;) {
