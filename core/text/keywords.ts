@@ -1082,9 +1082,23 @@ export interface TopicReading {
   readonly occurrences: ReadonlyMap<string, Occurrence>;
 }
 
+/**
+ * A sentence written all in capitals is shouted ("I GOT THE JOB!!!", "WE WON THE FINAL"): its capitals
+ * name nothing, so it is read in lower case. One with a function word among three or more words, that
+ * is: a run of acronyms ("AWS EC2 IAM") stays as written.
+ */
+function unshouted(text: string): string {
+  if (!/\p{Lu}{2}/u.test(text)) return text;
+  return text.replace(/[^.!?。！？\n]+/gu, (sentence) => {
+    const latin = sentence.match(/\p{Script=Latin}{2,}/gu);
+    if (!latin || latin.length < 3 || /\p{Ll}/u.test(sentence)) return sentence;
+    return latin.some((w) => ENGLISH_STOPWORDS.has(w.toLowerCase())) ? sentence.toLowerCase() : sentence;
+  });
+}
+
 /** `exclude`: terms (or lower-case words) never to return: the speakers' names, say. */
 export function readTopics(text: string, exclude: ReadonlySet<string> = new Set()): TopicReading {
-  const ws = words(text);
+  const ws = words(unshouted(text));
   return { words: ws, occurrences: collect(ws, exclude) };
 }
 
@@ -1214,7 +1228,7 @@ const NOT_NAMES = new Set([
  */
 export function properNouns(text: string, limit: number): string[] {
   const count = new Map<string, number>();
-  for (const line of text.split('\n')) {
+  for (const line of unshouted(text).split('\n')) {
     for (const m of line.matchAll(NAME)) {
       // A capital that opens a sentence says nothing, the names after it do; "Dr." opens no sentence.
       const opens = m.index === 0 || (/[.!?]\s$/.test(line.slice(m.index - 2, m.index)) && !abbreviationAt(line, m.index - 2));

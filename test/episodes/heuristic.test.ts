@@ -200,6 +200,21 @@ describe('heuristic titles', () => {
     expect(e.keywords).not.toContain('Coffee');
   });
 
+  it('read a shouted sentence in lower case: its capitals name no one ("I GOT THE JOB!!!"), a run of acronyms stays', () => {
+    const e = buildHeuristicEpisode([
+      msg('Sam', 'I GOT THE JOB!!! I start in January.', at(0)),
+      msg('Nemo', 'Congratulations, that is wonderful news.', at(1)),
+      msg('Sam', 'OMG WE WON THE FINAL AGAINST RIVERSIDE TOO. The vet said Miso is fine.', at(2)),
+    ]);
+    expect(e.title).toMatch(/^Sam and Nemo on (job|final)/);
+    expect(e.keywords).toEqual(expect.arrayContaining(['job', 'final', 'Miso']));
+    expect(e.keywords.filter((k) => /^\p{Lu}{2,}$/u.test(k))).toEqual([]);
+    expect(e.metadata.entities).toEqual(['Sam', 'Nemo', 'Miso']);
+
+    const acronyms = buildHeuristicEpisode([msg('Lin', 'The billing moves this week. SSO, ECS, RDS, IAM. The ECS part is done.', at(3))]);
+    expect(acronyms.keywords).toEqual(expect.arrayContaining(['ECS', 'RDS', 'IAM']));
+  });
+
   it('name a thing, not its possessive: "son" alone, "son\'s accident" in a phrase', () => {
     const e = buildHeuristicEpisode([
       msg('Mel', "My son's bike accident scared me. His bike is wrecked.", at(0)),
