@@ -2,7 +2,7 @@ import type { EngineContext } from '../context/engine-context.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import { localDate } from '../text/describe.js';
 import type { TimeReference } from '../domain/episode.js';
-import { contentTerms } from '../text/keywords.js';
+import { contentTerms, unshouted } from '../text/keywords.js';
 import { countWords } from '../text/quote.js';
 import {
   annotateRelativeTimes,
@@ -392,9 +392,10 @@ function messageThings(): (m: StoredMessage) => Set<string> {
 
 /**
  * The things a message names, without the names of people and places: words written with a capital
- * inside a sentence are left out ("Helix", "Sam"), a sentence's first word is kept ("Dinner with Sam").
+ * inside a sentence are left out ("Helix", "Sam"), a sentence's first word is kept ("Dinner with Sam"), and
+ * a shouted sentence is read in lower case ("THE INTERVIEW WENT GREAT!!!").
  */
 function commonTerms(text: string): Set<string> {
-  const lowered = text.replace(/(^\s*|[.!?]\s+)(\p{Lu})/gu, (_, before: string, c: string) => before + c.toLowerCase());
+  const lowered = unshouted(text).replace(/(^\s*|[.!?]\s+)(\p{Lu})/gu, (_, before: string, c: string) => before + c.toLowerCase());
   return contentTerms(lowered.replace(/\b\p{Lu}[\p{L}\p{N}'’-]*/gu, ' '));
 }

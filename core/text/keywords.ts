@@ -1087,7 +1087,7 @@ export interface TopicReading {
  * name nothing, so it is read in lower case. One with a function word among three or more words, that
  * is: a run of acronyms ("AWS EC2 IAM") stays as written.
  */
-function unshouted(text: string): string {
+export function unshouted(text: string): string {
   if (!/\p{Lu}{2}/u.test(text)) return text;
   return text.replace(/[^.!?。！？\n]+/gu, (sentence) => {
     const latin = sentence.match(/\p{Script=Latin}{2,}/gu);
