@@ -68,6 +68,15 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+/** Words that hold an English sentence together, none of them a word of a wallet's seed phrase. */
+const SENTENCE_GLUE = new Set(
+  (
+    'the and you your yours with for that this are not can will should would never because anyone nobody somewhere ' +
+    'keep keeps write written down paper safe safely share shared store stored them they its was were has have had ' +
+    'from into onto but what when where which who how why there here then than our ours his her hers'
+  ).split(' '),
+);
+
 /** Code that handles a secret is not one: a type, a call, a variable or an environment lookup. */
 const notCode = (s: string) => !/[()]|^\$|\benv\b|environ/.test(s);
 const notAPassword = (s: string) => !NOT_A_PASSWORD.has(s.toLowerCase().replace(/[.!?,;:]+$/, '')) && notCode(s);
@@ -102,14 +111,22 @@ const CARD_ISSUER = /^(?:4|5[1-5]|222[1-9]|22[3-9]|2[3-6]|27[01]|2720|3[47]|3(?:
  * Which shapes the filter knows: raised whenever they change, so what an engine already stored is
  * filtered again with them (core/forgetting/secrets.ts).
  */
-export const SECRET_SHAPES_GENERATION = 3;
+export const SECRET_SHAPES_GENERATION = 4;
 
 export const SECRET_SHAPES: readonly SecretShape[] = [
   {
     kind: 'private-key',
     label: 'private key',
     // An unterminated block (a paste cut short) is a secret to its end.
-    patterns: [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g],
+    patterns: [
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+      // A wallet's seed phrase, named: 12 to 24 words, the key itself.
+      /(?<pre>\b(?:seed|recovery|mnemonic|wallet|backup) (?:phrase|words)(?:\s+(?:is|was|are|were))?\s*[:：]?\s*["'“]?)(?<s>[a-z]{3,8}(?:[ ,]\s*[a-z]{3,8}){11,23})(?![a-z\d])/gi,
+      /(?<pre>助记词\s*(?:是|为|[:：])?\s*)(?<s>[a-z]{3,8}(?:[ ,]\s*[a-z]{3,8}){11,23})(?![a-z\d])/g,
+    ],
+    needs: /PRIVATE KEY|\b(?:seed|recovery|mnemonic|wallet|backup) (?:phrase|words)|助记词/i,
+    // Prose after "recovery phrase" has the words that hold a sentence together; a seed phrase has none.
+    accept: (s) => s.startsWith('-----') || !s.split(/[ ,]+/).some((w) => SENTENCE_GLUE.has(w.toLowerCase())),
   },
   { kind: 'anthropic-key', label: 'anthropic key', patterns: [/\bsk-ant-[A-Za-z0-9_-]{20,}/g] },
   { kind: 'openai-key', label: 'openai key', patterns: [/\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g] },
@@ -181,7 +198,14 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
       // A wifi's, jotted down: "wifi pass sunflower42".
       /(?<pre>\b(?:wi-?fi|wlan|router)\s+(?:pass|pw|key|code)\b(?:\s+is)?\s*[:=：]?\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
       /(?<pre>(?:密码|密碼|口令|PIN码|pin码)(?:\s*(?:是|为|為|改成了?|改为|设为|設為)\s*[:：]?|\s*[:：=])\s*["'“‘「]?)(?<s>[^\s，。,；;！!？?、"'“”‘’」]{3,})/g,
+      // Jotted down right after its name, as logins are ("user admin password Kx9#mP2$", "pass: letmein99",
+      // "wifi 密码 12345678"): a value with a digit, or a sign inside it ("password manager" is none). Values
+      // are read to at most 64 characters, so a long text without spaces is not read again at each name.
+      /(?<pre>\b(?:password|passwd|pwd|pw)\s+|\bpass\s*[:=：]\s*|(?:密码|密碼|口令)\s*)(?<s>(?=[\x21\x23-\x26\x28-\x7e]{0,63}?(?:\d|[!@#$%^&*_+=~-][\x21\x23-\x26\x28-\x7e]))[\x21\x23-\x26\x28-\x7e]{4,64})(?<![.,;:!?])(?=[.,;:!?]*(?![\x21-\x7e]))/gi,
+      // After a login's name and who logs in: "Netflix login: sam.k@gmail.com / SunnyDays2024".
+      /(?<pre>\b(?:login|log-in|sign-in|credentials|creds|username|user)(?:\s+is)?\s*[:：=]?\s*[^\s/|,]{1,64}\s*[/|]\s*)(?<s>(?=[\x21\x23-\x26\x28-\x7e]{0,63}?[A-Za-z])(?=[\x21\x23-\x26\x28-\x7e]{0,63}?(?:\d|[!@#$%^&*_+=~-][\x21\x23-\x26\x28-\x7e]))[\x21\x23-\x26\x28-\x7e]{4,64})(?<![.,;:!?])(?=[.,;:!?]*(?![\x21-\x7e]))/gi,
     ],
+    needs: /\b(?:pass|pw|pin|wi-?fi|wlan|router|log-?in|sign-in|creds|user)|密[码碼]|口令/i,
     accept: notAPassword,
   },
   {
@@ -192,16 +216,20 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
       /\b(?<s>\d{4,8})(?<post>\s+is your\b[^.\n]{0,40}?\b(?:code|otp|passcode|pin)\b)/gi,
       /(?<pre>(?:验证码|驗證碼|校验码|校驗碼|动态码|動態碼|动态密码|短信码|确认码|確認碼)[^\d\n]{0,8}?)(?<s>\d{4,8})(?!\d)/g,
       /(?<!\d)(?<s>\d{4,8})(?<post>\s*(?:是|为|為)?\s*(?:您的|你的)?[^\d\n]{0,8}?(?:验证码|驗證碼|校验码|动态码|动态密码))/g,
+      // An account's recovery codes, pasted together: "recovery codes: 7f3k-9d2m 4h8s-1p6q".
+      /(?<pre>\b(?:recovery|backup|2fa|mfa) codes?(?:\s+(?:is|are|was|were))?\s*[:：]?\s*)(?<s>(?=[a-z-]*\d)[a-z0-9]{4,}(?:-[a-z0-9]{3,})*(?:[ ,]+(?=[a-z-]*\d)[a-z0-9]{4,}(?:-[a-z0-9]{3,})*)*)/gi,
+      // A lock's combination: "the safe combination is 12-34-56".
+      /(?<pre>\b(?:combination|combo)(?: (?:for|to|of|on) [\w-]+(?: [\w-]+){0,3})?(?:\s+(?:is|was)\s*[:：]?|\s*[:=：])\s*)(?<s>\d{1,3}(?:[- ]\d{1,3}){2,3}|\d{3,8})(?![\d-])/gi,
     ],
-    needs: /\d{4}/,
+    needs: /\d{4}|\bcodes?\b|\bcombo|combination/i,
   },
   {
     kind: 'card-number',
     label: 'card number',
-    // 13–19 digits in one run or in groups of four (Amex 4-6-5), not after a + (phone numbers); the
-    // security code on its back, named.
+    // 13–19 digits in one run or in groups of four (a 19-digit UnionPay card's last group of three; Amex
+    // 4-6-5), not after a + (phone numbers); the security code on its back, named.
     patterns: [
-      /(?<![\d+])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?!\d)/g,
+      /(?<![\d+])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1(?:\d{4}\1\d{1,3}|\d{1,7})|\d{4}([ -])\d{6}\2\d{5})(?!\d)/g,
       /(?<pre>\b(?:cvv2?|cvc2?|csc|cid)(?:\s+(?:is|was)|\s*[:=：#])?\s*)(?<s>\d{3,4})(?!\d)/gi,
       /(?<pre>(?:安全码|背面(?:的)?三位数?)\s*(?:是|为|[:：])?\s*)(?<s>\d{3,4})(?!\d)/g,
     ],

@@ -30,6 +30,22 @@ describe('the privacy filter', () => {
     for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
   });
 
+  it('finds passwords jotted after their name or a login, recovery codes, combinations and seed phrases', () => {
+    const said = [
+      ['username sam_k password SunnyDays2024', 'username sam_k password [secret: password]'],
+      ['ssh root@10.0.0.5 password Kx9#mP2$.', 'ssh root@10.0.0.5 password [secret: password].'],
+      ['user: admin pass: letmein99', 'user: admin pass: [secret: password]'],
+      ['wifi 密码 12345678', 'wifi 密码 [secret: password]'],
+      ['账号sam密码Sunny2024', '账号sam密码[secret: password]'],
+      ['my recovery codes: 7f3k-9d2m 4h8s-1p6q, keep them', 'my recovery codes: [secret: one-time code], keep them'],
+      ['the combination for the bike lock is 4-8-15', 'the combination for the bike lock is [secret: one-time code]'],
+      ['银行卡号 6222 0212 3456 7890 128', '银行卡号 [secret: card number]'],
+      ['seed phrase: legal winner thank year wave sausage worth useful legal winner thank yellow', 'seed phrase: [secret: private key]'],
+      ['助记词：legal winner thank year wave sausage worth useful legal winner thank yellow', '助记词：[secret: private key]'],
+    ];
+    for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
+  });
+
   it('finds secrets as people paste them: shorthand, config and code, cards with their codes, accounts and ID numbers', () => {
     const said = [
       ['pw: Tr0ub4dor&3', 'pw: [secret: password]'],

@@ -71,6 +71,12 @@ export const SECRET_LINES: SecretLine[] = [
   ),
   line('private-key', 'private key', privateKey, (s) => `deploy key below\n${s}\nthanks`),
   line(
+    'private-key',
+    'private key',
+    j('abandon ability able about above absent ', 'absorb abstract absurd abuse access accident'),
+    (s) => `wallet seed phrase: ${s}`,
+  ),
+  line(
     'connection-string',
     'connection string password',
     j('S3cr3t', 'Pa55!'),
@@ -80,9 +86,11 @@ export const SECRET_LINES: SecretLine[] = [
   line('credential', 'credential', j('a8f5f167f44f', '4964e6c998dee827110c'), (s) => `{"api_key": "${s}", "region": "eu"}`),
   line('password', 'password', j('hunter', '2xyz!'), (s) => `my wifi password is ${s} by the way`),
   line('password', 'password', j('sunflower', '42'), (s) => `wifi pass ${s}`),
+  line('password', 'password', j('Sunny', 'Days2024'), (s) => `Netflix login: sam.k@example.com / ${s}`),
   line('password', 'password', j('猫猫', 'love2024'), (s) => `家里路由器的密码是${s}，记住了`),
   line('one-time-code', 'one-time code', j('4829', '17'), (s) => `your verification code is ${s}`),
   line('one-time-code', 'one-time code', j('7305', '62'), (s) => `【银行】验证码${s}，5分钟内有效`),
+  line('one-time-code', 'one-time code', j('7f3k-9d2m ', '4h8s-1p6q'), (s) => `github recovery codes: ${s}`),
   line('card-number', 'card number', j('4111 1111 ', '1111 1111'), (s) => `pay with card ${s} please`),
   line('card-number', 'card number', j('62220212', '34567894'), (s) => `我的银行卡号 ${s}`),
   line('bank-account', 'bank account', j('DE89 3704 0044 ', '0532 0130 00'), (s) => `send it to IBAN ${s}, thanks`),
@@ -115,4 +123,7 @@ export const NEAR_MISSES: string[] = [
   'The wifi key is broken again, and the cvv of the card is on its back.',
   'ISBN 9780306406157, room DE89, I drove 987-65-4321 miles.',
   '订单号 110101199003074518 已发货。',
+  'I set up a password manager, then used the password reset link twice; the zip is password protected.',
+  'Your recovery phrase is something you should never share with anyone, because anyone can steal your funds with it.',
+  'The winning combination is 3 to 1; pass it on. 密码错误，请重试。',
 ];
