@@ -223,7 +223,8 @@ async function notTalkedAboutSince(
     const came = new Date(Date.parse(`${u.day}T00:00:00Z`) - utcOffsetMin * 60_000);
     // A one-character thing (牙) is said inside words (牙医): the index's words with it are looked for too.
     const lone = [...things].filter((t) => /^\p{Script=Han}$/u.test(t));
-    const words = [...things, ...(lone.length ? await read.bm25.pairsWith(ownerId, lone, CHAR_WORDS_PER_CHAR) : [])];
+    const outcomes = outcomesOf(things);
+    const words = [...things, ...outcomes, ...(lone.length ? await read.bm25.pairsWith(ownerId, lone, CHAR_WORDS_PER_CHAR) : [])];
     const { hits } = await read.bm25.search(ownerId, words, {
       limit: EPISODES,
       filters: { since: came, until: now },
@@ -234,7 +235,7 @@ async function notTalkedAboutSince(
       hits.map((h) => h.episodeId),
     );
     const since = [...known, ...more].filter((m) => m.sentAt >= came && m.sentAt <= now && m.role !== 'assistant');
-    if (!since.some((m) => namesAny(saidOf(m), things))) out.unshift(u);
+    if (!since.some((m) => namesAny(saidOf(m), things) || tellsOutcome(m.text, outcomes))) out.unshift(u);
   }
   return out;
 }
@@ -373,7 +374,51 @@ export function thingsOfPlan(u: PlanSaid): Set<string> {
  * Friday, and 牙医说没什么问题 of 周四看牙 (a Chinese word with the one-character thing in it).
  */
 export function speaksOf(text: string, things: ReadonlySet<string>): boolean {
-  return namesAny(commonTerms(text), things);
+  return namesAny(commonTerms(text), things) || tellsOutcome(text, outcomesOf(things));
+}
+
+/**
+ * Words that tell how a plan went without naming it: "I got the job!" after the interview, "passed!"
+ * after the exam, 拿到offer after 面试. By the plan's thing, as index terms.
+ */
+const OUTCOMES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  (
+    [
+      [
+        ['interview', '面试'],
+        ['job', 'offer', 'hired', 'rejected', '录用', '入职'],
+      ],
+      [
+        ['exam', 'test', '考试'],
+        ['passed', 'failed', 'flunked', 'aced', 'grade', 'score', 'results', '成绩', '分数', '挂科'],
+      ],
+      [
+        ['flight', '航班'],
+        ['landed', '落地'],
+      ],
+      [
+        ['surgery', 'operation', '手术'],
+        ['recovery', 'recovering', '恢复'],
+      ],
+    ] as const
+  ).flatMap(([plans, told]) => {
+    const terms = new Set(told.map(term));
+    return plans.map((p) => [term(p), terms] as const);
+  }),
+);
+
+/** A word's index term: its stem, or for a Chinese word the word itself among the bigrams it gives. */
+function term(word: string): string {
+  const terms = tokenize(word);
+  return terms.length === 1 ? terms[0]! : word;
+}
+
+function outcomesOf(things: ReadonlySet<string>): Set<string> {
+  return new Set([...things].flatMap((t) => [...(OUTCOMES.get(t) ?? [])]));
+}
+
+function tellsOutcome(text: string, outcomes: ReadonlySet<string>): boolean {
+  return outcomes.size > 0 && tokenize(text).some((t) => outcomes.has(t));
 }
 
 function namesAny(said: ReadonlySet<string>, things: ReadonlySet<string>): boolean {

@@ -508,3 +508,28 @@ describe('loadContext: a message of a day gone by and one to come, in Chinese', 
     expect(items.map((u) => u.day)).toEqual(['2026-11-27', '2026-11-29']);
   });
 });
+
+describe('loadContext: a plan gone by whose outcome was told without naming it', () => {
+  const ownerId = newOwner('gone-by-outcome');
+  const engine = lenaSaid(ownerId, {
+    // Monday, 23 November 2026, in UTC+01:00.
+    monday: [
+      ['My interview at Blue Ocean is on Wednesday at 2pm.', '2026-11-23T19:00:00+01:00'],
+      ['And the driving test is on Thursday morning.', '2026-11-23T19:02:00+01:00'],
+      ['周四下午还有阿里的面试。', '2026-11-23T19:04:00+01:00'],
+    ],
+    // Thursday evening: how two of them went, in words of their own.
+    thursday: [
+      ['I GOT THE JOB!!! I start in January.', '2026-11-26T18:00:00+01:00'],
+      ['拿到offer了，一月份入职。', '2026-11-26T18:05:00+01:00'],
+    ],
+  });
+
+  it('leaves out the interview once the job was got, and keeps the test nothing was said of', async () => {
+    const out = await engine().call('loadContext', { ownerId, now: '2026-11-28T09:00:00+01:00' });
+    expect(out.sections.goneBy.map((u) => [u.day, u.text])).toEqual([['2026-11-26', 'And the driving test is on Thursday morning.']]);
+    // An opening that tells it is the news already.
+    const told = await engine().call('loadContext', { ownerId, now: '2026-11-28T09:00:00+01:00', query: 'Passed!! I can drive now' });
+    expect(told.sections.goneBy).toEqual([]);
+  });
+});
