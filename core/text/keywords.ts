@@ -511,6 +511,8 @@ const PHATIC_ZH = [
   '好的',
   '好吧',
   '谢谢',
+  '恭喜',
+  '祝贺',
   '没事',
   '不错',
   '厉害',
@@ -624,6 +626,7 @@ const NOT_TOPICS_ZH = new Set([
   '欢迎',
   '快乐',
   '今年',
+  '月份',
   '明年',
   '去年',
   '前年',
@@ -638,13 +641,13 @@ const NOT_TOPICS_ZH = new Set([
 
 /** Chinese verbs with a result or direction (改到, 回去, 吃过, 到家), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天). */
 const ZH_NOT_TOPIC =
-  /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又不最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+  /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又不最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
 
 /** Numbers and amounts (十五, 三百块一斤, 八级, 两次): what was counted is the topic, not the count. */
-const ZH_QUANTITY = /^(?:[零〇一二两三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿]*)+$/u;
+const ZH_QUANTITY = /^(?:[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿]*)+$/u;
 
 /** A count of things (两辆车, 三张票, 一双鞋): the things are the topic, said alone where they are one. */
-const ZH_COUNTED = /^[零〇一二两三四五六七八九十百千万亿\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘]/u;
+const ZH_COUNTED = /^[零〇一二两几三四五六七八九十百千万亿\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘段]/u;
 
 /** English words in -ed are past verbs, except these nouns and adjectives. */
 const ED_NOUNS = new Set([

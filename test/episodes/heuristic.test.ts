@@ -244,8 +244,9 @@ describe('heuristic titles', () => {
       msg('小林', '开了降压药，每天早上吃一片。十五号还要再去复查，挂号费三百块。', at(2), 480),
       msg('Nemo', '好的，十五号复查，我记住了。', at(3), 480),
       msg('小林', '我订好了两辆车，还买了三张票。', at(4), 480),
+      msg('Nemo', '恭喜！这几天好好休息。婚礼上要写一段致辞吗？', at(5), 480),
     ]);
-    for (const noise of ['十五', '一片', '每天', '三百块', '两辆车', '三张票']) {
+    for (const noise of ['十五', '一片', '每天', '三百块', '两辆车', '三张票', '恭喜', '几天', '一段致辞']) {
       expect(e.title).not.toContain(noise);
       expect(e.keywords).not.toContain(noise);
     }
