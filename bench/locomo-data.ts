@@ -34,7 +34,8 @@ export function locomoTime(s: string): string {
   if (m[3]!.toLowerCase() === 'pm') hour += 12;
   const month = months.indexOf(m[5]!.toLowerCase());
   if (month < 0) throw new Error(`unrecognised month in "${s}"`);
-  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+  // Written with its offset: a LoCoMo session is read on its own clock, whatever zone this machine is in.
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString().replace(/Z$/, '+00:00');
 }
 
 /** A fact about a speaker with the turns it was drawn from. */

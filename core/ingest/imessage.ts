@@ -2,10 +2,11 @@ import path from 'node:path';
 import { IncomingConversation, type Attachment, type IncomingMessage } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 import { openMessagesDb } from '../store/messages-db.js';
-import type { ImportFormat } from './import-format.js';
+import type { ImportFormat, ReadContext } from './import-format.js';
+import { offsetAt } from './local-time.js';
 import { attachment, mediaKind } from './media.js';
 import { messageProblem } from './message-checks.js';
-import { EARLIEST_MESSAGE_MS, LATEST_MESSAGE_MS } from './time-shapes.js';
+import { EARLIEST_MESSAGE_MS, LATEST_MESSAGE_MS, importTimeZone } from './time-shapes.js';
 
 /**
  * iMessage and SMS on a Mac: `~/Library/Messages/chat.db` (or a copy of it), read through
@@ -56,7 +57,9 @@ function resolveAttachment(filename: string | null): string | undefined {
   return filename.startsWith('~/') ? path.join(process.env.HOME ?? '~', filename.slice(2)) : filename;
 }
 
-async function* readIMessage(file: string): AsyncGenerator<IncomingConversation> {
+async function* readIMessage(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
+  // Messages keeps exact times without the offset they were sent at: on the Mac's calendar (or --tz).
+  const timeZone = importTimeZone(ctx);
   const db = await openMessagesDb(file);
   try {
     for (const chat of db.chats()) {
@@ -92,7 +95,7 @@ async function* readIMessage(file: string): AsyncGenerator<IncomingConversation>
           role: r.fromMe ? 'user' : 'other',
           text,
           sentAt: new Date(Math.round(ms)),
-          utcOffsetMin: 0,
+          utcOffsetMin: offsetAt(ms, timeZone),
           attachments,
           metadata: {},
         };
@@ -106,7 +109,7 @@ async function* readIMessage(file: string): AsyncGenerator<IncomingConversation>
         externalId: chat.guid,
         title: chat.name || members.join(', ') || chat.identifier || undefined,
         participants: ['me', ...members],
-        metadata: { skipped, group: members.length > 1, timeZone: 'UTC (Messages keeps exact times; offsets are not recorded)' },
+        metadata: { skipped, group: members.length > 1, timeZone },
         messages,
       });
     }

@@ -7,7 +7,8 @@ export interface ReadContext {
   warn(message: string): void;
   /**
    * IANA zone of the device that wrote an export with wall-clock times and no zone (WhatsApp, QQ, LINE,
-   * WeChat, Markdown); overrides the format's default (this machine's zone). Exact instants ignore it.
+   * WeChat, Markdown), and the calendar of exact instants written in UTC (unix times, `Z`); overrides the
+   * format's default (this machine's zone). Instants written with an offset keep it.
    */
   timeZone?: string | undefined;
   /**

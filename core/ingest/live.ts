@@ -1,6 +1,7 @@
 import type { EngineContext } from '../context/engine-context.js';
-import { IncomingConversation, parseIsoWithOffset, type MessageRole } from '../domain/conversation.js';
+import { IncomingConversation, type MessageRole } from '../domain/conversation.js';
 import type { StoredConversation } from '../store/conversations.js';
+import { instantSent } from './local-time.js';
 import { localDate } from '../text/describe.js';
 import { redactConversation } from '../privacy/redact.js';
 
@@ -63,7 +64,7 @@ export async function findConversations(
 export async function addTurns(ctx: EngineContext, i: AddTurnsInput): Promise<AddTurnsResult> {
   const now = ctx.clock.now();
   const messages = i.messages.map((m) => {
-    const { at, utcOffsetMin } = m.time ? parseIsoWithOffset(m.time) : { at: now, utcOffsetMin: -now.getTimezoneOffset() };
+    const { at, utcOffsetMin } = m.time ? instantSent(m.time) : { at: now, utcOffsetMin: -now.getTimezoneOffset() };
     return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
   });
   // A companion that keeps no ids still gets one conversation a day, not one per exchange.

@@ -1,3 +1,4 @@
+import { parseIsoWithOffset } from '../domain/conversation.js';
 import { NemoriError } from '../domain/errors.js';
 
 /**
@@ -126,4 +127,14 @@ export function isValidWallTime(t: WallTime): boolean {
   if (s < 0 || s > 59) return false;
   const daysInMonth = new Date(Date.UTC(t.year, t.month, 0)).getUTCDate();
   return t.day <= daysInMonth;
+}
+
+/**
+ * An ISO time a program sent (a companion's turn, a conversation given to the API), its offset kept. A
+ * UTC time (`Z`, what `toISOString()` writes) says when, not where the person was: it is on this
+ * machine's calendar, as a turn sent without a time is.
+ */
+export function instantSent(value: string): { at: Date; utcOffsetMin: number } {
+  const sent = parseIsoWithOffset(value);
+  return /z$/i.test(value.trim()) ? { at: sent.at, utcOffsetMin: offsetAt(sent.at, machineTimeZone()) } : sent;
 }

@@ -158,13 +158,15 @@ async function toMessage(
     return null;
   }
   let sentAt: Date;
-  let utcOffsetMin = 0;
+  let utcOffsetMin: number;
   if (m.date_unixtime !== undefined) {
-    sentAt = instantOf(m.date_unixtime, { timeZone, unit: 's' }).instant.at;
+    ({ at: sentAt, utcOffsetMin } = instantOf(m.date_unixtime, { timeZone, unit: 's' }).instant);
     if (m.date !== undefined) {
       // `date` is the same instant, on the exporting computer's clock or with its offset written out.
       const date = instantOf(m.date, { timeZone: 'UTC' });
-      const off = date.exact ? date.instant.utcOffsetMin : Math.round((date.instant.at.getTime() - sentAt.getTime()) / 60000);
+      const off = date.exact
+        ? instantOf(m.date, { timeZone }).instant.utcOffsetMin
+        : Math.round((date.instant.at.getTime() - sentAt.getTime()) / 60000);
       if (Math.abs(off) <= 14 * 60) utcOffsetMin = off;
       else ctx.warn(`${src.file}: message ${m.id}: "date" and "date_unixtime" are ${off} minutes apart; offset ignored`);
     }

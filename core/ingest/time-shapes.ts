@@ -1,19 +1,23 @@
 import { z } from 'zod';
 import type { ReadContext } from './import-format.js';
-import { checkTimeZone, isValidWallTime, machineTimeZone, wallTimeToInstant } from './local-time.js';
+import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToInstant } from './local-time.js';
 
 /**
  * Every shape a time takes in the JSON exports people bring: what the app itself writes, and what tools
  * that convert or re-export chats write instead. Exact shapes are taken as written — ISO 8601 with `Z`
  * or an offset (fractions of a second kept to the millisecond), unix seconds or milliseconds as a
  * number or a string of digits. An ISO time without a zone is a wall-clock time and is read in the
- * import's time zone. Anything else, and any date that is not a real one (month 13, 30 February,
+ * import's time zone; a UTC time is on that zone's calendar (Instant). Anything else, and any date that is not a real one (month 13, 30 February,
  * 25:00) or lies outside the years a message can have, is refused: never rolled over into another day.
  */
 
 export interface Instant {
   at: Date;
-  /** The offset the time was written in (0 for `Z` and unix times); for local times, the zone's offset then. */
+  /**
+   * The offset the time was written in. A UTC time (`Z`, unix) says when, not where the person was: it
+   * is on the import zone's calendar, as a local time is — "tomorrow" said at 23:30 UTC by someone in
+   * Shanghai is the day after next in UTC.
+   */
   utcOffsetMin: number;
 }
 
@@ -41,10 +45,11 @@ function inRange(ms: number): boolean {
 
 const outOfRange = (what: string) => `${what} is not a time between 1900 and 2199`;
 
-function readUnix(n: number, raw: string, unit: UnixUnit): TimeReading {
+function readUnix(n: number, raw: string, unit: UnixUnit, timeZone: string): TimeReading {
   const ms = unit === 'ms' || (unit === 'auto' && Math.abs(n) >= SECONDS_BELOW) ? n : n * 1000;
   if (!inRange(ms) || ms < EARLIEST_UNIX_MS) return { ok: false, problem: `"${raw}" is not a unix time between 1980 and 2199` };
-  return { ok: true, instant: { at: new Date(Math.round(ms)), utcOffsetMin: 0 }, exact: true };
+  const at = new Date(Math.round(ms));
+  return { ok: true, instant: { at, utcOffsetMin: offsetAt(at, timeZone) }, exact: true };
 }
 
 function readIso(value: string, timeZone: string): TimeReading | null {
@@ -58,8 +63,9 @@ function readIso(value: string, timeZone: string): TimeReading | null {
     const { at, utcOffsetMin } = wallTimeToInstant(wall, timeZone);
     return { ok: true, instant: { at: new Date(at.getTime() + millis), utcOffsetMin }, exact: false };
   }
+  const utc = zone.toUpperCase() === 'Z';
   let utcOffsetMin = 0;
-  if (zone.toUpperCase() !== 'Z') {
+  if (!utc) {
     const hours = Number(zone.slice(1, 3));
     const minutes = zone.length > 3 ? Number(zone.slice(-2)) : 0;
     if (hours > 14 || minutes > 59) return { ok: false, problem: `"${value}" has an impossible UTC offset` };
@@ -67,16 +73,17 @@ function readIso(value: string, timeZone: string): TimeReading | null {
   }
   const ms = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, millis) - utcOffsetMin * 60_000;
   if (!inRange(ms)) return { ok: false, problem: outOfRange(`"${value}"`) };
-  return { ok: true, instant: { at: new Date(ms), utcOffsetMin }, exact: true };
+  const at = new Date(ms);
+  return { ok: true, instant: { at, utcOffsetMin: utc ? offsetAt(at, timeZone) : utcOffsetMin }, exact: true };
 }
 
 /** Reads one time value in any shape above; local times are read in `timeZone`. */
 export function readTime(value: string | number, o: { timeZone: string; unit?: UnixUnit }): TimeReading {
   const unit = o.unit ?? 'auto';
-  if (typeof value === 'number') return readUnix(value, String(value), unit);
+  if (typeof value === 'number') return readUnix(value, String(value), unit, o.timeZone);
   const iso = readIso(value, o.timeZone);
   if (iso) return iso;
-  if (DIGITS.test(value.trim())) return readUnix(Number(value.trim()), value, unit);
+  if (DIGITS.test(value.trim())) return readUnix(Number(value.trim()), value, unit, o.timeZone);
   return {
     ok: false,
     problem: `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}" is not a time (expected ISO 8601 like 2023-05-08T21:56:00.000Z or +08:00, a local 2023-05-08T21:56:00, or unix seconds or milliseconds)`,

@@ -302,7 +302,12 @@ export function createMcpServer(o: McpServerOptions): McpServer {
               speaker: z.string().min(1).max(200).describe("who said it: the person's name, or yours"),
               role: z.enum(['user', 'assistant', 'other']).describe('`user`: the person; `assistant`: you; `other`: anyone else'),
               text: z.string().max(100000).describe('the message, exactly as written'),
-              time: z.string().optional().describe('when it was said, ISO 8601 with UTC offset (default: now)'),
+              time: z
+                .string()
+                .optional()
+                .describe(
+                  "when it was said, ISO 8601 with the person's UTC offset (default: now; a time in Z is read on this machine's calendar)",
+                ),
               id: z
                 .string()
                 .min(1)

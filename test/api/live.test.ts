@@ -206,6 +206,33 @@ describe('addMemory: live turns', () => {
     }
   });
 
+  it('reads a turn sent in UTC (what toISOString writes) on this machine\'s calendar: "tomorrow" said at 01:30 in Shanghai is the day after', async () => {
+    const ownerId = newOwner('utc-turn');
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Shanghai';
+    try {
+      // 17:30 UTC on 30 April is 01:30 on 1 May in Shanghai.
+      const said = await engine.call('addMemory', {
+        ownerId,
+        messages: [{ speaker: 'Lin', text: 'Dinner with Mia tomorrow at 7!', time: '2024-04-30T17:30:00Z' }],
+      });
+      // A time written with its offset keeps it.
+      await engine.call('addMemory', {
+        ownerId,
+        conversationId: said.conversationId,
+        messages: [{ speaker: 'Lin', text: 'And yoga tomorrow morning.', time: '2024-04-30T17:31:00+00:00' }],
+      });
+      const out = await engine.call('loadContext', { ownerId, now: '2024-05-01T09:00:00+08:00' });
+      expect(out.sections.upcoming.map((u) => [u.day, u.text, u.utcOffsetMin])).toEqual([
+        ['2024-05-01', 'And yoga tomorrow morning.', 0],
+        ['2024-05-02', 'Dinner with Mia tomorrow at 7!', 480],
+      ]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it('rejects turns without text fields or with a time that has no offset', async () => {
     const ownerId = newOwner('bad');
     await expect(engine.call('addMemory', { ownerId, messages: [] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });

@@ -67,7 +67,8 @@ describe('iMessage (chat.db)', () => {
   it('reads chats: handles, the person as me, attributed-body text, attachments, Apple times; tapbacks skipped', async () => {
     const file = await chatDb();
     expect((await detectFormat(file)).id).toBe('imessage');
-    const { conversations } = await readAll(imessageImport, file);
+    // Messages keeps exact times without their offset: on the Mac's calendar (here told Asia/Shanghai).
+    const { conversations } = await readAll(imessageImport, file, 'Asia/Shanghai');
     expect(conversations).toHaveLength(2);
     const [dm, group] = conversations as [(typeof conversations)[0], (typeof conversations)[0]];
     expect(dm).toMatchObject({
@@ -77,9 +78,9 @@ describe('iMessage (chat.db)', () => {
       metadata: { skipped: 1, group: false },
     });
     expect(lines(dm)).toEqual([
-      '2024-05-01T12:00:00.250Z +0 +8613800138000 [other]: 到家了吗？',
-      '2024-05-01T12:01:00.000Z +0 me [user]: Just got home, thanks! 刚到',
-      '2024-05-01T12:02:00.000Z +0 +8613800138000 [other]: ',
+      '2024-05-01T12:00:00.250Z +480 +8613800138000 [other]: 到家了吗？',
+      '2024-05-01T12:01:00.000Z +480 me [user]: Just got home, thanks! 刚到',
+      '2024-05-01T12:02:00.000Z +480 +8613800138000 [other]: ',
     ]);
     expect(dm.messages[2]!.attachments).toEqual([
       {
@@ -95,8 +96,8 @@ describe('iMessage (chat.db)', () => {
       metadata: { group: true },
     });
     expect(lines(group)).toEqual([
-      '2018-01-01T12:00:00.000Z +0 emma@example.com [other]: Trail at 8? 八点出发',
-      '2018-01-01T12:01:00.000Z +0 me [user]: 好',
+      '2018-01-01T12:00:00.000Z +480 emma@example.com [other]: Trail at 8? 八点出发',
+      '2018-01-01T12:01:00.000Z +480 me [user]: 好',
     ]);
   });
 

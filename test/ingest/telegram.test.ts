@@ -121,16 +121,16 @@ describe('Telegram Desktop export', () => {
       { date: '2017-01-01T14:26:00', date_unixtime: '1483251960' },
       { date: '2017-01-01 06:27:00' },
     ]);
-    // The zone is used only for the one time without a zone (message 8).
+    // The zone reads the one time without a zone (message 8), and puts the UTC ones on its calendar.
     const { conversations, warnings } = await readAll(telegramImport, file, 'Asia/Shanghai');
     expect(warnings).toEqual([]);
     expect(lines(conversations[0]!)).toEqual([
-      '2017-01-01T06:20:09.248Z +0 王小明 [other]: 第1条 message 1',
+      '2017-01-01T06:20:09.248Z +480 王小明 [other]: 第1条 message 1',
       '2017-01-01T06:21:00.000Z +480 Lin Wei [other]: 第2条 message 2',
       '2017-01-01T07:52:00.500Z -90 王小明 [other]: 第3条 message 3',
-      '2017-01-01T06:23:00.000Z +0 Lin Wei [other]: 第4条 message 4',
-      '2017-01-01T06:24:00.123Z +0 王小明 [other]: 第5条 message 5',
-      '2017-01-01T06:25:00.000Z +0 Lin Wei [other]: 第6条 message 6',
+      '2017-01-01T06:23:00.000Z +480 Lin Wei [other]: 第4条 message 4',
+      '2017-01-01T06:24:00.123Z +480 王小明 [other]: 第5条 message 5',
+      '2017-01-01T06:25:00.000Z +480 Lin Wei [other]: 第6条 message 6',
       '2017-01-01T06:26:00.000Z +480 王小明 [other]: 第7条 message 7',
       '2016-12-31T22:27:00.000Z +480 Lin Wei [other]: 第8条 message 8',
     ]);
@@ -142,12 +142,12 @@ describe('Telegram Desktop export', () => {
       'iso-z',
       Array.from({ length: 300 }, (_, i) => ({ date: new Date(start + i * 61_001).toISOString() })),
     );
-    // Whatever zone the import is told, exact times stay exact.
+    // Whatever zone the import is told, exact times stay exact, on its calendar (New York in winter).
     const { conversations } = await readAll(telegramImport, file, 'America/New_York');
     const c = conversations[0]!;
     expect(c.messages).toHaveLength(300);
     expect(c.messages.map((m) => m.sentAt.getTime())).toEqual(Array.from({ length: 300 }, (_, i) => start + i * 61_001));
-    expect(c.messages.every((m) => m.utcOffsetMin === 0)).toBe(true);
+    expect(c.messages.every((m) => m.utcOffsetMin === -300)).toBe(true);
     expect(c.metadata.timeZone).not.toMatch(/local times/);
   });
 

@@ -19,14 +19,18 @@ import { readAll } from './read-all.js';
 
 const ZONE = 'Asia/Shanghai';
 
-/** [the value in the file, the instant, the offset] */
+/**
+ * [the value in the file, the instant, the offset]. A UTC time (`Z`, unix) is on the import zone's
+ * calendar: at 15:58 UTC it is past midnight in Shanghai, and "tomorrow" said then is the 11th.
+ */
 const SHAPES: Array<[string | number, string, number]> = [
-  ['2024-02-09T15:58:30.248Z', '2024-02-09T15:58:30.248Z', 0],
+  ['2024-02-09T15:58:30.248Z', '2024-02-09T15:58:30.248Z', 480],
   ['2024-02-09T23:59:00+08:00', '2024-02-09T15:59:00.000Z', 480],
   ['2024-02-09T10:30:00.123456-0530', '2024-02-09T16:00:00.123Z', -330],
-  [1707494460, '2024-02-09T16:01:00.000Z', 0],
-  ['1707494520.5', '2024-02-09T16:02:00.500Z', 0],
-  [1707494580123, '2024-02-09T16:03:00.123Z', 0],
+  ['2024-02-09T16:00:30+00:00', '2024-02-09T16:00:30.000Z', 0],
+  [1707494460, '2024-02-09T16:01:00.000Z', 480],
+  ['1707494520.5', '2024-02-09T16:02:00.500Z', 480],
+  [1707494580123, '2024-02-09T16:03:00.123Z', 480],
   ['2024-02-10 00:04:00', '2024-02-09T16:04:00.000Z', 480],
 ];
 const TEXTS = SHAPES.map((_, i) => (i % 2 ? `message ${i + 1}` : `第${i + 1}条消息`));
@@ -68,7 +72,7 @@ describe('time shapes', () => {
 
   for (const f of formats) {
     it(`${f.name}: every exact shape as written, local times in the import's zone`, async () => {
-      // WeChat keeps whole seconds, and unix times get the offset of the import's zone.
+      // WeChat keeps whole seconds and reads every time on the import zone's calendar.
       const wechat = f.format === wechatImport;
       const { conversations } = await readAll(f.format, f.file(SHAPES.map((s) => s[0])), ZONE);
       expect(conversations).toHaveLength(1);
@@ -92,7 +96,7 @@ describe('time shapes', () => {
     const file = writeTemp('inbox/wang_1/message_1.json', JSON.stringify({ participants: [{ name: '王小明' }], messages }));
     const { conversations } = await readAll(messengerImport, file, ZONE);
     expect(instants(conversations[0]!)).toEqual([
-      ['2024-02-09T15:58:30.248Z', 0, 'first'],
+      ['2024-02-09T15:58:30.248Z', 480, 'first'],
       ['2024-02-09T15:59:00.000Z', 480, 'second'],
     ]);
     const seconds = writeTemp(

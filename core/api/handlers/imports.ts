@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import { IncomingConversation, parseIsoWithOffset } from '../../domain/conversation.js';
+import { IncomingConversation } from '../../domain/conversation.js';
 import { importFiles, ingestConversation, ingestConversations } from '../../ingest/import.js';
+import { instantSent } from '../../ingest/local-time.js';
 import { withVectorIndexDeferred } from '../../episodes/vector-index.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import type { ConversationInput } from '../imports-contract.js';
@@ -37,7 +38,7 @@ export function importHandlers({
   };
 }
 
-/** A conversation as the API takes it, as the store's input: each timestamp's own offset kept. */
+/** A conversation as the API takes it, as the store's input: each timestamp's own offset kept (instantSent). */
 function incoming(source: string, conversation: z.infer<typeof ConversationInput>): IncomingConversation {
   return IncomingConversation.parse({
     source,
@@ -45,7 +46,7 @@ function incoming(source: string, conversation: z.infer<typeof ConversationInput
     title: conversation.title,
     participants: conversation.participants,
     messages: conversation.messages.map((m) => {
-      const { at, utcOffsetMin } = parseIsoWithOffset(m.timestamp);
+      const { at, utcOffsetMin } = instantSent(m.timestamp);
       return { externalId: m.id, speaker: m.speaker, role: m.role ?? 'other', text: m.text, sentAt: at, utcOffsetMin };
     }),
   });
