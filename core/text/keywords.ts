@@ -889,6 +889,26 @@ const BEFORE_VERBS = new Set([
   'and',
 ]);
 
+/** Forms of "be" that make the -ing word after them a verb going on ("has been throwing up", "we're moving"). */
+const BE_FORMS = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'am',
+  'be',
+  'been',
+  'being',
+  "i'm",
+  'im',
+  "we're",
+  "you're",
+  "they're",
+  "he's",
+  "she's",
+  "it's",
+]);
+
 interface Word {
   word: string;
   term: string | null;
@@ -1057,7 +1077,11 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     o.count++;
     if (w.capital && w.before && PHATIC.has(w.before)) o.addressed++;
     if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
-    else if ((w.before && BEFORE_VERBS.has(w.before)) || verbBeforeName(w, ws[i + 1]) || verbAfterName(w, ws[i - 1], ws[i + 1]))
+    else if (
+      (w.before && (BEFORE_VERBS.has(w.before) || (BE_FORMS.has(w.before) && /ing$/i.test(w.word)))) ||
+      verbBeforeName(w, ws[i + 1]) ||
+      verbAfterName(w, ws[i - 1], ws[i + 1])
+    )
       o.verbish++;
     if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
     // A capital that opens a sentence says nothing of how the word is written ("Mochi strikes again"
@@ -1165,7 +1189,8 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
     }
   }
   const candidates: { terms: string[]; text: string; s: number }[] = [
-    ...[...occ].map(([t, x]) => ({ terms: [t], text: surfaceOf(x), s: score.get(t)! })),
+    // A word used as a verb names no topic ("Miso has been throwing up").
+    ...[...occ].filter(([, x]) => !verb(x)).map(([t, x]) => ({ terms: [t], text: surfaceOf(x), s: score.get(t)! })),
     // A phrase is worth its words when the text says it more than once or writes it as a name
     // ("Spring Festival Gala"), less when once (a three-word run said once is as likely a clause —
     // "basil grows fast" — as a name).

@@ -215,6 +215,17 @@ describe('heuristic titles', () => {
     expect(acronyms.keywords).toEqual(expect.arrayContaining(['ECS', 'RDS', 'IAM']));
   });
 
+  it('title no talk by a word used as a verb: "has been throwing up", "we\'re moving"', () => {
+    const sick = buildHeuristicEpisode([msg('Sam', 'Miso has been throwing up since yesterday, I booked the vet for Tuesday.', at(0))]);
+    expect(sick.title).toBe('Sam on vet');
+    const move = buildHeuristicEpisode([
+      msg('Sam', "We're moving to Hamburg in March, the movers come at eight.", at(1)),
+      msg('Nemo', 'Big change! Are you moving the piano too?', at(2)),
+    ]);
+    expect(move.title).not.toMatch(/moving/);
+    expect(move.title).toContain('Hamburg');
+  });
+
   it('name a thing, not its possessive: "son" alone, "son\'s accident" in a phrase', () => {
     const e = buildHeuristicEpisode([
       msg('Mel', "My son's bike accident scared me. His bike is wrecked.", at(0)),
