@@ -15,6 +15,7 @@ export const SECRET_KINDS = [
   'github-token',
   'slack-token',
   'stripe-key',
+  'service-token',
   'jwt',
   'bearer-token',
   'connection-string',
@@ -156,8 +157,26 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     patterns: [/\bxox[abposre]-[A-Za-z0-9-]{10,}/g, /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{10,}/g],
   },
   { kind: 'stripe-key', label: 'stripe key', patterns: [/\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/g, /\bwhsec_[A-Za-z0-9]{24,}/g] },
+  {
+    kind: 'service-token',
+    label: 'service token',
+    // npm, Hugging Face, GitLab, SendGrid, Twilio and Discord bot tokens: the shapes their services give.
+    patterns: [
+      /\bnpm_[A-Za-z0-9]{36}\b/g,
+      /\bhf_[A-Za-z0-9]{30,}\b/g,
+      /\bglpat-[A-Za-z0-9_-]{20,}/g,
+      /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g,
+      /\bSK[0-9a-f]{32}\b/g,
+      /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g,
+    ],
+    needs: /npm_|hf_|glpat-|SG\.|SK[0-9a-f]{32}|[MNO][A-Za-z0-9_-]{23,27}\./,
+  },
   { kind: 'jwt', label: 'jwt', patterns: [/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g] },
-  { kind: 'bearer-token', label: 'bearer token', patterns: [/(?<pre>\bBearer\s+)(?<s>[A-Za-z0-9._~+/=-]{16,})/gi] },
+  {
+    kind: 'bearer-token',
+    label: 'bearer token',
+    patterns: [/(?<pre>\bBearer\s+)(?<s>[A-Za-z0-9._~+/=-]{16,})/gi, /(?<pre>\bAuthorization:\s*Basic\s+)(?<s>[A-Za-z0-9+/=]{8,})/gi],
+  },
   {
     kind: 'connection-string',
     label: 'connection string password',
@@ -172,7 +191,9 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // client_secret: …, "api_key": "…". A name is read once, from its start (inside a lookahead, which
     // is not tried again): a long dotted or dashed text is not tried at each of its dots.
     patterns: [
-      /(?<pre>(?:["'](?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key)["']|(?<![\w.-])(?=(?<name>[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key)(?:[_.-][\w.-]*)?))\k<name>["']?)\]?\s*[:=]\s*["']?)(?<s>[^\s"'`,;]{4,})/gi,
+      // In a web address's query: "…/reset?token=9f8e…", "&X-Amz-Signature=…".
+      /(?<pre>[?&][\w.-]{0,40}?(?:token|secret|password|passwd|pwd|signature|api[_-]?key|apikey)=)(?<s>[^&#\s"'<>]{6,})/gi,
+      /(?<pre>(?:["'](?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key)["']|(?<![\w.?&-])(?=(?<name>[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key)(?:[_.-][\w.-]*)?))\k<name>["']?)\]?\s*[:=]\s*["']?)(?<s>[^\s"'`,;]{4,})/gi,
     ],
     needs: /[:=]/,
     // A name with a separator in it (`db_password`, `app.secret`) or quoted: a plain "password:" is
@@ -181,7 +202,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // password in a config (`db.password: sunflower`), a number only a password's (`token_limit: 8000`
     // is a setting).
     accept: (s, before) =>
-      (/^["']/.test(before) || /^[\w.-]*[_.-]/.test(before)) &&
+      (/^["'?&]/.test(before) || /^[\w.-]*[_.-]/.test(before)) &&
       notAPassword(s) &&
       (!/^\d{1,8}$/.test(s) || /pass|pwd/i.test(before)) &&
       !/^[a-z][a-z0-9+.-]*:\/\//i.test(s) &&
@@ -194,7 +215,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kind: 'password',
     label: 'password',
     patterns: [
-      /(?<pre>\b(?:password|passwd|passphrase|pwd|pw|passcode|pin)(?: (?:for|to|of|on|at) [\w.@-]+(?: [\w.@-]+){0,6})?(?:\s+(?:is|was|is now|will be)\s*[:：]?|['’]s(?=\s)|\s*[:=：])\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
+      /(?<pre>\b(?:password|passwd|passphrase|pwd|pw|passcode|pin)(?: (?:for|to|of|on|at) [\w.@-]+(?: [\w.@-]+){0,6})?(?:\s+(?:is|was|is now|will be)\s*[:：]?|['’]s(?=\s)|\s*[:=：])\s*["'“‘]?)(?<s>[a-z]{4}(?: [a-z]{4}){3}(?![\w])|[^\s"'”’]{3,})/gi,
       // A wifi's, jotted down: "wifi pass sunflower42".
       /(?<pre>\b(?:wi-?fi|wlan|router)\s+(?:pass|pw|key|code)\b(?:\s+is)?\s*[:=：]?\s*["'“‘]?)(?<s>[^\s"'”’]{3,})/gi,
       /(?<pre>(?:密码|密碼|口令|PIN码|pin码)(?:\s*(?:是|为|為|改成了?|改为|设为|設為)\s*[:：]?|\s*[:：=])\s*["'“‘「]?)(?<s>[^\s，。,；;！!？?、"'“”‘’」]{3,})/g,
@@ -202,10 +223,13 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
       // "wifi 密码 12345678"): a value with a digit, or a sign inside it ("password manager" is none). Values
       // are read to at most 64 characters, so a long text without spaces is not read again at each name.
       /(?<pre>\b(?:password|passwd|pwd|pw)\s+|\bpass\s*[:=：]\s*|(?:密码|密碼|口令)\s*)(?<s>(?=[\x21\x23-\x26\x28-\x7e]{0,63}?(?:\d|[!@#$%^&*_+=~-][\x21\x23-\x26\x28-\x7e]))[\x21\x23-\x26\x28-\x7e]{4,64})(?<![.,;:!?])(?=[.,;:!?]*(?![\x21-\x7e]))/gi,
+      // On a command line: mysql's -pSECRET, curl's -u user:SECRET.
+      /(?<pre>\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p)(?<s>[^\s"'-][^\s"']*)/g,
+      /(?<pre>\bcurl\b[^\n]{0,200}?\s(?:-u|--user)\s+["']?[^\s:"']+:)(?<s>[^\s"']+)/g,
       // After a login's name and who logs in: "Netflix login: sam.k@gmail.com / SunnyDays2024".
       /(?<pre>\b(?:login|log-in|sign-in|credentials|creds|username|user)(?:\s+is)?\s*[:：=]?\s*[^\s/|,]{1,64}\s*[/|]\s*)(?<s>(?=[\x21\x23-\x26\x28-\x7e]{0,63}?[A-Za-z])(?=[\x21\x23-\x26\x28-\x7e]{0,63}?(?:\d|[!@#$%^&*_+=~-][\x21\x23-\x26\x28-\x7e]))[\x21\x23-\x26\x28-\x7e]{4,64})(?<![.,;:!?])(?=[.,;:!?]*(?![\x21-\x7e]))/gi,
     ],
-    needs: /\b(?:pass|pw|pin|wi-?fi|wlan|router|log-?in|sign-in|creds|user)|密[码碼]|口令/i,
+    needs: /\b(?:pass|pw|pin|wi-?fi|wlan|router|log-?in|sign-in|creds|user|mysql|curl)|密[码碼]|口令/i,
     accept: notAPassword,
   },
   {

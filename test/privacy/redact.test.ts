@@ -30,6 +30,22 @@ describe('the privacy filter', () => {
     for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
   });
 
+  it('finds tokens in a web address, a Basic authorization, and the tokens npm, Hugging Face, GitLab, SendGrid, Twilio and Discord give', () => {
+    const said = [
+      [
+        'reset: https://app.example.com/reset?token=9f8e7d6c5b4a3928&lang=en',
+        'reset: https://app.example.com/reset?token=[secret: credential]&lang=en',
+      ],
+      ['Authorization: Basic dXNlcjpwYXNzd29yZDEyMw==', 'Authorization: Basic [secret: bearer token]'],
+      ['hf_abcdefghijklmnopqrstuvwxyz123456 is my token', '[secret: service token] is my token'],
+      ['gitlab glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn', 'gitlab [secret: service token]'],
+      ['SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG', '[secret: service token]'],
+      ['twilio SK0123456789abcdef0123456789abcdef', 'twilio [secret: service token]'],
+      ['bot token MTA1MjM0NTY3ODkwMTIzNDU2Nw.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789', 'bot token [secret: service token]'],
+    ];
+    for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
+  });
+
   it('finds passwords jotted after their name or a login, recovery codes, combinations and seed phrases', () => {
     const said = [
       ['username sam_k password SunnyDays2024', 'username sam_k password [secret: password]'],
@@ -42,6 +58,9 @@ describe('the privacy filter', () => {
       ['银行卡号 6222 0212 3456 7890 128', '银行卡号 [secret: card number]'],
       ['seed phrase: legal winner thank year wave sausage worth useful legal winner thank yellow', 'seed phrase: [secret: private key]'],
       ['助记词：legal winner thank year wave sausage worth useful legal winner thank yellow', '助记词：[secret: private key]'],
+      ['my gmail app password is abcd efgh ijkl mnop', 'my gmail app password is [secret: password]'],
+      ['mysql -u root -pS3cretPass db', 'mysql -u root -p[secret: password] db'],
+      ['curl -u admin:S3cretPass https://x', 'curl -u admin:[secret: password] https://x'],
     ];
     for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
   });

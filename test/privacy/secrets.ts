@@ -50,6 +50,7 @@ export const SECRET_LINES: SecretLine[] = [
   line('github-token', 'github token', j('gh', 'p_', 'R4nd0mT0k3nF0rT3st1ngAbCdEfGhIjKlMnOp'), (s) => `我的 GitHub token 是 ${s}`),
   line('slack-token', 'slack token', j('xo', 'xb-', '1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv'), (s) => `slack bot token ${s}`),
   line('stripe-key', 'stripe key', j('sk', '_live_', '51HdTestStripeKeyAbCdEfGh12'), (s) => `Stripe: ${s}`),
+  line('service-token', 'service token', j('np', 'm_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'), (s) => `publish with ${s} from CI`),
   line(
     'jwt',
     'jwt',
@@ -126,4 +127,6 @@ export const NEAR_MISSES: string[] = [
   'I set up a password manager, then used the password reset link twice; the zip is password protected.',
   'Your recovery phrase is something you should never share with anyone, because anyone can steal your funds with it.',
   'The winning combination is 3 to 1; pass it on. 密码错误，请重试。',
+  'See https://example.com/search?q=token&page_token=2&sort_key=created_at for Basic training on Monday.',
+  'Run mysql -u root -p mydb and type it when asked; curl -u admin https://example.com asks too.',
 ];

@@ -323,6 +323,7 @@ export const en = {
   'settings.privacyKind.github-token': 'GitHub tokens',
   'settings.privacyKind.slack-token': 'Slack tokens and webhooks',
   'settings.privacyKind.stripe-key': 'Stripe keys',
+  'settings.privacyKind.service-token': 'Tokens of npm, Hugging Face, GitLab, SendGrid, Twilio, Discord',
   'settings.privacyKind.jwt': 'JSON Web Tokens',
   'settings.privacyKind.bearer-token': 'Bearer tokens',
   'settings.privacyKind.connection-string': 'Passwords in connection strings',

@@ -320,6 +320,7 @@ export const zh: Record<MessageKey, string> = {
   'settings.privacyKind.github-token': 'GitHub 令牌',
   'settings.privacyKind.slack-token': 'Slack 令牌和 Webhook',
   'settings.privacyKind.stripe-key': 'Stripe 密钥',
+  'settings.privacyKind.service-token': 'npm、Hugging Face、GitLab、SendGrid、Twilio、Discord 令牌',
   'settings.privacyKind.jwt': 'JSON Web Token',
   'settings.privacyKind.bearer-token': 'Bearer 令牌',
   'settings.privacyKind.connection-string': '连接字符串中的密码',
