@@ -7,16 +7,17 @@ import { checkTimeZone, isValidWallTime, machineTimeZone, offsetAt, wallTimeToIn
  * that convert or re-export chats write instead. Exact shapes are taken as written — ISO 8601 with `Z`
  * or an offset (fractions of a second kept to the millisecond), unix seconds or milliseconds as a
  * number or a string of digits. An ISO time without a zone is a wall-clock time and is read in the
- * import's time zone; a UTC time is on that zone's calendar (Instant). Anything else, and any date that is not a real one (month 13, 30 February,
- * 25:00) or lies outside the years a message can have, is refused: never rolled over into another day.
+ * import's time zone; a UTC time is on that zone's calendar (Instant). Anything else, and any date that
+ * is not a real one (month 13, 30 February, 25:00) or lies outside the years a message can have, is
+ * refused: never rolled over into another day.
  */
 
 export interface Instant {
   at: Date;
   /**
    * The offset the time was written in. A UTC time (`Z`, unix) says when, not where the person was: it
-   * is on the import zone's calendar, as a local time is — "tomorrow" said at 23:30 UTC by someone in
-   * Shanghai is the day after next in UTC.
+   * is on the import zone's calendar, as a local time is — "tomorrow" said at 23:30 UTC on a Monday
+   * from Shanghai (07:30 on Tuesday there) is Wednesday.
    */
   utcOffsetMin: number;
 }
