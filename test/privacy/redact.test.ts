@@ -5,6 +5,11 @@ import { NEAR_MISSES, SECRET_LINES } from './secrets.js';
 
 const rules = PrivacyConfig.parse({});
 
+/** Each pasted text reads as shown, with one secret replaced. */
+function expectReplaced(said: readonly string[][]) {
+  for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
+}
+
 describe('the privacy filter', () => {
   it.each(SECRET_LINES.map((l) => [l.kind, l] as const))('replaces a %s with its placeholder', (_kind, l) => {
     const out = redactText(l.text, rules);
@@ -27,7 +32,7 @@ describe('the privacy filter', () => {
       ["my password's hunter2xyz, don't tell", "my password's [secret: password] don't tell"],
       ['pw for the wifi at the cabin is pine-cone-77, remind me', 'pw for the wifi at the cabin is [secret: password] remind me'],
     ];
-    for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
+    expectReplaced(said);
   });
 
   it('finds tokens in a web address, a Basic authorization, and the tokens npm, Hugging Face, GitLab, SendGrid, Twilio and Discord give', () => {
@@ -43,7 +48,7 @@ describe('the privacy filter', () => {
       ['twilio SK0123456789abcdef0123456789abcdef', 'twilio [secret: service token]'],
       ['bot token MTA1MjM0NTY3ODkwMTIzNDU2Nw.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789', 'bot token [secret: service token]'],
     ];
-    for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
+    expectReplaced(said);
   });
 
   it('finds passwords jotted after their name or a login, recovery codes, combinations and seed phrases', () => {
@@ -62,7 +67,7 @@ describe('the privacy filter', () => {
       ['mysql -u root -pS3cretPass db', 'mysql -u root -p[secret: password] db'],
       ['curl -u admin:S3cretPass https://x', 'curl -u admin:[secret: password] https://x'],
     ];
-    for (const [text, shown] of said) expect(redactText(text!, rules), text).toEqual({ value: shown, redacted: 1 });
+    expectReplaced(said);
   });
 
   it('finds secrets as people paste them: shorthand, config and code, cards with their codes, accounts and ID numbers', () => {
