@@ -36,7 +36,12 @@ function spanTimes(start: Date, end: Date, utcOffsetMin: number, endDay: (d: Dat
 
 /** `zone: false` leaves the offset out, for text that has stated it once already. */
 export function describeSpan(start: Date, end: Date, utcOffsetMin: number, o: { zone?: boolean } = {}): string {
-  const { s, times } = spanTimes(start, end, utcOffsetMin, (e) => e.toISOString().slice(0, 10));
+  // A span over days names its last day as its first ("Thursday, 26 November"), with the year when it is another.
+  const endDay = (e: Date) => {
+    const day = describeDay(e.toISOString().slice(0, 10));
+    return e.getUTCFullYear() === toLocal(start, utcOffsetMin).getUTCFullYear() ? day.replace(/ \d{4}$/, '') : day;
+  };
+  const { s, times } = spanTimes(start, end, utcOffsetMin, (e) => `${endDay(e)},`);
   return `${describeDay(s.toISOString().slice(0, 10))}, ${times}${o.zone === false ? '' : ` (${formatOffset(utcOffsetMin)})`}`;
 }
 

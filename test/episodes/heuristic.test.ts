@@ -41,6 +41,19 @@ describe('heuristic episodes', () => {
     expect(e.keywords.length).toBeGreaterThan(2);
   });
 
+  it('name the last day of a talk over midnight as its first, the year only when it is another', () => {
+    const overNight = buildHeuristicEpisode([
+      msg('Lin', 'Still up, writing the toast for the wedding.', '2023-12-31T22:50:00Z', 60),
+      msg('Lin', 'Done. Happy new year!', '2024-01-01T00:10:00Z', 60),
+    ]);
+    expect(overNight.content).toContain('Lin talked on Sunday, 31 December 2023, 23:50 – Monday, 1 January 2024, 01:10 (UTC+01:00).');
+    const overDays = buildHeuristicEpisode([
+      msg('Lin', 'Packing for Lisbon.', '2026-11-23T22:30:00Z', 60),
+      msg('Lin', 'Landed in Lisbon.', '2026-11-26T21:00:00Z', 60),
+    ]);
+    expect(overDays.content).toContain('Lin talked on Monday, 23 November 2026, 23:30 – Thursday, 26 November, 22:00 (UTC+01:00).');
+  });
+
   it('resolve Chinese relative dates in the sender’s own time zone', () => {
     // 01:30 on 8 May in Shanghai is still 7 May in UTC: 昨天 must mean 7 May local, not 6 May.
     const e = buildHeuristicEpisode([
