@@ -56,6 +56,9 @@ export default defineConfig({
   test: {
     // PGlite's initdb and the ONNX runtime are CPU-heavy; two cores → two workers.
     maxWorkers: 2,
+    // Times written in UTC are read on this machine's calendar (as a person's are): the tests' days are
+    // UTC days on every machine; a test that needs another zone sets TZ itself.
+    env: { TZ: 'UTC' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // New stores start from a template made once per run instead of running initdb, and the CLI

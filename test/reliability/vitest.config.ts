@@ -10,6 +10,8 @@ export default defineConfig({
     include: ['test/reliability/*.reliability.ts', 'test/store/lock-race.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     maxWorkers: 1,
+    // As in npm test: days are UTC days on every machine.
+    env: { TZ: 'UTC' },
     testTimeout: 1_800_000,
   },
 });
