@@ -1181,9 +1181,11 @@ function phrasesOf(ws: readonly Word[], occ: ReadonlyMap<string, Occurrence>, sc
       const key = terms.join(' ');
       const p = phrases.get(key) ?? { terms: terms as string[], count: 0, forms: new Map(), name: false };
       p.count++;
-      if (run.every((w) => w.capital)) p.name = true;
+      const name = run.every((w) => w.capital);
+      if (name) p.name = true;
       const cjk = run.every((w) => /\p{Script=Han}/u.test(w.word));
-      const form = cjk ? run.map((w) => w.word).join('') : run.map((w) => surfaceOf(occ.get(w.term!)!)).join(' ');
+      // A name is written as it is ("Blue Ocean Games", though "puzzle game" is said too).
+      const form = cjk ? run.map((w) => w.word).join('') : run.map((w) => (name ? w.word : surfaceOf(occ.get(w.term!)!))).join(' ');
       p.forms.set(form, (p.forms.get(form) ?? 0) + 1);
       phrases.set(key, p);
     }

@@ -211,6 +211,12 @@ describe('heuristic titles', () => {
     // A word capitalised only where it opens a sentence is written in lower case.
     expect(e.keywords).toContain('coffee');
     expect(e.keywords).not.toContain('Coffee');
+    // A name in a title is written whole as it was, though one of its words is said in lower case too.
+    const studio = buildHeuristicEpisode([
+      msg('Sam', 'I have an interview at Blue Ocean Games on Thursday for the designer role.', at(3)),
+      msg('Sam', 'I want to show the puzzle game I did in 2024.', at(4)),
+    ]);
+    expect(studio.title).toMatch(/^Sam on Blue Ocean Games\b/);
   });
 
   it('read a shouted sentence in lower case: its capitals name no one ("I GOT THE JOB!!!"), a run of acronyms stays', () => {
