@@ -889,25 +889,19 @@ const BEFORE_VERBS = new Set([
   'and',
 ]);
 
-/** Forms of "be" that make the -ing word after them a verb going on ("has been throwing up", "we're moving"). */
-const BE_FORMS = new Set([
-  'is',
-  'are',
-  'was',
-  'were',
-  'am',
-  'be',
-  'been',
-  'being',
-  "i'm",
-  'im',
-  "we're",
-  "you're",
-  "they're",
-  "he's",
-  "she's",
-  "it's",
-]);
+/**
+ * An -ing word after these is a verb going on ("has been throwing up", "we're moving"); after a plain
+ * "is" or "was" only when a person is its subject ("she is painting the fence", not "my hobby is painting").
+ */
+const PROGRESSIVE_AFTER = new Set(['been', 'being', 'am', "i'm", 'im', "we're", "you're", "they're", "he's", "she's"]);
+const PLAIN_BE = new Set(['is', 'are', 'was', 'were']);
+const PERSONS = new Set(['i', 'we', 'you', 'he', 'she', 'they']);
+
+/** `w` is an -ing word saying what someone is doing; `be` is the word before it. */
+function progressive(w: Word, be: Word | undefined): boolean {
+  if (!w.before || !/ing$/i.test(w.word)) return false;
+  return PROGRESSIVE_AFTER.has(w.before) || (PLAIN_BE.has(w.before) && be?.before != null && PERSONS.has(be.before));
+}
 
 interface Word {
   word: string;
@@ -1078,7 +1072,8 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     if (w.capital && w.before && PHATIC.has(w.before)) o.addressed++;
     if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
     else if (
-      (w.before && (BEFORE_VERBS.has(w.before) || (BE_FORMS.has(w.before) && /ing$/i.test(w.word)))) ||
+      (w.before && BEFORE_VERBS.has(w.before)) ||
+      progressive(w, ws[i - 1]) ||
       verbBeforeName(w, ws[i + 1]) ||
       verbAfterName(w, ws[i - 1], ws[i + 1])
     )

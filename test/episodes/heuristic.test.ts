@@ -234,7 +234,7 @@ describe('heuristic titles', () => {
     expect(acronyms.keywords).toEqual(expect.arrayContaining(['ECS', 'RDS', 'IAM']));
   });
 
-  it('title no talk by a word used as a verb: "has been throwing up", "we\'re moving"', () => {
+  it('title no talk by a word used as a verb: "has been throwing up", "we\'re moving", not "my hobby is painting"', () => {
     const sick = buildHeuristicEpisode([msg('Sam', 'Miso has been throwing up since yesterday, I booked the vet for Tuesday.', at(0))]);
     expect(sick.title).toBe('Sam on vet');
     const move = buildHeuristicEpisode([
@@ -243,6 +243,9 @@ describe('heuristic titles', () => {
     ]);
     expect(move.title).not.toMatch(/moving/);
     expect(move.title).toContain('Hamburg');
+    // After a plain "is" with a thing as its subject, an -ing word names a thing.
+    const hobby = buildHeuristicEpisode([msg('Sam', 'My hobby is painting. I love painting landscapes in Saxony.', at(3))]);
+    expect(hobby.title).toContain('painting');
   });
 
   it('name a thing, not its possessive: "son" alone, "son\'s accident" in a phrase', () => {
