@@ -15,7 +15,8 @@ import {
 } from './json-stream.js';
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
-import { readTime } from './time-shapes.js';
+import { importTimeZone, readTime } from './time-shapes.js';
+import { offsetAt } from './local-time.js';
 import { looksLikeZip, openZipReader, zipEntryNamesSync, zipError } from './zip.js';
 
 /**
@@ -227,6 +228,7 @@ async function readDay(
   src: JsonSource,
   users: Map<string, SlackUser>,
   channels: Map<string, string>,
+  timeZone: string,
 ): Promise<{ messages: IncomingMessage[]; skipped: number }> {
   const state = { messages: [] as IncomingMessage[], skipped: 0 };
   const day: { m: Message; ts: string; at: JsonPath }[] = [];
@@ -258,7 +260,8 @@ async function readDay(
     const user = m.user ? users.get(m.user) : undefined;
     const sentAt = tsToDate(m.ts);
     // users.json gives each person's zone: their local offset at that instant (DST included).
-    const utcOffsetMin = (user?.tz ? zoneOffset(user.tz, sentAt) : null) ?? user?.tzOffsetMin ?? 0;
+    // Without one (a bot, a deactivated account), the import's zone, as for any time written in UTC.
+    const utcOffsetMin = (user?.tz ? zoneOffset(user.tz, sentAt) : null) ?? user?.tzOffsetMin ?? offsetAt(sentAt, timeZone);
     const metadata: Record<string, unknown> = {};
     if (m.user) metadata.userId = m.user;
     if (m.subtype) metadata.subtype = m.subtype;
@@ -286,6 +289,7 @@ async function readDay(
 }
 
 async function* readSlack(file: string, ctx: ReadContext): AsyncGenerator<IncomingConversation> {
+  const timeZone = importTimeZone(ctx);
   const archive = await openArchive(file);
   try {
     const users = new Map<string, SlackUser>();
@@ -331,7 +335,7 @@ async function* readSlack(file: string, ctx: ReadContext): AsyncGenerator<Incomi
         const metadata: Record<string, unknown> = {
           skipped,
           kind: c.kind,
-          timeZone: "each sender's time zone from users.json at the message's time; UTC when unknown",
+          timeZone: `each sender's time zone from users.json at the message's time; ${timeZone} when unknown`,
         };
         if (c.name) metadata.channelName = c.name;
         if (c.topic?.value) metadata.topic = c.topic.value;
@@ -348,7 +352,7 @@ async function* readSlack(file: string, ctx: ReadContext): AsyncGenerator<Incomi
         });
       };
       for (const d of days) {
-        const day = await readDay(archive.source(d), users, channelNames);
+        const day = await readDay(archive.source(d), users, channelNames, timeZone);
         skipped += day.skipped;
         for (const m of day.messages) {
           if (partIsFull(messages, m)) {

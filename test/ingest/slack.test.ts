@@ -24,7 +24,9 @@ const zip = writeZip(path.join(dir, 'Acme Slack export Mar 1 2024 - Mar 12 2024.
 
 describe('Slack export', () => {
   it('makes one conversation per channel with names, mentions, threads and each sender’s offset', async () => {
-    const { conversations, warnings } = await readAll(slackImport, zip);
+    // Told the export was made in Shanghai: senders without a zone of their own (a bot, a deactivated
+    // account) are on its calendar.
+    const { conversations, warnings } = await readAll(slackImport, zip, 'Asia/Shanghai');
     expect(warnings).toEqual([]);
     // #random has no day files: nothing was said there.
     expect(conversations.map((c) => [c.externalId, c.title, c.messages.length, c.metadata.skipped])).toEqual([
@@ -43,9 +45,9 @@ describe('Slack export', () => {
       '2024-03-10T09:30:00.000Z +480 王芳 [other]: 我来看一下 :eyes:',
       '2024-03-10T10:30:00.000Z -420 Alice Chen [other]: Thanks! Merging after lunch.',
       '2024-03-10T11:00:00.000Z +480 王芳 [other]: Checklist reviewed, all good for Monday.',
-      '2024-03-11T08:30:00.000Z +0 deploybot [other]: Deploy v2.3.0 succeeded',
+      '2024-03-11T08:30:00.000Z +480 deploybot [other]: Deploy v2.3.0 succeeded',
       '2024-03-11T09:00:00.000Z -420 Alice Chen [other]: Slides for Monday',
-      '2024-03-11T09:02:00.000Z +0 Bob Old [other]: old message from a deactivated account',
+      '2024-03-11T09:02:00.000Z +480 Bob Old [other]: old message from a deactivated account',
     ]);
     const parentTs = general.messages[1]!.metadata.threadTs;
     expect(general.messages[1]!.metadata).toEqual({ userId: 'U01ALICE', threadTs: parentTs, replyCount: 2 });
