@@ -16,7 +16,7 @@ import {
 import { attachment, mediaKind } from './media.js';
 import { partIsFull } from './parts.js';
 import { importTimeZone, readTime } from './time-shapes.js';
-import { offsetAt } from './local-time.js';
+import { checkTimeZone, offsetAt } from './local-time.js';
 import { looksLikeZip, openZipReader, zipEntryNamesSync, zipError } from './zip.js';
 
 /**
@@ -154,24 +154,21 @@ async function readList<T>(src: JsonSource, schema: z.ZodType<T>, what: string):
   return out;
 }
 
-const offsetFormatters = new Map<string, Intl.DateTimeFormat | null>();
+const knownZones = new Map<string, boolean>();
 
-/** Minutes east of UTC in an IANA zone at an instant ("GMT+05:30" → 330); null for unknown zones. */
+/** Minutes east of UTC in a sender's IANA zone at an instant; null for a zone Intl does not know. */
 function zoneOffset(zone: string, at: Date): number | null {
-  let f = offsetFormatters.get(zone);
-  if (f === undefined) {
+  let known = knownZones.get(zone);
+  if (known === undefined) {
     try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
+      checkTimeZone(zone);
+      known = true;
     } catch {
-      f = null;
+      known = false;
     }
-    offsetFormatters.set(zone, f);
+    knownZones.set(zone, known);
   }
-  if (!f) return null;
-  const name = f.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
-  const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(name);
-  if (!m) return name === 'GMT' ? 0 : null;
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
+  return known ? offsetAt(at, zone) : null;
 }
 
 /** "1712345678.123456" → the instant, to the millisecond (string arithmetic: floats lose the microseconds' digits). */
