@@ -18,9 +18,19 @@ export interface WallTime {
   second?: number;
 }
 
+// Asking Intl for the zone builds a formatter (tens of microseconds): an import asks once a message.
+// Remembered while TZ is unchanged, and for a minute at most, so a machine moved to another zone is
+// followed as a new process would follow it.
+let machineZone: { tz: string | undefined; name: string; until: number } | undefined;
+
 /** The zone of this machine: what exports without a zone are assumed to be in unless told otherwise. */
 export function machineTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const now = Date.now();
+  const tz = process.env['TZ'];
+  if (!machineZone || machineZone.tz !== tz || now > machineZone.until) {
+    machineZone = { tz, name: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC', until: now + 60_000 };
+  }
+  return machineZone.name;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

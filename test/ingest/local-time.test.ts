@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkTimeZone, isValidWallTime, offsetAt, wallTimeToInstant, type WallTime } from '../../core/ingest/local-time.js';
+import {
+  checkTimeZone,
+  isValidWallTime,
+  machineTimeZone,
+  offsetAt,
+  wallTimeToInstant,
+  type WallTime,
+} from '../../core/ingest/local-time.js';
 
 /** `wall` in `zone` is the instant `at`, at `utcOffsetMin` minutes from UTC. */
 function expectInstant(wall: WallTime, zone: string, at: string, utcOffsetMin: number): void {
@@ -38,6 +45,21 @@ describe('wall-clock time in a named zone', () => {
     expectInstant({ year: 2024, month: 3, day: 10, hour: 3, minute: 15 }, 'America/New_York', '2024-03-10T07:15:00Z', -240);
     expectInstant({ year: 2024, month: 6, day: 1, hour: 12, minute: 0 }, 'Asia/Kolkata', '2024-06-01T06:30:00Z', 330);
     expect(offsetAt(new Date('2024-06-01T00:00:00Z'), 'UTC')).toBe(0);
+  });
+
+  it("follows this machine's zone when TZ changes in the process, however often it was asked before", () => {
+    const zone = process.env.TZ;
+    try {
+      process.env.TZ = 'UTC';
+      for (let i = 0; i < 3; i++) expect(machineTimeZone()).toBe('UTC');
+      process.env.TZ = 'Asia/Shanghai';
+      expect(machineTimeZone()).toBe('Asia/Shanghai');
+      process.env.TZ = 'America/New_York';
+      expect(machineTimeZone()).toBe('America/New_York');
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 
   it('rejects an unknown zone name with an actionable message', () => {
