@@ -66,6 +66,19 @@ export const EndConversationOutput = z.object({
 
 export const DEFAULT_CONTEXT_BUDGET = 1200;
 
+/** An offset written after a time of day ("T09:00:00+08:00", "09:00-0500"), not after a date ("2024-05-01"). */
+const WRITTEN_OFFSET = /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*([+-])(\d{2}):?(\d{2})$/;
+
+const ConversationNow = z.union([z.date(), z.string().min(1)]).transform((v, ctx) => {
+  const at = DateInput.safeParse(v);
+  if (!at.success) {
+    for (const issue of at.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+    return z.NEVER;
+  }
+  const m = typeof v === 'string' ? WRITTEN_OFFSET.exec(v.trim()) : null;
+  return { at: at.data, utcOffsetMin: m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : undefined };
+});
+
 export const LoadContextInput = z.object({
   ownerId: Owner,
   /**
@@ -79,8 +92,12 @@ export const LoadContextInput = z.object({
    * per token, i.e. roughly 1.3 tokens per English word.
    */
   budgetTokens: z.number().int().min(100).max(32_000).default(DEFAULT_CONTEXT_BUDGET),
-  /** The moment the conversation happens (default: now): "Recently" is what came before it. */
-  now: DateInput.optional(),
+  /**
+   * The moment the conversation happens (default: now): "Recently" is what came before it. Written with
+   * an offset of its own (`2024-05-01T09:00:00+08:00`), it also says whose calendar "today" and "tomorrow"
+   * are on; a time in UTC (`Z`) or a date says only when (the person's last turn tells where they are).
+   */
+  now: ConversationNow.optional(),
 });
 
 const ContextMessage = z.object({

@@ -175,7 +175,12 @@ export function createMcpServer(o: McpServerOptions): McpServer {
           .max(32000)
           .optional()
           .describe(`how many tokens the block may take (default ${DEFAULT_CONTEXT_BUDGET})`),
-        now: z.string().optional().describe("the current date and time (ISO 8601 with UTC offset), if it is not this computer's clock"),
+        now: z
+          .string()
+          .optional()
+          .describe(
+            "the current date and time (ISO 8601), if it is not this computer's clock; written with the person's UTC offset (not Z), it also says whose calendar today and tomorrow are on",
+          ),
       },
       annotations: readOnly,
     },

@@ -95,6 +95,17 @@ describe('loadContext: Coming up', () => {
     }
   });
 
+  it('reads today on the calendar of the offset now is written with: the person has flown from UTC+01:00 to Tokyo', async () => {
+    // 07:30 on Friday in Tokyo is 23:30 on Thursday where Lena last spoke: the interview is today there.
+    const tokyo = await load('2026-11-27T07:30:00+09:00');
+    expect(tokyo.sections.upcoming[0]?.day).toBe('2026-11-27');
+    expect(tokyo.markdown).toContain('now is Friday, 27 November 2026, 07:30 (all times UTC+09:00 unless marked)');
+    // The same moment in UTC says only when: Lena's last turn says where she is.
+    const utc = await load('2026-11-26T22:30:00Z');
+    expect(utc.sections.upcoming.map((u) => u.day).slice(0, 2)).toEqual(['2026-11-26', '2026-11-27']);
+    expect(utc.markdown).toContain('now is Thursday, 26 November 2026, 23:30 (all times UTC+01:00 unless marked)');
+  });
+
   it('leaves out days gone by, habits, the past, and what was said after now', async () => {
     const saturday = await load('2026-11-28T10:00:00+01:00');
     expect(saturday.sections.upcoming.map((u) => u.day)).toEqual(['2026-12-01', '2026-12-03']);

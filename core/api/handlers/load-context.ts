@@ -189,7 +189,7 @@ function unbuiltBlocks(unbuilt: readonly StoredMessage[], shown: ReadonlySet<str
 }
 
 export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typeof LoadContextInput>): Promise<LoadContextOutput> {
-  const now = i.now ?? ctx.clock.now();
+  const now = i.now?.at ?? ctx.clock.now();
   // An opening that says nothing to look up ("hi!", "在吗？") gets what no query gets: the latest
   // episodes and who the person is, not old greetings that share its words.
   let query = i.query && !isPhatic(i.query) ? i.query : null;
@@ -204,8 +204,9 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     ctx.store.read.conversations.recentPending(i.ownerId, new Date(recentSince), now, UNBUILT_READ),
   ]);
   if (factHits) warnings.push(...factHits.warnings);
-  // The zone of what the person said last: turns just said, else the latest episode, else this machine's.
-  const offset = unbuilt.at(-1)?.utcOffsetMin ?? recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
+  // The zone the companion says the person is in, else that of what they said last (turns just said,
+  // else the latest episode), else this machine's.
+  const offset = i.now?.utcOffsetMin ?? unbuilt.at(-1)?.utcOffsetMin ?? recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
   // An opening that asks only about a period ("what did we talk about last week?", 上个月我们聊了什么):
   // that period's episodes, latest first, take the place of the latest ones, and nothing is looked up.
   // One about days to come ("what do I have tomorrow?") has nothing said in them yet: Coming up answers it.
