@@ -22,7 +22,7 @@ export function addCompanionCommands(program: Command, cli: CompanionCli): void 
     .argument('[opening...]', 'the opening message (as --query)')
     .option('--query <text>', 'the opening message, or what the conversation is about')
     .option('--budget <tokens>', 'at most this many tokens (about 1.3 per English word)', cli.int)
-    .option('--now <date>', 'as of this moment (YYYY-MM-DD or ISO 8601; default: now)')
+    .option('--now <date>', 'as of this moment (YYYY-MM-DD or ISO 8601; with an offset, days are on its calendar; default: now)')
     .addOption(cli.owner())
     .action(async (opening: string[], o: { query?: string; budget?: number; now?: string; owner: string }, command: Command) => {
       if (opening.length > 0 && o.query !== undefined) command.error('error: give the opening as words or with --query, not both');
