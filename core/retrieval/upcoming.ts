@@ -400,6 +400,23 @@ const OUTCOMES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
         ['surgery', 'operation', '手术'],
         ['recovery', 'recovering', '恢复'],
       ],
+      [
+        ['match', 'game', 'race', 'tournament', 'final', '比赛', '决赛'],
+        // "won" is a function word of the index (won't): "we lost", "we beat them", 赢了 are heard.
+        ['lost', 'beat', 'score', 'medal', '赢了', '输了', '夺冠', '冠军', '亚军', '名次'],
+      ],
+      [
+        ['checkup', 'scan', 'biopsy', '体检', '复查', '检查'],
+        ['results', 'diagnosis', 'benign', '结果', '报告', '诊断', '指标'],
+      ],
+      [
+        ['application', 'visa', '申请', '签证'],
+        ['accepted', 'admitted', 'approved', 'denied', 'rejected', '录取', '批了', '下签', '拒签'],
+      ],
+      [
+        ['audition', 'tryout', '试镜'],
+        ['cast', 'callback', '选上'],
+      ],
     ] as const
   ).flatMap(([plans, told]) => {
     const terms = new Set(told.map(term));

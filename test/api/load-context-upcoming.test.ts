@@ -544,3 +544,28 @@ describe('loadContext: a plan gone by whose outcome was told without naming it',
     expect(told.sections.goneBy).toEqual([]);
   });
 });
+
+describe('loadContext: how a match, a checkup and a visa went, told without naming them', () => {
+  const ownerId = newOwner('gone-by-outcomes');
+  const engine = lenaSaid(ownerId, {
+    // Monday, 23 November 2026, in UTC+01:00.
+    monday: [
+      ['The visa appointment is on Thursday morning.', '2026-11-23T19:00:00+01:00'],
+      ['周五上午去医院体检。', '2026-11-23T19:02:00+01:00'],
+      ['Our football match against the Rovers is on Saturday afternoon.', '2026-11-23T19:04:00+01:00'],
+    ],
+    // Sunday morning: two of them, in words of their own.
+    sunday: [
+      ['We beat them 3-1!! Best afternoon of the season.', '2026-11-29T11:00:00+01:00'],
+      ['报告出来了，一切正常。', '2026-11-29T11:05:00+01:00'],
+    ],
+  });
+
+  it('leaves out the match and the checkup, keeps the visa nothing was said of, and hears it in the opening', async () => {
+    const now = '2026-11-29T20:00:00+01:00';
+    const out = await engine().call('loadContext', { ownerId, now });
+    expect(out.sections.goneBy.map((u) => [u.day, u.text])).toEqual([['2026-11-26', 'The visa appointment is on Thursday morning.']]);
+    const told = await engine().call('loadContext', { ownerId, now, query: 'Approved!!! I can go in March' });
+    expect(told.sections.goneBy).toEqual([]);
+  });
+});
