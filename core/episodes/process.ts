@@ -108,8 +108,8 @@ export async function storeEpisodes(
  * entries, vectors and message links, one transaction per group of episodes: a crash leaves the
  * messages of unfinished groups pending, never a half-indexed episode. A builder that makes one group
  * of whatever it is given (the heuristic one) is given the pending messages a window at a time
- * (`segment.buildWindow`), each window stored before the next is read, so a 5,000-message part is
- * not one transaction: a crash or a cancel (`signal`, checked between windows) costs one window, and
+ * (`segment.buildWindow`), each window stored before the next is read, so a long chat is not one
+ * transaction: a crash or a cancel (`signal`, checked between windows) costs one window, and
  * the next import or `rebuild` goes on from the same state an uninterrupted build would have reached.
  *
  * Window by window, the model (in its own thread) embeds the next window's messages while this thread
