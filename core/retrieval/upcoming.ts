@@ -411,7 +411,7 @@ const OUTCOMES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
       ],
       [
         ['application', 'visa', '申请', '签证'],
-        ['accepted', 'admitted', 'approved', 'denied', 'rejected', '录取', '批了', '下签', '拒签'],
+        ['accepted', 'admitted', 'approved', 'denied', 'rejected', '录取', '下签', '拒签'],
       ],
       [
         ['audition', 'tryout', '试镜'],
