@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTimestamp, MessageRole } from '../domain/conversation.js';
+import { IsoTimestamp, MessageRole, parseIsoWithOffset } from '../domain/conversation.js';
 import { Owner } from '../domain/owner.js';
 import { DateInput } from './search-contract.js';
 
@@ -67,7 +67,7 @@ export const EndConversationOutput = z.object({
 export const DEFAULT_CONTEXT_BUDGET = 1200;
 
 /** An offset written after a time of day ("T09:00:00+08:00", "09:00-0500"), not after a date ("2024-05-01"). */
-const WRITTEN_OFFSET = /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*([+-])(\d{2}):?(\d{2})$/;
+const WRITTEN_OFFSET = /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*[+-]\d{2}:?\d{2}$/;
 
 const ConversationNow = z.union([z.date(), z.string().min(1)]).transform((v, ctx) => {
   const at = DateInput.safeParse(v);
@@ -75,8 +75,8 @@ const ConversationNow = z.union([z.date(), z.string().min(1)]).transform((v, ctx
     for (const issue of at.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
     return z.NEVER;
   }
-  const m = typeof v === 'string' ? WRITTEN_OFFSET.exec(v.trim()) : null;
-  return { at: at.data, utcOffsetMin: m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : undefined };
+  const written = typeof v === 'string' && WRITTEN_OFFSET.test(v.trim());
+  return { at: at.data, utcOffsetMin: written ? parseIsoWithOffset(v.trim()).utcOffsetMin : undefined };
 });
 
 export const LoadContextInput = z.object({
