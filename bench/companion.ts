@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Embedder } from '../core/embed/embedder.js';
 import { TINY_MODEL_ID } from '../core/embed/model-specs.js';
 import { connectOrOpenEngine, type ConnectedEngine } from '../core/engine/connect.js';
 import { openEngine } from '../core/engine/open-engine.js';
@@ -91,7 +92,9 @@ async function addMemoryOverStdio(): Promise<{ p50: number; p95: number; calls: 
 const { embedder: base, status } = await benchEmbedder('tiny');
 if (!base) throw new Error(`the companion benchmark needs an embedding model: ${status.reason}`);
 const queries = syntheticQueries(queryCount);
-const { embedder, embedMs } = await cachedQueries(base, queries);
+const { embedder: model, embedMs } = await cachedQueries(base, queries);
+// An engine disposes its model when it closes: the stores' engines share this one, disposed at the end.
+const embedder: Embedder = { ...model, dispose: async () => {} };
 
 log(`add_memory over stdio, ${calls} calls`);
 const addMemory = calls > 0 ? await addMemoryOverStdio() : null;
@@ -141,6 +144,7 @@ for (const size of sizes) {
     await engine.close();
   }
 }
+await model.dispose();
 
 console.log(
   JSON.stringify(
