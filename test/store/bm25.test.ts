@@ -86,6 +86,37 @@ describe('BM25 repository', () => {
     expect((await store().read.forgetting.rowCounts(a)).tables.bm25_parked).toBe(0);
   });
 
+  it('finds the best matches among the episodes a filter keeps, however many better ones it leaves out', async () => {
+    const [a, b] = owners();
+    const day = (d: number) => new Date(NOW.getTime() + d * 86_400_000);
+    const at = (d: number) => ({ temporal: { start: day(d), end: day(d), utcOffsetMin: 0 } });
+    const before = await Promise.all(Array.from({ length: 30 }, (_, i) => addEpisode(store(), a, `Old ${i}`, at(-10))));
+    const kept = await Promise.all(['Snow walk', 'Snow and boots', 'Ski lift', 'Tea'].map((t) => addEpisode(store(), a, t, at(0))));
+    // Another owner's stronger match in the same days is never among them.
+    const other = await addEpisode(store(), b, 'Snow day', at(0));
+    await store().transaction(async (r) => {
+      await r.bm25.add(
+        a,
+        [
+          ...before.map((id) => doc(id, ['snow', 'snow', 'snow', 'boots'])),
+          doc(kept[0]!, ['snow', 'walk']),
+          doc(kept[1]!, ['snow', 'boots', 'boots']),
+          doc(kept[2]!, ['ski', 'lift', 'snow', 'snow']),
+          doc(kept[3]!, ['tea']),
+        ],
+        bm25Params,
+      );
+      await r.bm25.add(b, [doc(other, ['snow', 'snow', 'snow', 'boots', 'boots'])], bm25Params);
+    });
+    const read = store().read.bm25;
+    const all = (await read.search(a, ['snow', 'boots'], { limit: 40, filters: {}, params: bm25Params })).hits;
+    const inDays = (await read.search(a, ['snow', 'boots'], { limit: 2, filters: { since: day(-1), until: day(1) }, params: bm25Params }))
+      .hits;
+    // The two best of the episodes in those days, with the scores and words the whole index gives them.
+    expect(inDays).toEqual(all.filter((h) => kept.includes(h.episodeId)).slice(0, 2));
+    expect(inDays.map((h) => h.episodeId)).toEqual([kept[1], kept[2]]);
+  });
+
   it('drops stale parked entries', async () => {
     const [a] = owners();
     const [gornergrat] = await indexed(store(), a);
