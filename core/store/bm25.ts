@@ -1,4 +1,4 @@
-import { filterSql, type EpisodeFilters } from './episodes.js';
+import { FEW_KEPT, filterSql, keptEpisodes, type EpisodeFilters } from './episodes.js';
 import { bestByPostingsRead } from './bm25-postings.js';
 import { BLOCK, intoBlocks, packBlocks, type Waiting } from './bm25-blocks.js';
 import { termPairs } from './term-pairs.js';
@@ -376,25 +376,33 @@ export function bm25Reads(q: Sql) {
       // The best documents by the postings read, as (doc_no, score, mask).
       let best: string;
       if (filters) {
-        // Every posting of the terms, scored, then the documents best first until enough of them are of
-        // episodes the filters keep, each looked up on its own. A score adds its terms in the query's
-        // order, as the postings read do: summed in the order the rows come, a score would depend on
-        // where the blocks lie in the table, and alike episodes could swap by its last bit.
-        // Joined to the episodes instead, the filters were planned as a scan of every episode: no index
-        // holds an episode's end, and a few days of 100k episodes were estimated at a quarter of them
-        // (loadContext's "Gone by" and "called off" lookups took ~70 ms there, for 43 episodes).
-        best = `(SELECT s.doc_no, s.score, s.mask
-          FROM (SELECT u.doc_no, sum(qt.w * u.impact ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
-                FROM ${termList(
-                  found.map((_, i) => i),
-                  'qt',
-                )}
-                JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
-                CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)
-                GROUP BY u.doc_no ORDER BY score DESC) s
-          CROSS JOIN LATERAL (SELECT 1 FROM bm25_docs d JOIN episodes e ON e.id = d.episode_id AND e.owner_id = ${owner}${filters}
-                              WHERE d.owner_id = ${owner} AND d.doc_no = s.doc_no LIMIT 1) kept
-          ORDER BY s.score DESC FETCH FIRST ${p.add(depth)} ROWS WITH TIES)`;
+        const terms = termList(
+          found.map((_, i) => i),
+          'qt',
+        );
+        // A score adds its terms in the query's order, as the postings read do: summed in the order the
+        // rows come, a score would depend on where the blocks lie in the table, and alike episodes could
+        // swap by its last bit. Read whichever is fewer (FEW_KEPT): the episodes the filters keep, each
+        // scored by its own document (its impacts are the very numbers its postings hold); or every
+        // posting of the terms, scored, then the documents best first until enough of them are of kept
+        // episodes, each looked up on its own.
+        const postings = found.reduce((n, f) => n + f.df, 0);
+        const kept = await keptEpisodes(q, ownerId, o.filters);
+        best =
+          kept <= FEW_KEPT && kept < postings
+            ? `(SELECT d.doc_no, sum(qt.w * d.impacts[at] ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
+                FROM episodes e JOIN bm25_docs d ON d.episode_id = e.id AND d.owner_id = ${owner}
+                CROSS JOIN ${terms} CROSS JOIN LATERAL array_position(d.term_ids, qt.term_id) AS at
+                WHERE e.owner_id = ${owner}${filters} AND at IS NOT NULL
+                GROUP BY d.doc_no ORDER BY score DESC FETCH FIRST ${p.add(depth)} ROWS WITH TIES)`
+            : `(SELECT s.doc_no, s.score, s.mask
+                FROM (SELECT u.doc_no, sum(qt.w * u.impact ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
+                      FROM ${terms} JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
+                      CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)
+                      GROUP BY u.doc_no ORDER BY score DESC) s
+                CROSS JOIN LATERAL (SELECT 1 FROM bm25_docs d JOIN episodes e ON e.id = d.episode_id AND e.owner_id = ${owner}${filters}
+                                    WHERE d.owner_id = ${owner} AND d.doc_no = s.doc_no LIMIT 1) kept
+                ORDER BY s.score DESC FETCH FIRST ${p.add(depth)} ROWS WITH TIES)`;
       } else {
         const read = await bestByPostingsRead(
           q,

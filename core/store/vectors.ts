@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { filterSql, type EpisodeFilters } from './episodes.js';
+import { FEW_KEPT, filterSql, keptEpisodes, type EpisodeFilters } from './episodes.js';
 import {
   chunks,
   evaluatedOnce,
@@ -132,11 +132,11 @@ export function vectorReads(q: Sql) {
       const filters = filterSql(o.filters, p);
       const joinEpisodes = filters ? ` JOIN episodes e ON e.id = ee.episode_id AND e.owner_id = ${owner}${filters}` : '';
       const from = `episode_embeddings ee${joinEpisodes} WHERE ee.model_id = ${quoteLiteral(space.modelId)} AND ee.owner_id = ${owner}`;
-      const sql =
-        o.vectors <= EXACT_UP_TO
-          ? `SELECT ee.episode_id, ${distanceExpr(space, evaluatedOnce(asHalfvec(space, qv)))} AS distance FROM ${from}
+      const exact = o.vectors <= EXACT_UP_TO || (filters !== '' && (await keptEpisodes(q, ownerId, o.filters)) <= FEW_KEPT);
+      const sql = exact
+        ? `SELECT ee.episode_id, ${distanceExpr(space, evaluatedOnce(asHalfvec(space, qv)))} AS distance FROM ${from}
              ORDER BY distance, ee.episode_id LIMIT ${p.add(o.limit)}`
-          : `SELECT episode_id, distance FROM (SELECT ee.episode_id, ${distanceExpr(space, asHalfvec(space, qv))} AS distance FROM ${from}
+        : `SELECT episode_id, distance FROM (SELECT ee.episode_id, ${distanceExpr(space, asHalfvec(space, qv))} AS distance FROM ${from}
              ORDER BY ${signBits('ee.embedding', space.dimensions)} <~> ${signBits(qv, space.dimensions)} LIMIT ${p.add(signBitReads(o.limit))}) c
              ORDER BY distance LIMIT ${p.add(o.limit)}`;
       const r = await q.query<{ episode_id: string; distance: number }>(sql, p.values);

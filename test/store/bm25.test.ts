@@ -109,12 +109,17 @@ describe('BM25 repository', () => {
       await r.bm25.add(b, [doc(other, ['snow', 'snow', 'snow', 'boots', 'boots'])], bm25Params);
     });
     const read = store().read.bm25;
-    const all = (await read.search(a, ['snow', 'boots'], { limit: 40, filters: {}, params: bm25Params })).hits;
-    const inDays = (await read.search(a, ['snow', 'boots'], { limit: 2, filters: { since: day(-1), until: day(1) }, params: bm25Params }))
-      .hits;
-    // The two best of the episodes in those days, with the scores and words the whole index gives them.
-    expect(inDays).toEqual(all.filter((h) => kept.includes(h.episodeId)).slice(0, 2));
-    expect(inDays.map((h) => h.episodeId)).toEqual([kept[1], kept[2]]);
+    const best = async (terms: string[], limit: number) => {
+      const all = (await read.search(a, terms, { limit: 40, filters: {}, params: bm25Params })).hits;
+      const inDays = (await read.search(a, terms, { limit, filters: { since: day(-1), until: day(1) }, params: bm25Params })).hits;
+      // The best of the episodes in those days, with the scores and words the whole index gives them.
+      expect(inDays).toEqual(all.filter((h) => kept.includes(h.episodeId)).slice(0, limit));
+      return inDays.map((h) => h.episodeId);
+    };
+    // Words with more postings than the days have episodes (those are read), and with fewer (their postings are).
+    expect(await best(['snow', 'boots'], 2)).toEqual([kept[1], kept[2]]);
+    expect(await best(['walk', 'lift'], 2)).toEqual([kept[0], kept[2]]);
+    expect(await best(['tea', 'snow'], 10)).toEqual([kept[3], kept[2], kept[0], kept[1]]);
   });
 
   it('drops stale parked entries', async () => {

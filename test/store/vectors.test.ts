@@ -73,6 +73,36 @@ describe('episode vectors repository', () => {
       expect((await search(vectors)).map((h) => h.episodeId)).toEqual(exact.map((v) => v.episodeId));
   });
 
+  it('finds the nearest of the episodes a filter keeps, however many nearer ones it leaves out', async () => {
+    const [a] = owners();
+    const day = (d: number) => new Date(NOW.getTime() + d * 86_400_000);
+    const at = (d: number) => ({ temporal: { start: day(d), end: day(d), utcOffsetMin: 0 } });
+    const q = vec(1, 0, 0);
+    const nearer = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => ({
+        episodeId: await addEpisode(store(), a, `Near ${i}`, at(-10)),
+        vector: vec(1, i / 100, 0),
+      })),
+    );
+    const inDays = await Promise.all(
+      [vec(0, 1, 0), vec(1, 1, 0), vec(1, 2, 0)].map(async (vector, i) => ({
+        episodeId: await addEpisode(store(), a, `Then ${i}`, at(0)),
+        vector,
+      })),
+    );
+    await store().transaction(async (r) => {
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, [...nearer, ...inDays]);
+    });
+    const filters = { since: day(-1), until: day(1) };
+    // As one of many (the index's way), and as one of few.
+    for (const vectors of [63, EXACT_UP_TO + 1]) {
+      const hits = await store().read.vectors.search(a, SPACE, q, { limit: 5, filters, vectors });
+      expect(hits.map((h) => h.episodeId)).toEqual([1, 2, 0].map((i) => inDays[i]!.episodeId));
+      expect(hits[0]!.similarity).toBeCloseTo(Math.SQRT1_2, 2);
+    }
+  });
+
   it('goes with its episode', async () => {
     const [a] = owners();
     const id = await addEpisode(store(), a, 'Short-lived');
