@@ -1,4 +1,4 @@
-import { FEW_KEPT, filterSql, keptEpisodes, type EpisodeFilters } from './episodes.js';
+import { filterSql, keepsFew, type EpisodeFilters } from './episodes.js';
 import { bestByPostingsRead } from './bm25-postings.js';
 import { BLOCK, intoBlocks, packBlocks, type Waiting } from './bm25-blocks.js';
 import { termPairs } from './term-pairs.js';
@@ -387,15 +387,13 @@ export function bm25Reads(q: Sql) {
         // posting of the terms, scored, then the documents best first until enough of them are of kept
         // episodes, each looked up on its own.
         const postings = found.reduce((n, f) => n + f.df, 0);
-        const kept = await keptEpisodes(q, ownerId, o.filters);
-        best =
-          kept <= FEW_KEPT && kept < postings
-            ? `(SELECT d.doc_no, sum(qt.w * d.impacts[at] ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
+        best = (await keepsFew(q, ownerId, o.filters, postings - 1))
+          ? `(SELECT d.doc_no, sum(qt.w * d.impacts[at] ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
                 FROM episodes e JOIN bm25_docs d ON d.episode_id = e.id AND d.owner_id = ${owner}
                 CROSS JOIN ${terms} CROSS JOIN LATERAL array_position(d.term_ids, qt.term_id) AS at
                 WHERE e.owner_id = ${owner}${filters} AND at IS NOT NULL
                 GROUP BY d.doc_no ORDER BY score DESC FETCH FIRST ${p.add(depth)} ROWS WITH TIES)`
-            : `(SELECT s.doc_no, s.score, s.mask
+          : `(SELECT s.doc_no, s.score, s.mask
                 FROM (SELECT u.doc_no, sum(qt.w * u.impact ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
                       FROM ${terms} JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
                       CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)

@@ -164,15 +164,16 @@ export function filterSql(f: EpisodeFilters, p: Params): string {
  */
 export const FEW_KEPT = 2000;
 
-/** How many of the owner's episodes the filters keep, counted no further than FEW_KEPT + 1. */
-export async function keptEpisodes(q: Sql, ownerId: string, filters: EpisodeFilters): Promise<number> {
+/** Whether the filters keep no more than `upTo` of the owner's episodes (at most FEW_KEPT: counting is reading them). */
+export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters, upTo = FEW_KEPT): Promise<boolean> {
   const p = new Params();
   const owner = p.add(ownerId);
+  const bound = Math.min(upTo, FEW_KEPT);
   const r = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p)} LIMIT ${FEW_KEPT + 1}) k`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p)} LIMIT ${p.add(bound + 1)}) k`,
     p.values,
   );
-  return r.rows[0]!.n;
+  return r.rows[0]!.n <= bound;
 }
 
 export interface SearchResultRow extends Pick<Episode, 'id' | 'title' | 'summary' | 'content' | 'temporal'> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FEW_KEPT, filterSql, keptEpisodes, type EpisodeFilters } from './episodes.js';
+import { filterSql, keepsFew, type EpisodeFilters } from './episodes.js';
 import {
   chunks,
   evaluatedOnce,
@@ -132,7 +132,7 @@ export function vectorReads(q: Sql) {
       const filters = filterSql(o.filters, p);
       const joinEpisodes = filters ? ` JOIN episodes e ON e.id = ee.episode_id AND e.owner_id = ${owner}${filters}` : '';
       const from = `episode_embeddings ee${joinEpisodes} WHERE ee.model_id = ${quoteLiteral(space.modelId)} AND ee.owner_id = ${owner}`;
-      const exact = o.vectors <= EXACT_UP_TO || (filters !== '' && (await keptEpisodes(q, ownerId, o.filters)) <= FEW_KEPT);
+      const exact = o.vectors <= EXACT_UP_TO || (filters !== '' && (await keepsFew(q, ownerId, o.filters)));
       const sql = exact
         ? `SELECT ee.episode_id, ${distanceExpr(space, evaluatedOnce(asHalfvec(space, qv)))} AS distance FROM ${from}
              ORDER BY distance, ee.episode_id LIMIT ${p.add(o.limit)}`
