@@ -131,7 +131,13 @@ export function hasFilters(f: EpisodeFilters): boolean {
 /** An episode's span as the index of spans holds it (migration 021): from the earlier of its times to the later. */
 const EPISODE_SPAN = `tstzrange(least(e.start_at, e.end_at), greatest(e.start_at, e.end_at), '[]')`;
 
-export function filterSql(f: EpisodeFilters, p: Params): string {
+/**
+ * The filters as SQL conditions on `e` (episodes). `bySpan`: the period also as the overlap the index
+ * of episodes' spans answers, for a query that looks for the few episodes a period holds. A list in
+ * time order goes without: read backwards along the index of starts, it stops at its page (a
+ * journal's page of 50 over twenty years took 346 ms through the spans, 5 ms so).
+ */
+export function filterSql(f: EpisodeFilters, p: Params, { bySpan }: { bySpan: boolean }): string {
   const parts: string[] = [];
   if (f.episodeTypes?.length) parts.push(`e.episode_type = ANY(${p.add(f.episodeTypes)}::text[])`);
   // An episode overlapping the range matches: a chat that ran past midnight belongs to both days.
@@ -141,7 +147,7 @@ export function filterSql(f: EpisodeFilters, p: Params): string {
   if (until) parts.push(`e.start_at < ${until}`);
   // The same overlap as the index of episodes' spans answers it (migration 021). A range that ends
   // where it starts, or before, is no range to write so: the comparisons above decide alone then.
-  if ((since || until) && !(f.since && f.until && f.since >= f.until)) {
+  if (bySpan && (since || until) && !(f.since && f.until && f.since >= f.until)) {
     parts.push(`${EPISODE_SPAN} && tstzrange(${since ?? 'NULL'}::timestamptz, ${until ?? 'NULL'}::timestamptz, '[)')`);
   }
   if (f.minImportance !== undefined) parts.push(`e.importance >= ${p.add(f.minImportance)}`);
@@ -170,7 +176,7 @@ export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters,
   const owner = p.add(ownerId);
   const bound = Math.min(upTo, FEW_KEPT);
   const r = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p)} LIMIT ${p.add(bound + 1)}) k`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p, { bySpan: true })} LIMIT ${p.add(bound + 1)}) k`,
     p.values,
   );
   return r.rows[0]!.n <= bound;
@@ -394,7 +400,7 @@ export function episodeReads(q: Sql) {
       if (o.before) {
         cursor = ` AND (e.start_at, e.id) < (${p.add(o.before.start)}, ${p.add(o.before.id)}::uuid)`;
       }
-      const where = filterSql(o, p);
+      const where = filterSql(o, p, { bySpan: false });
       const tiers = o.tiers ? ` AND e.tier = ANY(${p.add(o.tiers)}::text[])` : ` AND e.tier <> 'trash'`;
       const r = await q.query<{ episode: EpisodeJson }>(
         `${episodeSelect} WHERE e.owner_id = ${owner}${where}${tiers}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
