@@ -385,7 +385,8 @@ export function bm25Reads(q: Sql) {
         // swap by its last bit. Read whichever is fewer (FEW_KEPT): the episodes the filters keep, each
         // scored by its own document (its impacts are the very numbers its postings hold); or every
         // posting of the terms, scored, then the documents best first until enough of them are of kept
-        // episodes, each looked up on its own.
+        // episodes, each looked up on its own (joined to the episodes instead, the filters were planned
+        // as a scan of every episode: a few days of 100k took ~70 ms for 43 episodes).
         const postings = found.reduce((n, f) => n + f.df, 0);
         best = (await keepsFew(q, ownerId, o.filters, postings - 1))
           ? `(SELECT d.doc_no, sum(qt.w * d.impacts[at] ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask

@@ -117,8 +117,9 @@ export function vectorReads(q: Sql) {
 
     /**
      * The `limit` nearest episodes. `vectors`: how many the owner has, as `vectors` counted them: up to
-     * EXACT_UP_TO every one is compared exactly; beyond, the sign-bit index's `signBitReads(limit)`
-     * nearest are ranked by exact similarity (approximate).
+     * EXACT_UP_TO every one is compared exactly, and so is every one of the episodes the filters keep
+     * when they keep few (FEW_KEPT); beyond, the sign-bit index's `signBitReads(limit)` nearest are
+     * ranked by exact similarity (approximate).
      */
     async search(
       ownerId: string,
