@@ -168,7 +168,7 @@ export function filterSql(f: EpisodeFilters, p: Params, { bySpan }: { bySpan: bo
  * neighbours for the 69 of those days it found (~200 ms), and the keyword half looked up the episode
  * of each of 16,682 documents holding "books" for the 60 of the last weeks it wanted.
  */
-export const FEW_KEPT = 2000;
+const FEW_KEPT = 2000;
 
 /** Whether the filters keep no more than `upTo` of the owner's episodes (at most FEW_KEPT: counting is reading them). */
 export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters, upTo = FEW_KEPT): Promise<boolean> {
