@@ -427,6 +427,7 @@ export function bm25Reads(q: Sql) {
          ${unread}
          ORDER BY 2 DESC, d.doc_no LIMIT ${p.add(o.limit)}`,
         p.values,
+        { planEachRun: filters !== '' },
       );
       const hits = r.rows.map((x) => {
         const mask = BigInt(x.mask);

@@ -178,6 +178,7 @@ export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters,
   const r = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p, { bySpan: true })} LIMIT ${p.add(bound + 1)}) k`,
     p.values,
+    { planEachRun: true },
   );
   return r.rows[0]!.n <= bound;
 }

@@ -1,8 +1,9 @@
 import { parse, protocol, type messages, type PGlite, type Results, type Transaction } from '@electric-sql/pglite';
-import type { Sql } from './sql.js';
+import type { PlanChoice, Sql } from './sql.js';
 
 const { serialize } = protocol;
 type BackendMessage = messages.BackendMessage;
+type Send = (message: Uint8Array) => Promise<BackendMessage[]>;
 
 /**
  * How many statements a connection keeps parsed. The app runs a few dozen distinct statements (a
@@ -40,8 +41,8 @@ export class PreparedStatements {
   outside(): Sql {
     const db = this.db;
     return {
-      query: async <T>(text: string, params?: unknown[]) => {
-        const r = await db._runExclusiveTransaction(() => db.runExclusive(() => this.run<T>(text, params ?? [])));
+      query: async <T>(text: string, params?: unknown[], o?: PlanChoice) => {
+        const r = await db._runExclusiveTransaction(() => db.runExclusive(() => this.run<T>(text, params ?? [], o)));
         await db.syncToFs();
         return r;
       },
@@ -52,13 +53,27 @@ export class PreparedStatements {
   /** Queries inside `tx`, which holds the database until it ends. */
   inside(tx: Transaction): Sql {
     return {
-      query: <T>(text: string, params?: unknown[]) => this.db.runExclusive(() => this.run<T>(text, params ?? [])),
+      query: <T>(text: string, params?: unknown[], o?: PlanChoice) => this.db.runExclusive(() => this.run<T>(text, params ?? [], o)),
       exec: (text) => tx.exec(text),
     };
   }
 
-  private async run<T>(text: string, params: readonly unknown[]): Promise<Results<T>> {
+  private async run<T>(text: string, params: readonly unknown[], o: PlanChoice = {}): Promise<Results<T>> {
     const send = (message: Uint8Array) => this.db.execProtocolStream(message, { syncToFs: false });
+    // Postgres chooses between a generic plan and one for the values as each run binds them: told to
+    // plan for them, it does so for this run only. Set and reset within a transaction if one is open,
+    // so a rollback leaves the setting as it found it.
+    if (o.planEachRun) await send(serialize.query(`SET plan_cache_mode = force_custom_plan`));
+    try {
+      return await this.bound<T>(text, params, send);
+    } finally {
+      // In a transaction this statement aborted, the reset is refused, and the rollback undoes the set.
+      if (o.planEachRun)
+        await this.db.execProtocolStream(serialize.query(`RESET plan_cache_mode`), { syncToFs: false, throwOnError: false });
+    }
+  }
+
+  private async bound<T>(text: string, params: readonly unknown[], send: Send): Promise<Results<T>> {
     const out: BackendMessage[] = [];
     try {
       const statement = this.statements.get(text) ?? (await this.prepare(text, send));
@@ -79,7 +94,7 @@ export class PreparedStatements {
     return parse.parseResults(out, this.db.parsers)[0] as Results<T>;
   }
 
-  private async prepare(text: string, send: (message: Uint8Array) => Promise<BackendMessage[]>): Promise<Statement> {
+  private async prepare(text: string, send: Send): Promise<Statement> {
     if (this.statements.size >= KEEP) {
       const [oldest, { name }] = this.statements.entries().next().value!;
       this.statements.delete(oldest);

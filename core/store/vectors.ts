@@ -140,7 +140,7 @@ export function vectorReads(q: Sql) {
         : `SELECT episode_id, distance FROM (SELECT ee.episode_id, ${distanceExpr(space, asHalfvec(space, qv))} AS distance FROM ${from}
              ORDER BY ${signBits('ee.embedding', space.dimensions)} <~> ${signBits(qv, space.dimensions)} LIMIT ${p.add(signBitReads(o.limit))}) c
              ORDER BY distance LIMIT ${p.add(o.limit)}`;
-      const r = await q.query<{ episode_id: string; distance: number }>(sql, p.values);
+      const r = await q.query<{ episode_id: string; distance: number }>(sql, p.values, { planEachRun: filters !== '' });
       return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance }));
     },
 

@@ -45,6 +45,36 @@ describe('prepared statements', () => {
     expect((await sql.query<{ v: number }>(nth(0), [5])).rows[0]!.v).toBe(5);
   });
 
+  it('plans a statement for the values of each run when asked to, and leaves the session as it found it', async () => {
+    const sql = new PreparedStatements(db, 'r').outside();
+    const writes = new PreparedStatements(db, 'w');
+    const byId = `SELECT body FROM notes WHERE id = $1`;
+    const eachRun = `SELECT body FROM notes WHERE id = $1 + 0`;
+    for (let i = 0; i < 8; i++) {
+      await sql.query(byId, [i]);
+      await sql.query(eachRun, [i], { planEachRun: true });
+    }
+    await db.transaction((tx) => writes.inside(tx).query(eachRun, [1], { planEachRun: true }));
+    const plans = await db.query(
+      `SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements ORDER BY name`,
+    );
+    // Past its fifth run the other one is planned once for every value.
+    expect(plans.rows).toEqual([
+      { statement: byId, generic: 3, custom: 5 },
+      { statement: eachRun, generic: 0, custom: 8 },
+      { statement: eachRun, generic: 0, custom: 1 },
+    ]);
+    const mode = async () => (await db.query<{ plan_cache_mode: string }>(`SHOW plan_cache_mode`)).rows[0]!.plan_cache_mode;
+    expect(await mode()).toBe('auto');
+    // Failed, alone or in a transaction that rolls back.
+    const fails = `SELECT 1 / $1::int AS v`;
+    await expect(sql.query(fails, [0], { planEachRun: true })).rejects.toThrow(/division by zero/);
+    expect(await mode()).toBe('auto');
+    await expect(db.transaction((tx) => writes.inside(tx).query(fails, [0], { planEachRun: true }))).rejects.toThrow(/division by zero/);
+    expect(await mode()).toBe('auto');
+    expect((await sql.query<{ v: number }>(fails, [1], { planEachRun: true })).rows).toEqual([{ v: 1 }]);
+  });
+
   it('reports a bad statement or a failed one and goes on serving', async () => {
     const sql = new PreparedStatements(db, 'r').outside();
     await expect(sql.query(`SELEC 1`, [])).rejects.toThrow(/syntax error/);

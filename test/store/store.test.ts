@@ -8,7 +8,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Store } from '../../core/store/store.js';
 import { defaultMigrationsDir, migrate } from '../../core/store/migrate.js';
 import { writeRepos } from '../../core/store/repos.js';
-import type { WriteTracker } from '../../core/store/sql.js';
+import type { Sql, WriteTracker } from '../../core/store/sql.js';
 import { EXACT_UP_TO } from '../../core/store/vectors.js';
 import { openEngine } from '../../core/engine/open-engine.js';
 import { fixture, tempDir, useRealStoreStartup } from '../helpers/engine.js';
@@ -31,6 +31,11 @@ async function storeAtVersion(version: number): Promise<{ home: string; db: PGli
 /** Writes made outside the store's transactions, which nothing maintains. */
 const untracked: WriteTracker = { postings: () => {}, facts: () => {} };
 
+/** A transaction of a raw PGlite (an old store's, written as its version did) as repositories use one. */
+function asSql(tx: Transaction): Sql {
+  return { query: (text, params) => tx.query(text, params), exec: (text) => tx.exec(text) };
+}
+
 /**
  * Writes through today's repositories into a store of an older version, which lacks columns today's
  * writes fill and has ones they leave alone: those are bridged for the write only.
@@ -39,7 +44,7 @@ async function writeAsBefore(tx: Transaction, write: (r: ReturnType<typeof write
   // Versions before 10 wrote a text hash with every message; today's writes leave it to this default.
   await tx.exec(`ALTER TABLE messages ALTER COLUMN content_hash SET DEFAULT 'x'`);
   await tx.exec(`ALTER TABLE conversations ADD COLUMN next_seq integer NOT NULL DEFAULT 0`);
-  await write(writeRepos(tx, untracked));
+  await write(writeRepos(asSql(tx), untracked));
   await tx.exec(`ALTER TABLE conversations DROP COLUMN next_seq`);
 }
 
@@ -325,7 +330,7 @@ describe('a new store, and an older one upgraded', () => {
     // A store as version 5 left it: postings with their by-episode index, documents without their postings.
     const { home, db } = await storeAtVersion(5);
     const ids = await db.transaction(async (tx) => {
-      const r = writeRepos(tx, untracked);
+      const r = writeRepos(asSql(tx), untracked);
       const ids = [await r.episodes.insert('me', null, draft('Gornergrat'), NOW), await r.episodes.insert('me', null, draft('Boots'), NOW)];
       const postings: [string, string, number][] = [
         ['snow', ids[0]!, 0.5],
@@ -409,7 +414,7 @@ describe('a new store, and an older one upgraded', () => {
     const owned: Record<string, string[]> = {};
     for (const owner of ['me', 'you']) {
       await db.transaction(async (tx) => {
-        const r = writeRepos(tx, untracked);
+        const r = writeRepos(asSql(tx), untracked);
         const df = new Map<string, number>();
         let length = 0;
         owned[owner] = [];
@@ -519,7 +524,7 @@ describe('a new store, and an older one upgraded', () => {
   it('upgrades a store of version 8: its vectors are kept at half precision, searched through an index of sign bits', async () => {
     const { home, db } = await storeAtVersion(8);
     const ids = await db.transaction(async (tx) => {
-      const r = writeRepos(tx, untracked);
+      const r = writeRepos(asSql(tx), untracked);
       const north = await r.episodes.insert('me', null, draft('North'), NOW);
       const east = await r.episodes.insert('me', null, draft('East'), NOW);
       // As version 8 stored them: full-precision vectors, and an index that copies each of them whole.
@@ -598,6 +603,34 @@ describe('a new store, and an older one upgraded', () => {
         { content: 'two', seq: 2 },
         { content: 'three', seq: 3 },
       ]);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('upgrades a store of version 21: the planner knows how episodes’ spans lie, so a period as long as the memory is read by a scan', async () => {
+    const { home, db } = await storeAtVersion(21);
+    await db.transaction(async (tx) => {
+      const r = writeRepos(asSql(tx), untracked);
+      for (let d = 0; d < 300; d++) {
+        const at = new Date(NOW.getTime() - d * 86_400_000);
+        await r.episodes.insert('me', null, draft(`Day ${d}`, { temporal: { start: at, end: at, utcOffsetMin: 0 } }), NOW);
+      }
+    });
+    await db.close();
+
+    await (await Store.open({ dir: home })).close();
+    const after = await PGlite.create({ dataDir: path.join(home, 'pg'), extensions: { vector } });
+    try {
+      // Without statistics every period looked like a hundredth of the episodes: all of them were read through the index.
+      const stats = await after.query(`SELECT 1 FROM pg_stats WHERE tablename = 'episodes_by_span'`);
+      expect(stats.rows).toHaveLength(1);
+      const plan = await after.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT 1 FROM episodes e WHERE e.owner_id = 'me'
+           AND tstzrange(least(e.start_at, e.end_at), greatest(e.start_at, e.end_at), '[]') && tstzrange($1::timestamptz, $2::timestamptz, '[)') LIMIT 10`,
+        [new Date(NOW.getTime() - 400 * 86_400_000), new Date(NOW.getTime() + 86_400_000)],
+      );
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Seq Scan on episodes/);
     } finally {
       await after.close();
     }
