@@ -366,7 +366,7 @@ export function bm25Reads(q: Sql) {
       const bits = found.map((_, i) => (1n << BigInt(i)).toString());
       const termList = (which: readonly number[], alias: string) =>
         `unnest(${p.add(which.map((i) => found[i]!.id))}::int[], ${p.add(which.map((i) => weights[i]!))}::float8[], ${p.add(which.map((i) => bits[i]!))}::int8[]) AS ${alias}(term_id, w, bit)`;
-      const filters = filterSql(o.filters, p, { bySpan: true });
+      const filters = filterSql(o.filters, p, 'bySpan');
       // Terms whose postings were not all read. The best documents by what was read — the ties at the
       // cut come along, so the final order breaks them — get these terms' weight from their own entries
       // where they hold them unread: at 100k synthetic episodes the top 10 shared 56 % of their

@@ -130,7 +130,7 @@ export function vectorReads(q: Sql) {
       const p = new Params();
       const owner = p.add(ownerId);
       const qv = `${p.add(vectorParam(vector))}::real[]`;
-      const filters = filterSql(o.filters, p, { bySpan: true });
+      const filters = filterSql(o.filters, p, 'bySpan');
       const joinEpisodes = filters ? ` JOIN episodes e ON e.id = ee.episode_id AND e.owner_id = ${owner}${filters}` : '';
       const from = `episode_embeddings ee${joinEpisodes} WHERE ee.model_id = ${quoteLiteral(space.modelId)} AND ee.owner_id = ${owner}`;
       const exact = o.vectors <= EXACT_UP_TO || (filters !== '' && (await keepsFew(q, ownerId, o.filters)));
