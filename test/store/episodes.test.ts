@@ -79,6 +79,27 @@ describe('episodes repository', () => {
     expect(await read.counts(a)).toMatchObject({ episodes: 2, conversations: 0, messages: 0 });
   });
 
+  it('lists a period newest first, whether it holds less than a page or more, with what began before it and ran into it', async () => {
+    const [a] = owners();
+    const hour = (h: number) => new Date(NOW.getTime() + h * 3_600_000);
+    const span = (from: number, to: number) => ({ temporal: { start: hour(from), end: hour(to), utcOffsetMin: 0 } });
+    // Two a day for ten days, one that began the day before the third and ran into it, and one written end first.
+    for (let d = 0; d < 10; d++)
+      for (const h of [9, 18]) await addEpisode(store(), a, `Day ${d} at ${h}`, span(d * 24 + h, d * 24 + h + 1));
+    await addEpisode(store(), a, 'Overnight', span(47, 49));
+    await addEpisode(store(), a, 'Reversed', span(75, 73));
+    const titles = async (fromHour: number, toHour: number, limit: number) =>
+      (await store().read.episodes.list(a, { since: hour(fromHour), until: hour(toHour), limit })).map((e) => e.title);
+
+    // The third day: fewer than a page.
+    expect(await titles(48, 72, 10)).toEqual(['Day 2 at 18', 'Day 2 at 9', 'Overnight']);
+    // Days three to ten: more than a page, cut to it.
+    expect(await titles(48, 240, 4)).toEqual(['Day 9 at 18', 'Day 9 at 9', 'Day 8 at 18', 'Day 8 at 9']);
+    // One written end first is kept by its times as given: it ended after 73:00 and started before 76:00.
+    expect(await titles(73, 76, 10)).toEqual(['Reversed']);
+    expect(await titles(74, 76, 10)).toEqual([]);
+  });
+
   it('rewrites an episode in place, keeping what a person did with it', async () => {
     const [a] = owners();
     const id = await addEpisode(store(), a, 'Stand-in', { processingStatus: 'needs_rebuild', builder: 'heuristic' });
