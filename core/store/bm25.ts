@@ -302,6 +302,13 @@ export function queryWeights(terms: readonly string[], also?: ReadonlyMap<string
   return qtf;
 }
 
+/**
+ * A filtered keyword search scores the episodes the filters keep by their own documents when they are
+ * fewer than the terms' postings and no more than this: a search naming last weeks at 100k episodes
+ * looked up, best first, the episode of each of 16,682 documents holding "books" for the 60 it wanted.
+ */
+const FEW_KEPT = 2000;
+
 export function bm25Reads(q: Sql) {
   /**
    * The owner's document count and the rows of those of `terms` some document contains, in the query's
@@ -382,13 +389,13 @@ export function bm25Reads(q: Sql) {
         );
         // A score adds its terms in the query's order, as the postings read do: summed in the order the
         // rows come, a score would depend on where the blocks lie in the table, and alike episodes could
-        // swap by its last bit. Read whichever is fewer (FEW_KEPT): the episodes the filters keep, each
+        // swap by its last bit. Read whichever is fewer (up to FEW_KEPT): the episodes the filters keep, each
         // scored by its own document (its impacts are the very numbers its postings hold); or every
         // posting of the terms, scored, then the documents best first until enough of them are of kept
         // episodes, each looked up on its own (joined to the episodes instead, the filters were planned
         // as a scan of every episode: a few days of 100k took ~70 ms for 43 episodes).
         const postings = found.reduce((n, f) => n + f.df, 0);
-        best = (await keepsFew(q, ownerId, o.filters, postings - 1))
+        best = (await keepsFew(q, ownerId, o.filters, Math.min(postings - 1, FEW_KEPT)))
           ? `(SELECT d.doc_no, sum(qt.w * d.impacts[at] ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
                 FROM episodes e JOIN bm25_docs d ON d.episode_id = e.id AND d.owner_id = ${owner}
                 CROSS JOIN ${terms} CROSS JOIN LATERAL array_position(d.term_ids, qt.term_id) AS at

@@ -168,29 +168,20 @@ export function filterSql(f: EpisodeFilters, p: Params, as: PeriodAs): string {
 }
 
 /**
- * A search whose filters (a period, a conversation) keep no more than this many of the owner's
- * episodes reads those episodes one by one, however many the owner has: their vectors are compared
- * exactly, their keyword documents scored. Walked best first, the indexes meet mostly what the
- * filters leave out: a search naming last week at 100k episodes walked ~19,000 of the vector index's
- * neighbours for the 69 of those days it found (~200 ms), and the keyword half looked up the episode
- * of each of 16,682 documents holding "books" for the 60 of the last weeks it wanted.
+ * Whether the filters keep no more than `upTo` of the owner's episodes, a period's counted by the
+ * episodes' spans. Counting is reading them, so it stops past `upTo`: a search whose filters keep few
+ * reads those episodes one by one, however many the owner has, where the indexes, walked best first,
+ * would meet mostly what the filters leave out.
  */
-const FEW_KEPT = 2000;
-
-/**
- * Whether the filters keep no more than `upTo` of the owner's episodes (at most FEW_KEPT: counting is
- * reading them), a period's counted by the episodes' spans.
- */
-export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters, upTo = FEW_KEPT): Promise<boolean> {
+export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters, upTo: number): Promise<boolean> {
   const p = new Params();
   const owner = p.add(ownerId);
-  const bound = Math.min(upTo, FEW_KEPT);
   const r = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p, 'spanOnly')} LIMIT ${p.add(bound + 1)}) k`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p, 'spanOnly')} LIMIT ${p.add(upTo + 1)}) k`,
     p.values,
     { planEachRun: true },
   );
-  return r.rows[0]!.n <= bound;
+  return r.rows[0]!.n <= upTo;
 }
 
 export interface SearchResultRow extends Pick<Episode, 'id' | 'title' | 'summary' | 'content' | 'temporal'> {

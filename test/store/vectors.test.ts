@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../core/store/store.js';
 import { EXACT_UP_TO } from '../../core/store/vectors.js';
-import { addEpisode, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
+import { addEpisode, draft, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
 const nearest = async (store: Store, ownerId: string, v: Float32Array) =>
   store.read.vectors.search(ownerId, SPACE, v, {
@@ -102,6 +102,32 @@ describe('episode vectors repository', () => {
       expect(hits[0]!.similarity).toBeCloseTo(Math.SQRT1_2, 2);
     }
   });
+
+  it('finds the nearest of the episodes a period keeps when they are too many to compare each: by walking the index', async () => {
+    const [a] = owners();
+    const day = (d: number) => new Date(NOW.getTime() + d * 86_400_000);
+    const at = (d: number) => ({ temporal: { start: day(d), end: day(d), utcOffsetMin: 0 } });
+    const q = vec(1, 0, 0);
+    // The nearest of all lie outside the period; in it, 2,001 episodes (more than are compared each),
+    // three of them near the query, the rest in other directions.
+    const episodes = await store().transaction(async (r) => {
+      const made: { episodeId: string; vector: Float32Array }[] = [];
+      const add = async (title: string, d: number, vector: Float32Array) =>
+        made.push({ episodeId: await r.episodes.insert(a, null, draft(title, at(d)), NOW), vector });
+      for (let i = 0; i < 30; i++) await add(`Before ${i}`, -10, vec(1, i / 100, 0));
+      for (const [i, v] of [vec(1, 0.5, 0), vec(1, 0.6, 0), vec(1, 0.7, 0)].entries()) await add(`Near ${i}`, 0, v);
+      for (let i = 0; i < 1998; i++) await add(`Away ${i}`, (i % 5) / 5, vec(Math.cos(1 + i / 1000), Math.sin(1 + i / 1000), 1));
+      await r.vectors.ensureIndex(SPACE);
+      await r.vectors.upsert(a, SPACE.modelId, made);
+      return made;
+    });
+    const hits = await store().read.vectors.search(a, SPACE, q, {
+      limit: 3,
+      filters: { since: day(-1), until: day(1) },
+      vectors: EXACT_UP_TO + 1,
+    });
+    expect(hits.map((h) => h.episodeId)).toEqual([30, 31, 32].map((i) => episodes[i]!.episodeId));
+  }, 60_000);
 
   it('goes with its episode', async () => {
     const [a] = owners();
