@@ -179,7 +179,7 @@ export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters,
   const r = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p, 'spanOnly')} LIMIT ${p.add(upTo + 1)}) k`,
     p.values,
-    { planEachRun: true },
+    { byIndex: true },
   );
   return r.rows[0]!.n <= upTo;
 }
@@ -411,7 +411,7 @@ export function episodeReads(q: Sql) {
       const r = await q.query<{ episode: EpisodeJson }>(
         `${episodeSelect} WHERE e.owner_id = ${owner}${where}${tiers}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
         p.values,
-        { planEachRun: few },
+        { planEachRun: where !== '' },
       );
       return r.rows.map(toEpisode);
     },

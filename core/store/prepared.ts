@@ -61,15 +61,21 @@ export class PreparedStatements {
   private async run<T>(text: string, params: readonly unknown[], o: PlanChoice = {}): Promise<Results<T>> {
     const send = (message: Uint8Array) => this.db.execProtocolStream(message, { syncToFs: false });
     // Postgres chooses between a generic plan and one for the values as each run binds them: told to
-    // plan for them, it does so for this run only. Set and reset within a transaction if one is open,
-    // so a rollback leaves the setting as it found it.
-    if (o.planEachRun) await send(serialize.query(`SET plan_cache_mode = force_custom_plan`));
+    // plan for them, it does so for this run only (a plan kept does not heed settings made after it).
+    // Set and reset within a transaction if one is open, so a rollback leaves them as it found them.
+    const settings = [
+      ...(o.planEachRun || o.byIndex ? ['plan_cache_mode = force_custom_plan'] : []),
+      ...(o.byIndex ? ['enable_seqscan = off'] : []),
+    ];
+    if (settings.length) await send(serialize.query(settings.map((x) => `SET ${x};`).join(' ')));
     try {
       return await this.bound<T>(text, params, send);
     } finally {
       // In a transaction this statement aborted, the reset is refused, and the rollback undoes the set.
-      if (o.planEachRun)
-        await this.db.execProtocolStream(serialize.query(`RESET plan_cache_mode`), { syncToFs: false, throwOnError: false });
+      if (settings.length) {
+        const reset = settings.map((x) => `RESET ${x.split(' ')[0]};`).join(' ');
+        await this.db.execProtocolStream(serialize.query(reset), { syncToFs: false, throwOnError: false });
+      }
     }
   }
 

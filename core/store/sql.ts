@@ -14,6 +14,13 @@ export interface PlanChoice {
    * that had run on a week's plan five times took 1.4 s for twenty years, against 18 ms planned for them.
    */
   planEachRun?: boolean;
+  /**
+   * Read through an index where Postgres would scan the table, and planned each run: for a count
+   * that stops at a bound over rows that lie together in the table. A scan is costed as if what it
+   * looks for were spread evenly, but a period's episodes were written in time order: counting 51 of
+   * three years long ago read most of 100k episodes (90 ms) where their spans' index gives them at once.
+   */
+  byIndex?: boolean;
 }
 
 /**

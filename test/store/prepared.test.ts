@@ -75,6 +75,19 @@ describe('prepared statements', () => {
     expect((await sql.query<{ v: number }>(fails, [1], { planEachRun: true })).rows).toEqual([{ v: 1 }]);
   });
 
+  it('reads through an index when asked to, where Postgres would scan the table, and leaves the session as it found it', async () => {
+    const sql = new PreparedStatements(db, 'r').outside();
+    await db.exec(`INSERT INTO notes (id, body) SELECT g, 'n' || g FROM generate_series(1, 2000) g; ANALYZE notes`);
+    const plan = async (o: { byIndex?: boolean }) =>
+      (await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT body FROM notes WHERE id > $1`, [0], o)).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+    expect(await plan({})).toMatch(/Seq Scan on notes/);
+    expect(await plan({ byIndex: true })).toMatch(/Index Scan using notes_pkey|Bitmap Index Scan on notes_pkey/);
+    expect(await plan({})).toMatch(/Seq Scan on notes/);
+    expect((await db.query(`SHOW enable_seqscan`)).rows).toEqual([{ enable_seqscan: 'on' }]);
+  });
+
   it('reports a bad statement or a failed one and goes on serving', async () => {
     const sql = new PreparedStatements(db, 'r').outside();
     await expect(sql.query(`SELEC 1`, [])).rejects.toThrow(/syntax error/);
