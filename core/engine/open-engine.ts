@@ -23,7 +23,7 @@ import { importHandlers } from '../api/handlers/imports.js';
 import { exportHandlers } from '../api/handlers/export.js';
 import { knowledgeHandlers } from '../api/handlers/knowledge.js';
 import { liveHandlers } from '../api/handlers/live.js';
-import { loadContextHandlers, type CallOp } from '../api/handlers/load-context.js';
+import { loadContextHandlers, warmUpLoadContext, type CallOp } from '../api/handlers/load-context.js';
 import { searchHandlers } from '../api/handlers/search.js';
 import { startupHandlers } from '../api/handlers/startup.js';
 import { systemHandlers } from '../api/handlers/system.js';
@@ -81,8 +81,9 @@ export interface Engine {
   /** Whether the embedding model loaded, and why not (then search matches words only). */
   readonly embedding: EmbeddingStatus;
   /**
-   * Resolves when live memory's background building is done: the tails idle by the engine clock are
-   * closed first, then every queued and running rebuild is awaited (tests: instead of sleeping).
+   * Resolves when the engine's own work is done: the warm-up of a host that stays open, then live
+   * memory's background building — the tails idle by the engine clock are closed first, then every
+   * queued and running rebuild is awaited (tests: instead of sleeping).
    */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -212,6 +213,9 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   if (background && ctx.llm) for (const ownerId of await store.read.discoveryQueue.ownersWaiting()) discovery.kick(ownerId);
   // Live conversations whose turns were acknowledged but not (all) built when the last run ended: in the background.
   void live.recover();
+  const warming = background
+    ? warmUpLoadContext(ctx, op).catch((e: unknown) => ctx.warn(`warm-up: ${e instanceof Error ? e.message : String(e)}`))
+    : null;
   const calls = cancellation();
   const engine: Engine = {
     context: ctx,
@@ -230,12 +234,16 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
         call.done();
       }
     },
-    idle: () => live.idle(),
+    idle: async () => {
+      await warming;
+      await live.idle();
+    },
     async close() {
       // The watched folder starts nothing more; the import it may be running is cancelled with the other calls.
       const watching = watcher?.stop();
       calls.cancelAll();
       await watching;
+      await warming;
       // Live building kicks discovery: it stops first.
       await live.stop();
       // A background pass finishes its current batch before the store goes away.

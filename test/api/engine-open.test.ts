@@ -10,6 +10,7 @@ import { openEngine } from '../../core/engine/open-engine.js';
 import { TINY_MODEL_ID } from '../../core/embed/model-specs.js';
 import { tinyModelOptions } from '../fixtures/tiny-model/index.js';
 import { newOwner, tempDir } from '../helpers/engine.js';
+import { DEFAULT_OWNER } from '../../core/domain/owner.js';
 
 describe('an engine opened while its model loads', { timeout: 60_000 }, () => {
   it('searches by meaning with a model that arrived after the store opened', async () => {
@@ -62,5 +63,44 @@ describe('an engine opened while its model loads', { timeout: 60_000 }, () => {
       process.off('unhandledRejection', onUnhandled);
       await holder.close();
     }
+  });
+});
+
+describe('an engine that stays open', { timeout: 60_000 }, () => {
+  it('reads what loadContext reads once at its open, counting nothing as recalled, and answers calls made meanwhile', async () => {
+    const home = tempDir('nemori-warm-');
+    const setUp = await openEngine({ home, embedder: null });
+    await setUp.call('ingestConversation', {
+      ownerId: DEFAULT_OWNER,
+      conversation: {
+        id: 'c1',
+        messages: [
+          { speaker: 'Lena', text: 'Dinner with friends at Luigi’s was lovely', timestamp: '2026-11-20T20:00:00+01:00' },
+          { speaker: 'Nemo', text: 'What did you have for dinner?', timestamp: '2026-11-20T20:01:00+01:00' },
+        ],
+      },
+    });
+    await setUp.call('memorize', { ownerId: DEFAULT_OWNER, value: 'Has dinner with friends every Friday' });
+    await setUp.close();
+    const recalled = async (engine: Awaited<ReturnType<typeof openEngine>>) => ({
+      episodes: (await engine.call('listEpisodes', { ownerId: DEFAULT_OWNER })).episodes.map((e) => e.recallCount),
+      facts: (await engine.call('listKnowledge', { ownerId: DEFAULT_OWNER })).facts.map((f) => f.accessCount),
+    });
+
+    const engine = await openEngine({ home, embedder: null, scheduleForgetting: true });
+    try {
+      // A companion's first call, made while the engine reads on its own.
+      const first = await engine.call('search', { ownerId: DEFAULT_OWNER, query: 'Luigi', mode: 'bm25' });
+      expect(first.results).toHaveLength(1);
+      await engine.idle();
+      expect(await recalled(engine)).toEqual({ episodes: [0], facts: [0] });
+      // A companion's loadContext counts what it hands over as recalled.
+      await engine.call('loadContext', { ownerId: DEFAULT_OWNER, query: 'dinner with friends' });
+      expect(await recalled(engine)).toEqual({ episodes: [1], facts: [1] });
+    } finally {
+      await engine.close();
+    }
+    // Closed while it reads, it waits for the read and closes.
+    await (await openEngine({ home, embedder: null, scheduleForgetting: true })).close();
   });
 });

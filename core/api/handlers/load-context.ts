@@ -9,7 +9,8 @@ import { describeDay, describeSpan, formatOffset } from '../../text/describe.js'
 import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
 import { estimateTokens, factText } from '../../text/fact-text.js';
-import type { ContextItem, LoadContextInput, LoadContextOutput } from '../companion-contract.js';
+import { LoadContextInput, type ContextItem, type LoadContextOutput } from '../companion-contract.js';
+import { DEFAULT_OWNER } from '../../domain/owner.js';
 import type { OperationName, OpInput, OpOutput } from '../contract.js';
 import type { EpisodeView } from '../views.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
@@ -188,7 +189,16 @@ function unbuiltBlocks(unbuilt: readonly StoredMessage[], shown: ReadonlySet<str
   });
 }
 
-export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typeof LoadContextInput>): Promise<LoadContextOutput> {
+/**
+ * `recordAccess: false` reads without counting what it hands over as recalled (the engine's warm-up,
+ * which no one asked for, must not change what forgetting sees).
+ */
+export async function loadContext(
+  ctx: EngineContext,
+  op: CallOp,
+  i: z.infer<typeof LoadContextInput>,
+  { recordAccess = true }: { recordAccess?: boolean } = {},
+): Promise<LoadContextOutput> {
   const now = i.now?.at ?? ctx.clock.now();
   // An opening that says nothing to look up ("hi!", "在吗？") gets what no query gets: the latest
   // episodes and who the person is, not old greetings that share its words.
@@ -200,7 +210,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
   const [recent, about, factHits, unbuilt] = await Promise.all([
     op('listEpisodes', { ownerId: i.ownerId, until: now, limit: RECENT }),
     op('summarizeKnowledge', { ownerId: i.ownerId, tokenLimit: i.budgetTokens, ...(i.now ? { asOf: now } : {}) }),
-    query ? op('search', { ownerId: i.ownerId, query, kind: 'semantic', limit: RELATED_FACTS, markAccessed: true }) : null,
+    query ? op('search', { ownerId: i.ownerId, query, kind: 'semantic', limit: RELATED_FACTS, markAccessed: recordAccess }) : null,
     ctx.store.read.conversations.recentPending(i.ownerId, new Date(recentSince), now, UNBUILT_READ),
   ]);
   if (factHits) warnings.push(...factHits.warnings);
@@ -395,7 +405,7 @@ export async function loadContext(ctx: EngineContext, op: CallOp, i: z.infer<typ
     fill(aboutSection, aboutShare);
     const room = available - spent() - recentReserve - (relatedSection.chosen.size ? 0 : estimateTokens(relatedSection.header));
     const shown = new Set(picked(relatedSection).flatMap((b) => (b.item.kind === 'fact' ? (factSources.get(b.item.id) ?? []) : [])));
-    const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, offset, warnings, shown);
+    const evidence = await relatedEvidence(ctx, i.ownerId, query, room, now, offset, warnings, shown, recordAccess);
     relatedSection.blocks.push(...evidence);
     fill(relatedSection, available - spent() - recentReserve);
     // Nothing answers the query ("hi" after months of silence): the latest episodes, however old, are
@@ -488,6 +498,7 @@ async function relatedEvidence(
   shownOffset: number,
   warnings: string[],
   shown: ReadonlySet<string>,
+  recordAccess: boolean,
 ): Promise<Block<RelatedItem>[]> {
   if (roomTokens < 1) return [];
   const header = (e: EpisodeHeader) => {
@@ -507,7 +518,7 @@ async function relatedEvidence(
   const ids = pack.blocks.map((b) => b.episodeId);
   if (ids.length === 0) return [];
   // Recalled now, even as of a past moment: a replay must not set their last access back to it.
-  await ctx.store.transaction((w) => w.episodes.recordAccess(ownerId, ids, ctx.clock.now()));
+  if (recordAccess) await ctx.store.transaction((w) => w.episodes.recordAccess(ownerId, ids, ctx.clock.now()));
   return pack.blocks.map((b) => {
     const episode = { start: b.start.toISOString(), end: b.end.toISOString(), utcOffsetMin: b.utcOffsetMin };
     const item: RelatedItem = {
@@ -528,4 +539,19 @@ export function loadContextHandlers({ ctx }: HandlerEnv, op: CallOp): Handlers<'
   return {
     loadContext: (i) => loadContext(ctx, op, i),
   };
+}
+
+/** An opening with words to look up and no period, which every section of loadContext answers. */
+const WARM_UP_OPENING = 'dinner with friends';
+
+/**
+ * The first loadContext after an open took ~0.6 s at 100k episodes and the next ones 60–80 ms: the
+ * database's code not yet compiled, its pages not yet read. An engine that stays open pays that at
+ * once, for the owner a companion asks about (the default one, else the first), so a companion's first
+ * opening is answered as fast as the next; what it reads counts as recalled by no one.
+ */
+export async function warmUpLoadContext(ctx: EngineContext, op: CallOp): Promise<void> {
+  const owners = await ctx.store.read.episodes.owners();
+  const ownerId = owners.includes(DEFAULT_OWNER) ? DEFAULT_OWNER : owners[0];
+  if (ownerId) await loadContext(ctx, op, LoadContextInput.parse({ ownerId, query: WARM_UP_OPENING }), { recordAccess: false });
 }
