@@ -172,17 +172,28 @@ export function filterSql(f: EpisodeFilters, p: Params, as: PeriodAs): string {
  * episodes' spans. Counting is reading them, so it stops past `upTo`: a search whose filters keep few
  * reads those episodes one by one, however many the owner has, where the indexes, walked best first,
  * would meet mostly what the filters leave out.
+ *
+ * A period that Postgres, from the spans' statistics, takes for many times more than `upTo` is not
+ * counted at all. Counting it stopped early only in theory: it read the owner's episodes in the order
+ * they lie in the table, as if the period's were spread among them, but they lie together (written in
+ * time order): at 100k episodes, 51 of the last five years were found past 70,000 older ones (72 ms).
  */
 export async function keepsFew(q: Sql, ownerId: string, filters: EpisodeFilters, upTo: number): Promise<boolean> {
   const p = new Params();
   const owner = p.add(ownerId);
-  const r = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p, 'spanOnly')} LIMIT ${p.add(upTo + 1)}) k`,
-    p.values,
-    { byIndex: true },
-  );
+  const kept = `SELECT 1 FROM episodes e WHERE e.owner_id = ${owner}${filterSql(filters, p, 'spanOnly')}`;
+  const estimate = await q.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`EXPLAIN (FORMAT JSON) ${kept}`, [...p.values], {
+    planEachRun: true,
+  });
+  if (estimate.rows[0]!['QUERY PLAN'][0].Plan['Plan Rows'] > MANY_TIMES * upTo) return false;
+  const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${kept} LIMIT ${p.add(upTo + 1)}) k`, p.values, {
+    byIndex: true,
+  });
   return r.rows[0]!.n <= upTo;
 }
+
+/** How far past a bound Postgres's estimate must be for it to be believed (at 100k episodes its estimates of periods were within 20 %). */
+const MANY_TIMES = 4;
 
 export interface SearchResultRow extends Pick<Episode, 'id' | 'title' | 'summary' | 'content' | 'temporal'> {
   sources: { id: string; externalId: string | null; speaker: string; sentAt: Date }[];
