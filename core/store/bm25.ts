@@ -395,7 +395,7 @@ export function bm25Reads(q: Sql) {
         // episodes, each looked up on its own (joined to the episodes instead, the filters were planned
         // as a scan of every episode: a few days of 100k took ~70 ms for 43 episodes).
         const postings = found.reduce((n, f) => n + f.df, 0);
-        best = (await keepsFew(q, ownerId, o.filters, Math.min(postings - 1, FEW_KEPT)))
+        best = (await keepsFew(q, ownerId, o.filters, Math.min(postings - 1, FEW_KEPT), n))
           ? `(SELECT d.doc_no, sum(qt.w * d.impacts[at] ORDER BY qt.bit) AS score, bit_or(qt.bit) AS mask
                 FROM episodes e JOIN bm25_docs d ON d.episode_id = e.id AND d.owner_id = ${owner}
                 CROSS JOIN ${terms} CROSS JOIN LATERAL array_position(d.term_ids, qt.term_id) AS at
@@ -434,7 +434,8 @@ export function bm25Reads(q: Sql) {
          ${unread}
          ORDER BY 2 DESC, d.doc_no LIMIT ${p.add(o.limit)}`,
         p.values,
-        { planEachRun: filters !== '' },
+        // A few thousand documents are read at worst on any plan: past them, a period's plan is its own.
+        { planEachRun: filters !== '' && n > FEW_KEPT },
       );
       const hits = r.rows.map((x) => {
         const mask = BigInt(x.mask);

@@ -151,8 +151,8 @@ export function vectorReads(q: Sql) {
       const owner = p.add(ownerId);
       const qv = `${p.add(vectorParam(vector))}::real[]`;
       const filtered = hasFilters(o.filters);
-      const exact =
-        o.vectors <= EXACT_UP_TO || (filtered && (await keepsFew(q, ownerId, o.filters, exactKeptUpTo(await indexed(ownerId)))));
+      const all = o.vectors <= EXACT_UP_TO || !filtered ? 0 : await indexed(ownerId);
+      const exact = o.vectors <= EXACT_UP_TO || (filtered && (await keepsFew(q, ownerId, o.filters, exactKeptUpTo(all), all)));
       // Walking the index, the period is compared only: with the spans' overlap too, Postgres took the
       // conditions for independent, guessed a year of 100k episodes at 256, and read them by their spans
       // rather than walk (61 ms for two years' 9,681 where the walk takes 38).
@@ -165,7 +165,10 @@ export function vectorReads(q: Sql) {
         : `SELECT episode_id, distance FROM (SELECT ee.episode_id, ${distanceExpr(space, asHalfvec(space, qv))} AS distance FROM ${from}
              ORDER BY ${signBits('ee.embedding', space.dimensions)} <~> ${signBits(qv, space.dimensions)} LIMIT ${p.add(signBitReads(o.limit))}) c
              ORDER BY distance LIMIT ${p.add(o.limit)}`;
-      const r = await q.query<{ episode_id: string; distance: number }>(sql, p.values, { planEachRun: filtered });
+      // An owner's few vectors are all read on any plan: past them, a period's plan is its own.
+      const r = await q.query<{ episode_id: string; distance: number }>(sql, p.values, {
+        planEachRun: filtered && o.vectors > EXACT_UP_TO,
+      });
       return r.rows.map((x) => ({ episodeId: x.episode_id, similarity: 1 - x.distance }));
     },
 
