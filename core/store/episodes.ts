@@ -427,9 +427,10 @@ export function episodeReads(q: Sql) {
         cursor = ` AND (e.start_at, e.id) < (${p.add(o.before.start)}, ${p.add(o.before.id)}::uuid)`;
       }
       // Read backwards along the index of starts from the period's end, a page stops as soon as it is
-      // full, unless the period holds less than a page: then it went on to the first episode the owner
-      // has (a day a year ago, of 100k episodes: ~100 ms). Those few are read through their spans.
-      const few = Boolean(o.since || o.until) && (await keepsFew(q, ownerId, o, o.limit));
+      // full, unless a period with a start holds less than a page: then it went on past that start to
+      // the first episode the owner has (a day a year ago, of 100k episodes: ~100 ms). Those few are
+      // read through their spans. Without a start, all it reads is kept.
+      const few = Boolean(o.since) && (await keepsFew(q, ownerId, o, o.limit));
       const where = filterSql(o, p, few ? 'bySpan' : 'compared');
       const tiers = o.tiers ? ` AND e.tier = ANY(${p.add(o.tiers)}::text[])` : ` AND e.tier <> 'trash'`;
       const r = await q.query<{ episode: EpisodeJson }>(

@@ -95,6 +95,12 @@ describe('episodes repository', () => {
     expect(await titles(48, 72, 10)).toEqual(['Day 2 at 18', 'Day 2 at 9', 'Overnight']);
     // Days three to ten: more than a page, cut to it.
     expect(await titles(48, 240, 4)).toEqual(['Day 9 at 18', 'Day 9 at 9', 'Day 8 at 18', 'Day 8 at 9']);
+    // From a start on, and up to an end.
+    const since = async (fromHour: number) =>
+      (await store().read.episodes.list(a, { since: hour(fromHour), limit: 10 })).map((e) => e.title);
+    expect(await since(200)).toEqual(['Day 9 at 18', 'Day 9 at 9', 'Day 8 at 18', 'Day 8 at 9']);
+    const until = (await store().read.episodes.list(a, { until: hour(20), limit: 10 })).map((e) => e.title);
+    expect(until).toEqual(['Day 0 at 18', 'Day 0 at 9']);
     // One written end first is kept by its times as given: it ended after 73:00 and started before 76:00.
     expect(await titles(73, 76, 10)).toEqual(['Reversed']);
     expect(await titles(74, 76, 10)).toEqual([]);
