@@ -436,7 +436,7 @@ export function episodeReads(q: Sql) {
       const r = await q.query<{ episode: EpisodeJson }>(
         `${episodeSelect} WHERE e.owner_id = ${owner}${where}${tiers}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
         p.values,
-        { planEachRun: where !== '' },
+        { planEachRun: few },
       );
       return r.rows.map(toEpisode);
     },
