@@ -132,13 +132,15 @@ export function hasFilters(f: EpisodeFilters): boolean {
 const EPISODE_SPAN = `tstzrange(least(e.start_at, e.end_at), greatest(e.start_at, e.end_at), '[]')`;
 
 /**
- * How a filter's period is written: `compared`, by its start and end (a list in time order of a period
- * that holds more than its page, read backwards along the index of starts, stops at its page: a
- * journal's page of 50 over twenty years took 346 ms through the spans, 5 ms so); `bySpan`, also as the overlap the index of episodes' spans
- * answers, for a query that looks for the few episodes a period holds; `spanOnly`, as that overlap
- * alone, which is the same for every episode whose end is not before its start (a count that only
- * chooses how to read: with both, Postgres took the conditions for independent and guessed a year of
- * 100k episodes at 256, counting its first 2,001 in 7.2 ms instead of 2.0).
+ * How a filter's period is written:
+ * - `compared`, by its start and end: a list in time order of a period that holds more than its page,
+ *   read backwards along the index of starts, stops at its page (a journal's page of 50 over twenty
+ *   years took 346 ms through the spans, 5 ms so);
+ * - `bySpan`, also as the overlap the index of episodes' spans answers, for a query that looks for the
+ *   few episodes a period holds;
+ * - `spanOnly`, as that overlap alone, the same for every episode whose end is not before its start:
+ *   for a count that only chooses how to read (with both, Postgres took the conditions for independent,
+ *   guessed a year of 100k episodes at 256, and counted its first 2,001 in 7.2 ms instead of 2.0).
  */
 export type PeriodAs = 'compared' | 'bySpan' | 'spanOnly';
 
@@ -151,7 +153,7 @@ export function filterSql(f: EpisodeFilters, p: Params, as: PeriodAs): string {
   const until = f.until ? p.add(f.until) : null;
   // The same overlap as the index of episodes' spans answers it (migration 021). A range that ends
   // where it starts, or before, is no range to write so: the comparisons decide alone then.
-  const span = as !== 'compared' && (since || until) && !(f.since && f.until && f.since >= f.until);
+  const span = as !== 'compared' && Boolean(since || until) && !(f.since && f.until && f.since >= f.until);
   if (as !== 'spanOnly' || !span) {
     if (since) parts.push(`e.end_at >= ${since}`);
     if (until) parts.push(`e.start_at < ${until}`);

@@ -63,17 +63,17 @@ export class PreparedStatements {
     // Postgres chooses between a generic plan and one for the values as each run binds them: told to
     // plan for them, it does so for this run only (a plan kept does not heed settings made after it).
     // Set and reset within a transaction if one is open, so a rollback leaves them as it found them.
-    const settings = [
-      ...(o.planEachRun || o.byIndex ? ['plan_cache_mode = force_custom_plan'] : []),
-      ...(o.byIndex ? ['enable_seqscan = off'] : []),
+    const settings: [name: string, value: string][] = [
+      ...(o.planEachRun || o.byIndex ? [['plan_cache_mode', 'force_custom_plan'] as [string, string]] : []),
+      ...(o.byIndex ? [['enable_seqscan', 'off'] as [string, string]] : []),
     ];
-    if (settings.length) await send(serialize.query(settings.map((x) => `SET ${x};`).join(' ')));
+    if (settings.length) await send(serialize.query(settings.map(([name, value]) => `SET ${name} = ${value};`).join(' ')));
     try {
       return await this.bound<T>(text, params, send);
     } finally {
       // In a transaction this statement aborted, the reset is refused, and the rollback undoes the set.
       if (settings.length) {
-        const reset = settings.map((x) => `RESET ${x.split(' ')[0]};`).join(' ');
+        const reset = settings.map(([name]) => `RESET ${name};`).join(' ');
         await this.db.execProtocolStream(serialize.query(reset), { syncToFs: false, throwOnError: false });
       }
     }
