@@ -63,10 +63,9 @@ export class PreparedStatements {
     // Postgres chooses between a generic plan and one for the values as each run binds them: told to
     // plan for them, it does so for this run only (a plan kept does not heed settings made after it).
     // Set and reset within a transaction if one is open, so a rollback leaves them as it found them.
-    const settings: [name: string, value: string][] = [
-      ...(o.planEachRun || o.byIndex ? [['plan_cache_mode', 'force_custom_plan'] as [string, string]] : []),
-      ...(o.byIndex ? [['enable_seqscan', 'off'] as [string, string]] : []),
-    ];
+    const settings: [name: string, value: string][] = [];
+    if (o.planEachRun || o.byIndex) settings.push(['plan_cache_mode', 'force_custom_plan']);
+    if (o.byIndex) settings.push(['enable_seqscan', 'off']);
     if (settings.length) await send(serialize.query(settings.map(([name, value]) => `SET ${name} = ${value};`).join(' ')));
     try {
       return await this.bound<T>(text, params, send);

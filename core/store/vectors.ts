@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { bm25Reads } from './bm25.js';
 import { filterSql, hasFilters, keepsFew, type EpisodeFilters } from './episodes.js';
 import {
   chunks,
@@ -116,14 +117,6 @@ function asHalfvec(space: VectorSpace, realArray: string): string {
 }
 
 export function vectorReads(q: Sql) {
-  /** The owner's episodes the keyword index holds (its statistics row: one read, kept as episodes come and go). */
-  async function indexed(ownerId: string): Promise<number> {
-    const r = await q.query<{ n: number }>(`SELECT COALESCE((SELECT doc_count FROM bm25_stats WHERE owner_id = $1), 0)::int AS n`, [
-      ownerId,
-    ]);
-    return r.rows[0]!.n;
-  }
-
   return {
     /** Active episodes whose vector is missing or from another model: the re-embedding work list. */
     async stale(ownerId: string, modelId: string, limit: number): Promise<string[]> {
@@ -151,8 +144,11 @@ export function vectorReads(q: Sql) {
       const owner = p.add(ownerId);
       const qv = `${p.add(vectorParam(vector))}::real[]`;
       const filtered = hasFilters(o.filters);
-      const all = o.vectors <= EXACT_UP_TO || !filtered ? 0 : await indexed(ownerId);
-      const exact = o.vectors <= EXACT_UP_TO || (filtered && (await keepsFew(q, ownerId, o.filters, exactKeptUpTo(all), all)));
+      const keptFew = async () => {
+        const all = await bm25Reads(q).docCount(ownerId);
+        return keepsFew(q, ownerId, o.filters, exactKeptUpTo(all), all);
+      };
+      const exact = o.vectors <= EXACT_UP_TO || (filtered && (await keptFew()));
       // Walking the index, the period is compared only: with the spans' overlap too, Postgres took the
       // conditions for independent, guessed a year of 100k episodes at 256, and read them by their spans
       // rather than walk (61 ms for two years' 9,681 where the walk takes 38).
