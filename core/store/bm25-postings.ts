@@ -15,7 +15,8 @@ export interface ReadScores {
 
 /**
  * The best `depth` documents (and those tied with the last) by Σ weight × impact over the postings
- * read: each term's strongest `per`. The postings come to JS in binary and are summed here: summing
+ * read: each term's strongest `per` (Infinity: all of them). The postings come to JS in binary and
+ * are summed here: summing
  * thousands of them in SQL (unnest, a sort per term, a hash aggregate) cost more than reading them (at
  * 100k synthetic episodes a keyword search's SQL took 8.4 ms a query, 5.0 so), and PGlite parses array
  * text element by element, slower still.
@@ -131,7 +132,8 @@ async function readPostings(
          SELECT COALESCE(max(c.min_impact) FILTER (WHERE c.held >= $3), '-Infinity')
          FROM (SELECT min_impact, sum(n) OVER (ORDER BY min_impact DESC ROWS UNBOUNDED PRECEDING) AS held
                FROM bm25_postings WHERE owner_id = $1 AND term_id = qt.term_id) c)) l`,
-    [ownerId, int4Array(terms.map((t) => t.id)), per],
+    // No floor (every block) when all are wanted: nothing compares as holding null.
+    [ownerId, int4Array(terms.map((t) => t.id)), Number.isFinite(per) ? per : null],
   );
   const rows = sentRows(r.rows[0]?.blob ?? null);
   const count = terms.map(() => 0);

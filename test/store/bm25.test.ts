@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Repos } from '../../core/store/repos.js';
 import type { Store } from '../../core/store/store.js';
-import { addEpisode, bm25Params, CONSISTENT, doc, NOW, owners, rolledBack, useStore } from './helpers.js';
+import { addEpisode, bm25Params, CONSISTENT, doc, draft, NOW, owners, rolledBack, useStore } from './helpers.js';
 
 const search = (store: Store, ownerId: string, terms: string[]) =>
   store.read.bm25.search(ownerId, terms, { limit: 10, filters: {}, params: bm25Params }).then((r) => r.hits);
@@ -120,6 +120,52 @@ describe('BM25 repository', () => {
     expect(await best(['snow', 'boots'], 2)).toEqual([kept[1], kept[2]]);
     expect(await best(['walk', 'lift'], 2)).toEqual([kept[0], kept[2]]);
     expect(await best(['tea', 'snow'], 10)).toEqual([kept[3], kept[2], kept[0], kept[1]]);
+  });
+
+  it('finds the best of thousands of episodes a filter keeps below thousands of better matches it leaves out', async () => {
+    const [a] = owners();
+    const day = (d: number) => new Date(NOW.getTime() + d * 86_400_000);
+    const at = (d: number) => ({ temporal: { start: day(d), end: day(d), utcOffsetMin: 0 } });
+    const many = (n: number, d: number) =>
+      store().transaction((r) =>
+        r.episodes.insertMany(
+          a,
+          null,
+          Array.from({ length: n }, (_, i) => draft(`Episode ${i}`, at(d))),
+          NOW,
+        ),
+      );
+    // The days keep too many episodes to score each, and more stronger matches lie outside them than a
+    // search scores and sorts itself before looking at which are kept: the best kept ones are among
+    // the others, which Postgres scores.
+    const before = await many(2100, -10);
+    const others = await many(2000, 0);
+    const kept = await Promise.all(['Snow and boots', 'Snow', 'Snow walk walk'].map((t) => addEpisode(store(), a, t, at(0))));
+    await store().transaction((r) =>
+      r.bm25.add(
+        a,
+        [
+          ...before.map((id) => doc(id, ['snow', 'snow', 'snow'])),
+          ...others.map((id) => doc(id, ['snow', 'rain', 'rain', 'rain'])),
+          doc(kept[0]!, ['snow', 'boots']),
+          doc(kept[1]!, ['snow']),
+          doc(kept[2]!, ['snow', 'walk', 'walk']),
+        ],
+        bm25Params,
+      ),
+    );
+    const inDays = (terms: string[], limit: number) =>
+      store()
+        .read.bm25.search(a, terms, { limit, filters: { since: day(-1), until: day(1) }, params: bm25Params })
+        .then((r) => r.hits);
+    // One "snow" weighs more in fewer words.
+    const found = await inDays(['snow'], 3);
+    expect(found.map((h) => h.episodeId)).toEqual([kept[1], kept[0], kept[2]]);
+    expect(found.map((h) => h.matchedTerms)).toEqual([['snow'], ['snow'], ['snow']]);
+    expect(found[0]!.score).toBeGreaterThan(found[1]!.score);
+    expect((await inDays(['walk', 'boots'], 10)).map((h) => h.episodeId)).toEqual([kept[2], kept[0]]);
+    // Equal scores come in the order the episodes were indexed.
+    expect((await inDays(['rain'], 2)).map((h) => h.episodeId)).toEqual(others.slice(0, 2));
   });
 
   it('drops stale parked entries', async () => {
