@@ -406,7 +406,8 @@ export function bm25Reads(q: Sql) {
         );
       // The first `depth` documents of kept episodes, best first, each looked up on its own: the best
       // SORTED_FIRST by every posting of the terms, scored and sorted here and taken as they come (WITH
-      // ORDINALITY); then, only when those hold too few, the others, scored and sorted by Postgres.
+      // ORDINALITY); then, only when those hold too few, the others, scored and sorted by Postgres (an
+      // Append runs its branches in turn, and the limit stops it before the second when it can).
       const keptBestFirst = async () => {
         const first = await scored(Infinity, SORTED_FIRST);
         const order = first.docs.map((_, i) => i).sort((a, b) => first.scores[b]! - first.scores[a]! || first.docs[a]! - first.docs[b]!);
