@@ -123,7 +123,13 @@ export const RetrievalConfig = z.object({
    * episodes took 36.7–38.9 ms at the median against 39.6–43.2 (alternating; p95 63–71 against 69–77).
    */
   candidateFactor: z.number().int().positive().default(3),
-  minCandidates: z.number().int().positive().default(40),
+  /**
+   * A page of 10 fuses each mode's 30 best: LoCoMo dev (use-lite), the search path asked for 10 results
+   * found 0.702 / 0.786 / 0.827 at 500 / 1000 / 2000 words against 0.702 / 0.782 / 0.824 with 40 (one
+   * conversation better, none worse; deeper asks unchanged), and a hybrid search at 100k episodes reads
+   * 120 neighbours by sign bits instead of 160 (p50 11.7–12.0 against 12.7–13.5 ms, alternating).
+   */
+  minCandidates: z.number().int().positive().default(30),
   /**
    * Results found only by meaning need at least this similarity: `measured` per model from unrelated
    * text pairs (core/retrieval/relevance-floor.ts), a number, or `off`.
