@@ -124,10 +124,12 @@ export const RetrievalConfig = z.object({
    */
   candidateFactor: z.number().int().positive().default(3),
   /**
-   * A page of 10 fuses each mode's 30 best: LoCoMo dev (use-lite), the search path asked for 10 results
-   * found 0.702 / 0.786 / 0.827 at 500 / 1000 / 2000 words against 0.702 / 0.782 / 0.824 with 40 (one
-   * conversation better, none worse; deeper asks unchanged), and a hybrid search at 100k episodes reads
-   * 120 neighbours by sign bits instead of 160 (p50 11.7–12.0 against 12.7–13.5 ms, alternating).
+   * A page of 10 fuses each mode's 30 best, chosen for speed at no measured cost: a hybrid search at
+   * 100k episodes reads 120 neighbours by sign bits instead of 160 (p50 11.7–12.0 against 12.7–13.5 ms,
+   * alternating). LoCoMo dev (use-lite), the search path at 500 / 1000 / 2000 words: asked for 10
+   * results 0.702 / 0.786 / 0.827 against 0.702 / 0.782 / 0.824 with 40 (one conversation better, none
+   * worse); for 8, as a companion asks, 0.698 / 0.779 / 0.799 against 0.700 / 0.780 / 0.795 (one
+   * conversation 0.013 worse, one 0.007 better at 1000); deeper asks unchanged.
    */
   minCandidates: z.number().int().positive().default(30),
   /**
