@@ -15,11 +15,11 @@ export interface ReadScores {
 
 /**
  * The best `depth` documents (and those tied with the last) by Σ weight × impact over the postings
- * read: each term's strongest `per` (Infinity: all of them). The postings come to JS in binary and
- * are summed here: summing
- * thousands of them in SQL (unnest, a sort per term, a hash aggregate) cost more than reading them (at
- * 100k synthetic episodes a keyword search's SQL took 8.4 ms a query, 5.0 so), and PGlite parses array
- * text element by element, slower still.
+ * read — each term's strongest `per` (Infinity: all of them) — best first, equal scores by number, as
+ * a search ranks them. The postings come to JS in binary and are summed here: summing thousands of
+ * them in SQL (unnest, a sort per term, a hash aggregate) cost more than reading them (at 100k
+ * synthetic episodes a keyword search's SQL took 8.4 ms a query, 5.0 so), and PGlite parses array text
+ * element by element, slower still.
  */
 export async function bestByPostingsRead(
   q: Sql,
@@ -54,14 +54,14 @@ export async function bestByPostingsRead(
   let n = 0;
   for (let s = 0; s < size; s++) if (keys[s] !== 0) held[n++] = scores[s]!;
   const floor = n > o.depth ? nthLargest(held.subarray(0, n), o.depth) : -Infinity;
-  const out: ReadScores = { docs: [], scores: [], masks: [] };
-  for (let s = 0; s < size; s++) {
-    if (keys[s] === 0 || scores[s]! < floor) continue;
-    out.docs.push(keys[s]!);
-    out.scores.push(scores[s]!);
-    out.masks.push((BigInt(high[s]!) << 32n) | BigInt(low[s]!));
-  }
-  return out;
+  const kept: number[] = [];
+  for (let s = 0; s < size; s++) if (keys[s] !== 0 && scores[s]! >= floor) kept.push(s);
+  kept.sort((a, b) => scores[b]! - scores[a]! || keys[a]! - keys[b]!);
+  return {
+    docs: kept.map((s) => keys[s]!),
+    scores: kept.map((s) => scores[s]!),
+    masks: kept.map((s) => (BigInt(high[s]!) << 32n) | BigInt(low[s]!)),
+  };
 }
 
 /**

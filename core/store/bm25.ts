@@ -405,25 +405,22 @@ export function bm25Reads(q: Sql) {
           'qt',
         );
       // The first `depth` documents of kept episodes, best first, each looked up on its own: the best
-      // SORTED_FIRST by every posting of the terms, scored and sorted here and taken as they come (WITH
+      // SORTED_FIRST by every posting of the terms, scored here and taken in their order (WITH
       // ORDINALITY); then, only when those hold too few, the others, scored and sorted by Postgres (an
       // Append runs its branches in turn, and the limit stops it before the second when it can).
       const keptBestFirst = async () => {
         const first = await scored(Infinity, SORTED_FIRST);
-        const order = first.docs.map((_, i) => i).sort((a, b) => first.scores[b]! - first.scores[a]! || first.docs[a]! - first.docs[b]!);
-        const pick = <T>(xs: readonly T[]) => order.map((i) => xs[i]!);
-        const sorted = { docs: pick(first.docs), scores: pick(first.scores), masks: pick(first.masks) };
         const kept = `CROSS JOIN LATERAL (SELECT 1 FROM bm25_docs d JOIN episodes e ON e.id = d.episode_id AND e.owner_id = ${owner}${filters}
                                           WHERE d.owner_id = ${owner} AND d.doc_no = s.doc_no LIMIT 1) kept`;
         const score = 'sum(qt.w * u.impact ORDER BY qt.bit)';
         return `(SELECT * FROM (
-            (SELECT s.doc_no, s.score, s.mask FROM ${scoredRows(sorted)} WITH ORDINALITY AS s(doc_no, score, mask, o) ${kept} ORDER BY s.o)
+            (SELECT s.doc_no, s.score, s.mask FROM ${scoredRows(first)} WITH ORDINALITY AS s(doc_no, score, mask, o) ${kept} ORDER BY s.o)
             UNION ALL
             (SELECT s.doc_no, s.score, s.mask
              FROM (SELECT u.doc_no, ${score} AS score, bit_or(qt.bit) AS mask
                    FROM ${allTerms()} JOIN bm25_posting_lists x ON x.owner_id = ${owner} AND x.term_id = qt.term_id
                    CROSS JOIN unnest(x.docs, x.impacts) AS u(doc_no, impact)
-                   GROUP BY u.doc_no HAVING ${score} < ${p.add(sorted.scores.at(-1) ?? -Infinity)}::float8
+                   GROUP BY u.doc_no HAVING ${score} < ${p.add(first.scores.at(-1) ?? -Infinity)}::float8
                    ORDER BY score DESC, u.doc_no) s ${kept})
           ) b LIMIT ${p.add(depth)})`;
       };
