@@ -147,6 +147,33 @@ export interface ScoredDoc {
   matched: string[];
 }
 
+/** A query term that can score: its place in the query (scores are summed in that order), weight and idf. */
+interface ScoringTerm {
+  term: string;
+  at: number;
+  weight: number;
+  idf: number;
+}
+
+/**
+ * The query terms to look up in a message, in the query's order: all of them when the query is the
+ * shorter side, else those the message holds in some field. A Chinese query's one-character words
+ * bring in every candidate word that holds them (core/retrieval/char-words.ts): 74 terms on average
+ * for the synthetic companion queries, against a few dozen words in a message and its context.
+ */
+function termsToScore(d: MessageDoc, terms: readonly ScoringTerm[], byTerm: ReadonlyMap<string, ScoringTerm>): readonly ScoringTerm[] {
+  let held = 0;
+  for (const f of d.fields) held += f.size;
+  if (terms.length <= held) return terms;
+  const out: ScoringTerm[] = [];
+  for (const f of d.fields)
+    for (const t of f.keys()) {
+      const s = byTerm.get(t);
+      if (s && !out.includes(s)) out.push(s);
+    }
+  return out.sort((a, b) => a.at - b.at);
+}
+
 /** BM25F scores of every message (0 when no query term occurs in any field). */
 export function scoreDocs(
   docs: readonly MessageDoc[],
@@ -158,14 +185,15 @@ export function scoreDocs(
   for (const d of docs) for (let f = 0; f < 4; f++) avg[f]! += d.lengths[f]!;
   for (let f = 0; f < 4; f++) avg[f] = Math.max(1, avg[f]! / Math.max(1, docs.length));
   const w = [p.fields.text, p.fields.speaker, p.fields.context, p.fields.near];
-  const idfs = new Map<string, number>();
-  for (const t of query.keys()) idfs.set(t, idf(stats.docCount, stats.df.get(t)));
+  const terms = [...query].flatMap(([term, weight], at): ScoringTerm[] => {
+    const i = idf(stats.docCount, stats.df.get(term));
+    return i > 0 ? [{ term, at, weight, idf: i }] : [];
+  });
+  const byTerm = new Map(terms.map((s) => [s.term, s]));
   return docs.map((d) => {
     let score = 0;
     const matched: string[] = [];
-    for (const [t, qw] of query) {
-      const i = idfs.get(t)!;
-      if (i <= 0) continue;
+    for (const { term: t, weight, idf: i } of termsToScore(d, terms, byTerm)) {
       let pseudo = 0;
       for (let f = 0; f < 4; f++) {
         if (w[f] === 0) continue;
@@ -175,7 +203,7 @@ export function scoreDocs(
       }
       if (pseudo === 0) continue;
       matched.push(t);
-      score += (qw * i * ((p.k1 + 1) * pseudo)) / (p.k1 + pseudo);
+      score += (weight * i * ((p.k1 + 1) * pseudo)) / (p.k1 + pseudo);
     }
     return { doc: d, score, matched };
   });

@@ -71,6 +71,25 @@ describe('message scoring', () => {
     expect(doc!.lengths[0]).toBe(2);
     expect(doc!.lengths[3]).toBe(4);
   });
+
+  it('scores a message the same however many words of the query it lacks, its matches in the query’s order', () => {
+    // A query longer than everything a message and its neighbours hold (a Chinese query's one-character
+    // words bring dozens of terms) is looked up from the message's side: the result must not change.
+    const filler = Array.from(
+      { length: 60 },
+      (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`,
+    );
+    const long = `glacier ${filler.slice(0, 30).join(' ')} tax hiking ${filler.slice(30).join(' ')}`;
+    const short = 'glacier tax hiking';
+    const everyTerm = { docCount: 100, df: new Map([...queryTerms(long)].map(([t]) => [t, 2])) };
+    const docs = messageDocs(messages, episodes);
+    const byLong = scoreDocs(docs, queryTerms(long), everyTerm, scoring(0.4));
+    const byShort = scoreDocs(docs, queryTerms(short), everyTerm, scoring(0.4));
+    expect(queryTerms(long).size).toBeGreaterThan(60);
+    expect(byLong.map((s) => [s.doc.message.id, s.score, s.matched])).toEqual(byShort.map((s) => [s.doc.message.id, s.score, s.matched]));
+    expect(byLong.find((s) => s.doc.message.id === 'm2')!.matched).toEqual(['glacier', 'hike']);
+    expect(byLong.find((s) => s.doc.message.id === 'm4')!.matched).toEqual(['tax']);
+  });
 });
 
 describe('ranking messages for the evidence packer', () => {
