@@ -102,6 +102,18 @@ export function isNemoriExport(file: string): boolean {
   return isSealedFile(file) || (zipEntryNamesSync(file)?.includes(MANIFEST_FILE) ?? false);
 }
 
+/** The store schema from which an episode's recalls are rows of their own (before, columns of the episode's row). */
+const RECALLS_APART = 23;
+
+/** The recalls an export written before RECALLS_APART carries on its episodes' rows. */
+function recallsOf(episodes: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  return episodes.flatMap((e) =>
+    Number(e.recall_count ?? 0) > 0 || e.last_accessed != null
+      ? [{ episode_id: e.id, owner_id: e.owner_id, recall_count: Number(e.recall_count ?? 0), last_accessed: e.last_accessed ?? null }]
+      : [],
+  );
+}
+
 function parseLines(data: Buffer, file: string): Record<string, unknown>[] {
   return data
     .toString('utf8')
@@ -168,7 +180,11 @@ export async function importMemoryExport(
   };
   // Index rows an older store wrote in another shape are left out; the index is rebuilt from the episodes.
   const reshaped = (t: MemoryTable) => t.derived && (t.shapeSince ?? 0) > manifest.storeSchema;
-  const tables = MEMORY_TABLES.filter((t) => !reshaped(t)).map((t) => ({ t, rows: rowsOf(t.file, t.table) }));
+  const tables: { t: MemoryTable; rows: Record<string, unknown>[] }[] = [];
+  for (const t of MEMORY_TABLES.filter((x) => !reshaped(x))) {
+    const recallsOnEpisodes = t.table === 'episode_recalls' && manifest.storeSchema < RECALLS_APART;
+    tables.push({ t, rows: recallsOnEpisodes ? recallsOf(tables.find((x) => x.t.table === 'episodes')!.rows) : rowsOf(t.file, t.table) });
+  }
   const settings = rowsOf(SETTINGS_FILE, 'settings').map((r) => ({ key: String(r.key), value: r.value }));
 
   const present = await ctx.store.read.memoryTables.counts(i.ownerId);

@@ -46,12 +46,12 @@ type EpisodeJson = [
 
 const episodeSelect = `
   SELECT json_build_array(e.id, e.owner_id, e.conversation_id, e.episode_type, e.level, e.title, e.content, e.summary,
-           e.start_at, e.end_at, e.utc_offset_min, e.metadata, e.structured_data, e.keywords, e.importance, e.recall_count,
-           e.last_accessed, e.builder, e.processing_status, e.processing_version, e.created_at, e.updated_at, ee.model_id,
+           e.start_at, e.end_at, e.utc_offset_min, e.metadata, e.structured_data, e.keywords, e.importance, COALESCE(r.recall_count, 0),
+           r.last_accessed, e.builder, e.processing_status, e.processing_version, e.created_at, e.updated_at, ee.model_id,
            (SELECT json_agg(m.id ORDER BY m.sent_at, m.seq) FROM messages m WHERE m.episode_id = e.id),
            (SELECT json_agg(DISTINCT l.node_id) FROM semantic_episode_links l JOIN semantic_nodes n ON n.id = l.node_id AND n.tier <> 'trash'
             WHERE l.owner_id = e.owner_id AND l.episode_id = e.id)) AS episode
-  FROM episodes e LEFT JOIN episode_embeddings ee ON ee.episode_id = e.id`;
+  FROM episodes e LEFT JOIN episode_embeddings ee ON ee.episode_id = e.id LEFT JOIN episode_recalls r ON r.episode_id = e.id`;
 
 function toEpisode({ episode }: { episode: EpisodeJson }): Episode {
   const [
@@ -720,8 +720,11 @@ export function episodeWrites(q: Sql) {
     /** Access tracking: reading an episode is recalling it (recall count and last access feed forgetting). */
     async recordAccess(ownerId: string, ids: readonly string[], now: Date): Promise<void> {
       if (ids.length === 0) return;
+      // The owner's episodes among `ids`, each once (an id of no episode of theirs records nothing).
       await q.query(
-        `UPDATE episodes SET recall_count = recall_count + 1, last_accessed = $3 WHERE owner_id = $1 AND id = ANY($2::uuid[])`,
+        `INSERT INTO episode_recalls (episode_id, owner_id, recall_count, last_accessed)
+         SELECT e.id, e.owner_id, 1, $3 FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])
+         ON CONFLICT (episode_id) DO UPDATE SET recall_count = episode_recalls.recall_count + 1, last_accessed = EXCLUDED.last_accessed`,
         [ownerId, ids, now],
       );
     },

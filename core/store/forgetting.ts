@@ -140,8 +140,10 @@ const toDecayRow = (r: DecayDbRow): EpisodeDecayRow => ({
   marked: r.marked_important,
 });
 
-const decayColumns = `id, tier, importance, COALESCE(base_importance, importance) AS base, recall_count, last_accessed,
-  created_at, updated_at, tier_changed_at, marked_important`;
+const decayColumns = `e.id, e.tier, e.importance, COALESCE(e.base_importance, e.importance) AS base,
+  COALESCE(r.recall_count, 0) AS recall_count, r.last_accessed, e.created_at, e.updated_at, e.tier_changed_at, e.marked_important`;
+/** Episodes with how often and when they were last recalled (most never are). */
+const withRecalls = 'episodes e LEFT JOIN episode_recalls r ON r.episode_id = e.id';
 
 /** LIKE pattern for "contains s", with LIKE's own wildcards taken literally. */
 export function containsPattern(s: string): string {
@@ -152,8 +154,11 @@ export function forgettingReads(q: Sql) {
   return {
     async episodeDecayRows(ownerId: string, ids?: readonly string[]): Promise<EpisodeDecayRow[]> {
       const r = ids
-        ? await q.query<DecayDbRow>(`SELECT ${decayColumns} FROM episodes WHERE owner_id = $1 AND id = ANY($2::uuid[])`, [ownerId, ids])
-        : await q.query<DecayDbRow>(`SELECT ${decayColumns} FROM episodes WHERE owner_id = $1`, [ownerId]);
+        ? await q.query<DecayDbRow>(`SELECT ${decayColumns} FROM ${withRecalls} WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`, [
+            ownerId,
+            ids,
+          ])
+        : await q.query<DecayDbRow>(`SELECT ${decayColumns} FROM ${withRecalls} WHERE e.owner_id = $1`, [ownerId]);
       return r.rows.map(toDecayRow);
     },
 
@@ -186,7 +191,7 @@ export function forgettingReads(q: Sql) {
       let cursor = '';
       if (o.before) {
         params.push(o.before.at, o.before.id);
-        cursor = ` AND (COALESCE(tier_changed_at, created_at), id) < ($4, $5::uuid)`;
+        cursor = ` AND (COALESCE(e.tier_changed_at, e.created_at), e.id) < ($4, $5::uuid)`;
       }
       const r = await q.query<{
         id: string;
@@ -201,9 +206,10 @@ export function forgettingReads(q: Sql) {
         last_accessed: Date | null;
         marked_important: boolean | null;
       }>(
-        `SELECT id, title, summary, start_at, tier, tier_changed_at, tier_reason, importance, recall_count, last_accessed, marked_important
-         FROM episodes WHERE owner_id = $1 AND tier = $2${cursor}
-         ORDER BY COALESCE(tier_changed_at, created_at) DESC, id DESC LIMIT $3`,
+        `SELECT e.id, e.title, e.summary, e.start_at, e.tier, e.tier_changed_at, e.tier_reason, e.importance,
+                COALESCE(r.recall_count, 0) AS recall_count, r.last_accessed, e.marked_important
+         FROM ${withRecalls} WHERE e.owner_id = $1 AND e.tier = $2${cursor}
+         ORDER BY COALESCE(e.tier_changed_at, e.created_at) DESC, e.id DESC LIMIT $3`,
         params,
       );
       return r.rows.map((x) => ({

@@ -26,6 +26,7 @@ export interface MemoryTable {
 export const MEMORY_TABLES: readonly MemoryTable[] = [
   { table: 'conversations', file: 'conversations.jsonl', order: 'id', derived: false },
   { table: 'episodes', file: 'episodes.jsonl', order: 'id', derived: false },
+  { table: 'episode_recalls', file: 'episode_recalls.jsonl', order: 'episode_id', derived: false },
   { table: 'messages', file: 'messages.jsonl', order: 'id', derived: false },
   { table: 'entities', file: 'entities.jsonl', order: 'id', derived: false },
   { table: 'entity_aliases', file: 'entity_aliases.jsonl', order: 'alias_key', derived: false },

@@ -81,6 +81,8 @@ describe('the open export', () => {
     await from.call('memorize', { ownerId, value: 'Alice works at a bakery in Lisbon' });
     const { episodes } = await from.call('listEpisodes', { ownerId, limit: 3 });
     await from.call('markMemory', { ownerId, id: episodes[0]!.id, important: true });
+    // Recalled twice: how often and when last come back with the episodes.
+    for (let i = 0; i < 2; i++) await from.call('search', { ownerId, query: 'bakery Lisbon', limit: 3, markAccessed: true });
     // Long after, the rest fades into the archive (the important one stays); a fact goes to the trash.
     await from.call('runForgetting', { ownerId, now: '2028-06-01T00:00:00Z' });
     await from.call('upsertKnowledge', { ownerId, key: 'place:old flat', value: 'Lived on Rua Augusta' });
@@ -94,6 +96,8 @@ describe('the open export', () => {
     expect(new Set(before.tiers.map(([, tier]) => tier))).toEqual(new Set(['archived', 'trash']));
     expect(before.searches.filter((s) => s.length > 0).length).toBeGreaterThan(QUERIES.length / 2);
     expect(before.facts.length).toBeGreaterThanOrEqual(2);
+    expect(before.counts.episode_recalls).toBeGreaterThan(0);
+    expect(Math.max(...before.episodes.map((e) => e.recallCount))).toBe(2);
 
     const dir = tempDir('nemori-export-');
     const file = path.join(dir, 'memory.zip');
@@ -119,13 +123,15 @@ describe('the open export', () => {
   it('an export an older store wrote, its keyword index in another shape, comes back with the index rebuilt', async () => {
     const ownerId = newOwner();
     await from.call('importFiles', { ownerId, paths: [fixture('import', 'two-days.json'), spring] });
+    await from.call('search', { ownerId, query: 'glacier Zermatt', limit: 2, markAccessed: true });
     const before = await snapshot(from, ownerId);
+    expect(before.episodes.filter((e) => e.recallCount === 1)).toHaveLength(2);
     const dir = tempDir('nemori-export-');
     const file = path.join(dir, 'memory.zip');
     await from.call('exportMemory', { ownerId, file });
 
     // The same export as a store at version 7 wrote it: postings one row per term and episode, documents
-    // with their terms as text, no term or document numbers.
+    // with their terms as text, no term or document numbers; an episode's recalls on its own row.
     const entries = await readZipBuffer(fs.readFileSync(file), 'memory.zip');
     type Row = Record<string, unknown>;
     const rows = (name: string): Row[] =>
@@ -148,7 +154,13 @@ describe('the open export', () => {
         impact: (d.impacts as number[])[n],
       })),
     );
+    const recalls = new Map(rows('episode_recalls.jsonl').map((r) => [r.episode_id, r]));
     const old: Record<string, Row[]> = {
+      'episodes.jsonl': rows('episodes.jsonl').map((e) => ({
+        ...e,
+        recall_count: recalls.get(e.id)?.recall_count ?? 0,
+        last_accessed: recalls.get(e.id)?.last_accessed ?? null,
+      })),
       'index/bm25_docs.jsonl': docs,
       'index/bm25_postings.jsonl': postings,
       'index/bm25_terms.jsonl': rows('index/bm25_terms.jsonl').map(({ owner_id, term, df }) => ({ owner_id, term, df })),
@@ -159,9 +171,12 @@ describe('the open export', () => {
       files: { file: string; rows: number }[];
     };
     manifest.storeSchema = 7;
+    manifest.files = manifest.files.filter((f) => f.file !== 'episode_recalls.jsonl');
     for (const f of manifest.files) if (old[f.file]) f.rows = old[f.file]!.length;
     const older = writeZip(path.join(dir, 'older.zip'), [
-      ...[...entries].filter(([name]) => !old[name] && name !== 'nemori-export.json').map(([name, data]) => ({ name, data })),
+      ...[...entries]
+        .filter(([name]) => !old[name] && name !== 'nemori-export.json' && name !== 'episode_recalls.jsonl')
+        .map(([name, data]) => ({ name, data })),
       ...Object.entries(old).map(([name, list]) => ({ name, data: list.map((r) => JSON.stringify(r)).join('\n') })),
       { name: 'nemori-export.json', data: JSON.stringify(manifest) },
     ]);

@@ -636,6 +636,40 @@ describe('a new store, and an older one upgraded', () => {
     }
   });
 
+  it('upgrades a store of version 22: recalled episodes keep how often and when they were last recalled, and count on from there', async () => {
+    const { home, db } = await storeAtVersion(22);
+    const ids: string[] = [];
+    await db.transaction(async (tx) => {
+      const r = writeRepos(asSql(tx), untracked);
+      for (const title of ['Recalled twice', 'Never recalled']) ids.push(await r.episodes.insert('me', null, draft(title), NOW));
+    });
+    const lastWeek = new Date(NOW.getTime() - 7 * 86_400_000);
+    await db.query(`UPDATE episodes SET recall_count = 2, last_accessed = $2 WHERE id = $1`, [ids[0], lastWeek]);
+    await db.close();
+
+    const s = await Store.open({ dir: home });
+    try {
+      const recalls = async () =>
+        Object.fromEntries(
+          (await s.read.episodes.getMany('me', ids)).map((e) => [e.title, [e.recallCount, e.lastAccessed?.toISOString() ?? null]]),
+        );
+      expect(await recalls()).toEqual({ 'Recalled twice': [2, lastWeek.toISOString()], 'Never recalled': [0, null] });
+      // Only recalled episodes have a row of recalls.
+      expect(await s.read.memoryTables.counts('me')).toMatchObject({ episodes: 2, episode_recalls: 1 });
+      await s.transaction((r) => r.episodes.recordAccess('me', [...ids, ids[0]!], NOW));
+      expect(await recalls()).toEqual({ 'Recalled twice': [3, NOW.toISOString()], 'Never recalled': [1, NOW.toISOString()] });
+      // Another owner's call names no episode of theirs: nothing is recorded.
+      await s.transaction((r) => r.episodes.recordAccess('you', ids, NOW));
+      expect(await s.read.memoryTables.counts('you')).toMatchObject({ episode_recalls: 0 });
+      expect(await recalls()).toEqual({ 'Recalled twice': [3, NOW.toISOString()], 'Never recalled': [1, NOW.toISOString()] });
+      // Removing an episode removes its recalls.
+      await s.transaction((r) => r.episodes.delete('me', ids[0]!));
+      expect(await s.read.memoryTables.counts('me')).toMatchObject({ episodes: 1, episode_recalls: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
   it('makes a new database again when its creation was killed part way, and keeps a finished one', async () => {
     const dir = tempDir();
     const pg = path.join(dir, 'pg');
