@@ -124,7 +124,8 @@ export async function findMemories(ctx: EngineContext, q: MemoryQuery): Promise<
     read.facts.searchResults(q.ownerId, factIds),
   ]);
   const episodes = [...known, ...more];
-  if (q.markAccessed) {
+  // Nothing found, nothing recalled: no transaction (each one also clears what the store remembers until the next write).
+  if (q.markAccessed && hits.length > 0) {
     await store.transaction(async (r) => {
       const now = ctx.clock.now();
       await r.episodes.recordAccess(q.ownerId, episodeIds, now);
