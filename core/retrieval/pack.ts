@@ -3,6 +3,7 @@ import type { PackConfig } from '../context/retrieval-config.js';
 import type { StoredMessage } from '../domain/conversation.js';
 import type { SearchMode } from '../domain/search.js';
 import { hasFilters, type EpisodeFilters, type EpisodeHeader } from '../store/episodes.js';
+import { boundedMemo } from '../text/bounded-memo.js';
 import { localDate, toLocal } from '../text/describe.js';
 import { countWords, cutToWords, excerpt } from '../text/quote.js';
 import { tokenize } from '../text/tokenize.js';
@@ -126,18 +127,12 @@ export function shortTitle(e: Pick<EpisodeHeader, 'title' | 'participants'>): st
 /**
  * The opening of a title that names these people ("Ann and Ben on …"), compiled once per set of
  * names: a packer's sixty episodes are mostly of the same few people, and compiling it for each took
- * ~0.5 ms of a loadContext. Cleared when full, like the other caches of a long-running holder.
+ * ~0.5 ms of a loadContext.
  */
-const openings = new Map<string, RegExp>();
+const opening = boundedMemo(1000, (names) => new RegExp(`^(?:(?:${names})(?:, | and |、|和)?)+(?: on |聊到|说到)`, 'u'));
 function namesOpening(participants: readonly string[]): RegExp | null {
   const names = participants.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-  if (!names) return null;
-  let re = openings.get(names);
-  if (!re) {
-    if (openings.size >= 1000) openings.clear();
-    openings.set(names, (re = new RegExp(`^(?:(?:${names})(?:, | and |、|和)?)+(?: on |聊到|说到)`, 'u')));
-  }
-  return re;
+  return names ? opening(names) : null;
 }
 
 function line(m: StoredMessage, text: string): string {

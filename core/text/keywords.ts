@@ -1,3 +1,4 @@
+import { boundedMemo } from './bounded-memo.js';
 import { CJK_STOPWORDS, DETERMINERS, ENGLISH_STOPWORDS } from './stopwords.js';
 import { abbreviationAt, isAbbreviation } from './sentences.js';
 import { tokenize } from './tokenize.js';
@@ -924,21 +925,11 @@ const PAUSE = /[,;:—–，、；：]/u;
 const APART = /[()（）[\]【】&#/|]/u;
 const CAPITAL = /^\p{Lu}/u;
 
-const TOPIC_TERMS_MAX = 50_000;
-const topicTerms = new Map<string, string | null>();
-
 /**
- * The index term of a word that may name a topic, else null. Remembered, and cleared when full:
- * every episode an import builds reads its words through here, and they repeat.
+ * The index term of a word that may name a topic, else null. Remembered: every episode an import
+ * builds reads its words through here, and they repeat.
  */
-function topicTerm(word: string): string | null {
-  let term = topicTerms.get(word);
-  if (term === undefined) {
-    if (topicTerms.size >= TOPIC_TERMS_MAX) topicTerms.clear();
-    topicTerms.set(word, (term = mayBeTopic(word) ? (tokenize(word)[0] ?? null) : null));
-  }
-  return term;
-}
+const topicTerm = boundedMemo(50_000, (word) => (mayBeTopic(word) ? (tokenize(word)[0] ?? null) : null));
 
 /**
  * Characters that end a Chinese noun the segmenter reads apart from it (身份 | 证, 电影 | 票, 手机 | 号):

@@ -42,6 +42,7 @@
  * intermediate arrays.
  */
 import { stemmer } from 'stemmer';
+import { boundedMemo } from './bounded-memo.js';
 import { CJK_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
 import { wordSegments } from './word-segments.js';
 
@@ -87,19 +88,8 @@ export function hasCjk(text: string): boolean {
 
 /* ---------- Latin (and other space-delimited scripts) ---------- */
 
-const LATIN_CACHE_MAX = 100_000;
-/** raw lower-cased segment → term, or null when the segment yields no term (stopword, too long). */
-const latinCache = new Map<string, string | null>();
-
-function latinTerm(raw: string): string | null {
-  const cached = latinCache.get(raw);
-  if (cached !== undefined) return cached;
-  const term = computeLatinTerm(raw);
-  // A full clear is crude but O(1) amortised and keeps memory bounded on huge imports.
-  if (latinCache.size >= LATIN_CACHE_MAX) latinCache.clear();
-  latinCache.set(raw, term);
-  return term;
-}
+/** Raw lower-cased segment → term, or null when the segment yields no term (stopword, too long): bounded for huge imports. */
+const latinTerm = boundedMemo(100_000, computeLatinTerm);
 
 function computeLatinTerm(raw: string): string | null {
   if (raw.length > MAX_TOKEN_LENGTH) return null;
