@@ -263,6 +263,59 @@ type ResultJson = [
 /** What an episode header names beyond its title and time, as JSON: topics, named people and things, participants. */
 const headerFacets = `e.keywords, COALESCE(e.metadata->'entities', '[]'), COALESCE(e.metadata->'participants', '[]')`;
 
+type HeaderJson = [string, string | null, string, string, string, string, number, string[], string[], string[]];
+
+/** What a header is built from: a page of headers sorts these, not whole rows with their content. */
+const headerColumns = 'e.id, e.conversation_id, e.title, e.summary, e.start_at, e.end_at, e.utc_offset_min, e.keywords, e.metadata';
+
+/** An episode's header as one JSON array (HeaderJson), read back by toHeader. */
+const headerFields = `json_build_array(e.id, e.conversation_id, e.title, e.summary, e.start_at, e.end_at, e.utc_offset_min, ${headerFacets})`;
+
+function toHeader([
+  id,
+  conversationId,
+  title,
+  summary,
+  start,
+  end,
+  utcOffsetMin,
+  keywords,
+  entities,
+  participants,
+]: HeaderJson): EpisodeHeader {
+  return {
+    id,
+    conversationId,
+    title,
+    summary,
+    temporal: { start: new Date(start), end: new Date(end), utcOffsetMin },
+    keywords,
+    entities,
+    participants,
+  };
+}
+
+/**
+ * A page of episodes as `list` reads it: the filters, the tiers (active and archived unless told), the
+ * cursor, latest first. Read backwards along the index of starts from the period's end, a page stops
+ * as soon as it is full, unless a period with a start holds less than a page: then it went on past that
+ * start to the first episode the owner has (a day a year ago, of 100k episodes: ~100 ms). Those few are
+ * read through their spans, planned for their period. Without a start, all it reads is kept.
+ */
+async function listed(q: Sql, ownerId: string, o: ListOptions): Promise<{ sql: string; values: unknown[]; planEachRun: boolean }> {
+  const p = new Params();
+  const owner = p.add(ownerId);
+  const cursor = o.before ? ` AND (e.start_at, e.id) < (${p.add(o.before.start)}, ${p.add(o.before.id)}::uuid)` : '';
+  const few = Boolean(o.since) && (await keepsFew(q, ownerId, o, o.limit));
+  const where = filterSql(o, p, few ? 'bySpan' : 'compared');
+  const tiers = o.tiers ? ` AND e.tier = ANY(${p.add(o.tiers)}::text[])` : ` AND e.tier <> 'trash'`;
+  return {
+    sql: `WHERE e.owner_id = ${owner}${where}${tiers}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
+    values: p.values,
+    planEachRun: few,
+  };
+}
+
 /**
  * Search results in one JSON value: PGlite turns each field of a row into a JS value on its own, which
  * for a page of results with their messages cost more than Postgres took to find them.
@@ -358,23 +411,11 @@ export function episodeReads(q: Sql) {
      */
     async headers(ownerId: string, ids: readonly string[]): Promise<EpisodeHeader[]> {
       if (ids.length === 0) return [];
-      type HeaderJson = [string, string | null, string, string, string, string, number, string[], string[], string[]];
       const r = await q.query<{ headers: HeaderJson[] }>(
-        `SELECT COALESCE(json_agg(json_build_array(e.id, e.conversation_id, e.title, e.summary, e.start_at, e.end_at, e.utc_offset_min,
-                  ${headerFacets})), '[]') AS headers
-         FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
+        `SELECT COALESCE(json_agg(${headerFields}), '[]') AS headers FROM episodes e WHERE e.owner_id = $1 AND e.id = ANY($2::uuid[])`,
         [ownerId, ids],
       );
-      return r.rows[0]!.headers.map(([id, conversationId, title, summary, start, end, utcOffsetMin, keywords, entities, participants]) => ({
-        id,
-        conversationId,
-        title,
-        summary,
-        temporal: { start: new Date(start), end: new Date(end), utcOffsetMin },
-        keywords,
-        entities,
-        participants,
-      }));
+      return r.rows[0]!.headers.map(toHeader);
     },
 
     /**
@@ -422,25 +463,23 @@ export function episodeReads(q: Sql) {
     },
 
     async list(ownerId: string, o: ListOptions): Promise<Episode[]> {
-      const p = new Params();
-      const owner = p.add(ownerId);
-      let cursor = '';
-      if (o.before) {
-        cursor = ` AND (e.start_at, e.id) < (${p.add(o.before.start)}, ${p.add(o.before.id)}::uuid)`;
-      }
-      // Read backwards along the index of starts from the period's end, a page stops as soon as it is
-      // full, unless a period with a start holds less than a page: then it went on past that start to
-      // the first episode the owner has (a day a year ago, of 100k episodes: ~100 ms). Those few are
-      // read through their spans. Without a start, all it reads is kept.
-      const few = Boolean(o.since) && (await keepsFew(q, ownerId, o, o.limit));
-      const where = filterSql(o, p, few ? 'bySpan' : 'compared');
-      const tiers = o.tiers ? ` AND e.tier = ANY(${p.add(o.tiers)}::text[])` : ` AND e.tier <> 'trash'`;
-      const r = await q.query<{ episode: EpisodeJson }>(
-        `${episodeSelect} WHERE e.owner_id = ${owner}${where}${tiers}${cursor} ORDER BY e.start_at DESC, e.id DESC LIMIT ${p.add(o.limit)}`,
-        p.values,
-        { planEachRun: few },
-      );
+      const { sql, values, planEachRun } = await listed(q, ownerId, o);
+      const r = await q.query<{ episode: EpisodeJson }>(`${episodeSelect} ${sql}`, values, { planEachRun });
       return r.rows.map(toEpisode);
+    },
+
+    /**
+     * The page `list` gives, as headers: what a line naming an episode shows (a companion's "Recently"),
+     * without its content, messages and facts.
+     */
+    async listHeaders(ownerId: string, o: ListOptions): Promise<EpisodeHeader[]> {
+      const { sql, values, planEachRun } = await listed(q, ownerId, o);
+      const r = await q.query<{ headers: HeaderJson[] }>(
+        `SELECT COALESCE(json_agg(${headerFields} ORDER BY e.start_at DESC, e.id DESC), '[]') AS headers FROM (SELECT ${headerColumns} FROM episodes e ${sql}) e`,
+        values,
+        { planEachRun },
+      );
+      return r.rows[0]!.headers.map(toHeader);
     },
 
     /** The conversation's most recent episode: where newly arrived messages may continue. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EpisodeMetadata } from '../../core/domain/episode.js';
+import type { ListOptions } from '../../core/store/episodes.js';
 import { bm25Params, CONSISTENT, conversation, draft, addEpisode, doc, NOW, owners, rolledBack, SPACE, useStore, vec } from './helpers.js';
 
 describe('episodes repository', () => {
@@ -43,6 +44,8 @@ describe('episodes repository', () => {
     // The same header search results carry.
     for (const r of await read.searchResultsWithMessages(a, [rich, bare])) expect(headers.get(r.id)).toEqual(r.header);
     expect(await read.headers(owners()[0]!, [rich])).toEqual([]);
+    // A page of them, latest first, as a list gives it.
+    expect(await read.listHeaders(a, { limit: 10 })).toEqual([headers.get(bare), headers.get(rich)]);
   });
 
   it('stores, reads, lists and updates an episode', async () => {
@@ -88,19 +91,22 @@ describe('episodes repository', () => {
       for (const h of [9, 18]) await addEpisode(store(), a, `Day ${d} at ${h}`, span(d * 24 + h, d * 24 + h + 1));
     await addEpisode(store(), a, 'Overnight', span(47, 49));
     await addEpisode(store(), a, 'Reversed', span(75, 73));
-    const titles = async (fromHour: number, toHour: number, limit: number) =>
-      (await store().read.episodes.list(a, { since: hour(fromHour), until: hour(toHour), limit })).map((e) => e.title);
+    // A page as headers is the very page a list gives.
+    const listed = async (o: ListOptions) => {
+      const read = store().read.episodes;
+      const page = (await read.list(a, o)).map((e) => e.title);
+      expect((await read.listHeaders(a, o)).map((h) => h.title)).toEqual(page);
+      return page;
+    };
+    const titles = (fromHour: number, toHour: number, limit: number) => listed({ since: hour(fromHour), until: hour(toHour), limit });
 
     // The third day: fewer than a page.
     expect(await titles(48, 72, 10)).toEqual(['Day 2 at 18', 'Day 2 at 9', 'Overnight']);
     // Days three to ten: more than a page, cut to it.
     expect(await titles(48, 240, 4)).toEqual(['Day 9 at 18', 'Day 9 at 9', 'Day 8 at 18', 'Day 8 at 9']);
     // From a start on, and up to an end.
-    const since = async (fromHour: number) =>
-      (await store().read.episodes.list(a, { since: hour(fromHour), limit: 10 })).map((e) => e.title);
-    expect(await since(200)).toEqual(['Day 9 at 18', 'Day 9 at 9', 'Day 8 at 18', 'Day 8 at 9']);
-    const until = (await store().read.episodes.list(a, { until: hour(20), limit: 10 })).map((e) => e.title);
-    expect(until).toEqual(['Day 0 at 18', 'Day 0 at 9']);
+    expect(await listed({ since: hour(200), limit: 10 })).toEqual(['Day 9 at 18', 'Day 9 at 9', 'Day 8 at 18', 'Day 8 at 9']);
+    expect(await listed({ until: hour(20), limit: 10 })).toEqual(['Day 0 at 18', 'Day 0 at 9']);
     // One written end first is kept by its times as given: it ended after 73:00 and started before 76:00.
     expect(await titles(73, 76, 10)).toEqual(['Reversed']);
     expect(await titles(74, 76, 10)).toEqual([]);
@@ -133,6 +139,7 @@ describe('episodes repository', () => {
     expect(await read.getMany(b, [id])).toEqual([]);
     expect(await read.searchResults(b, [id])).toEqual([]);
     expect(await read.list(b, { limit: 10 })).toEqual([]);
+    expect(await read.listHeaders(b, { limit: 10 })).toEqual([]);
     expect(await read.ids(b)).toEqual([]);
     expect(await read.counts(b)).toMatchObject({ episodes: 0 });
     const changed = await store().transaction(async (r) => [

@@ -21,8 +21,8 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
 /**
  * `loadContext`: what a companion should know when a conversation starts, as one Markdown block within
  * a token budget. Built from the other operations — summarizeKnowledge ("What I know about you"),
- * listUpcoming ("Coming up"), listEpisodes ("Recently", after the turns just said that no episode
- * holds yet), search over facts — and the evidence packer ("Related to …": the messages of the
+ * listUpcoming ("Coming up"), the latest episodes' titles and summaries ("Recently", after the turns
+ * just said that no episode holds yet), search over facts — and the evidence packer ("Related to …": the messages of the
  * person's memory that best answer the opening message, with their episode's date and title), plus
  * the turns just said that match it.
  *
@@ -156,7 +156,14 @@ const render = <T>(s: Section<T>) => (s.chosen.size ? [s.header, ...picked(s).fl
 type AboutItem = { key: string | null };
 type UpcomingItem = OpOutput<'listUpcoming'>['items'][number];
 type RelatedItem = ContextItem;
-type RecentItem = { kind: 'episode'; episode: EpisodeView } | { kind: 'turns'; messages: StoredMessage[] };
+/** An episode as Recently names it: its title, summary and time. */
+type RecentEpisode = Pick<EpisodeView, 'id' | 'title' | 'summary' | 'start' | 'end' | 'utcOffsetMin'>;
+
+function recentEpisode({ id, title, summary, temporal }: EpisodeHeader): RecentEpisode {
+  return { id, title, summary, start: temporal.start.toISOString(), end: temporal.end.toISOString(), utcOffsetMin: temporal.utcOffsetMin };
+}
+
+type RecentItem = { kind: 'episode'; episode: RecentEpisode } | { kind: 'turns'; messages: StoredMessage[] };
 
 /**
  * What was just said and is in no episode yet — the turns of a conversation going on, whose episodes are
@@ -208,7 +215,7 @@ export async function loadContext(
   // Candidates, most useful first in each section.
   const recentSince = now.getTime() - RECENT_DAYS * 86_400_000;
   const [recent, about, factHits, unbuilt] = await Promise.all([
-    op('listEpisodes', { ownerId: i.ownerId, until: now, limit: RECENT }),
+    ctx.store.read.episodes.listHeaders(i.ownerId, { until: now, limit: RECENT }),
     op('summarizeKnowledge', { ownerId: i.ownerId, tokenLimit: i.budgetTokens, ...(i.now ? { asOf: now } : {}) }),
     query ? op('search', { ownerId: i.ownerId, query, kind: 'semantic', limit: RELATED_FACTS, markAccessed: recordAccess }) : null,
     ctx.store.read.conversations.recentPending(i.ownerId, new Date(recentSince), now, UNBUILT_READ),
@@ -216,7 +223,7 @@ export async function loadContext(
   if (factHits) warnings.push(...factHits.warnings);
   // The zone the companion says the person is in, else that of what they said last (turns just said,
   // else the latest episode), else this machine's.
-  const offset = i.now?.utcOffsetMin ?? unbuilt.at(-1)?.utcOffsetMin ?? recent.episodes[0]?.utcOffsetMin ?? -now.getTimezoneOffset();
+  const offset = i.now?.utcOffsetMin ?? unbuilt.at(-1)?.utcOffsetMin ?? recent[0]?.temporal.utcOffsetMin ?? -now.getTimezoneOffset();
   // An opening that asks only about a period ("what did we talk about last week?", 上个月我们聊了什么):
   // that period's episodes, latest first, take the place of the latest ones, and nothing is looked up.
   // One about days to come ("what do I have tomorrow?") has nothing said in them yet: Coming up answers it.
@@ -226,13 +233,13 @@ export async function loadContext(
   const period = asked && asked.since <= now ? asked : null;
   if (onlyPeriods) query = null;
   // Never past `now`: a replay asking about "today" is not told what came later that day.
-  const inPeriod = period && {
-    ownerId: i.ownerId,
-    since: period.since,
-    until: period.until < now ? period.until : now,
-    limit: PERIOD_EPISODES,
-  };
-  const periodEpisodes = inPeriod ? (await op('listEpisodes', inPeriod)).episodes : null;
+  const periodEpisodes = period
+    ? await ctx.store.read.episodes.listHeaders(i.ownerId, {
+        since: period.since,
+        until: period.until < now ? period.until : now,
+        limit: PERIOD_EPISODES,
+      })
+    : null;
   // What the person said of the days ahead, whatever the opening: the companion's "good luck tomorrow".
   const { today, items: plans } = await op('listUpcoming', {
     ownerId: i.ownerId,
@@ -265,10 +272,15 @@ export async function loadContext(
     heading = null;
   }
 
-  const episodeBlock = (e: EpisodeView) =>
-    block<RecentItem>([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], { kind: 'episode', episode: e });
-  const latestBlocks = (periodEpisodes ?? recent.episodes).map(episodeBlock);
-  const recentBlocks = query ? recent.episodes.filter((e) => Date.parse(e.end) >= recentSince).map(episodeBlock) : latestBlocks;
+  const episodeBlock = (h: EpisodeHeader) => {
+    const e = recentEpisode(h);
+    return block<RecentItem>([`- ${spanOf(e, offset)} — **${e.title}**: ${shorten(e.summary, SUMMARY_CHARS)}`], {
+      kind: 'episode',
+      episode: e,
+    });
+  };
+  const latestBlocks = (periodEpisodes ?? recent).map(episodeBlock);
+  const recentBlocks = query ? recent.filter((e) => e.temporal.end.getTime() >= recentSince).map(episodeBlock) : latestBlocks;
 
   // Facts that answer the query, then what was just said in the conversation going on now (its
   // messages reach episodes only after they are built); the packed evidence is added below.
@@ -424,7 +436,7 @@ export async function loadContext(
   }
 
   const body = sections.flatMap(render);
-  const empty = aboutBlocks.length + recent.episodes.length + relatedBlocks.length + unbuilt.length + plans.length === 0;
+  const empty = aboutBlocks.length + recent.length + relatedBlocks.length + unbuilt.length + plans.length === 0;
   const note = empty
     ? 'Nothing remembered yet.'
     : periodEpisodes?.length === 0
