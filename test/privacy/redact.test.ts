@@ -76,6 +76,9 @@ describe('the privacy filter', () => {
       ["os.environ['DB_PASSWORD'] = 'sunflower'", "os.environ['DB_PASSWORD'] = '[secret: credential]'"],
       ['client_secret=Zm9vYmFyYmF6cXV4MTIzNDU2', 'client_secret=[secret: credential]'],
       ['  db.password: sunflower', '  db.password: [secret: credential]'],
+      // A generated key of letters alone, its cases drawn at random.
+      ['client_secret = xKqJvHzWpLmTrBnSgDfC', 'client_secret = [secret: credential]'],
+      ['auth_token: AbCdEfGhIjKlMnOpQrStUv', 'auth_token: [secret: credential]'],
       ['the aws secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'the aws secret access key is [secret: aws key]'],
       ['AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', '[secret: aws key] [secret: aws key]'],
       ['card 4111 1111 1111 1111 exp 09/27 cvv 123', 'card [secret: card number] exp 09/27 cvv [secret: card number]'],

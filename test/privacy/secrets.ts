@@ -121,6 +121,7 @@ export const NEAR_MISSES: string[] = [
   'const token = getToken(); headers.token = token; self.api_key = api_key;',
   'export GITHUB_TOKEN=$(cat token.txt); auth_token: ${AUTH_TOKEN}; max_tokens: 4096; token_limit: 8000',
   'password_reset_url: https://example.com/reset',
+  'access_token: accessTokenFromEnvironment, token_type: bearerAuthentication, auth_key: XMLHttpRequestFactoryBean',
   'The wifi key is broken again, and the cvv of the card is on its back.',
   'ISBN 9780306406157, room DE89, I drove 987-65-4321 miles.',
   '订单号 110101199003074518 已发货。',
