@@ -1,6 +1,7 @@
 import { parseReason, serializeReason, type ForgettingReason } from '../domain/forgetting-reason.js';
 import type { Fact } from '../domain/fact.js';
 import { queryFacts, type FactTier } from './facts.js';
+import { tierCounts } from './forgetting.js';
 import { chunks, type Sql } from './sql.js';
 
 /**
@@ -83,15 +84,7 @@ export function factForgettingReads(q: Sql) {
       return r.rows.map(toTierRow);
     },
 
-    async tierCounts(ownerId: string): Promise<Record<FactTier, number>> {
-      const r = await q.query<{ tier: FactTier; n: number }>(
-        `SELECT tier, count(*)::int AS n FROM semantic_nodes WHERE owner_id = $1 GROUP BY tier`,
-        [ownerId],
-      );
-      const out: Record<FactTier, number> = { active: 0, archived: 0, trash: 0 };
-      for (const x of r.rows) out[x.tier] = x.n;
-      return out;
-    },
+    tierCounts: (ownerId: string) => tierCounts(q, 'semantic_nodes', ownerId),
 
     /** The archive or trash view, most recently moved first; keyset-paged on (tier_changed_at, id) like the episodes'. */
     async inTier(

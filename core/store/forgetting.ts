@@ -11,6 +11,17 @@ import { chunks, type Sql } from './sql.js';
 
 export type StoredTier = 'active' | 'archived' | 'trash';
 
+/** How many of an owner's episodes or facts are in each tier. */
+export async function tierCounts(q: Sql, table: 'episodes' | 'semantic_nodes', ownerId: string): Promise<Record<StoredTier, number>> {
+  const r = await q.query<{ tier: StoredTier; n: number }>(
+    `SELECT tier, count(*)::int AS n FROM ${table} WHERE owner_id = $1 GROUP BY tier`,
+    [ownerId],
+  );
+  const out: Record<StoredTier, number> = { active: 0, archived: 0, trash: 0 };
+  for (const x of r.rows) out[x.tier] = x.n;
+  return out;
+}
+
 /** What the decay of an episode depends on (see core/forgetting/decay.ts). */
 export interface EpisodeDecayRow {
   id: string;
@@ -171,15 +182,7 @@ export function forgettingReads(q: Sql) {
       return new Map(r.rows.map((x) => [x.id, x.title]));
     },
 
-    async tierCounts(ownerId: string): Promise<Record<StoredTier, number>> {
-      const r = await q.query<{ tier: StoredTier; n: number }>(
-        `SELECT tier, count(*)::int AS n FROM episodes WHERE owner_id = $1 GROUP BY tier`,
-        [ownerId],
-      );
-      const out: Record<StoredTier, number> = { active: 0, archived: 0, trash: 0 };
-      for (const x of r.rows) out[x.tier] = x.n;
-      return out;
-    },
+    tierCounts: (ownerId: string) => tierCounts(q, 'episodes', ownerId),
 
     /** The archive or trash view, most recently moved first; keyset-paged on (tier_changed_at, id). */
     async listEpisodesInTier(
