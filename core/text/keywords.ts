@@ -547,7 +547,11 @@ const PHATIC_ZH = [
 
 /** How things were and what was thought or told of them (弹完整, 要放松), not what they were about. */
 const ZH_DESCRIBING =
-  '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束';
+  '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束 ' +
+  '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们';
+
+/** Chinese words that name a topic though a character of theirs is a function word elsewhere (过 of 吃过, 对 of 对我). */
+const ZH_TOPICS_OF_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('过敏 过年 过期 对象 对手 都市 有机 和平 被子 的士'.split(' '));
 
 /** And for Chinese: the phatic words, general verbs, time words. */
 const NOT_TOPICS_ZH = new Set([
@@ -686,8 +690,9 @@ export function mayBeTopic(word: string): boolean {
   // A time of day ("8pm", "10:30am") or a day of the month ("5th") is when, not what.
   if (/^\d{1,2}(?:[:.]\d{2})?(?:am|pm)$/.test(w) || ORDINAL.test(w)) return false;
   if (/^\p{Script=Han}+$/u.test(word)) {
-    // Han words containing a function character (也不, 我妈, 在家) rarely name a topic.
-    if ([...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
+    // Han words containing a function character (也不, 我妈, 在家) rarely name a topic; a few that do are
+    // words of their own, where the character is none (过敏, 对象).
+    if (!ZH_TOPICS_OF_FUNCTION_CHARACTERS.has(word) && [...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
     return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word) && !ZH_QUANTITY.test(word) && !ZH_COUNTED.test(word);
   }
   if (NOT_TOPICS_EN.has(w) || NOT_TOPICS_EN.has(w.replace(/['’]s$/, '')) || isAbbreviation(w)) return false;

@@ -469,6 +469,20 @@ describe('heuristic titles', () => {
     expect(e.keywords).toEqual(expect.arrayContaining(['夜曲', '左手']));
   });
 
+  it('name an allergy, not how close a call it was (过敏 is a word, though 过 is a function word of 吃过; 差点, 小心 say how)', () => {
+    const e = buildHeuristicEpisode([
+      msg('Lin', '我对花生过敏，昨天差点吃了花生酱，好险。', at(0), 480),
+      msg('Nemo', '一定要小心！有带肾上腺素笔吗？', at(1), 480),
+      msg('Lin', '带了，一直在包里。', at(2), 480),
+    ]);
+    expect(e.title).toContain('过敏');
+    expect(e.keywords).toEqual(expect.arrayContaining(['花生', '过敏']));
+    for (const noise of ['差点', '小心', '好险']) {
+      expect(e.title).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+  });
+
   it('lead with the subject a conversation is titled with, then the episode’s own phrase, never its words twice', () => {
     const messages = [
       msg('Lin', 'Plan five days in Kyoto for me and Jun. Jun is vegetarian.', at(0)),
