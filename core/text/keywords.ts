@@ -548,7 +548,7 @@ const PHATIC_ZH = [
 /** How things were and what was thought or told of them (弹完整, 要放松), not what they were about. */
 const ZH_DESCRIBING =
   '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束 ' +
-  '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们';
+  '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们 正好 平时 按时 严重 关键 部分 要不 带点 少吃 多吃';
 
 /** Chinese words that name a topic though a character of theirs is a function word elsewhere (过 of 吃过, 对 of 对我). */
 const ZH_TOPICS_OF_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('过敏 过年 过期 对象 对手 都市 有机 和平 被子 的士'.split(' '));
@@ -941,7 +941,7 @@ const topicTerm = boundedMemo(50_000, (word) => (mayBeTopic(word) ? (tokenize(wo
  * a word and such a character right after it are one word in a title.
  */
 const ZH_NOUN_ENDINGS: ReadonlySet<string> = new Set([
-  ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜茶酒汤粉药科',
+  ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺庙塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜肉茶酒汤粉药科',
 ]);
 const HAN_WORD = /^\p{Script=Han}{2,}$/u;
 

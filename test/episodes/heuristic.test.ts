@@ -483,6 +483,19 @@ describe('heuristic titles', () => {
     }
   });
 
+  it('name a dish and a temple whole (红烧 | 肉, 城隍 | 庙), and never a word of how or when (正好, 平时, 要不)', () => {
+    const food = buildHeuristicEpisode([
+      msg('妈妈', '周末回家吃饭吧，我给你做红烧肉。', at(0), 480),
+      msg('小李', '一定要去城隍庙吃小笼包，平时人很多，要不早点去。', at(1), 480),
+      msg('小红', '香山的红叶正好，我们去爬山吧。', at(2), 480),
+    ]);
+    expect(food.keywords).toEqual(expect.arrayContaining(['红烧肉', '城隍庙']));
+    for (const noise of ['正好', '平时', '要不', '红烧', '城隍']) {
+      expect(food.title).not.toMatch(new RegExp(`${noise}(?![肉庙])`));
+      expect(food.keywords).not.toContain(noise);
+    }
+  });
+
   it('lead with the subject a conversation is titled with, then the episode’s own phrase, never its words twice', () => {
     const messages = [
       msg('Lin', 'Plan five days in Kyoto for me and Jun. Jun is vegetarian.', at(0)),
