@@ -156,6 +156,10 @@ const NOT_TOPICS_EN = new Set([
   'via',
   'within',
   'without',
+  // numbers in words: what was counted is the topic ("thirty minutes", "fifteen a day")
+  ...'two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(
+    ' ',
+  ),
   // general verbs
   'am',
   'ask',

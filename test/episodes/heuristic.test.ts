@@ -496,6 +496,18 @@ describe('heuristic titles', () => {
     }
   });
 
+  it('name what was counted, not a number said in words ("fifteen minutes a day", "thirty minutes")', () => {
+    const e = buildHeuristicEpisode([
+      msg('Teacher', 'Practice switching between C and G for fifteen minutes a day.', at(0)),
+      msg('Me', 'Okay, and thirty minutes of scales on weekends, with a metronome.', at(1)),
+    ]);
+    expect(e.keywords).toEqual(expect.arrayContaining(['metronome', 'scales']));
+    for (const noise of ['fifteen', 'thirty']) {
+      expect(e.title.split(/[\s,]+/)).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+  });
+
   it('lead with the subject a conversation is titled with, then the episode’s own phrase, never its words twice', () => {
     const messages = [
       msg('Lin', 'Plan five days in Kyoto for me and Jun. Jun is vegetarian.', at(0)),
