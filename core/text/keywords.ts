@@ -552,10 +552,14 @@ const PHATIC_ZH = [
 /** How things were and what was thought or told of them (弹完整, 要放松), not what they were about. */
 const ZH_DESCRIBING =
   '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束 ' +
-  '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们 正好 平时 按时 严重 关键 部分 要不 带点 少吃 多吃';
+  '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们 正好 平时 按时 严重 关键 部分 要不 带点 少吃 多吃 ' +
+  '地方 特地 一向 相对 绝对 面对 对方 温和 暖和 柔和 平和 整个 个别 全都 对付 应对 对应 反对 面向 走向 指向 通向 向往 过问';
 
-/** Chinese words that name a topic though a character of theirs is a function word elsewhere (过 of 吃过, 对 of 对我). */
-const ZH_TOPICS_OF_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('过敏 过年 过期 对象 对手 都市 有机 和平 被子 的士'.split(' '));
+/** Function characters that also make nouns with others: 地铁, 成都, 太空, 酒吧, 哈佛, 过敏, 和平, 对象, 方向, 个人. */
+const ZH_COMPOUNDING_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('地都太吧哈过和对向个');
+
+/** Chinese words that name a topic though the rules below would take them for function words or adverb-led (有 of 没有, 太 of 太好). */
+const ZH_TOPICS_OF_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('有机 被子 的士 太太 太阳 太空 太极 太平洋 都市 都城'.split(' '));
 
 /** And for Chinese: the phatic words, general verbs, time words. */
 const NOT_TOPICS_ZH = new Set([
@@ -648,12 +652,16 @@ const NOT_TOPICS_ZH = new Set([
   '早点',
 ]);
 
-/** Chinese verbs with a result or direction (改到, 回去, 吃过, 到家), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天). */
+/**
+ * Chinese verbs with a result or direction (改到, 回去, 吃过, 到家, 来个), too much of something (过多, 过早),
+ * which way (向上), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天).
+ */
 const ZH_NOT_TOPIC =
-  /^(?:.+[到去来了过着完]|[真太很挺超好就都也还再又不最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+  /^(?:.+[到去来了过着完个]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
 
-/** Numbers and amounts (十五, 三百块一斤, 八级, 两次): what was counted is the topic, not the count. */
-const ZH_QUANTITY = /^(?:[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿]*)+$/u;
+/** Numbers, amounts and ordinals (十五, 三百块一斤, 八级, 两次, 第二): what was counted is the topic, not the count. */
+const ZH_QUANTITY =
+  /^(?:第?[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿对]*)+$/u;
 
 /** A count of things (两辆车, 三张票, 一双鞋): the things are the topic, said alone where they are one. */
 const ZH_COUNTED = /^[零〇一二两几三四五六七八九十百千万亿\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘段]/u;
@@ -694,9 +702,11 @@ export function mayBeTopic(word: string): boolean {
   // A time of day ("8pm", "10:30am") or a day of the month ("5th") is when, not what.
   if (/^\d{1,2}(?:[:.]\d{2})?(?:am|pm)$/.test(w) || ORDINAL.test(w)) return false;
   if (/^\p{Script=Han}+$/u.test(word)) {
-    // Han words containing a function character (也不, 我妈, 在家) rarely name a topic; a few that do are
-    // words of their own, where the character is none (过敏, 对象).
-    if (!ZH_TOPICS_OF_FUNCTION_CHARACTERS.has(word) && [...word].some((ch) => CJK_STOPWORDS.has(ch))) return false;
+    if (ZH_TOPICS_OF_FUNCTION_CHARACTERS.has(word)) return true;
+    // Han words holding a function character (也不, 我妈, 在家) rarely name a topic, unless it is one of
+    // those that also make nouns (地铁, 成都, 酒吧, 方向, 个人): their function words are listed or
+    // caught by the patterns below (特地, 都是, 来个).
+    if ([...word].some((ch) => CJK_STOPWORDS.has(ch) && !ZH_COMPOUNDING_FUNCTION_CHARACTERS.has(ch))) return false;
     return !NOT_TOPICS_ZH.has(word) && !ZH_NOT_TOPIC.test(word) && !ZH_QUANTITY.test(word) && !ZH_COUNTED.test(word);
   }
   if (NOT_TOPICS_EN.has(w) || NOT_TOPICS_EN.has(w.replace(/['’]s$/, '')) || isAbbreviation(w)) return false;

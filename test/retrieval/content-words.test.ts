@@ -17,6 +17,14 @@ describe('the words a query looks for', () => {
     expect(contentTerms('我们去哪儿').size).toBe(0);
   });
 
+  it('are the nouns a function character also makes (地铁, 成都, 酒吧, 太太), not the function words it makes (特地, 全都, 来个)', () => {
+    expect([...contentTerms('我上次去成都是什么时候？')]).toEqual(['成都']);
+    expect([...contentTerms('地铁几点关门？')]).toEqual(['地铁', '关门']);
+    expect(contentTerms('哪家酒吧好').has('酒吧')).toBe(true);
+    expect([...contentTerms('我太太喜欢什么花？')]).toEqual(['太太', '花']);
+    for (const said of ['我特地来的', '全都来个', '过多了']) expect(contentTerms(said).size, said).toBe(0);
+  });
+
   describe('in a store', () => {
     let engine: Engine;
     const ownerId = newOwner('content-words');
@@ -30,6 +38,7 @@ describe('the words a query looks for', () => {
         { id: 'clinic', day: '2026-09-08', text: '明天去医院体检，早上不能吃饭。', reply: '记得带身份证。' },
         { id: 'gym', day: '2026-09-09', text: 'Going to the gym tomorrow morning before work.', reply: 'Have fun!' },
         { id: 'dentist', day: '2026-09-10', text: 'The dentist moved my appointment to Friday.', reply: 'Friday works.' },
+        { id: 'metro', day: '2026-09-11', text: '地铁末班车是十一点半，别错过。', reply: '好的。' },
       ]);
     });
     afterAll(async () => {
@@ -43,6 +52,12 @@ describe('the words a query looks for', () => {
       const dentist = await texts('What time is the dentist tomorrow?');
       expect(dentist).toHaveLength(1);
       expect(dentist[0]).toContain('dentist');
+    });
+
+    it('finds a talk by a noun made with a function character (地铁), though it shares no other word with the query', async () => {
+      const metro = await texts('地铁几点关门？');
+      expect(metro).toHaveLength(1);
+      expect(metro[0]).toContain('地铁末班车');
     });
 
     it('finds nothing rather than every talk that says 去 or 明天', async () => {
