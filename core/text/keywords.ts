@@ -559,7 +559,9 @@ const ZH_DESCRIBING =
 const ZH_COMPOUNDING_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('地都太吧哈过和对向个');
 
 /** Chinese words that name a topic though the rules below would take them for function words or adverb-led (有 of 没有, 太 of 太好). */
-const ZH_TOPICS_OF_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('有机 被子 的士 太太 太阳 太空 太极 太平洋 都市 都城'.split(' '));
+const ZH_TOPICS_OF_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set(
+  '吉他 就业 成就 着凉 还款 得分 把手 被子 被单 被告 有机 的士 吗啡 土耳其 以色列 也门 太太 太阳 太空 太极 太平洋 都市 都城'.split(' '),
+);
 
 /** And for Chinese: the phatic words, general verbs, time words. */
 const NOT_TOPICS_ZH = new Set([

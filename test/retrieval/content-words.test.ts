@@ -22,6 +22,9 @@ describe('the words a query looks for', () => {
     expect([...contentTerms('地铁几点关门？')]).toEqual(['地铁', '关门']);
     expect(contentTerms('哪家酒吧好').has('酒吧')).toBe(true);
     expect([...contentTerms('我太太喜欢什么花？')]).toEqual(['太太', '花']);
+    // And the few nouns a function word proper is part of (他 of 吉他, 就 of 就业).
+    expect([...contentTerms('我的吉他放哪了')]).toEqual(['吉他']);
+    expect(contentTerms('就业的事怎么样了').has('就业')).toBe(true);
     for (const said of ['我特地来的', '全都来个', '过多了']) expect(contentTerms(said).size, said).toBe(0);
   });
 
