@@ -11,6 +11,8 @@ describe('the words a query looks for', () => {
   it('are its things, names, acronyms and numbers, not its function words, general verbs or words of when', () => {
     expect([...contentTerms('我明天要去医院体检')]).toEqual(['医院', '体检']);
     expect([...contentTerms('我的猫最近怎么样')]).toEqual(['猫']);
+    expect([...contentTerms('我妈妈的生日是哪天？')]).toEqual(['妈妈', '生日']);
+    expect([...contentTerms('我爸的手术安排在几号')]).toEqual(['手术', '安排']);
     expect(contentTerms('What time is the dentist tomorrow?')).toEqual(new Set(['dentist']));
     expect(contentTerms('trip to LA in 2023')).toEqual(new Set(['trip', 'la', '2023']));
     expect(contentTerms('hi! how are you?').size).toBe(0);
