@@ -837,16 +837,22 @@ const WEAK_HAN_WORDS: ReadonlySet<string> = new Set([
  */
 export function contentTerms(query: string): Set<string> {
   const out = new Set<string>();
-  for (const s of wordSegments(query.normalize('NFKC'))) {
-    if (!s.isWordLike) continue;
-    const w = s.segment;
-    const says = /^\p{Script=Han}$/u.test(w)
-      ? !WEAK_HAN_WORDS.has(w)
-      : mayBeTopic(w) || /^\p{Lu}{2}$/u.test(w) || /\d{3}/.test(w) || ORDINAL.test(w);
-    if (says) for (const t of tokenize(w)) out.add(t);
+  const text = query.normalize('NFKC');
+  const says = (w: string) =>
+    /^\p{Script=Han}$/u.test(w) ? !WEAK_HAN_WORDS.has(w) : mayBeTopic(w) || /^\p{Lu}{2}$/u.test(w) || /\d{3}/.test(w) || ORDINAL.test(w);
+  for (const s of wordSegments(text)) {
+    if (s.isWordLike && says(s.segment)) for (const t of tokenize(s.segment)) out.add(t);
+  }
+  // A word written with hyphens is one word whatever its parts are ("check-up", "follow-up"): the index
+  // holds it joined as well.
+  for (const [compound] of text.matchAll(HYPHENATED)) {
+    const joined = compound.replace(/-/g, '');
+    if (says(joined)) for (const t of tokenize(joined)) out.add(t);
   }
   return out;
 }
+
+const HYPHENATED = /\p{L}+(?:-\p{L}+)+/gu;
 
 /** How rare a term is in the person's memory: an idf (larger is rarer), or undefined when unknown. */
 export type Idf = (term: string) => number | undefined;

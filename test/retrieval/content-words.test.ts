@@ -15,6 +15,9 @@ describe('the words a query looks for', () => {
     expect([...contentTerms('我爸的手术安排在几号')]).toEqual(['手术', '安排']);
     expect(contentTerms('What time is the dentist tomorrow?')).toEqual(new Set(['dentist']));
     expect(contentTerms('trip to LA in 2023')).toEqual(new Set(['trip', 'la', '2023']));
+    // A word written with a hyphen is one word, though neither part would be looked for alone.
+    expect(contentTerms('How did the check-up go last month?')).toEqual(new Set(['checkup']));
+    expect([...contentTerms('the dentist follow-up')]).toEqual(expect.arrayContaining(['dentist', 'followup']));
     expect(contentTerms('hi! how are you?').size).toBe(0);
     expect(contentTerms('我们去哪儿').size).toBe(0);
   });
