@@ -661,9 +661,9 @@ const NOT_TOPICS_ZH = new Set([
 const ZH_NOT_TOPIC =
   /^(?:.+[到去来了过着完个]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
 
-/** Numbers, amounts and ordinals (十五, 三百块一斤, 八级, 两次, 第二): what was counted is the topic, not the count. */
+/** Numbers, amounts and ordinals (十五, 三百块一斤, 八级, 两次, 一家, 第二): what was counted is the topic, not the count. */
 const ZH_QUANTITY =
-  /^(?:第?[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿对]*)+$/u;
+  /^(?:第?[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿对家]*)+$/u;
 
 /** A count of things (两辆车, 三张票, 一双鞋): the things are the topic, said alone where they are one. */
 const ZH_COUNTED = /^[零〇一二两几三四五六七八九十百千万亿\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘段]/u;

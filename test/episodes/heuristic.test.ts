@@ -284,6 +284,15 @@ describe('heuristic titles', () => {
       expect(e.keywords).not.toContain(noise);
     }
     expect(e.keywords).toEqual(expect.arrayContaining(['复查', '血压']));
+    // Nor which one or how many places (一家, 第二).
+    const interview = buildHeuristicEpisode([
+      msg('小林', '今天去一家公司面试了，做游戏的。', at(0), 480),
+      msg('Nemo', '感觉怎么样？下周还有第二轮吗？', at(1), 480),
+    ]);
+    for (const noise of ['一家', '第二']) {
+      expect(interview.title).not.toContain(noise);
+      expect(interview.keywords).not.toContain(noise);
+    }
   });
 
   it('leave replies, years and adverb-led words out of titles and keywords (同意, 欢迎, 明年, 最好, 到家)', () => {
