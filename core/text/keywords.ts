@@ -125,6 +125,13 @@ const PHATIC_OTHER = [
  * Words that are never a topic however rare they are in someone's memory: the phatic words above, and
  * the general verbs, adjectives and adverbs every conversation is made of. Surface forms, lower case.
  */
+/** Numbers in words, alone or joined ("twenty-five"). */
+const NUMBER_WORDS: ReadonlySet<string> = new Set(
+  'two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(
+    ' ',
+  ),
+);
+
 const NOT_TOPICS_EN = new Set([
   ...PHATIC_EN,
   ...PHATIC_OTHER,
@@ -157,9 +164,7 @@ const NOT_TOPICS_EN = new Set([
   'within',
   'without',
   // numbers in words: what was counted is the topic ("thirty minutes", "fifteen a day")
-  ...'two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(
-    ' ',
-  ),
+  ...NUMBER_WORDS,
   // general verbs
   'am',
   'ask',
@@ -969,6 +974,7 @@ const ZH_NOUN_ENDINGS: ReadonlySet<string> = new Set([
   ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺庙塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜肉茶酒汤粉药科',
 ]);
 const HAN_WORD = /^\p{Script=Han}{2,}$/u;
+const LATIN_WORD = /^[\p{Script=Latin}-]+$/u;
 
 /** Word segments of a text with their term, sentence and whether they open it. */
 function words(text: string): Word[] {
@@ -977,10 +983,12 @@ function words(text: string): Word[] {
   let first = true;
   let afterPause = false;
   let apart = false;
-  /** Where the last word ended. */
+  /** Where the last word ended, and where a hyphen right after it stands. */
   let end = -1;
+  let hyphenAt = -1;
   for (const seg of wordSegments(text)) {
     if (!seg.isWordLike) {
+      if (seg.segment === '-' && seg.index === end) hyphenAt = end;
       // "Dr. Alvarez" goes on: the period of a title is no sentence's end.
       const title = seg.segment === '.' && seg.index === end && isAbbreviation(out.at(-1)?.word ?? '');
       if (SENTENCE_END.test(seg.segment) && !title) {
@@ -992,6 +1000,18 @@ function words(text: string): Word[] {
       continue;
     }
     const prev = out.at(-1);
+    // A word written with hyphens is one word ("check-up", "follow-up"), named by its parts joined as the
+    // index holds it, though neither part would name a topic alone.
+    if (prev && hyphenAt === seg.index - 1 && LATIN_WORD.test(prev.word) && LATIN_WORD.test(seg.segment)) {
+      prev.word += `-${seg.segment}`;
+      const parts = prev.word.toLowerCase().split('-');
+      prev.term = parts.every((w) => NUMBER_WORDS.has(w)) ? null : topicTerm(parts.join(''));
+      prev.capital = CAPITAL.test(prev.word);
+      end = seg.index + seg.segment.length;
+      hyphenAt = -1;
+      continue;
+    }
+    hyphenAt = -1;
     // A Chinese word that may name a topic and the noun ending right after it are one word (身份 | 证).
     if (seg.segment.length === 1 && ZH_NOUN_ENDINGS.has(seg.segment) && seg.index === end && prev?.term && HAN_WORD.test(prev.word)) {
       prev.word += seg.segment;

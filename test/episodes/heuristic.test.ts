@@ -505,6 +505,20 @@ describe('heuristic titles', () => {
     }
   });
 
+  it('name a word written with hyphens whole ("check-up", "follow-up"), not by a part of it ("follow")', () => {
+    const e = buildHeuristicEpisode([
+      msg('Lin', 'My annual check-up is on Thursday at 10.', at(0)),
+      msg('Lin', 'And the follow-up with the physio is on Friday.', at(1)),
+    ]);
+    expect(e.title).toContain('check-up');
+    expect(e.title).toContain('follow-up');
+    expect(e.keywords).not.toContain('follow');
+    // Numbers joined by a hyphen are still a count.
+    expect(buildHeuristicEpisode([msg('Lin', 'Twenty-five minutes of scales with the metronome.', at(0))]).keywords).not.toContain(
+      'twenty-five',
+    );
+  });
+
   it('name what was counted, not a number said in words ("fifteen minutes a day", "thirty minutes")', () => {
     const e = buildHeuristicEpisode([
       msg('Teacher', 'Practice switching between C and G for fifteen minutes a day.', at(0)),
