@@ -558,7 +558,7 @@ const PHATIC_ZH = [
 const ZH_DESCRIBING =
   '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束 ' +
   '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们 正好 平时 按时 严重 关键 部分 要不 带点 少吃 多吃 ' +
-  '地方 特地 一向 相对 绝对 面对 对方 温和 暖和 柔和 平和 整个 个别 全都 对付 应对 对应 反对 面向 走向 指向 通向 向往 过问';
+  '地方 特地 一向 相对 绝对 面对 对方 温和 暖和 柔和 平和 整个 个别 全都 对付 应对 对应 反对 面向 走向 指向 通向 向往 过问 附近 心疼 多说 多听';
 
 /** Function characters that also make nouns with others: 地铁, 成都, 太空, 酒吧, 哈佛, 过敏, 和平, 对象, 方向, 个人. */
 const ZH_COMPOUNDING_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('地都太吧哈过和对向个');
@@ -668,7 +668,7 @@ const ZH_NOT_TOPIC =
 
 /** Numbers, amounts and ordinals (十五, 三百块一斤, 八级, 两次, 一家, 第二): what was counted is the topic, not the count. */
 const ZH_QUANTITY =
-  /^(?:第?[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿对家]*)+$/u;
+  /^(?:第?[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公里克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿对家]*)+$/u;
 
 /** A count of things (两辆车, 三张票, 一双鞋): the things are the topic, said alone where they are one. */
 const ZH_COUNTED = /^[零〇一二两几三四五六七八九十百千万亿\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘段]/u;
@@ -971,7 +971,7 @@ const topicTerm = boundedMemo(50_000, (word) => (mayBeTopic(word) ? (tokenize(wo
  * a word and such a character right after it are one word in a title.
  */
 const ZH_NOUN_ENDINGS: ReadonlySet<string> = new Set([
-  ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺庙塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜肉茶酒汤粉药科',
+  ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺庙宫塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜肉茶酒汤粉药科',
 ]);
 const HAN_WORD = /^\p{Script=Han}{2,}$/u;
 const LATIN_WORD = /^[\p{Script=Latin}-]+$/u;

@@ -492,7 +492,7 @@ describe('heuristic titles', () => {
     }
   });
 
-  it('name a dish and a temple whole (红烧 | 肉, 城隍 | 庙), and never a word of how or when (正好, 平时, 要不)', () => {
+  it('name a dish, a temple and a palace whole (红烧 | 肉, 城隍 | 庙, 少年 | 宫), and never a word of how, where or how far (正好, 平时, 要不, 附近, 十公里)', () => {
     const food = buildHeuristicEpisode([
       msg('妈妈', '周末回家吃饭吧，我给你做红烧肉。', at(0), 480),
       msg('小李', '一定要去城隍庙吃小笼包，平时人很多，要不早点去。', at(1), 480),
@@ -502,6 +502,15 @@ describe('heuristic titles', () => {
     for (const noise of ['正好', '平时', '要不', '红烧', '城隍']) {
       expect(food.title).not.toMatch(new RegExp(`${noise}(?![肉庙])`));
       expect(food.keywords).not.toContain(noise);
+    }
+    const week = buildHeuristicEpisode([
+      msg('女儿', '我同学在少年宫学钢琴，就在学校附近。', at(0), 480),
+      msg('我', '今天跑了十公里，膝盖好疼，心疼我的新鞋。', at(1), 480),
+    ]);
+    expect(week.keywords).toContain('少年宫');
+    for (const noise of ['少年', '附近', '十公里', '心疼']) {
+      expect(week.title).not.toMatch(new RegExp(`${noise}(?!宫)`));
+      expect(week.keywords).not.toContain(noise);
     }
   });
 
