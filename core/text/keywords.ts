@@ -121,10 +121,6 @@ const PHATIC_OTHER = [
   ...['grazie', 'obrigado', 'obrigada', 'olá'],
 ];
 
-/**
- * Words that are never a topic however rare they are in someone's memory: the phatic words above, and
- * the general verbs, adjectives and adverbs every conversation is made of. Surface forms, lower case.
- */
 /** Numbers in words, alone or joined ("twenty-five"). */
 const NUMBER_WORDS: ReadonlySet<string> = new Set(
   'two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(
@@ -132,6 +128,10 @@ const NUMBER_WORDS: ReadonlySet<string> = new Set(
   ),
 );
 
+/**
+ * Words that are never a topic however rare they are in someone's memory: the phatic words above, and
+ * the general verbs, adjectives and adverbs every conversation is made of. Surface forms, lower case.
+ */
 const NOT_TOPICS_EN = new Set([
   ...PHATIC_EN,
   ...PHATIC_OTHER,
@@ -811,6 +811,26 @@ const WHAT_WENT_ON: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Words an opening comes back or checks in with ("I'm back", "long time no see", "miss me?", "guess
+ * what", "how was your day?", 在不在, 最近还好吗, 我回来了): they name nothing to look up, though some
+ * of them may name a topic elsewhere ("back pain").
+ */
+const COMING_BACK: ReadonlySet<string> = new Set([
+  'back',
+  'long',
+  'time',
+  'see',
+  'miss',
+  'guess',
+  'day',
+  '不在',
+  '还好',
+  '回来',
+  '想你',
+  '早',
+]);
+
+/**
  * Whether a message says nothing to look up: only greetings, thanks, laughter, fillers, function
  * words, words about the talk itself and about what went on ("hi!", "Good morning :)", "how's it
  * going?", "where did we leave off?", "what happened?", "在吗？", "最近怎么样", "上次聊了什么").
@@ -818,8 +838,16 @@ const WHAT_WENT_ON: ReadonlySet<string> = new Set([
 export function isPhatic(text: string): boolean {
   for (const s of wordSegments(text)) {
     if (!s.isWordLike) continue;
-    const w = s.segment.toLowerCase().replace(/['’]s$/, '');
-    if (!PHATIC.has(w) && !ABOUT_THE_TALK.has(w) && !WHAT_WENT_ON.has(w) && !ENGLISH_STOPWORDS.has(w) && !CJK_STOPWORDS.has(w))
+    // "I'm", "you're", "how's": the word without its clitic, as the index reads it.
+    const w = s.segment.toLowerCase().replace(/['’](?:s|m|re|ve|ll|d)$/, '');
+    if (
+      !PHATIC.has(w) &&
+      !ABOUT_THE_TALK.has(w) &&
+      !WHAT_WENT_ON.has(w) &&
+      !COMING_BACK.has(w) &&
+      !ENGLISH_STOPWORDS.has(w) &&
+      !CJK_STOPWORDS.has(w)
+    )
       return false;
   }
   return true;

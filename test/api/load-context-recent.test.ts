@@ -107,6 +107,13 @@ describe('loadContext: Recently', () => {
     '你好',
     '在吗？',
     '¡Hola! 😊',
+    // Coming back or checking in.
+    "I'm back!",
+    'long time no see',
+    'guess what',
+    '在不在？',
+    '最近还好吗',
+    '我回来了',
     // About the talk itself: the latest episodes answer it, not old turns that say "talk" or "last time".
     'What did we talk about last time?',
     'where did we leave off?',
