@@ -235,7 +235,10 @@ async function notTalkedAboutSince(
       hits.map((h) => h.episodeId),
     );
     const since = [...known, ...more].filter((m) => m.sentAt >= came && m.sentAt <= now && m.role !== 'assistant');
-    if (!since.some((m) => namesAny(saidOf(m), things) || tellsOutcome(m.text, outcomes))) out.unshift(u);
+    const others = plans.filter((v) => v !== u).map(thingsOf);
+    const tells = (m: StoredMessage) =>
+      namesAny(saidOf(m), things) || (tellsOutcome(m.text, outcomes) && !namesAnother(saidOf(m), things, others));
+    if (!since.some(tells)) out.unshift(u);
   }
   return out;
 }
@@ -371,10 +374,18 @@ export function thingsOfPlan(u: PlanSaid): Set<string> {
 
 /**
  * Whether a text names a thing the plan names: "The interview went great!" speaks of the interview on
- * Friday, and 牙医说没什么问题 of 周四看牙 (a Chinese word with the one-character thing in it).
+ * Friday, and 牙医说没什么问题 of 周四看牙 (a Chinese word with the one-character thing in it). Or tells
+ * how a plan of its kind went, unless it names another of `others` plans: 复诊结果挺好 tells of the
+ * 复诊, not of the 体检 the day after.
  */
-export function speaksOf(text: string, things: ReadonlySet<string>): boolean {
-  return namesAny(commonTerms(text), things) || tellsOutcome(text, outcomesOf(things));
+export function speaksOf(text: string, things: ReadonlySet<string>, others: readonly ReadonlySet<string>[] = []): boolean {
+  const said = commonTerms(text);
+  return namesAny(said, things) || (tellsOutcome(text, outcomesOf(things)) && !namesAnother(said, things, others));
+}
+
+/** Whether what is said names a thing of one of the other plans that this one (`things`) does not name. */
+function namesAnother(said: ReadonlySet<string>, things: ReadonlySet<string>, others: readonly ReadonlySet<string>[]): boolean {
+  return others.some((o) => namesAny(said, new Set([...o].filter((t) => !things.has(t)))));
 }
 
 /**

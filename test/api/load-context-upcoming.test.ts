@@ -569,3 +569,25 @@ describe('loadContext: how a match, a checkup and a visa went, told without nami
     expect(told.sections.goneBy).toEqual([]);
   });
 });
+
+describe('loadContext: the outcome of one plan told beside another of its kind', () => {
+  const ownerId = newOwner('gone-by-outcome-of-which');
+  const engine = lenaSaid(ownerId, {
+    // Monday, 23 November 2026, in UTC+01:00: a follow-up visit and a checkup, both "results" kinds.
+    周一: [
+      ['周四下午三点去医院复诊。', '2026-11-23T19:00:00+01:00'],
+      ['周五早上在公司体检，不能吃早饭。', '2026-11-23T19:02:00+01:00'],
+    ],
+    // Saturday: the follow-up's results, named; nothing of the checkup.
+    周六: [['复诊结果挺好的，医生说不用再去了。', '2026-11-28T11:00:00+01:00']],
+  });
+
+  it('hears of the follow-up, and keeps the checkup nothing was said of, in the turns and in the opening', async () => {
+    const now = '2026-11-28T20:00:00+01:00';
+    const out = await engine().call('loadContext', { ownerId, now });
+    expect(out.sections.goneBy.map((u) => [u.day, u.text])).toEqual([['2026-11-27', '周五早上在公司体检，不能吃早饭。']]);
+    // Said as the opening, before those turns, the same.
+    const told = await engine().call('loadContext', { ownerId, now: '2026-11-28T10:00:00+01:00', query: '复诊结果挺好的' });
+    expect(told.sections.goneBy.map((u) => u.day)).toEqual(['2026-11-27']);
+  });
+});

@@ -253,7 +253,10 @@ export async function loadContext(
   // Plans whose day came and went without a word since: the companion's "how did it go?" — unless the
   // opening speaks of it ("The interview went great!").
   // The latest first: yesterday's interview before Thursday's dentist.
-  const goneBy = plans.filter((u) => u.day < today && !(i.query && speaksOf(i.query, thingsOfPlan(u)))).reverse();
+  const past = plans.filter((u) => u.day < today);
+  const goneBy = past
+    .filter((u) => !(i.query && speaksOf(i.query, thingsOfPlan(u), past.filter((v) => v !== u).map(thingsOfPlan))))
+    .reverse();
 
   // "What I know about you": summarizeKnowledge's lines (most important, most certain first); an entity
   // type heading goes with the fact under it, and each fact line is its key.
