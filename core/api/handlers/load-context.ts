@@ -21,10 +21,10 @@ export type CallOp = <K extends OperationName>(name: K, input: OpInput<K>) => Pr
 /**
  * `loadContext`: what a companion should know when a conversation starts, as one Markdown block within
  * a token budget. Built from the other operations — summarizeKnowledge ("What I know about you"),
- * listUpcoming ("Coming up"), the latest episodes' titles and summaries ("Recently", after the turns
- * just said that no episode holds yet), search over facts — and the evidence packer ("Related to …": the messages of the
- * person's memory that best answer the opening message, with their episode's date and title), plus
- * the turns just said that match it.
+ * listUpcoming ("Coming up"), search over facts — the latest episodes' titles and summaries
+ * ("Recently", after the turns just said that no episode holds yet), and the evidence packer ("Related
+ * to …": the messages of the person's memory that best answer the opening message, with their
+ * episode's date and title), plus the turns just said that match it.
  *
  * Tokens are counted with the knowledge store's estimate (`estimateTokens`: ~4 Latin characters or one
  * CJK character per token, about 1.3 per English word), line by line, so the block never exceeds the
