@@ -236,9 +236,7 @@ async function notTalkedAboutSince(
     );
     const since = [...known, ...more].filter((m) => m.sentAt >= came && m.sentAt <= now && m.role !== 'assistant');
     const others = plans.filter((v) => v !== u).map(thingsOf);
-    const tells = (m: StoredMessage) =>
-      namesAny(saidOf(m), things) || (tellsOutcome(m.text, outcomes) && !namesAnother(saidOf(m), things, others));
-    if (!since.some(tells)) out.unshift(u);
+    if (!since.some((m) => tellsOf(saidOf(m), m.text, { things, outcomes, others }))) out.unshift(u);
   }
   return out;
 }
@@ -379,13 +377,20 @@ export function thingsOfPlan(u: PlanSaid): Set<string> {
  * 复诊, not of the 体检 the day after.
  */
 export function speaksOf(text: string, things: ReadonlySet<string>, others: readonly ReadonlySet<string>[] = []): boolean {
-  const said = commonTerms(text);
-  return namesAny(said, things) || (tellsOutcome(text, outcomesOf(things)) && !namesAnother(said, things, others));
+  return tellsOf(commonTerms(text), text, { things, outcomes: outcomesOf(things), others });
 }
 
-/** Whether what is said names a thing of one of the other plans that this one (`things`) does not name. */
-function namesAnother(said: ReadonlySet<string>, things: ReadonlySet<string>, others: readonly ReadonlySet<string>[]): boolean {
-  return others.some((o) => namesAny(said, new Set([...o].filter((t) => !things.has(t)))));
+/**
+ * speaksOf, for a text whose things (`said`) are known: it names one of the plan's `things`, or says one
+ * of its `outcomes` and names no thing of the `others` that the plan does not name.
+ */
+function tellsOf(
+  said: ReadonlySet<string>,
+  text: string,
+  plan: { things: ReadonlySet<string>; outcomes: ReadonlySet<string>; others: readonly ReadonlySet<string>[] },
+): boolean {
+  if (namesAny(said, plan.things)) return true;
+  return tellsOutcome(text, plan.outcomes) && !plan.others.some((o) => namesAny(said, new Set([...o].filter((t) => !plan.things.has(t)))));
 }
 
 /**
