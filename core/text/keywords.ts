@@ -1034,7 +1034,6 @@ function words(text: string): Word[] {
       prev.word += `-${seg.segment}`;
       const parts = prev.word.toLowerCase().split('-');
       prev.term = parts.every((w) => NUMBER_WORDS.has(w)) ? null : topicTerm(parts.join(''));
-      prev.capital = CAPITAL.test(prev.word);
       end = seg.index + seg.segment.length;
       hyphenAt = -1;
       continue;
