@@ -200,6 +200,10 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set([
   'haven',
   'hadn',
   'let',
+  // the same contractions typed without their apostrophe, as chats often are ("didnt", "im", "thats"),
+  // where the bare word is not also an English word (ill, id, well, were, hell, shell are kept)
+  ...'dont didnt doesnt isnt wasnt arent werent wouldnt couldnt shouldnt hasnt havent hadnt cant wont aint'.split(' '),
+  ...'im ive youre youve theyre theyve weve thats whats theres heres hes shes whos wheres'.split(' '),
 ]);
 
 /**

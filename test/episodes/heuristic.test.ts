@@ -440,7 +440,7 @@ describe('heuristic titles', () => {
     expect(thanked.keywords).not.toContain('Oma');
   });
 
-  it('leave prepositions and negations out of titles ("bakery near", 不要)', () => {
+  it('leave prepositions and negations out of titles ("bakery near", "didnt", 不要)', () => {
     const en = buildHeuristicEpisode([
       msg('Sam', 'I will order a matcha cake from the bakery near the station.', at(0)),
       msg('Jonas', 'The bakery near the station? Their matcha cake is great.', at(1)),
@@ -453,6 +453,15 @@ describe('heuristic titles', () => {
     ]);
     expect(zh.title).not.toContain('不要');
     expect(zh.keywords).not.toContain('不要');
+    // a negation typed without its apostrophe, as chats often are
+    const typed = buildHeuristicEpisode([
+      msg('Sam', 'Leo is finally in his new place in Astoria.', at(0)),
+      msg('Sam', 'the couch didnt fit through the door, im so done, thats it', at(1)),
+    ]);
+    for (const noise of ['didnt', 'im', 'thats']) {
+      expect(typed.title.split(/[\s,]+/)).not.toContain(noise);
+      expect(typed.keywords).not.toContain(noise);
+    }
   });
 
   it('name a Chinese noun whole where the segmenter cuts its ending off (身份 | 证 is 身份证), not a noun and the verb after it', () => {

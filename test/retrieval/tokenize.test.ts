@@ -40,6 +40,9 @@ describe('tokenize: English', () => {
   it('drops contractions of function words and joins other apostrophes', () => {
     expect(tokenize("don't can't it's I'm we've they'll")).toEqual([]);
     expect(tokenize("O'Brien")).toEqual(['obrien']);
+    // typed without the apostrophe, as chats often are; "ill" and "well" are words of their own
+    expect(tokenize('didnt dont im thats youre')).toEqual([]);
+    expect(tokenize('ill well')).toEqual(['ill', 'well']);
   });
 
   it('keeps numbers, times and versions', () => {
