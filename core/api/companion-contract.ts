@@ -114,6 +114,8 @@ const ContextMessage = z.object({
 const ContextPlan = ContextMessage.extend({
   day: z.string(),
   until: z.string().optional(),
+  /** The time of day said with its day, HH:MM. */
+  at: z.string().optional(),
   later: ContextMessage.optional(),
   answers: ContextMessage.optional(),
 });

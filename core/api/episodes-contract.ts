@@ -55,6 +55,13 @@ export const UpcomingItem = z.object({
   day: z.string(),
   /** The last of the days it names, when they are several ("next week", "December 3rd to 7th"). */
   until: z.string().optional(),
+  /** The time of day said with its day ("Monday 9am", 周四下午三点), HH:MM on the clock of the one who said it. */
+  at: z.string().optional(),
+  /**
+   * Gone by (`daysBack`): its day has passed, or its time of day today did an hour or more ago, and
+   * nothing was said of it since — what a companion may ask after.
+   */
+  goneBy: z.boolean(),
   /** The episode that holds the message; null for a turn just said that none holds yet. */
   episodeId: z.string().nullable(),
   message: MessageView,

@@ -29,6 +29,10 @@ export interface Upcoming {
   day: string;
   /** The last day of the days it names, when they are several ("next week", "December 3rd to 7th"). */
   until?: string;
+  /** The time of day said with its day ("Monday 9am"), minutes after midnight on the speaker's clock. */
+  clock?: number;
+  /** Its day has gone by, or its time of day today did, an hour ago or more: news of it may be asked for. */
+  goneBy: boolean;
   message: StoredMessage;
   /**
    * The message with the days its time words name written after them, as episodes keep it; of a long
@@ -60,6 +64,11 @@ const EPISODES = 20;
 const YEARLY_NOTICE_DAYS = 14;
 /** Plans gone by listed at most: the few a companion may ask after. */
 const GONE_BY = 3;
+/**
+ * How long after the time of day it was said for a plan of today is over: the dentist at 9 is one to
+ * ask after at 10:30, not at 9:15.
+ */
+const OVER_MS = 60 * 60_000;
 /** Days and weeks: "next month" is too far from any one day to be coming up. */
 const GRANULARITIES: readonly string[] = ['day', 'week'];
 
@@ -68,6 +77,9 @@ type Reference = Pick<TimeReference, 'granularity' | 'start' | 'end' | 'yearly'>
 /** Soonest first; on one day, a day before the days it begins ("Friday" before "next week"). */
 const byDay = (a: { day: string; until?: string }, b: { day: string; until?: string }) =>
   a.day.localeCompare(b.day) || (a.until ?? a.day).localeCompare(b.until ?? b.day);
+/** As they come: by day, then by the time of day said (a plan said without one last). */
+const byTime = (a: Upcoming, b: Upcoming) => byDay(a, b) || (a.clock ?? DAY_MINUTES) - (b.clock ?? DAY_MINUTES);
+const DAY_MINUTES = 24 * 60;
 
 /**
  * What the person said of the days ahead (`o.days`, today included), in the SPOKEN_AHEAD_MS before
@@ -140,12 +152,16 @@ export async function upcomingMentions(
       .filter((x) => x.end === undefined || x.start > saidOn)
       .flatMap((x) => {
         const days = ahead(x, m.sentAt);
-        return days ? [{ ...days, mention: x }] : [];
+        if (!days) return [];
+        if (x.clock === undefined) return [{ ...days, mention: x, goneBy: days.day < today }];
+        // At a time of day on the speaker's clock: a plan only when said before it.
+        const time = Date.parse(`${x.start}T00:00:00Z`) + (x.clock - m.utcOffsetMin) * 60_000;
+        return m.sentAt.getTime() < time ? [{ ...days, clock: x.clock, mention: x, goneBy: time + OVER_MS <= now.getTime() }] : [];
       })
       .sort(byDay);
     // Its first day to come, and its first gone by: "the dentist on Thursday, mum comes on Sunday" is
     // a plan of each.
-    for (const first of [named.find((d) => d.day >= today), named.find((d) => d.day < today)]) {
+    for (const first of [named.find((d) => !d.goneBy), named.find((d) => d.goneBy)]) {
       if (!first) continue;
       const { mention, ...days } = first;
       const answers =
@@ -160,8 +176,8 @@ export async function upcomingMentions(
   // is shown once: said again in its episode, or on another day naming the same thing ("my interview on
   // Friday" said again on Wednesday). Two plans of one day in one talk ("the interview on Friday at 10",
   // then "dentist on Friday at 4") are two. What calls off the day it names ("the dentist cancelled
-  // Thursday") is not what is coming up on it.
-  const plan = new Map(out.map((u) => [u, namesPlan(planWords(u))]));
+  // Thursday") is not what is coming up on it. A day said with its time of day is a plan (明天下午三点还要去银行).
+  const plan = new Map(out.map((u) => [u, u.clock !== undefined || namesPlan(planWords(u))]));
   const own = (u: Upcoming) => (u.message.role === 'user' ? 0 : 1);
   const vague = (u: Upcoming) => (plan.get(u) ? 0 : 1);
   out.sort((a, b) => byDay(a, b) || own(a) - own(b) || vague(a) - vague(b) || b.message.sentAt.getTime() - a.message.sentAt.getTime());
@@ -175,20 +191,24 @@ export async function upcomingMentions(
     [...planThings(k)].some((t) => planThings(u).has(t)) ||
     ((k.message.episodeId ?? k.message.id) === (u.message.episodeId ?? u.message.id) && !(plan.get(k) && plan.get(u)));
   const shown: Upcoming[] = [];
-  const gone = (u: Upcoming) => u.day < today;
+  const gone = (u: Upcoming) => u.goneBy;
   for (const u of out) {
     if (callsOff(u.message.text) || (!gone(u) && shown.filter((k) => !gone(k)).length === o.limit)) continue;
     // What only names the day ("so nervous about Friday", a companion's "good luck tomorrow") adds
     // nothing to a plan of that day.
     const that = shown.filter((k) => k.day === u.day && k.until === u.until);
-    if (!that.some((k) => samePlan(k, u)) && (plan.get(u) || that.length === 0)) shown.push(u);
+    const same = that.find((k) => samePlan(k, u));
+    // Said again without its time of day ("so nervous about the interview"): at the time said before.
+    if (same) {
+      if (same.clock === undefined && u.clock !== undefined) Object.assign(same, { clock: u.clock, goneBy: same.goneBy || u.goneBy });
+    } else if (plan.get(u) || that.length === 0) shown.push(u);
   }
   const changed = await withChanges(ctx, ownerId, now, shown, messages);
   // A plan gone by that was called off or moved is not one; one talked about since its day came, the
   // companion has heard of.
-  const goneBy = changed.filter((u) => gone(u) && !u.later);
+  const goneBy = o.back ? changed.filter((u) => gone(u) && !u.later) : [];
   const unheard = await notTalkedAboutSince(ctx, ownerId, now, utcOffsetMin, goneBy, planThings, messages);
-  return [...unheard, ...changed.filter((u) => !gone(u))];
+  return [...unheard, ...changed.filter((u) => !gone(u)).sort(byTime)];
 }
 
 /**
@@ -219,8 +239,11 @@ async function notTalkedAboutSince(
       out.unshift(u);
       continue;
     }
-    // The day's start on the person's calendar.
-    const came = new Date(Date.parse(`${u.day}T00:00:00Z`) - utcOffsetMin * 60_000);
+    // Its time of day on the speaker's clock, else the day's start on the person's calendar.
+    const came =
+      u.clock === undefined
+        ? new Date(Date.parse(`${u.day}T00:00:00Z`) - utcOffsetMin * 60_000)
+        : new Date(Date.parse(`${u.day}T00:00:00Z`) + (u.clock - u.message.utcOffsetMin) * 60_000);
     // A one-character thing (牙) is said inside words (牙医): the index's words with it are looked for too.
     const lone = [...things].filter((t) => /^\p{Script=Han}$/u.test(t));
     const outcomes = outcomesOf(things);

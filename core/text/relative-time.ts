@@ -65,6 +65,7 @@
 // The English parser alone: chrono-node's root loads every locale, ~140 ms more at every start.
 import * as chrono from 'chrono-node/en';
 import type { ParsedResult } from 'chrono-node';
+import { clockTimes, type ClockTime } from './clock-time.js';
 import type { z } from 'zod';
 import type { TimeReference } from '../domain/episode.js';
 import { wordSegments } from './word-segments.js';
@@ -85,6 +86,11 @@ export interface TimeMention {
   stated?: true;
   /** A stated day that comes round every year: a birthday ("born on", 出生), an anniversary (生日, 纪念日). */
   yearly?: true;
+  /**
+   * The time of day said with a single day ("Monday 9am", "at 3pm on Friday", 周四下午三点), in
+   * minutes after midnight on the speaker's clock.
+   */
+  clock?: number;
 }
 
 /* ---------------- civil-calendar helpers (no time zones: plain Y-M-D arithmetic in UTC) -------- */
@@ -420,6 +426,9 @@ const EN_MODIFIER = /\b(this|last|past|next)\b/i;
 const EN_WEEKEND = /\bweekend\b/i;
 const EN_MONTH_NAME = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 const EN_WEEK_UNIT = /\bweeks?\b/i;
+/** How long, not when: chrono reads "for a week" as "in a week" ("she is staying for a week", "for two days"). */
+const EN_DURATION =
+  /^for\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+few|a\s+couple(?:\s+of)?|several|another)\s+(?:more\s+)?(?:days?|nights?|weeks?|months?|years?|hours?|minutes?)$/i;
 const EN_LEADING_JUNK = /^[\s,(（]+/;
 const EN_TRAILING_JUNK = /[\s,)）]+$/;
 /**
@@ -447,7 +456,7 @@ const EN_WEEKDAY_DATE =
  * before the end of what it says ("on the 5th floor", "the 3rd of May" are not this).
  */
 const EN_DAY_OF_MONTH =
-  /\b(?:on|by|until|till|before|after|from|since|for)\s+(the\s+(\d{1,2})(?:st|nd|rd|th))\b(?=\s*(?:$|[.,!?;:)\n]|(?:at|and|or|then|so|when|in|morning|afternoon|evening|night)\b))/gi;
+  /\b(?:on|by|until|till|before|after|from|since|for)\s+(the\s+(\d{1,2})(?:st|nd|rd|th))\b(?=\s*(?:$|[.,!?;:)\n]|(?:at|and|or|then|so|when|in|for|with|morning|afternoon|evening|night)\b))/gi;
 /** "every Tuesday", "each Friday": a habit, not a day. */
 const EN_HABIT = /\b(?:every|each)\s+$/i;
 
@@ -597,7 +606,7 @@ function findEnglishMentions(text: string, wall: WallClock, answering: string | 
     const lead = EN_LEADING_JUNK.exec(r.text)?.[0].length ?? 0;
     const phrase = r.text.slice(lead).replace(EN_TRAILING_JUNK, '');
     const index = r.index + lead;
-    if (phrase.length === 0) continue;
+    if (phrase.length === 0 || EN_DURATION.test(phrase)) continue;
 
     const week = EN_WEEK_PHRASE.exec(phrase);
     if (week) {
@@ -723,8 +732,49 @@ export function findTimeMentions(text: string, ref: Date, utcOffsetMinutes: numb
     out.push(yearly ? { ...m, yearly: true } : m);
     end = m.index + m.phrase.length;
   }
-  return out;
+  return withClocks(text, out);
 }
+
+/** How far from its day a time of day may be said and still be that day's ("Monday 9am", "at 9am sharp on Monday"). */
+const CLOCK_REACH = 24;
+
+/**
+ * Each single day said with the time of day next to it in its sentence, after it or else before it,
+ * with no other day between them, each time of day one day's: "dentist Thursday at 10, mum comes
+ * Sunday at 3pm" is 10:00 on Thursday and 15:00 on Sunday; 周四上午十点复诊，周五体检 has no time on Friday.
+ */
+function withClocks(text: string, mentions: TimeMention[]): TimeMention[] {
+  if (!mentions.some(isSingleDay)) return mentions;
+  const clocks = clockTimes(text);
+  if (clocks.length === 0) return mentions;
+  const bounds = mentions.map((m, i) => {
+    const ends = SENTENCE_ENDS.map((c) => text.indexOf(c, m.index + m.phrase.length)).filter((k) => k >= 0);
+    const prev = mentions[i - 1];
+    return {
+      from: Math.max(prev ? prev.index + prev.phrase.length : 0, ...SENTENCE_ENDS.map((c) => text.lastIndexOf(c, m.index - 1) + 1)),
+      to: Math.min(mentions[i + 1]?.index ?? text.length, ...ends),
+    };
+  });
+  const taken = new Map<TimeMention, ClockTime>();
+  mentions.forEach((m, i) => {
+    const after = clocks.find((c) => c.index >= m.index && c.end <= bounds[i]!.to && c.index - (m.index + m.phrase.length) <= CLOCK_REACH);
+    if (isSingleDay(m) && after) taken.set(m, after);
+  });
+  const claimed = new Set(taken.values());
+  mentions.forEach((m, i) => {
+    if (!isSingleDay(m) || taken.has(m)) return;
+    const before = clocks.findLast(
+      (c) => !claimed.has(c) && c.index >= bounds[i]!.from && c.end <= m.index && m.index - c.end <= CLOCK_REACH,
+    );
+    if (before) taken.set(m, before);
+  });
+  return mentions.map((m) => {
+    const clock = taken.get(m);
+    return clock ? { ...m, clock: clock.minutes } : m;
+  });
+}
+
+const isSingleDay = (m: TimeMention) => m.granularity === 'day' && m.end === undefined && !m.yearly;
 
 /** What makes a day stated in a sentence come round every year. */
 const YEARLY = /\b(?:birthdays?|b-?days?|anniversar(?:y|ies)|born)\b|生日|纪念日|周年|出生|生于/i;

@@ -88,7 +88,7 @@ describe('loadContext: Coming up', () => {
       const at = lines.indexOf('### Coming up');
       expect(at).toBeGreaterThan(0);
       expect(lines[at + 2]).toBe(
-        '- Friday, 27 November 2026 (tomorrow) — Lena, Monday, 23 November 2026, 19:00: “I have my final interview at Helix Robotics on Friday at 10 (2026-11-27), with their CTO.”',
+        '- Friday, 27 November 2026 (tomorrow, 10:00) — Lena, Monday, 23 November 2026, 19:00: “I have my final interview at Helix Robotics on Friday at 10 (2026-11-27), with their CTO.”',
       );
       expect(lines[at + 3]).toContain('Tuesday, 1 December 2026 (in 5 days)');
       expect(out.tokens).toBeLessThanOrEqual(out.budgetTokens);
@@ -346,7 +346,7 @@ describe('loadContext: Coming up, a day given in answer to a question', () => {
     ]);
     const out = await engine.call('loadContext', { ownerId, now: '2026-11-24T09:00:00+01:00' });
     expect(out.markdown).toContain(
-      '- Friday, 27 November 2026 (in 3 days) — Lena, Monday, 23 November 2026, 19:01, answering Nemo’s “When is your interview?”: “Friday at 10 (2026-11-27).”',
+      '- Friday, 27 November 2026 (in 3 days, 10:00) — Lena, Monday, 23 November 2026, 19:01, answering Nemo’s “When is your interview?”: “Friday at 10 (2026-11-27).”',
     );
     expect(out.sections.upcoming.map((u) => u.answers?.speaker)).toEqual(['Nemo', 'Nemo']);
     // What calls it off names what the question named.
@@ -431,10 +431,12 @@ describe('loadContext: two plans of one day said in one talk', () => {
       ['2026-11-26', '周四（2026-11-26）晚上还约了小林吃饭。'],
       ['2026-11-26', '周四（2026-11-26）上午要去医院复诊。'],
       ['2026-11-26', 'My yoga class is on Thursday evening (2026-11-26).'],
-      ['2026-11-27', 'And Sam flies in on Friday night (2026-11-27).'],
-      ['2026-11-27', 'Dentist on Friday afternoon (2026-11-27) too, at 4. Ugh.'],
+      // By the time of day said, one said without it last.
       ['2026-11-27', 'My final interview at Helix is on Friday at 10 (2026-11-27).'],
+      ['2026-11-27', 'Dentist on Friday afternoon (2026-11-27) too, at 4. Ugh.'],
+      ['2026-11-27', 'And Sam flies in on Friday night (2026-11-27).'],
     ]);
+    expect(items.map((u) => u.at)).toEqual([undefined, undefined, undefined, '10:00', '16:00', undefined]);
   });
 });
 
@@ -480,7 +482,7 @@ describe('loadContext: plans gone by, not talked about since', () => {
     expect(gone).toBeGreaterThan(0);
     // The latest first.
     expect(lines[gone + 1]).toBe(
-      '- Friday, 27 November 2026 (yesterday) — Lena, Monday, 23 November 2026, 19:00: “I have my final interview at Helix on Friday at 10 (2026-11-27).”',
+      '- Friday, 27 November 2026 (yesterday, 10:00) — Lena, Monday, 23 November 2026, 19:00: “I have my final interview at Helix on Friday at 10 (2026-11-27).”',
     );
     expect(lines.indexOf('### Coming up')).toBeGreaterThan(gone);
     expect(out.sections.goneBy.map((u) => u.day)).toEqual(['2026-11-27', '2026-11-25']);
@@ -490,6 +492,50 @@ describe('loadContext: plans gone by, not talked about since', () => {
       const told = await engine().call('loadContext', { ownerId, now: '2026-11-28T09:00:00+01:00', query });
       expect(told.sections.goneBy.map((u) => u.day)).toEqual(['2026-11-25']);
     }
+  });
+});
+
+describe('loadContext: a plan of today at a time of day', () => {
+  const ownerId = newOwner('today-at');
+  const engine = lenaSaid(ownerId, {
+    // Sunday, 29 November 2026, in UTC+01:00.
+    sunday: [['Booked the physio for Monday 9am, my knee is worse.', '2026-11-29T20:00:00+01:00']],
+    周日: [['明天下午三点还要去银行。', '2026-11-29T21:00:00+01:00']],
+    // Monday morning: the physio named again without its time.
+    monday: [['So nervous about the physio today.', '2026-11-30T07:30:00+01:00']],
+  });
+  const at = (now: string) => engine().call('loadContext', { ownerId, now });
+
+  it('is coming up until its time, then gone by an hour after it; asked about without daysBack, it is no longer listed', async () => {
+    const morning = await at('2026-11-30T08:00:00+01:00');
+    // As last said, at the time said before.
+    expect(morning.sections.upcoming.map((u) => [u.text, u.at])).toEqual([
+      ['So nervous about the physio today.', '09:00'],
+      ['明天下午三点还要去银行。', '15:00'],
+    ]);
+    expect(morning.markdown).toContain(
+      '- Monday, 30 November 2026 (today, 09:00) — Lena, Monday, 30 November 2026, 07:30: “So nervous about the physio today (2026-11-30).”',
+    );
+
+    const noon = await at('2026-11-30T12:00:00+01:00');
+    expect(noon.sections.goneBy.map((u) => [u.day, u.at])).toEqual([['2026-11-30', '09:00']]);
+    expect(noon.sections.upcoming.map((u) => u.at)).toEqual(['15:00']);
+    const lines = noon.markdown.split('\n');
+    expect(lines[lines.indexOf('### Gone by, not talked about since') + 1]).toBe(
+      '- Monday, 30 November 2026 (today, 09:00) — Lena, Monday, 30 November 2026, 07:30: “So nervous about the physio today (2026-11-30).”',
+    );
+    const { items } = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-30T12:00:00+01:00'), utcOffsetMin: 60 });
+    expect(items.map((u) => [u.at, u.goneBy])).toEqual([['15:00', false]]);
+  });
+
+  it('is not asked after once it was spoken of since its time', async () => {
+    const text = 'The physio says it is just a strain.';
+    await engine().call('ingestConversation', {
+      ownerId,
+      source: 'api',
+      conversation: { id: 'after', messages: [{ id: 'a0', speaker: 'Lena', role: 'user', text, timestamp: '2026-11-30T10:30:00+01:00' }] },
+    });
+    expect((await at('2026-11-30T12:00:00+01:00')).sections.goneBy).toEqual([]);
   });
 });
 

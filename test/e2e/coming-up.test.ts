@@ -63,7 +63,7 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
       await item.waitFor();
       expect(await page.locator('#coming-up-title').textContent()).toBe('Coming up');
       expect(await item.textContent()).toContain(`Lena: “I have my dentist appointment tomorrow at 9 (${tomorrow}).”`);
-      expect(await item.locator('.coming-up-day').textContent()).toMatch(/ · (tomorrow|today)$/);
+      expect(await item.locator('.coming-up-day').textContent()).toMatch(/ · (tomorrow|today) · 09:00$/);
       expect(await item.locator('.coming-up-later').textContent()).toBe(
         'Since then · Lena: “The dentist might be cancelled, they have a flu outbreak.”',
       );
@@ -85,7 +85,7 @@ describe('Coming up beside the journal, in Chromium', { timeout: 120_000 }, () =
     try {
       await tab.locator('[data-testid="coming-up"] li').first().waitFor();
       expect(await tab.locator('#coming-up-title').textContent()).toBe('即将到来');
-      expect(await tab.locator('.coming-up-day').first().textContent()).toMatch(/ · (明天|今天)$/);
+      expect(await tab.locator('.coming-up-day').first().textContent()).toMatch(/ · (明天|今天) · 09:00$/);
     } finally {
       await zh.close();
     }

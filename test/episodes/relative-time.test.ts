@@ -321,6 +321,35 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
   });
 });
 
+describe('findTimeMentions: the time of day said with a day', () => {
+  const clocks = (text: string) => findTimeMentions(text, REF, CST).map((m) => [m.phrase, m.start, m.clock]);
+
+  it('takes the time said after the day, or else before it, each time one day’s', () => {
+    expect(clocks('my interview is tomorrow at 10:30')).toEqual([['tomorrow at 10:30', '2023-05-09', 630]]);
+    expect(clocks('at 9am sharp tomorrow I see the physio')).toEqual([['tomorrow', '2023-05-09', 540]]);
+    expect(clocks('dentist tomorrow at 4, and the day after tomorrow I fly')).toEqual([
+      ['tomorrow at 4', '2023-05-09', 16 * 60],
+      ['the day after tomorrow', '2023-05-10', undefined],
+    ]);
+    expect(clocks('明天下午三点面试')).toEqual([['明天', '2023-05-09', 15 * 60]]);
+    // The time of Thursday's check-up is not Friday's.
+    expect(clocks('周四上午10点一刻复诊，周五体检。')).toEqual([
+      ['周四', '2023-05-11', 10 * 60 + 15],
+      ['周五', '2023-05-12', undefined],
+    ]);
+    // A week has no one time; nor a day whose time is said in another sentence.
+    expect(clocks('next week at 10')).toEqual([['next week at 10', '2023-05-15', undefined]]);
+    expect(clocks('See you tomorrow. The train leaves at 9.')).toEqual([['tomorrow', '2023-05-09', undefined]]);
+  });
+
+  it('reads "for a week" as how long, not as a day a week away', () => {
+    expect(findTimeMentions('she is staying for a week', REF, CST)).toEqual([]);
+    expect(findTimeMentions('for two days I have been sick', REF, CST)).toEqual([]);
+    expect(resolve('my mom is coming on the 20th for a week')).toBe('2023-05-20');
+    expect(resolve('see you in a week')).toBe('2023-05-15..2023-05-21');
+  });
+});
+
 describe('time zones', () => {
   const originalTz = process.env.TZ;
   afterEach(() => {

@@ -9,6 +9,7 @@ import { localDate } from '../../text/describe.js';
 import type { Handlers, HandlerEnv } from '../handler.js';
 import { episodeView, messageView } from '../views.js';
 import { SPOKEN_AHEAD_MS, upcomingMentions } from '../../retrieval/upcoming.js';
+import { formatClock } from '../../text/clock-time.js';
 
 /** Turns just said that no episode holds yet, read for what they say of the days ahead. */
 const UNBUILT_READ = 100;
@@ -75,6 +76,8 @@ export function episodeHandlers({
         items: found.map((u) => ({
           day: u.day,
           ...(u.until ? { until: u.until } : {}),
+          ...(u.clock === undefined ? {} : { at: formatClock(u.clock) }),
+          goneBy: u.goneBy,
           episodeId: u.message.episodeId,
           message: messageView(u.message),
           text: u.text,

@@ -99,10 +99,11 @@ function quoted(m: Quotable | (Omit<Quotable, 'sentAt'> & Pick<StoredMessage, 's
 }
 
 /** A plan as loadContext's sections give it: the message that said it, its days, what changed it and what it answers. */
-function plan({ day, until, message, later, answers }: UpcomingItem) {
+function plan({ day, until, at, message, later, answers }: UpcomingItem) {
   return {
     day,
     ...(until ? { until } : {}),
+    ...(at ? { at } : {}),
     ...(later ? { later: quoted(later.message) } : {}),
     ...(answers ? { answers: quoted(answers.message) } : {}),
     ...quoted(message),
@@ -249,11 +250,11 @@ export async function loadContext(
     daysBack: GONE_BY_DAYS,
     limit: UPCOMING,
   });
-  const upcoming = plans.filter((u) => u.day >= today);
+  const upcoming = plans.filter((u) => !u.goneBy);
   // Plans whose day came and went without a word since: the companion's "how did it go?" — unless the
   // opening speaks of it ("The interview went great!").
   // The latest first: yesterday's interview before Thursday's dentist.
-  const past = plans.filter((u) => u.day < today);
+  const past = plans.filter((u) => u.goneBy);
   const goneBy = past
     .filter((u) => !(i.query && speaksOf(i.query, thingsOfPlan(u), past.filter((v) => v !== u).map(thingsOfPlan))))
     .reverse();
@@ -376,7 +377,7 @@ export async function loadContext(
               : `in ${inDays} days`;
     const days = u.until
       ? `${describeDay(u.day)} – ${describeDay(u.until)} (${inDays === 0 || inDays === 1 ? `from ${soon}` : soon})`
-      : `${describeDay(u.day)} (${soon})`;
+      : `${describeDay(u.day)} (${soon}${u.at ? `, ${u.at}` : ''})`;
     const when = (m: UpcomingItem['message']) => at(m.sentAt, m.utcOffsetMin, m.utcOffsetMin !== offset);
     const since = u.later
       ? ` Since then, ${u.later.message.speaker}, ${when(u.later.message)}: “${shorten(u.later.text, TURN_CHARS)}”`

@@ -59,6 +59,7 @@ export function ComingUp() {
               <span className="coming-up-day">
                 {formatDay(u.day, locale)}
                 {u.until && ` – ${formatDay(u.until, locale)}`} · {soon(u.day, upcoming.today, t)}
+                {u.at && ` · ${u.at}`}
               </span>
               {u.answers && (
                 <span className="coming-up-asked">

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { clockTimes, formatClock } from '../../core/text/clock-time.js';
+
+/** Each time of day found, as "HH:MM@phrase". */
+const read = (text: string) => clockTimes(text).map((c) => `${formatClock(c.minutes)}@${text.slice(c.index, c.end)}`);
+
+describe('clockTimes', () => {
+  it.each([
+    ['booked Dr. Alvarez for Monday 9am', ['09:00@9am']],
+    ['dinner at 7:30 pm', ['19:30@7:30 pm']],
+    ['around 9 a.m. Monday', ['09:00@9 a.m.']],
+    ['at 8pm on Sunday', ['20:00@8pm']],
+    ['at 12am', ['00:00@12am']],
+    ['the call is at 15:00', ['15:00@15:00']],
+    ['lunch at noon tomorrow', ['12:00@noon']],
+    // An hour alone is a daytime appointment's: 7–11 in the morning, 1–6 after noon.
+    ['interview Friday at 10', ['10:00@at 10']],
+    ['the dentist at 4', ['16:00@at 4']],
+    ['明天下午三点面试', ['15:00@下午三点']],
+    ['周五晚上8点半聚餐', ['20:30@晚上8点半']],
+    ['周四上午10点一刻', ['10:15@上午10点一刻']],
+    ['中午1点', ['13:00@中午1点']],
+    ['凌晨2点的航班', ['02:00@凌晨2点']],
+    ['10：30开会', ['10:30@10：30']],
+    ['三点开会', ['15:00@三点']],
+  ])('%s', (text, expected) => {
+    expect(read(text)).toEqual(expected);
+  });
+
+  it('reads no time out of prices, scores, counts, ages or "a little"', () => {
+    for (const text of ['I paid $10.99 on Friday', 'won 3:2 on Saturday', 'at 3 people', 'we met at 25', 'at 5 km', '好一点了', '快一点']) {
+      expect(read(text), text).toEqual([]);
+    }
+  });
+});
