@@ -81,6 +81,10 @@ const byDay = (a: { day: string; until?: string }, b: { day: string; until?: str
 const byTime = (a: Upcoming, b: Upcoming) => byDay(a, b) || (a.clock ?? DAY_MINUTES) - (b.clock ?? DAY_MINUTES);
 const DAY_MINUTES = 24 * 60;
 
+/** The moment a day (YYYY-MM-DD) reaches `clock` minutes after its midnight, on a clock at `utcOffsetMin`. */
+const instantOf = (day: string, clock: number, utcOffsetMin: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + (clock - utcOffsetMin) * 60_000);
+
 /**
  * What the person said of the days ahead (`o.days`, today included), in the SPOKEN_AHEAD_MS before
  * `now`: "my final interview is on Friday at 10" said on Monday is Friday's on Thursday, so a
@@ -155,8 +159,8 @@ export async function upcomingMentions(
         if (!days) return [];
         if (x.clock === undefined) return [{ ...days, mention: x, goneBy: days.day < today }];
         // At a time of day on the speaker's clock: a plan only when said before it.
-        const time = Date.parse(`${x.start}T00:00:00Z`) + (x.clock - m.utcOffsetMin) * 60_000;
-        return m.sentAt.getTime() < time ? [{ ...days, clock: x.clock, mention: x, goneBy: time + OVER_MS <= now.getTime() }] : [];
+        const time = instantOf(x.start, x.clock, m.utcOffsetMin);
+        return m.sentAt < time ? [{ ...days, clock: x.clock, mention: x, goneBy: time.getTime() + OVER_MS <= now.getTime() }] : [];
       })
       .sort(byDay);
     // Its first day to come, and its first gone by: "the dentist on Thursday, mum comes on Sunday" is
@@ -240,10 +244,7 @@ async function notTalkedAboutSince(
       continue;
     }
     // Its time of day on the speaker's clock, else the day's start on the person's calendar.
-    const came =
-      u.clock === undefined
-        ? new Date(Date.parse(`${u.day}T00:00:00Z`) - utcOffsetMin * 60_000)
-        : new Date(Date.parse(`${u.day}T00:00:00Z`) + (u.clock - u.message.utcOffsetMin) * 60_000);
+    const came = u.clock === undefined ? instantOf(u.day, 0, utcOffsetMin) : instantOf(u.day, u.clock, u.message.utcOffsetMin);
     // A one-character thing (牙) is said inside words (牙医): the index's words with it are looked for too.
     const lone = [...things].filter((t) => /^\p{Script=Han}$/u.test(t));
     const outcomes = outcomesOf(things);
