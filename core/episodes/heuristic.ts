@@ -2,7 +2,7 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import { CJK_CHARS, tokenize } from '../text/tokenize.js';
 import { describeSpan, describeSpanZh, joinNames, withArticle } from '../text/describe.js';
-import { properNouns, readTopics, topicsFrom, type Idf, type TopicReading } from '../text/keywords.js';
+import { properNouns, readTopics, topicsFrom, type Idf, type TextSpan, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { sentences } from '../text/sentences.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
@@ -124,14 +124,27 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
   // A file's name says its words, not its extension or separators: "route_map.jpg" is about a route map.
   // A web address says none (the doc at example.com/plan is not about example.com).
-  const said = body
-    .replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[')
-    .replace(FILE_NAME, (_, stem: string) => stem.replace(/[_.-]+/g, ' '))
-    .replace(WEB_ADDRESS, ' | ');
+  const saidEach = texts.map((t) =>
+    t
+      .replace(SECRET_PLACEHOLDERS, ' ')
+      .replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[')
+      .replace(FILE_NAME, (_, stem: string) => stem.replace(/[_.-]+/g, ' '))
+      .replace(WEB_ADDRESS, ' | '),
+  );
+  const said = saidEach.join('\n');
+  // A companion's replies count for less where the person spoke too.
+  const quiet: TextSpan[] = [];
+  if (messages.some((m) => m.role !== 'assistant')) {
+    let from = 0;
+    saidEach.forEach((t, i) => {
+      if (messages[i]!.role === 'assistant') quiet.push({ from, to: from + t.length });
+      from += t.length + 1;
+    });
+  }
   // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
   // things shared, the names of those who shared them tell it.
   const cjk = isMostlyCjk(said) || (!/\p{L}/u.test(said) && isMostlyCjk(speakers.join(' ')));
-  return { messages, speakers, texts, body, cjk, topics: readTopics(said, speakerTerms) };
+  return { messages, speakers, texts, body, cjk, topics: readTopics(said, speakerTerms, quiet) };
 }
 
 /** The terms whose rarity `episodeFrom` looks up for this reading (a store reads them all at once). */

@@ -558,7 +558,8 @@ const PHATIC_ZH = [
 const ZH_DESCRIBING =
   '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束 ' +
   '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们 正好 平时 按时 严重 关键 部分 要不 带点 少吃 多吃 ' +
-  '地方 特地 一向 相对 绝对 面对 对方 温和 暖和 柔和 平和 整个 个别 全都 对付 应对 对应 反对 面向 走向 指向 通向 向往 过问 附近 心疼 多说 多听';
+  '地方 特地 一向 相对 绝对 面对 对方 温和 暖和 柔和 平和 整个 个别 全都 对付 应对 对应 反对 面向 走向 指向 通向 向往 过问 附近 心疼 多说 多听 ' +
+  '当场 当时 马上 立刻 终于 居然 竟然 果然 突然 其实 享受 安排 休息';
 
 /** Function characters that also make nouns with others: 地铁, 成都, 太空, 酒吧, 哈佛, 过敏, 和平, 对象, 方向, 个人. */
 const ZH_COMPOUNDING_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('地都太吧哈过和对向个');
@@ -664,7 +665,7 @@ const NOT_TOPICS_ZH = new Set([
  * which way (向上), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天).
  */
 const ZH_NOT_TOPIC =
-  /^(?:.+[到去来了过着完个]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+[月号日点天年]|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+  /^(?:.+[到去来了过着完个]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不没最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+个?(?:[月号日点天年周]|星期|礼拜|小时|钟头|分钟)|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
 
 /** Numbers, amounts and ordinals (十五, 三百块一斤, 八级, 两次, 一家, 第二): what was counted is the topic, not the count. */
 const ZH_QUANTITY =
@@ -892,6 +893,7 @@ export type Idf = (term: string) => number | undefined;
 
 interface Occurrence {
   surface: Map<string, number>;
+  /** How often it was said, a word said in a quieter part (`readTopics`) counting for QUIET_WEIGHT. */
   count: number;
   /** Occurrences that are not the first word of a sentence. */
   inside: number;
@@ -980,6 +982,8 @@ interface Word {
   apart: boolean;
   /** Written with a capital first. */
   capital: boolean;
+  /** Said in a quieter part of the text (`readTopics`). */
+  quiet: boolean;
 }
 
 const SENTENCE_END = /[.!?。！？\n]/u;
@@ -1005,7 +1009,7 @@ const HAN_WORD = /^\p{Script=Han}{2,}$/u;
 const LATIN_WORD = /^[\p{Script=Latin}-]+$/u;
 
 /** Word segments of a text with their term, sentence and whether they open it. */
-function words(text: string): Word[] {
+function words(text: string, quiet: readonly TextSpan[]): Word[] {
   const out: Word[] = [];
   let sentence = 0;
   let first = true;
@@ -1057,6 +1061,7 @@ function words(text: string): Word[] {
       afterPause,
       apart,
       capital: CAPITAL.test(seg.segment),
+      quiet: quiet.length > 0 && quiet.some((q) => seg.index >= q.from && seg.index < q.to),
     });
     first = false;
     afterPause = apart = false;
@@ -1136,8 +1141,9 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     if (!w.term || exclude.has(w.term) || exclude.has(w.word.toLowerCase()) || shortFor(w, exclude)) continue;
     if (w.term.length < 2 && !/\p{Script=Han}/u.test(w.term)) continue;
     const o = occ.get(w.term) ?? { surface: new Map(), count: 0, inside: 0, nounish: 0, verbish: 0, addressed: 0 };
-    o.count++;
-    if (w.capital && w.before && PHATIC.has(w.before)) o.addressed++;
+    const weight = w.quiet ? QUIET_WEIGHT : 1;
+    o.count += weight;
+    if (w.capital && w.before && PHATIC.has(w.before)) o.addressed += weight;
     if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
     else if (
       (w.before && BEFORE_VERBS.has(w.before)) ||
@@ -1186,9 +1192,24 @@ export function unshouted(text: string): string {
   });
 }
 
-/** `exclude`: terms (or lower-case words) never to return: the speakers' names, say. */
-export function readTopics(text: string, exclude: ReadonlySet<string> = new Set()): TopicReading {
-  const ws = words(unshouted(text));
+/** A part of a text, by UTF-16 offsets: from it, up to but not including `to`. */
+export interface TextSpan {
+  from: number;
+  to: number;
+}
+
+/**
+ * How much a word said in a quieter part counts: a companion's replies ("have fun!", "早点休息", "有什么安排吗？")
+ * are made of what the person said and of kind words, and a talk is about what the person brought to it.
+ */
+const QUIET_WEIGHT = 0.5;
+
+/**
+ * `exclude`: terms (or lower-case words) never to return: the speakers' names, say. `quiet`: the parts
+ * whose words count for less (a companion's replies).
+ */
+export function readTopics(text: string, exclude: ReadonlySet<string> = new Set(), quiet: readonly TextSpan[] = []): TopicReading {
+  const ws = words(unshouted(text), quiet);
   return { words: ws, occurrences: collect(ws, exclude) };
 }
 

@@ -487,6 +487,40 @@ describe('heuristic titles', () => {
     expect(e.keywords).toEqual(expect.arrayContaining(['夜曲', '左手']));
   });
 
+  it('name what a Chinese talk was about, not how long, how soon or whether it helped (一周, 当场, 没用)', () => {
+    const e = buildHeuristicEpisode([
+      msg('小林', '最近睡眠很差，试过了没用。中医当场开了一周的药，说我肝火旺。', at(0), 480),
+      msg('小林', '客户当场签了合同，试了三个月终于成了。', at(1), 480),
+    ]);
+    for (const noise of ['一周', '当场', '没用', '三个月', '终于']) {
+      expect(e.title).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+    expect(e.keywords).toEqual(expect.arrayContaining(['中医', '睡眠', '合同']));
+  });
+
+  it('name what the person brought to a talk before a companion’s kind words (享受, 休息, "have fun")', () => {
+    const said = (speaker: string, role: StoredMessage['role'], text: string, i: number, offset = 0) => ({
+      ...msg(speaker, text, at(i), offset),
+      role,
+    });
+    const zh = buildHeuristicEpisode([
+      said('小林', 'user', '周四晚上和阿杰约了吃火锅。', 0, 480),
+      said('Nemo', 'assistant', '好好享受！吃完早点回家，路上注意安全。', 1, 480),
+    ]);
+    expect(zh.title.startsWith('小林和Nemo聊到火锅')).toBe(true);
+    const en = buildHeuristicEpisode([
+      said('Sam', 'user', 'Finally booked the flights to Lisbon for my sister and me.', 0),
+      said('Nemo', 'assistant', 'Lovely! Try the pastries there, and the coffee by the river!', 1),
+    ]);
+    for (const kind of ['pastries', 'coffee', 'river']) expect(en.title.split(/[\s,]+/)).not.toContain(kind);
+    // Where only a companion spoke, its words are what the talk was about.
+    const alone = buildHeuristicEpisode([
+      said('Nemo', 'assistant', 'Your pastries class is tomorrow: bring an apron for the pastries.', 0),
+    ]);
+    expect(alone.title).toContain('pastries');
+  });
+
   it('name an allergy, not how close a call it was (过敏 is a word, though 过 is a function word of 吃过; 差点, 小心 say how)', () => {
     const e = buildHeuristicEpisode([
       msg('Lin', '我对花生过敏，昨天差点吃了花生酱，好险。', at(0), 480),
