@@ -856,10 +856,12 @@ export function isPhatic(text: string): boolean {
 
 /**
  * Chinese one-character words that say nothing of what a query looks for: verbs of going, wanting and
- * saying, degree and question words (怎么样 is 怎么 / 样), and units of when (哪天, 几号, 上个月, 周几).
+ * saying, degree and question words (怎么样 is 怎么 / 样), units of when (哪天, 几号, 上个月, 周几), numbers.
  */
 const WEAK_HAN_WORDS: ReadonlySet<string> = new Set([
   ...'去来要想会能可说看做到用走跟回等再才先刚更最真好多少点下上一叫问找带拿放行对没不别请样么啥谁几怎天号周月年日',
+  // numbers said alone (七 | 点, 三 | 个), and how big and whether it moved (小 | 龙虾, 没 | 动)
+  ...'二两三四五六七八九十百千万小大动',
 ]);
 
 /**

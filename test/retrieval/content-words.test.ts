@@ -20,6 +20,10 @@ describe('the words a query looks for', () => {
     expect([...contentTerms('the dentist follow-up')]).toEqual(expect.arrayContaining(['dentist', 'followup']));
     expect(contentTerms('hi! how are you?').size).toBe(0);
     expect(contentTerms('我们去哪儿').size).toBe(0);
+    // A number said alone is no thing (七 | 点, 三 | 个), nor how big (小 | 龙虾) or whether it moved (没 | 动).
+    expect([...contentTerms('明天下午三点还要去银行')]).toEqual(['银行']);
+    expect([...contentTerms('小龙虾三个人吃够吗')]).toEqual(expect.not.arrayContaining(['小', '三']));
+    expect([...contentTerms('PPT还没动')]).toEqual(['ppt']);
   });
 
   it('are the nouns a function character also makes (地铁, 成都, 酒吧, 太太), not the function words it makes (特地, 全都, 来个)', () => {
