@@ -2,7 +2,7 @@ import type { StoredMessage } from '../domain/conversation.js';
 import type { EpisodeDraft } from '../domain/episode.js';
 import { CJK_CHARS, tokenize } from '../text/tokenize.js';
 import { describeSpan, describeSpanZh, joinNames, withArticle } from '../text/describe.js';
-import { properNouns, readTopics, topicsFrom, type Idf, type TextSpan, type TopicReading } from '../text/keywords.js';
+import { properNouns, QUIET_WEIGHT, readTopics, topicsFrom, type Idf, type TextSpan, type TopicReading } from '../text/keywords.js';
 import { messageText } from '../text/message-text.js';
 import { sentences } from '../text/sentences.js';
 import { SECRET_PLACEHOLDERS } from '../privacy/redact.js';
@@ -115,6 +115,15 @@ export interface EpisodeReading {
   topics: TopicReading;
 }
 
+/**
+ * A companion's reply where the person spoke too: its words count for less in the title and the
+ * summary. It is made of what the person said and of kind words ("have fun!", 早点休息), and a talk is
+ * about what the person brought to it.
+ */
+function isQuiet(messages: readonly StoredMessage[], i: number): boolean {
+  return messages[i]!.role === 'assistant' && messages.some((m) => m.role !== 'assistant');
+}
+
 export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading {
   const speakers = [...new Set(messages.map((m) => m.speaker))];
   const texts = messages.map(messageText);
@@ -132,15 +141,12 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
       .replace(WEB_ADDRESS, ' | '),
   );
   const said = saidEach.join('\n');
-  // A companion's replies count for less where the person spoke too.
   const quiet: TextSpan[] = [];
-  if (messages.some((m) => m.role !== 'assistant')) {
-    let from = 0;
-    saidEach.forEach((t, i) => {
-      if (messages[i]!.role === 'assistant') quiet.push({ from, to: from + t.length });
-      from += t.length + 1;
-    });
-  }
+  let from = 0;
+  saidEach.forEach((t, i) => {
+    if (isQuiet(messages, i)) quiet.push({ from, to: from + t.length });
+    from += t.length + 1;
+  });
   // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
   // things shared, the names of those who shared them tell it.
   const cjk = isMostlyCjk(said) || (!/\p{L}/u.test(said) && isMostlyCjk(speakers.join(' ')));
@@ -184,9 +190,10 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
   // The summary quotes the messages that carry most of the episode's keywords.
   const kwTerms = new Set(kw.flatMap((k) => tokenize(k)));
   const ranked = messages
-    .map((m, i) => ({ m, i, score: tokenize(texts[i]!).filter((t) => kwTerms.has(t)).length }))
+    .map((m, i) => ({ m, i, quiet: isQuiet(messages, i) }))
+    .map((x) => ({ ...x, score: tokenize(texts[x.i]!).filter((t) => kwTerms.has(t)).length * (x.quiet ? QUIET_WEIGHT : 1) }))
     .filter((x) => x.score > 0)
-    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .sort((a, b) => b.score - a.score || Number(a.quiet) - Number(b.quiet) || a.i - b.i)
     .slice(0, 2)
     .sort((a, b) => a.i - b.i);
   const keyPoints = ranked.map((x) => keySentence(texts[x.i]!, kwTerms, 160));

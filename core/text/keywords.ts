@@ -1200,11 +1200,8 @@ export interface TextSpan {
   to: number;
 }
 
-/**
- * How much a word said in a quieter part counts: a companion's replies ("have fun!", "早点休息", "有什么安排吗？")
- * are made of what the person said and of kind words, and a talk is about what the person brought to it.
- */
-const QUIET_WEIGHT = 0.5;
+/** How much a word said in a quieter part counts (a companion's replies: core/episodes/heuristic.ts). */
+export const QUIET_WEIGHT = 0.5;
 
 /**
  * `exclude`: terms (or lower-case words) never to return: the speakers' names, say. `quiet`: the parts

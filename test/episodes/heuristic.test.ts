@@ -499,7 +499,7 @@ describe('heuristic titles', () => {
     expect(e.keywords).toEqual(expect.arrayContaining(['中医', '睡眠', '合同']));
   });
 
-  it('name what the person brought to a talk before a companion’s kind words (享受, 休息, "have fun")', () => {
+  it('name and sum up what the person brought to a talk before a companion’s kind words (享受, 休息, "have fun")', () => {
     const said = (speaker: string, role: StoredMessage['role'], text: string, i: number, offset = 0) => ({
       ...msg(speaker, text, at(i), offset),
       role,
@@ -514,6 +514,13 @@ describe('heuristic titles', () => {
       said('Nemo', 'assistant', 'Lovely! Try the pastries there, and the coffee by the river!', 1),
     ]);
     for (const kind of ['pastries', 'coffee', 'river']) expect(en.title.split(/[\s,]+/)).not.toContain(kind);
+    // The summary quotes the person before a companion's reply.
+    const physio = buildHeuristicEpisode([
+      said('Sam', 'user', 'My knee is worse after the run today, might see a physio.', 0),
+      said('Nemo', 'assistant', 'Good idea, do not push through the pain.', 1),
+      said('Sam', 'user', 'Booked Dr. Alvarez for Monday 9am.', 2),
+    ]);
+    expect(physio.summary).not.toContain('Nemo:');
     // Where only a companion spoke, its words are what the talk was about.
     const alone = buildHeuristicEpisode([
       said('Nemo', 'assistant', 'Your pastries class is tomorrow: bring an apron for the pastries.', 0),
