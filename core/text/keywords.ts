@@ -135,6 +135,9 @@ const NUMBER_WORDS: ReadonlySet<string> = new Set(
 const NOT_TOPICS_EN = new Set([
   ...PHATIC_EN,
   ...PHATIC_OTHER,
+  // chat spellings of when, how long and how sure ("jump tmrw", "ya prob", "6 yrs old", "4ever")
+  ...'tmrw tmr tmrrw tmw 2moro 2morrow 2day 2nite tonite b4 rn asap thurs thur tues weds fri sat yr yrs hr hrs mins secs 4ever'.split(' '),
+  ...'prob probs prolly def defo obvs srsly tho thru bc cuz coz abt ngl tbf lmk omw ikr smh fyi wyd hbu jk ily ur'.split(' '),
   // prepositions the stop words leave out ("the bakery near the station" is about the bakery)
   'across',
   'along',

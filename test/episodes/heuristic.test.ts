@@ -248,6 +248,19 @@ describe('heuristic titles', () => {
     expect(hobby.title).toContain('painting');
   });
 
+  it('name no chat spelling of when, how long or how sure ("jump tmrw", "ya prob", "6 yrs old", "4ever")', () => {
+    const e = buildHeuristicEpisode([
+      msg('Jess', 'ugh my car wont start again', at(0)),
+      msg('Tom', 'battery? i can give u a jump tmrw morning', at(1)),
+      msg('Jess', 'ya prob, its like 6 yrs old. ur a lifesaver, friends 4ever', at(2)),
+    ]);
+    for (const noise of ['tmrw', 'prob', 'yrs', '4ever', 'ur']) {
+      expect(e.title.split(/[\s,]+/)).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+    expect(e.keywords).toEqual(expect.arrayContaining(['car', 'jump']));
+  });
+
   it('name a thing, not its possessive: "son" alone, "son\'s accident" in a phrase', () => {
     const e = buildHeuristicEpisode([
       msg('Mel', "My son's bike accident scared me. His bike is wrecked.", at(0)),
