@@ -562,7 +562,7 @@ const ZH_DESCRIBING =
   '完整 放松 简单 重要 方便 清楚 认真 努力 舒服 开心 高兴 难过 顺利 麻烦 一样 容易 困难 正常 奇怪 有趣 无聊 漂亮 可爱 干净 希望 打算 决定 发现 告诉 帮忙 注意 记住 担心 放心 了解 理解 完成 结束 ' +
   '小心 差点 好险 比较 怎样 因为 作为 认为 成为 自己 人们 正好 平时 按时 严重 关键 部分 要不 带点 少吃 多吃 ' +
   '地方 特地 一向 相对 绝对 面对 对方 温和 暖和 柔和 平和 整个 个别 全都 对付 应对 对应 反对 面向 走向 指向 通向 向往 过问 附近 心疼 多说 多听 ' +
-  '当场 当时 马上 立刻 终于 居然 竟然 果然 突然 其实 享受 安排 休息';
+  '当场 当时 马上 立刻 终于 居然 竟然 果然 突然 其实 另外 享受 安排 休息 推荐';
 
 /** Function characters that also make nouns with others: 地铁, 成都, 太空, 酒吧, 哈佛, 过敏, 和平, 对象, 方向, 个人. */
 const ZH_COMPOUNDING_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set('地都太吧哈过和对向个');
@@ -668,7 +668,7 @@ const NOT_TOPICS_ZH = new Set([
  * which way (向上), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天).
  */
 const ZH_NOT_TOPIC =
-  /^(?:.+[到去来了过着完个]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不没最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+个?(?:[月号日点天年周]|星期|礼拜|小时|钟头|分钟)|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早)$/u;
+  /^(?:.+[到去来了过着完个]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不没最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+个?(?:[月号日点天年周]|星期|礼拜|小时|钟头|分钟)|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早|明晚|昨晚|今早|今晨|明晨|早晨|清晨|傍晚|凌晨|深夜|半夜)$/u;
 
 /** Numbers, amounts and ordinals (十五, 三百块一斤, 八级, 两次, 一家, 第二): what was counted is the topic, not the count. */
 const ZH_QUANTITY =
@@ -888,6 +888,8 @@ export function contentTerms(query: string): Set<string> {
     const joined = compound.replace(/-/g, '');
     if (says(joined)) for (const t of tokenize(joined)) out.add(t);
   }
+  // So is the name of a work (《三体》): all of its terms are looked for.
+  for (const [, name] of text.matchAll(WORK_NAME)) for (const t of tokenize(name!)) out.add(t);
   return out;
 }
 
@@ -994,7 +996,11 @@ interface Word {
 const SENTENCE_END = /[.!?。！？\n]/u;
 const PAUSE = /[,;:—–，、；：]/u;
 /** Besides a pause, what stands between two things a phrase must not join: "the doc (link) & #team". */
-const APART = /[()（）[\]【】&#/|]/u;
+const APART = /[()（）[\]【】《》&#/|]/u;
+/** How long a name in 《》 may be: a book's, a film's or a song's, not a passage quoted. */
+const WORK_NAME_MAX = 24;
+/** A name in 《》, in a query. */
+const WORK_NAME = new RegExp(`《([^《》\n]{1,${WORK_NAME_MAX}})》`, 'gu');
 const CAPITAL = /^\p{Lu}/u;
 
 /**
@@ -1023,6 +1029,8 @@ function words(text: string, quiet: readonly TextSpan[]): Word[] {
   /** Where the last word ended, and where a hyphen right after it stands. */
   let end = -1;
   let hyphenAt = -1;
+  /** Where a name in 《》 opened: in the text, and among the words. */
+  let work: { at: number; from: number } | null = null;
   for (const seg of wordSegments(text)) {
     if (!seg.isWordLike) {
       if (seg.segment === '-' && seg.index === end) hyphenAt = end;
@@ -1031,6 +1039,15 @@ function words(text: string, quiet: readonly TextSpan[]): Word[] {
       if (SENTENCE_END.test(seg.segment) && !title) {
         sentence++;
         first = true;
+        work = null;
+      }
+      if (seg.segment === '《') work = { at: seg.index + 1, from: out.length };
+      // 《三体》, 《流浪地球2》: the name of a work is one word, a thing, whatever words it is made of.
+      if (seg.segment === '》' && work && out.length > work.from && seg.index - work.at <= WORK_NAME_MAX) {
+        const name = text.slice(work.at, seg.index).trim();
+        const [head] = out.splice(work.from);
+        out.push({ ...head!, word: name, term: name.toLowerCase() });
+        work = null;
       }
       if (PAUSE.test(seg.segment)) afterPause = apart = true;
       else if (APART.test(seg.segment)) apart = true;

@@ -512,6 +512,20 @@ describe('heuristic titles', () => {
     expect(e.keywords).toEqual(expect.arrayContaining(['中医', '睡眠', '合同']));
   });
 
+  it('name a work by its name in 《》 however it is segmented (《三体》), never a time of day or a linking word (明晚, 另外)', () => {
+    const e = buildHeuristicEpisode([
+      msg('小美', '你上次说的那本《三体》我看完了，明晚还书给你。', at(0), 480),
+      msg('我', '怎么样？另外第三部更绝。', at(1), 480),
+      msg('小美', '太震撼了，《三体》的黑暗森林那段看得我头皮发麻。', at(2), 480),
+    ]);
+    expect(e.title).toContain('三体');
+    expect(e.keywords).toContain('三体');
+    for (const noise of ['明晚', '另外']) {
+      expect(e.title).not.toContain(noise);
+      expect(e.keywords).not.toContain(noise);
+    }
+  });
+
   it('name and sum up what the person brought to a talk before a companion’s kind words (享受, 休息, "have fun")', () => {
     const said = (speaker: string, role: StoredMessage['role'], text: string, i: number, offset = 0) => ({
       ...msg(speaker, text, at(i), offset),

@@ -24,6 +24,8 @@ describe('the words a query looks for', () => {
     expect([...contentTerms('明天下午三点还要去银行')]).toEqual(['银行']);
     expect([...contentTerms('小龙虾三个人吃够吗')]).toEqual(expect.not.arrayContaining(['小', '三']));
     expect([...contentTerms('PPT还没动')]).toEqual(['ppt']);
+    // The name of a work is looked for whole, whatever words it is made of.
+    expect(contentTerms('我上次说的《三体》是谁推荐的').has('三体')).toBe(true);
   });
 
   it('are the nouns a function character also makes (地铁, 成都, 酒吧, 太太), not the function words it makes (特地, 全都, 来个)', () => {
