@@ -79,35 +79,42 @@ export class PreparedStatements {
   }
 
   private async bound<T>(text: string, params: readonly unknown[], send: Send): Promise<Results<T>> {
-    const out: BackendMessage[] = [];
-    try {
-      const statement = this.statements.get(text) ?? (await this.prepare(text, send));
-      // Kept, or kept again, as the most recently used: the first one is the one to let go.
-      this.statements.delete(text);
-      this.statements.set(text, statement);
-      const values = params.map((value, i) => {
-        if (value === null || value === undefined) return null;
-        const serializer = this.db.serializers[statement.types[i]!];
-        return serializer ? serializer(value) : (value as { toString(): string }).toString();
-      });
-      out.push(...statement.columns);
-      out.push(...(await send(serialize.bind({ statement: statement.name, values: values as (string | Uint8Array | null)[] }))));
-      out.push(...(await send(serialize.execute({}))));
-    } finally {
-      await send(serialize.sync());
-    }
-    return parse.parseResults(out, this.db.parsers)[0] as Results<T>;
+    const statement = this.statements.get(text) ?? (await this.prepare(text, send));
+    // Kept, or kept again, as the most recently used: the first one is the one to let go.
+    this.statements.delete(text);
+    this.statements.set(text, statement);
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.db.serializers[statement.types[i]!];
+      return serializer ? serializer(value) : (value as { toString(): string }).toString();
+    });
+    // Bind, execute and sync in one call: PGlite runs a buffer's messages in turn, and after an error
+    // Postgres skips to the sync, so the statement ends either way.
+    const bind = serialize.bind({ statement: statement.name, values: values as (string | Uint8Array | null)[] });
+    const out = await send(joined(bind, serialize.execute({}), serialize.sync()));
+    return parse.parseResults([...statement.columns, ...out], this.db.parsers)[0] as Results<T>;
   }
 
   private async prepare(text: string, send: Send): Promise<Statement> {
-    if (this.statements.size >= KEEP) {
-      const [oldest, { name }] = this.statements.entries().next().value!;
-      this.statements.delete(oldest);
-      await send(serialize.close({ type: 'S', name }));
-    }
     const name = `${this.prefix}${++this.made}`;
-    await send(serialize.parse({ name, text }));
-    const described = await send(serialize.describe({ type: 'S', name }));
+    const parts = [serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()];
+    if (this.statements.size >= KEEP) {
+      const [oldest, { name: closed }] = this.statements.entries().next().value!;
+      this.statements.delete(oldest);
+      parts.unshift(serialize.close({ type: 'S', name: closed }));
+    }
+    const described = await send(joined(...parts));
     return { name, types: parse.parseDescribeStatementResults(described), columns: described.filter((m) => m.name === 'rowDescription') };
   }
+}
+
+/** Protocol messages one after another, to be sent in one call. */
+function joined(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
