@@ -324,6 +324,7 @@ const ZH_TENSE: Tense = {
   future: /要|(?<![聚开约机晚社宴])会(?!议)|将|打算|准备|计划|想|再|明天|下次|有|是|能|可以|约了|约好|订了|定了/,
   // Moved to the day, or an appointment made for it (约了周四, 订了周五的票).
   ahead: (before) => /(?:改到|改成|改在|推到|推迟到|延到|延期到|延后到|挪到|约了|约好了?|约在|订了|订在|定了|定在)$/.test(before),
+  behind: /自从$/,
   habit: /通常|一般|总是|经常|往往|平时|每次/,
   plans: ZH_PLANS,
   awaits: /什么时候|见\s*$/,
@@ -426,6 +427,11 @@ const EN_MODIFIER = /\b(this|last|past|next)\b/i;
 const EN_WEEKEND = /\bweekend\b/i;
 const EN_MONTH_NAME = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 const EN_WEEK_UNIT = /\bweeks?\b/i;
+/**
+ * Days counted from a day the story told, not from the message: "the next day it rained", "a week later
+ * she called" (chrono reads them as tomorrow and next week).
+ */
+const EN_NARRATED = /^(?:(?:the\s+)?(?:next|following)\s+day|.+\s+later)$/i;
 /** How long, not when: chrono reads "for a week" as "in a week" ("she is staying for a week", "for two days"). */
 const EN_DURATION =
   /^for\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+few|a\s+couple(?:\s+of)?|several|another)\s+(?:more\s+)?(?:days?|nights?|weeks?|months?|years?|hours?|minutes?)$/i;
@@ -470,6 +476,8 @@ interface Tense {
    * for Friday", "moved my interview to Monday", 改到周一.
    */
   ahead: (before: string, sentence: string) => boolean;
+  /** …or that it was ("since Monday", 自从周一)… */
+  behind: RegExp;
   /** Words that make the day a habit, not a date: "I usually have yoga on Monday", 我平时周三去游泳. */
   habit: RegExp;
   /**
@@ -491,6 +499,7 @@ const EN_TENSE: Tense = {
   ahead: (before, sentence) =>
     /\bfor\s+$/i.test(before) ||
     (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|delayed)\b/i.test(sentence)),
+  behind: /\bsince\s+$/i,
   habit: /\b(?:usually|always|often|normally|generally|typically|never|days? off)\b/i,
   plans: EN_PLANS,
   awaits: /\bsee you\b/i,
@@ -519,8 +528,9 @@ function byTense(
   if (is(today)) return null;
   const { from, sentence } = sentenceAround(text, at, tense.ends);
   if (tense.habit.test(sentence)) return null;
-  const ahead = tense.ahead(text.slice(Math.max(0, at.index - 8), at.index), sentence);
-  let said = tenseOf(sentence, ahead, tense, false);
+  const before = text.slice(Math.max(0, at.index - 8), at.index);
+  const ahead = tense.ahead(before, sentence);
+  let said = tense.behind.test(before) ? 'past' : tenseOf(sentence, ahead, tense, false);
   // A sentence without a tense of its own that answers a question takes the question's: "When is your
   // interview?" — "Friday at 10.", "How was the weekend?" — "Sunday brunch with Sam". Only then is a
   // plan named without a verb read as one to come.
@@ -606,7 +616,7 @@ function findEnglishMentions(text: string, wall: WallClock, answering: string | 
     const lead = EN_LEADING_JUNK.exec(r.text)?.[0].length ?? 0;
     const phrase = r.text.slice(lead).replace(EN_TRAILING_JUNK, '');
     const index = r.index + lead;
-    if (phrase.length === 0 || EN_DURATION.test(phrase)) continue;
+    if (phrase.length === 0 || EN_DURATION.test(phrase) || EN_NARRATED.test(phrase)) continue;
 
     const week = EN_WEEK_PHRASE.exec(phrase);
     if (week) {

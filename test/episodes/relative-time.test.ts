@@ -342,6 +342,13 @@ describe('findTimeMentions: the time of day said with a day', () => {
     expect(clocks('See you tomorrow. The train leaves at 9.')).toEqual([['tomorrow', '2023-05-09', undefined]]);
   });
 
+  it('leaves days counted from a day the story told alone ("the next day", "a week later"), and reads "since Monday" as the one past', () => {
+    for (const text of ['the next day it rained', 'a week later she called', 'two days later']) {
+      expect(findTimeMentions(text, REF, CST), text).toEqual([]);
+    }
+    expect(resolve('since Monday I have been sick', new Date('2023-05-10T12:00:00+08:00'))).toBe('2023-05-08');
+  });
+
   it('reads "for a week" as how long, not as a day a week away', () => {
     expect(findTimeMentions('she is staying for a week', REF, CST)).toEqual([]);
     expect(findTimeMentions('for two days I have been sick', REF, CST)).toEqual([]);
