@@ -1088,6 +1088,48 @@ function words(text: string, quiet: readonly TextSpan[]): Word[] {
     first = false;
     afterPause = apart = false;
   }
+  return namesWhole(out);
+}
+
+/** How many words a name joined by `namesWhole` may have. */
+const NAME_WORDS = 3;
+/** Words of when that end the names of days after any name ("Mother's Day", "Christmas Eve", "Election Night"). */
+const NAME_ENDINGS: ReadonlySet<string> = new Set(['Day', 'Eve', 'Night', 'Week', 'Weekend']);
+/** A weekday ends a name only after these ("Black Friday"): "see Sam Monday" names Sam. */
+const WEEKDAY_NAMES = /^(?:Black|Cyber|Good|Ash|Easter|Super|Giving|Holy|Palm|Maundy|Shrove|Blue)$/;
+const WEEKDAYS: ReadonlySet<string> = new Set('Monday Tuesday Wednesday Thursday Friday Saturday Sunday'.split(' '));
+
+/**
+ * The names of days, whose last word alone names no topic, and names whose first is "New", as one
+ * word: "Black Friday", "Mother's Day", "Cyber Monday", "New York", "New Year's Eve" — not "Black"
+ * and a weekday, or "York".
+ */
+function namesWhole(ws: Word[]): Word[] {
+  const joins = (a: Word, b: Word) => a.sentence === b.sentence && !b.apart && a.capital && b.capital;
+  const out: Word[] = [];
+  for (let i = 0; i < ws.length; i++) {
+    const w = ws[i]!;
+    let n = 1;
+    if (w.word === 'New') while (n < NAME_WORDS && ws[i + n] && joins(ws[i + n - 1]!, ws[i + n]!)) n++;
+    else if (w.term !== null && w.capital)
+      for (let k = 1; k < NAME_WORDS && ws[i + k] && joins(ws[i + k - 1]!, ws[i + k]!); k++) {
+        const end = ws[i + k]!;
+        if (end.term === null && (NAME_ENDINGS.has(end.word) || (WEEKDAYS.has(end.word) && k === 1 && WEEKDAY_NAMES.test(w.word)))) {
+          n = k + 1;
+          break;
+        }
+      }
+    if (n === 1) {
+      out.push(w);
+      continue;
+    }
+    const name = ws
+      .slice(i, i + n)
+      .map((x) => x.word)
+      .join(' ');
+    out.push({ ...w, word: name, term: name.toLowerCase() });
+    i += n - 1;
+  }
   return out;
 }
 

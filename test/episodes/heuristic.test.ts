@@ -248,6 +248,21 @@ describe('heuristic titles', () => {
     expect(hobby.title).toContain('painting');
   });
 
+  it('name the days named like "Black Friday" or "Mother\'s Day" whole, as "New York", never a name and the weekday after it', () => {
+    const e = buildHeuristicEpisode([
+      msg('Ana', 'Did you get anything on Black Friday?', at(0)),
+      msg('Ben', 'Just a new TV, it was half price on Black Friday.', at(1)),
+    ]);
+    expect(e.title).toBe('Ana and Ben on Black Friday and half price');
+    const trip = buildHeuristicEpisode([
+      msg('Ana', "We are going to New York for New Year's Eve, then to my mum's for Mother's Day.", at(0)),
+      msg('Ben', 'I will see Sam Monday and ask him about New York.', at(1)),
+    ]);
+    expect(trip.keywords).toEqual(expect.arrayContaining(['New York', "New Year's Eve", "Mother's Day"]));
+    expect(trip.keywords).not.toContain('Sam Monday');
+    expect(trip.keywords).not.toContain('York');
+  });
+
   it('name no chat spelling of when, how long or how sure ("jump tmrw", "ya prob", "6 yrs old", "4ever")', () => {
     const e = buildHeuristicEpisode([
       msg('Jess', 'ugh my car wont start again', at(0)),
