@@ -116,12 +116,13 @@ export interface EpisodeReading {
 }
 
 /**
- * A companion's reply where the person spoke too: its words count for less in the title and the
- * summary. It is made of what the person said and of kind words ("have fun!", 早点休息), and a talk is
- * about what the person brought to it.
+ * Which messages are a companion's replies where the person spoke too: their words count for less in
+ * the title and the summary. They are made of what the person said and of kind words ("have fun!",
+ * 早点休息), and a talk is about what the person brought to it.
  */
-function isQuiet(messages: readonly StoredMessage[], i: number): boolean {
-  return messages[i]!.role === 'assistant' && messages.some((m) => m.role !== 'assistant');
+function quietOnes(messages: readonly StoredMessage[]): boolean[] {
+  const personSpoke = messages.some((m) => m.role !== 'assistant');
+  return messages.map((m) => personSpoke && m.role === 'assistant');
 }
 
 export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading {
@@ -141,10 +142,11 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
       .replace(WEB_ADDRESS, ' | '),
   );
   const said = saidEach.join('\n');
+  const quietMessages = quietOnes(messages);
   const quiet: TextSpan[] = [];
   let from = 0;
   saidEach.forEach((t, i) => {
-    if (isQuiet(messages, i)) quiet.push({ from, to: from + t.length });
+    if (quietMessages[i]) quiet.push({ from, to: from + t.length });
     from += t.length + 1;
   });
   // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
@@ -189,8 +191,9 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
 
   // The summary quotes the messages that carry most of the episode's keywords.
   const kwTerms = new Set(kw.flatMap((k) => tokenize(k)));
+  const quiet = quietOnes(messages);
   const ranked = messages
-    .map((m, i) => ({ m, i, quiet: isQuiet(messages, i) }))
+    .map((m, i) => ({ m, i, quiet: quiet[i]! }))
     .map((x) => ({ ...x, score: tokenize(texts[x.i]!).filter((t) => kwTerms.has(t)).length * (x.quiet ? QUIET_WEIGHT : 1) }))
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score || Number(a.quiet) - Number(b.quiet) || a.i - b.i)
