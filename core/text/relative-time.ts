@@ -427,6 +427,7 @@ const EN_MODIFIER = /\b(this|last|past|next)\b/i;
 const EN_WEEKEND = /\bweekend\b/i;
 const EN_MONTH_NAME = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 const EN_WEEK_UNIT = /\bweeks?\b/i;
+const EN_WEEK_BEYOND = /\b(?:the\s+)?(week|weekend)\s+(after\s+next|before\s+last)\b/gi;
 /**
  * Days counted from a day the story told, not from the message: "the next day it rained", "a week later
  * she called" (chrono reads them as tomorrow and next week).
@@ -704,6 +705,11 @@ function findEnglishMentions(text: string, wall: WallClock, answering: string | 
     } else {
       out.push(yearMention(phrase, index, start.y));
     }
+  }
+  // "the week after next", "the weekend before last": chrono reads the week after, or a Saturday.
+  for (const m of text.matchAll(EN_WEEK_BEYOND)) {
+    const monday = mondayOf(today, /after/i.test(m[2]!) ? 2 : -2);
+    out.push(/end$/i.test(m[1]!) ? weekendMention(m[0], m.index, monday) : weekMention(m[0], m.index, monday));
   }
   // "on the 5th", which chrono leaves alone: the 5th just past or to come, as the sentence's tense says.
   for (const m of text.matchAll(EN_DAY_OF_MONTH)) {

@@ -32,6 +32,10 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     ['last month', '2023-04'],
     ['last year', '2022'],
     ['a year ago', '2022'],
+    ['the week after next', '2023-05-22..2023-05-28'],
+    ['the week before last', '2023-04-24..2023-04-30'],
+    ['the weekend before last', '2023-04-29..2023-04-30'],
+    ['the weekend after next', '2023-05-27..2023-05-28'],
   ])('%s → %s', (text, expected) => {
     expect(resolve(text)).toBe(expected);
   });
