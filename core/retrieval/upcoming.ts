@@ -15,6 +15,7 @@ import {
 } from '../text/relative-time.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { CHAR_WORDS_PER_CHAR } from './char-words.js';
+import { clockTimes } from '../text/clock-time.js';
 import { tokenize } from '../text/tokenize.js';
 
 /**
@@ -45,6 +46,8 @@ export interface Upcoming {
    * common ("the meeting got cancelled") does not make it the same plan.
    */
   later?: { message: StoredMessage; text: string };
+  /** `later` moved it to another time of its day ("moved the meeting to 3pm"): still a plan, at `clock`. */
+  retimed?: true;
   /**
    * The turn it answers (its last sentence), when the sentence that names the day says nothing else:
    * "Until the 28th." to "How long is she staying?", "Friday at 10." to "When is your interview?".
@@ -207,10 +210,10 @@ export async function upcomingMentions(
       if (same.clock === undefined && u.clock !== undefined) Object.assign(same, { clock: u.clock, goneBy: same.goneBy || u.goneBy });
     } else if (plan.get(u) || that.length === 0) shown.push(u);
   }
-  const changed = await withChanges(ctx, ownerId, now, shown, messages);
-  // A plan gone by that was called off or moved is not one; one talked about since its day came, the
-  // companion has heard of.
-  const goneBy = o.back ? changed.filter((u) => gone(u) && !u.later) : [];
+  const changed = await withChanges(ctx, ownerId, now, today, shown, messages);
+  // A plan gone by that was called off or moved is not one, unless moved to another time of its day;
+  // one talked about since its day came, the companion has heard of.
+  const goneBy = o.back ? changed.filter((u) => gone(u) && (!u.later || u.retimed)) : [];
   const unheard = await notTalkedAboutSince(ctx, ownerId, now, utcOffsetMin, goneBy, planThings, messages);
   return [...unheard, ...changed.filter((u) => !gone(u)).sort(byTime)];
 }
@@ -345,6 +348,7 @@ async function withChanges(
   ctx: EngineContext,
   ownerId: string,
   now: Date,
+  today: string,
   plans: Upcoming[],
   known: readonly StoredMessage[],
 ): Promise<Upcoming[]> {
@@ -352,7 +356,7 @@ async function withChanges(
   const recent = plans.filter((u) => u.message.sentAt.getTime() >= now.getTime() - SPOKEN_AHEAD_MS);
   if (recent.length === 0) return plans;
   const since = new Date(Math.min(...recent.map((u) => u.message.sentAt.getTime())));
-  changedTerms ??= [...new Set(tokenize('cancelled postponed rescheduled 取消 推迟 延期 改期 改到 延后'))];
+  changedTerms ??= [...new Set(tokenize('cancelled postponed rescheduled moved 取消 推迟 延期 改期 改到 延后'))];
   const { hits } = await ctx.store.read.bm25.search(ownerId, changedTerms, {
     limit: EPISODES,
     filters: { since, until: now },
@@ -375,11 +379,25 @@ async function withChanges(
       changes.find((c) => c.sentAt > u.message.sentAt && c.id !== u.message.id && [...thingsOf(c)].some((t) => named.has(t)));
     if (!later) return u;
     const change = CALLED_OFF.exec(later.text)?.index ?? MOVED.exec(later.text)?.index ?? 0;
+    const mentions = findTimeMentions(later.text, later.sentAt, later.utcOffsetMin);
     return {
       ...u,
-      later: { message: later, text: quoteAt(later.text, findTimeMentions(later.text, later.sentAt, later.utcOffsetMin), change) },
+      ...movedTo(u, later, mentions, now, today),
+      later: { message: later, text: quoteAt(later.text, mentions, change) },
     };
   });
+}
+
+/**
+ * A plan of a day to come, or of today, moved to another time of that day ("Helix moved the meeting
+ * to 3pm"): at that time, and gone by an hour after it.
+ */
+function movedTo(u: Upcoming, later: StoredMessage, mentions: readonly TimeMention[], now: Date, today: string): Partial<Upcoming> {
+  if (u.day < today || callsOff(later.text) || !MOVED.test(later.text) || mentions.some((m) => m.granularity === 'day')) return {};
+  const [clock, ...more] = clockTimes(later.text);
+  if (!clock || more.length) return {};
+  const time = instantOf(u.day, clock.minutes, later.utcOffsetMin);
+  return { clock: clock.minutes, goneBy: time.getTime() + OVER_MS <= now.getTime(), retimed: true };
 }
 
 type PlanSaid = { text: string; answers?: { text: string } | undefined };

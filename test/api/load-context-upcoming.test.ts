@@ -539,6 +539,32 @@ describe('loadContext: a plan of today at a time of day', () => {
   });
 });
 
+describe('loadContext: a plan moved to another time of its day', () => {
+  const ownerId = newOwner('retimed');
+  const engine = lenaSaid(ownerId, {
+    // Monday, 23 November 2026, in UTC+01:00; on Thursday the times move, without naming the day.
+    monday: [
+      ['My meeting with the Helix board is on Friday at 10am.', '2026-11-23T19:00:00+01:00'],
+      ['周五上午九点还要去银行。', '2026-11-23T19:02:00+01:00'],
+    ],
+    thursday: [['Helix moved the board meeting to 3pm, ugh.', '2026-11-26T18:00:00+01:00']],
+    周四: [['银行改到下午四点了。', '2026-11-26T18:05:00+01:00']],
+  });
+  const at = (now: string) => engine().call('loadContext', { ownerId, now });
+
+  it('is coming up at its new time, with what moved it, and gone by an hour after that', async () => {
+    const noon = await at('2026-11-27T12:00:00+01:00');
+    expect(noon.sections.upcoming.map((u) => [u.at, u.later?.text])).toEqual([
+      ['15:00', 'Helix moved the board meeting to 3pm, ugh.'],
+      ['16:00', '银行改到下午四点了。'],
+    ]);
+    expect(noon.sections.goneBy).toEqual([]);
+    const evening = await at('2026-11-27T16:30:00+01:00');
+    expect(evening.sections.goneBy.map((u) => u.at)).toEqual(['15:00']);
+    expect(evening.sections.upcoming.map((u) => u.at)).toEqual(['16:00']);
+  });
+});
+
 describe('loadContext: a message of a day gone by and one to come, in Chinese', () => {
   const ownerId = newOwner('gone-by-zh');
   const engine = lenaSaid(ownerId, {
