@@ -73,8 +73,8 @@ export function clockTimes(text: string): ClockTime[] {
     else {
       const h = numberOf(g.h!);
       const m = g.half ? 30 : g.quarter ? 15 : g.quarters ? 45 : g.m !== undefined ? numberOf(g.m) : 0;
-      // 一点 alone is also "a little" (好一点, 快一点): an hour only with a part of the day or its minutes.
-      const plain = g.part === undefined && g.h === '一' && !g.half && !g.quarter && !g.quarters && g.m === undefined;
+      // 一点 alone is also "a little" (好一点, 晚一点到): an hour only with a part of the day or its minutes.
+      const plain = (g.part === undefined || g.part === '晚') && g.h === '一' && !g.half && !g.quarter && !g.quarters && g.m === undefined;
       if (h !== null && m !== null && !plain) {
         const part = g.part;
         const hour =

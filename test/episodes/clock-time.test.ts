@@ -28,7 +28,16 @@ describe('clockTimes', () => {
   });
 
   it('reads no time out of prices, scores, counts, ages or "a little"', () => {
-    for (const text of ['I paid $10.99 on Friday', 'won 3:2 on Saturday', 'at 3 people', 'we met at 25', 'at 5 km', '好一点了', '快一点']) {
+    for (const text of [
+      'I paid $10.99 on Friday',
+      'won 3:2 on Saturday',
+      'at 3 people',
+      'we met at 25',
+      'at 5 km',
+      '好一点了',
+      '快一点',
+      '我明天晚一点到',
+    ]) {
       expect(read(text), text).toEqual([]);
     }
   });
