@@ -174,15 +174,16 @@ export const LoadContextOutput = z.object({
     /**
      * "Coming up": what the person said in the last weeks of a day in the coming week (`day`, YYYY-MM-DD,
      * the first such day from today on; `until`, the last of the days it names when they are several:
-     * "next week"), soonest first; `later`, the latest message said since that may call it off or
-     * move it ("Helix moved my interview to Monday"); `answers`, the turn it answers when it says
-     * little without it ("How long is she staying?" for "Until the 28th.").
+     * "next week"), soonest first; `at`, the time of day said with it (HH:MM); `later`, the latest
+     * message said since that may call it off or move it ("Helix moved my interview to Monday");
+     * `answers`, the turn it answers when it says little without it ("How long is she staying?" for
+     * "Until the 28th.").
      */
     upcoming: z.array(ContextPlan),
     /**
-     * "Gone by, not talked about since": plans of the last three days, said before their day, that
-     * nothing called off and nobody but a companion spoke of once it came — what a companion may ask
-     * after ("How did the interview go?"); latest day last.
+     * "Gone by, not talked about since": plans of the last three days, and of today an hour past their
+     * time, said before it, that nothing called off and nobody but a companion spoke of once it came —
+     * what a companion may ask after ("How did the interview go?"); latest day last.
      */
     goneBy: z.array(ContextPlan),
   }),
