@@ -113,6 +113,8 @@ export interface EpisodeReading {
   body: string;
   cjk: boolean;
   topics: TopicReading;
+  /** Which messages are a companion's replies where the person spoke too (quietOnes). */
+  quiet: boolean[];
 }
 
 /**
@@ -129,14 +131,14 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   const speakers = [...new Set(messages.map((m) => m.speaker))];
   const texts = messages.map(messageText);
   // A secret's placeholder ("[secret: password]") names no topic and no one: the episode is not about it.
-  const body = texts.join('\n').replace(SECRET_PLACEHOLDERS, ' ');
+  const unsecret = texts.map((t) => t.replace(SECRET_PLACEHOLDERS, ' '));
+  const body = unsecret.join('\n');
   const speakerTerms = new Set(speakers.flatMap((s) => tokenize(s)));
   // Topics come from what was said and shown, not from how an attachment is told ("[shares a photo: …]").
   // A file's name says its words, not its extension or separators: "route_map.jpg" is about a route map.
   // A web address says none (the doc at example.com/plan is not about example.com).
-  const saidEach = texts.map((t) =>
+  const saidEach = unsecret.map((t) =>
     t
-      .replace(SECRET_PLACEHOLDERS, ' ')
       .replace(/\[shares (?:a photo|a file|an? [\p{L}]+)(?:: )?/gu, '[')
       .replace(FILE_NAME, (_, stem: string) => stem.replace(/[_.-]+/g, ' '))
       .replace(WEB_ADDRESS, ' | '),
@@ -152,7 +154,7 @@ export function readEpisode(messages: readonly StoredMessage[]): EpisodeReading 
   // Its language too: "[shares a photo]" under 山顶风好大 is no English; where nothing was said but
   // things shared, the names of those who shared them tell it.
   const cjk = isMostlyCjk(said) || (!/\p{L}/u.test(said) && isMostlyCjk(speakers.join(' ')));
-  return { messages, speakers, texts, body, cjk, topics: readTopics(said, speakerTerms, quiet) };
+  return { messages, speakers, texts, body, cjk, topics: readTopics(said, speakerTerms, quiet), quiet: quietMessages };
 }
 
 /** The terms whose rarity `episodeFrom` looks up for this reading (a store reads them all at once). */
@@ -174,7 +176,11 @@ export function buildHeuristicEpisode(messages: readonly StoredMessage[], o: Heu
  * `topic`: what the conversation is titled, where its title says what it is about (a ChatGPT or Claude
  * conversation's); the title leads with it and adds the episode's own best phrase.
  */
-export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: EpisodeReading, idf?: Idf, topic?: string): EpisodeDraft {
+export function episodeFrom(
+  { messages, speakers, texts, body, cjk, topics, quiet }: EpisodeReading,
+  idf?: Idf,
+  topic?: string,
+): EpisodeDraft {
   const first = messages[0]!;
   const last = messages.at(-1)!;
   const offset = first.utcOffsetMin;
@@ -191,7 +197,6 @@ export function episodeFrom({ messages, speakers, texts, body, cjk, topics }: Ep
 
   // The summary quotes the messages that carry most of the episode's keywords.
   const kwTerms = new Set(kw.flatMap((k) => tokenize(k)));
-  const quiet = quietOnes(messages);
   const ranked = messages
     .map((m, i) => ({ m, i, quiet: quiet[i]! }))
     .map((x) => ({ ...x, score: tokenize(texts[x.i]!).filter((t) => kwTerms.has(t)).length * (x.quiet ? QUIET_WEIGHT : 1) }))

@@ -87,6 +87,8 @@ const DAY_MINUTES = 24 * 60;
 /** The moment a day (YYYY-MM-DD) reaches `clock` minutes after its midnight, on a clock at `utcOffsetMin`. */
 const instantOf = (day: string, clock: number, utcOffsetMin: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + (clock - utcOffsetMin) * 60_000);
+/** Whether a plan at `time` is over by `now` (OVER_MS after it). */
+const overBy = (time: Date, now: Date) => time.getTime() + OVER_MS <= now.getTime();
 
 /**
  * What the person said of the days ahead (`o.days`, today included), in the SPOKEN_AHEAD_MS before
@@ -163,7 +165,7 @@ export async function upcomingMentions(
         if (x.clock === undefined) return [{ ...days, mention: x, goneBy: days.day < today }];
         // At a time of day on the speaker's clock: a plan only when said before it.
         const time = instantOf(x.start, x.clock, m.utcOffsetMin);
-        return m.sentAt < time ? [{ ...days, clock: x.clock, mention: x, goneBy: time.getTime() + OVER_MS <= now.getTime() }] : [];
+        return m.sentAt < time ? [{ ...days, clock: x.clock, mention: x, goneBy: overBy(time, now) }] : [];
       })
       .sort(byDay);
     // Its first day to come, and its first gone by: "the dentist on Thursday, mum comes on Sunday" is
@@ -397,7 +399,7 @@ function movedTo(u: Upcoming, later: StoredMessage, mentions: readonly TimeMenti
   const [clock, ...more] = clockTimes(later.text);
   if (!clock || more.length) return {};
   const time = instantOf(u.day, clock.minutes, later.utcOffsetMin);
-  return { clock: clock.minutes, goneBy: time.getTime() + OVER_MS <= now.getTime(), retimed: true };
+  return { clock: clock.minutes, goneBy: overBy(time, now), retimed: true };
 }
 
 type PlanSaid = { text: string; answers?: { text: string } | undefined };
