@@ -13,7 +13,7 @@ import { answering, findTimeMentions, timeReference, withTimeNotes } from '../te
  * whenever they change, so the episodes older rules told, and nobody edited since, are told again
  * from their messages (core/episodes/retell.ts). Their boundaries stay.
  */
-export const HEURISTIC_GENERATION = 10;
+export const HEURISTIC_GENERATION = 11;
 export const HEURISTIC_VERSION = `heuristic-${HEURISTIC_GENERATION}`;
 
 const LETTER = /\p{L}/gu;
@@ -45,14 +45,22 @@ function firstSentence(text: string, max: number): string {
  * message often opens with a greeting or a reaction ("Aw, that's sweet, Mel!") and says its news after.
  */
 function keySentence(text: string, keywords: ReadonlySet<string>, max: number): string {
-  let best = text;
+  const all = sentences(text);
+  let best = 0;
   let most = -1;
-  for (const s of sentences(text)) {
+  for (const [i, s] of all.entries()) {
     const n = tokenize(s).filter((t) => keywords.has(t)).length;
-    if (n > most) [best, most] = [s, n];
+    if (n > most) [best, most] = [i, n];
   }
-  return clipped(best, max);
+  const key = all[best] ?? text;
+  // "He is buying a dishwasher rack" says who only with the sentence before it: quoted with it where both fit.
+  const prev = best > 0 && REFERS_BACK.test(key) ? all[best - 1]!.trim() : null;
+  const before = prev === null ? null : `${prev}${/[。！？]$/u.test(prev) ? '' : ' '}${key.trim()}`;
+  return clipped(before && before.length <= max ? before : key, max);
 }
+
+/** A sentence that opens with a pronoun of someone or something named before it. */
+const REFERS_BACK = /^\s*(?:(?:he|she|they|it|this|that|these|those|his|her|their|its)\b|他|她|它|这|那)/iu;
 
 /** "a", "a and b", "a, b and c" — or with 和 and 、 in Chinese. */
 function joinList(items: readonly string[], cjk: boolean): string {

@@ -440,6 +440,29 @@ describe('loadContext: two plans of one day said in one talk', () => {
   });
 });
 
+describe('loadContext: a move beside another plan of its day', () => {
+  const ownerId = newOwner('upcoming-move');
+  const engine = lenaSaid(ownerId, {
+    // Monday, 16 November 2026: a flat from 1 December, said two weeks ahead.
+    flat: [['My landlord finally replied, the new flat on Elm Road is ours from December 1st!', '2026-11-16T08:10:00+01:00']],
+    test: [['Spanish test next Tuesday, I should really study the subjunctive.', '2026-11-25T20:00:00+01:00']],
+    周三: [
+      ['下周三上午要考驾照。', '2026-11-26T20:00:00+01:00'],
+      ['下周三下午交房，终于可以搬进新家了。', '2026-11-26T20:02:00+01:00'],
+    ],
+  });
+
+  it('shows both: a move, a new home or its keys are plans, not only a day named', async () => {
+    const { items } = await engine().call('listUpcoming', { ownerId, now: new Date('2026-11-28T09:00:00+01:00'), utcOffsetMin: 60 });
+    expect(items.map((u) => [u.day, u.text])).toEqual([
+      ['2026-12-01', 'Spanish test next Tuesday (2026-12-01), I should really study the subjunctive.'],
+      ['2026-12-01', 'My landlord finally replied, the new flat on Elm Road is ours from December 1st!'],
+      ['2026-12-02', '下周三（2026-12-02）下午交房，终于可以搬进新家了。'],
+      ['2026-12-02', '下周三（2026-12-02）上午要考驾照。'],
+    ]);
+  });
+});
+
 describe('loadContext: plans gone by, not talked about since', () => {
   const ownerId = newOwner('gone-by');
   const engine = lenaSaid(ownerId, {

@@ -91,6 +91,22 @@ describe('heuristic episodes', () => {
     expect(zh.summary).not.toContain('太好了');
   });
 
+  it('sum up a sentence that opens with a pronoun ("He is…", 她…) with the sentence before it, which says who', () => {
+    const en = buildHeuristicEpisode([
+      msg('Priya', '10k training: did 8k this morning.', '2026-11-21T11:00:00Z'),
+      msg(
+        'Priya',
+        'Jordan and I talked it out last night, we are good now. He is buying a dishwasher rack for the kitchen.',
+        '2026-11-21T11:01:00Z',
+      ),
+    ]);
+    expect(en.summary).toContain('Jordan and I talked it out last night, we are good now. He is buying a dishwasher rack');
+    const zh = buildHeuristicEpisode([
+      msg('小林', '我表姐下个月结婚。她让我去当伴娘，还要准备伴娘服和礼金。', '2026-11-21T03:00:00Z', 480),
+    ]);
+    expect(zh.summary).toContain('我表姐下个月结婚。她让我去当伴娘');
+  });
+
   it('sum up whole sentences: the period of a title or an abbreviation ends none ("Dr. Alvarez", "e.g. celadon")', () => {
     const booked = buildHeuristicEpisode([
       msg('Sam', "I finally booked the dentist for my broken molar, it's next Thursday at 3pm with Dr. Alvarez.", '2026-11-20T11:00:00Z'),
@@ -246,6 +262,18 @@ describe('heuristic titles', () => {
     // After a plain "is" with a thing as its subject, an -ing word names a thing.
     const hobby = buildHeuristicEpisode([msg('Sam', 'My hobby is painting. I love painting landscapes in Saxony.', at(3))]);
     expect(hobby.title).toContain('painting');
+  });
+
+  it('title no talk by the past of an irregular verb or how often: "Mango threw up twice" is about Mango', () => {
+    const e = buildHeuristicEpisode([
+      msg('Priya', 'Mango threw up twice again this morning, so the vet sees her on Wednesday.', at(4)),
+      msg('Priya', 'Jordan broke a glass and Mango fled under the bed.', at(5)),
+    ]);
+    expect(e.title).toContain('Mango');
+    for (const word of ['threw', 'twice', 'broke', 'fled']) {
+      expect(e.title).not.toContain(word);
+      expect(e.keywords).not.toContain(word);
+    }
   });
 
   it('name the days named like "Black Friday" or "Mother\'s Day" whole, as "New York", never a name and the weekday after it', () => {
