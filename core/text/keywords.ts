@@ -666,6 +666,8 @@ const ZH_TOPICS_OF_FUNCTION_CHARACTERS: ReadonlySet<string> = new Set(
 const NOT_TOPICS_ZH = new Set([
   ...PHATIC_ZH,
   ...ZH_DESCRIBING.split(' '),
+  // 松了一口气 ("relieved") segments as 了一 | 口气
+  '口气',
   // units said without their number ("五公里" segments as 五 | 公里)
   '公里',
   '千米',
@@ -758,14 +760,14 @@ const NOT_TOPICS_ZH = new Set([
  * which way (向上), adverb-led words (真好, 太累, 不要, 最好), times (周三, 下个月, 五号, 每天).
  */
 const ZH_NOT_TOPIC =
-  /^(?:.+[到去来了过着完个]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不没最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+个?(?:[月号日点天年周]|星期|礼拜|小时|钟头|分钟)|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早|明晚|昨晚|今早|今晨|明晨|早晨|清晨|傍晚|凌晨|深夜|半夜)$/u;
+  /^(?:.+[到去来了过着完个一]|过[多分远短早晚亮凉度量于后头足气]|向[上下前后左右]|[真太很挺超好就都也还再又不没最到].+|(?:上|下|这|本|每)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:上|下|这|本)个?月|[一二三四五六七八九十两几半\d]+个?(?:[月号日点天年周]|星期|礼拜|小时|钟头|分钟)|每个?[天日年月周次晚早]|早上|上午|中午|下午|晚上|今晚|明早|明晚|昨晚|今早|今晨|明晨|早晨|清晨|傍晚|凌晨|深夜|半夜)$/u;
 
 /** Numbers, amounts and ordinals (十五, 三百块一斤, 八级, 两次, 一家, 第二): what was counted is the topic, not the count. */
 const ZH_QUANTITY =
   /^(?:第?[零〇一二两几三四五六七八九十百千万亿\d]+[个块元毛斤公里克次岁级倍名层楼分秒片粒杯瓶碗张本件只条位套份趟遍顿对家]*)+$/u;
 
 /** A count of things (两辆车, 三张票, 一双鞋): the things are the topic, said alone where they are one. */
-const ZH_COUNTED = /^[零〇一二两几三四五六七八九十百千万亿\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘段]/u;
+const ZH_COUNTED = /^[零〇一二两几三四五六七八九十百千万亿整满\d]+[个张本件只条位套份辆台部双把盒箱袋包支头匹棵朵间座场首篇封颗架艘段]/u;
 
 /** English words in -ed are past verbs, except these nouns and adjectives. */
 const ED_NOUNS = new Set([
@@ -793,6 +795,9 @@ const ED_NOUNS = new Set([
 ]);
 
 const ORDINAL = /^\d{1,2}(?:st|nd|rd|th)$/i;
+
+/** Two capitals name a thing ("HR", "AI", "LA", "TV"), though other words of two letters are fragments; not a time of day (AM, PM). */
+const isAcronym = (word: string) => /^\p{Lu}{2}$/u.test(word) && word !== 'AM' && word !== 'PM';
 
 /** Whether a word (surface form) may name a topic at all. */
 export function mayBeTopic(word: string): boolean {
@@ -968,7 +973,7 @@ export function contentTerms(query: string): Set<string> {
   const out = new Set<string>();
   const text = query.normalize('NFKC');
   const says = (w: string) =>
-    /^\p{Script=Han}$/u.test(w) ? !WEAK_HAN_WORDS.has(w) : mayBeTopic(w) || /^\p{Lu}{2}$/u.test(w) || /\d{3}/.test(w) || ORDINAL.test(w);
+    /^\p{Script=Han}$/u.test(w) ? !WEAK_HAN_WORDS.has(w) : mayBeTopic(w) || isAcronym(w) || /\d{3}/.test(w) || ORDINAL.test(w);
   for (const s of wordSegments(text)) {
     if (s.isWordLike && says(s.segment)) for (const t of tokenize(s.segment)) out.add(t);
   }
@@ -1097,14 +1102,14 @@ const CAPITAL = /^\p{Lu}/u;
  * The index term of a word that may name a topic, else null. Remembered: every episode an import
  * builds reads its words through here, and they repeat.
  */
-const topicTerm = boundedMemo(50_000, (word) => (mayBeTopic(word) ? (tokenize(word)[0] ?? null) : null));
+const topicTerm = boundedMemo(50_000, (word) => (mayBeTopic(word) || isAcronym(word) ? (tokenize(word)[0] ?? null) : null));
 
 /**
  * Characters that end a Chinese noun the segmenter reads apart from it (身份 | 证, 电影 | 票, 手机 | 号):
  * a word and such a character right after it are one word in a title.
  */
 const ZH_NOUN_ENDINGS: ReadonlySet<string> = new Set([
-  ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺庙宫塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜肉茶酒汤粉药科',
+  ...'证票卡费馆店站场院室厅楼单表机器车船号家区街路桥门园湖山岛寺庙宫塔节课班队团局所厂房屋床包笔杯瓶服鞋帽衣裤照片图画书报信餐饭菜肉茶酒汤粉酱药科日',
 ]);
 const HAN_WORD = /^\p{Script=Han}{2,}$/u;
 const LATIN_WORD = /^[\p{Script=Latin}-]+$/u;
@@ -1306,7 +1311,7 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
       verbAfterName(w, ws[i - 1], ws[i + 1])
     )
       o.verbish++;
-    if (!w.first || /\p{Script=Han}/u.test(w.word)) o.inside++;
+    if (!w.first || /\p{Script=Han}/u.test(w.word) || isAcronym(w.word)) o.inside++;
     // A capital that opens a sentence says nothing of how the word is written ("Mochi strikes again"
     // beside "my cat Mochi"); every word kept here is also met inside a sentence, so its form is known.
     if (!(w.first && /^\p{Lu}\p{Ll}+$/u.test(w.word))) o.surface.set(w.word, (o.surface.get(w.word) ?? 0) + 1);

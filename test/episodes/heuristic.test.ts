@@ -569,6 +569,19 @@ describe('heuristic titles', () => {
     }
   });
 
+  it('name a Chinese thing whole (辣椒酱, 纪念日) and an acronym (HR), never a count or a verb before one (一整箱, 买一床, 松了一口气)', () => {
+    const e = buildHeuristicEpisode([
+      msg('小雨', 'HR说我不在名单里，松了一口气！', at(0), 480),
+      msg('小雨', '我妈带了一整箱腊肉和自己做的辣椒酱，还要买一床新被子。', at(1), 480),
+      msg('小雨', '跟女朋友吵架了，因为我忘了我们的纪念日。', at(2), 480),
+    ]);
+    for (const thing of ['HR', '辣椒酱', '纪念日']) expect(e.keywords).toContain(thing);
+    for (const noise of ['口气', '整箱', '买一床', '买一', '辣椒', '纪念']) {
+      expect(e.title).not.toMatch(new RegExp(`(^|[到、和])${noise}([、和]|$)`));
+      expect(e.keywords).not.toContain(noise);
+    }
+  });
+
   it('name and sum up what the person brought to a talk before a companion’s kind words (享受, 休息, "have fun")', () => {
     const said = (speaker: string, role: StoredMessage['role'], text: string, i: number, offset = 0) => ({
       ...msg(speaker, text, at(i), offset),
