@@ -181,9 +181,10 @@ export const LoadContextOutput = z.object({
      */
     upcoming: z.array(ContextPlan),
     /**
-     * "Gone by, not talked about since": plans of the last three days, and of today an hour past their
+     * "Gone by, not talked about since": plans of the last three days — or of all the days since the
+     * person last talked, up to a month, when that was longer ago — and of today an hour past their
      * time, said before it, that nothing called off and nobody but a companion spoke of once it came —
-     * what a companion may ask after ("How did the interview go?"); latest day last.
+     * what a companion may ask after ("How did the interview go?"); the latest day first.
      */
     goneBy: z.array(ContextPlan),
   }),

@@ -46,7 +46,7 @@ export const ListUpcomingInput = z.object({
    * Also the plans of this many days before today, said before their day and neither called off nor
    * talked about since it came (at most 3, first): what a companion may ask after.
    */
-  daysBack: z.number().int().min(0).max(7).default(0),
+  daysBack: z.number().int().min(0).max(31).default(0),
   limit: z.number().int().min(1).max(50).default(6),
 });
 /** A day ahead the person spoke of (or days), in the message that said it. */

@@ -463,6 +463,37 @@ describe('loadContext: a move beside another plan of its day', () => {
   });
 });
 
+describe('loadContext: plans that came while the person was away', () => {
+  const talks = {
+    // Thursday 19 November and Thursday 3 December 2026, in UTC+01:00; nothing more until the 20th.
+    wedding: [["My brother Ravi's wedding is in Lisbon on December 12th, I still need a sari.", '2026-11-19T22:00:00+01:00']],
+    dentist: [['Dentist on Monday at 9, ugh.', '2026-12-03T19:00:00+01:00']],
+    done: [['Finally bought the sari!', '2026-12-05T12:00:00+01:00']],
+  } as const;
+  const away = newOwner('away');
+  const awayEngine = lenaSaid(away, talks);
+  const back = newOwner('back-since');
+  // The same, and a talk of something else two days before: the last days are those it asks about.
+  const backEngine = lenaSaid(back, { ...talks, shoes: [['Got new running shoes today.', '2026-12-18T18:00:00+01:00']] });
+
+  it('asks after the plans of the days since the person last talked, however many', async () => {
+    const out = await awayEngine().call('loadContext', { ownerId: away, now: '2026-12-20T10:00:00+01:00' });
+    // The latest first.
+    expect(out.sections.goneBy.map((u) => [u.day, u.text])).toEqual([
+      ['2026-12-12', "My brother Ravi's wedding is in Lisbon on December 12th, I still need a sari."],
+      ['2026-12-07', 'Dentist on Monday at 9, ugh.'],
+    ]);
+    expect(out.markdown).toContain(
+      '- Monday, 7 December 2026 (13 days ago, 09:00) — Lena, Thursday, 3 December 2026, 19:00: “Dentist on Monday at 9 (2026-12-07), ugh.”',
+    );
+  });
+
+  it('asks after the last three days only when the person talked since', async () => {
+    const out = await backEngine().call('loadContext', { ownerId: back, now: '2026-12-20T10:00:00+01:00' });
+    expect(out.sections.goneBy).toEqual([]);
+  });
+});
+
 describe('loadContext: plans gone by, not talked about since', () => {
   const ownerId = newOwner('gone-by');
   const engine = lenaSaid(ownerId, {

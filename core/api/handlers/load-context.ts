@@ -5,7 +5,7 @@ import type { EpisodeHeader } from '../../store/episodes.js';
 import { packEvidence, shortTitle } from '../../retrieval/pack.js';
 import { namesOnlyPeriods, readPeriod, timeAnchors, type ReadPeriod } from '../../retrieval/query-time.js';
 import { speaksOf, thingsOfPlan } from '../../retrieval/upcoming.js';
-import { describeDay, describeSpan, formatOffset } from '../../text/describe.js';
+import { describeDay, describeSpan, formatOffset, localDate } from '../../text/describe.js';
 import { isPhatic } from '../../text/keywords.js';
 import { tokenize } from '../../text/tokenize.js';
 import { estimateTokens, factText } from '../../text/fact-text.js';
@@ -69,9 +69,28 @@ const RECENT_SHARE = 1 / 6;
 const UPCOMING_DAYS = 7;
 const UPCOMING = 6;
 const UPCOMING_SHARE = 1 / 8;
-/** "Gone by, not talked about since": plans of the last GONE_BY_DAYS days (listUpcoming's `daysBack`), at most GONE_BY_SHARE. */
+/**
+ * "Gone by, not talked about since": plans of the last GONE_BY_DAYS days (listUpcoming's `daysBack`), or
+ * of the days since the person last talked when that was longer ago (at most GONE_BY_MAX_DAYS): what
+ * came while they were away is what a companion asks after first. At most GONE_BY_SHARE of the budget.
+ */
 const GONE_BY_DAYS = 3;
+const GONE_BY_MAX_DAYS = 31;
+/** What was said in the last hour is the conversation opening now, not the one before it. */
+const OPENING_MS = 3_600_000;
 const GONE_BY_SHARE = 1 / 12;
+
+/** How many days back plans gone by are looked for: since the person last talked before this conversation, within bounds. */
+function daysAway(now: Date, offset: number, recent: readonly EpisodeHeader[], unbuilt: readonly StoredMessage[]): number {
+  const before = now.getTime() - OPENING_MS;
+  const last = Math.max(
+    ...recent.map((e) => e.temporal.end.getTime()).filter((t) => t <= before),
+    ...unbuilt.map((m) => m.sentAt.getTime()).filter((t) => t <= before),
+  );
+  if (!Number.isFinite(last)) return GONE_BY_DAYS;
+  const days = (Date.parse(localDate(now, offset)) - Date.parse(localDate(new Date(last), offset))) / 86_400_000;
+  return Math.min(GONE_BY_MAX_DAYS, Math.max(GONE_BY_DAYS, days));
+}
 
 const shorten = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -247,7 +266,7 @@ export async function loadContext(
     now,
     utcOffsetMin: offset,
     days: UPCOMING_DAYS,
-    daysBack: GONE_BY_DAYS,
+    daysBack: daysAway(now, offset, recent, unbuilt),
     limit: UPCOMING,
   });
   const upcoming = plans.filter((u) => !u.goneBy);
