@@ -471,6 +471,19 @@ const NOT_TOPICS_EN = new Set([
   'ate',
   'hang',
   'natural',
+  // anyone, anywhere: no one and nowhere in particular
+  'anyone',
+  'anybody',
+  'nobody',
+  'noone',
+  'somewhere',
+  'anywhere',
+  'everywhere',
+  'nowhere',
+  'whatever',
+  'whenever',
+  'wherever',
+  'unknown',
   // the past of irregular verbs: what happened, not what it happened to ("Mango threw up")
   'threw',
   'thrown',
@@ -1268,6 +1281,12 @@ function verbBeforeName(w: Word, next: Word | undefined): boolean {
   return !w.capital && /[^su]s$/.test(w.word) && next !== undefined && next.before !== null && namesAThing(next);
 }
 
+/** A word in -s right after "that", "which" or "who" is a verb ("a dream job that combines both"): a plural after them would take "those". */
+function verbAfterRelative(w: Word): boolean {
+  return !w.capital && /[^su]s$/.test(w.word) && w.before !== null && RELATIVES.has(w.before);
+}
+const RELATIVES: ReadonlySet<string> = new Set(['that', 'which', 'who']);
+
 /** Words that follow a plural noun rather than a verb: "Lego sets are…", "two Lego sets for the kids". */
 const AFTER_PLURALS: ReadonlySet<string> = new Set([
   ...['are', 'were', 'have', 'had', 'do', 'did', 'can', 'could', 'will', 'would', 'should', 'may', 'might', 'must'],
@@ -1303,8 +1322,10 @@ function collect(ws: readonly Word[], exclude: ReadonlySet<string>): Map<string,
     const weight = w.quiet ? QUIET_WEIGHT : 1;
     o.count += weight;
     if (w.capital && w.before && PHATIC.has(w.before)) o.addressed += weight;
-    if ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w)) o.nounish++;
+    // "that" leads a noun ("that photo") but a verb in -s ("that combines").
+    if (!verbAfterRelative(w) && ((w.before && BEFORE_NOUNS.has(w.before)) || namesAThing(w))) o.nounish++;
     else if (
+      verbAfterRelative(w) ||
       (w.before && BEFORE_VERBS.has(w.before)) ||
       progressive(w, ws[i - 1]) ||
       verbBeforeName(w, ws[i + 1]) ||

@@ -276,6 +276,16 @@ describe('heuristic titles', () => {
     }
   });
 
+  it('title no talk by a verb after "that" or "who", or by anyone or somewhere ("a job that combines", "somewhere quiet")', () => {
+    const e = buildHeuristicEpisode([
+      msg('James', 'I found a dream job that combines gaming and coding, at a studio in Toronto.', at(6)),
+      msg('John', 'Anyone who loves games would want it. Is the studio somewhere near you?', at(7)),
+    ]);
+    expect(e.title).toMatch(/studio|gaming|coding|dream job/);
+    for (const word of ['combines', 'loves', 'anyone', 'somewhere']) expect(e.title.toLowerCase()).not.toContain(word);
+    for (const word of ['anyone', 'somewhere']) expect(e.keywords.map((k) => k.toLowerCase())).not.toContain(word);
+  });
+
   it('name the days named like "Black Friday" or "Mother\'s Day" whole, as "New York", never a name and the weekday after it', () => {
     const e = buildHeuristicEpisode([
       msg('Ana', 'Did you get anything on Black Friday?', at(0)),
