@@ -1,7 +1,8 @@
 /**
  * Times of day said in a text ("at 9am", "Friday at 10", "15:30", "noon", 下午三点, 晚上8点半, 10点一刻),
  * as minutes after midnight on the speaker's clock. An hour said without what part of the day it is
- * ("at 3", 三点开会) is read as a daytime appointment is: 7 to 11 in the morning, 12 to 6 after noon.
+ * ("at 3", "3:30", 三点开会) is read as a daytime appointment is: 7 to 11 in the morning, 12 to 6 after
+ * noon — and 5 to 11 in the evening where its sentence names an evening's doing ("dinner at 8", 九点半的电影).
  */
 export interface ClockTime {
   /** UTF-16 offset of the phrase in the text. */
@@ -46,8 +47,25 @@ function numberOf(s: string): number | null {
   return tens === undefined || ones === undefined || s.length > 3 ? null : tens * 10 + ones;
 }
 
-/** An hour said without morning or afternoon, as an appointment's: 7–11 before noon, 1–6 after it. */
-const daytime = (h: number) => (h >= 1 && h <= 6 ? h + 12 : h);
+/** An hour said without morning or afternoon, as an appointment's: 7–11 before noon, 1–6 after it; 5–11 after noon of an `evening`'s doing. */
+const daytime = (h: number, evening: boolean) => (evening && h >= 5 && h <= 11 ? h + 12 : h >= 1 && h <= 6 ? h + 12 : h);
+
+/** What is done of an evening, in the sentence of an hour said alone: "dinner at 8" is at 20:00. */
+const EVENING =
+  /\b(?:dinner|supper|drinks|movies?|film|cinema|concert|gig|party|bar|pub|club|karaoke|tonight|evening|night)\b|晚饭|晚餐|夜宵|宵夜|电影|演唱会|酒吧|KTV|今晚|明晚|晚上/i;
+const SENTENCE_END = /[.!?。！？\n]/;
+
+/** Whether the sentence around `index` names an evening's doing. */
+function inEvening(text: string, index: number): boolean {
+  let from = index;
+  while (from > 0 && !SENTENCE_END.test(text[from - 1]!)) from--;
+  let to = index;
+  while (to < text.length && !SENTENCE_END.test(text[to]!)) to++;
+  return EVENING.test(text.slice(from, to));
+}
+
+/** "3:30" or "9:30" is an hour said alone, of twelve; "03:30" and "15:30" are a 24-hour clock's. */
+const twelveHour = (h: string) => !h.startsWith('0') && Number(h) <= 12;
 
 const at = (index: number, length: number, h: number, m: number): ClockTime | null =>
   h >= 0 && h <= 23 && m >= 0 && m <= 59 ? { index, end: index + length, minutes: h * 60 + m } : null;
@@ -61,15 +79,18 @@ export function clockTimes(text: string): ClockTime[] {
     if (g.h12 !== undefined) {
       const h = Number(g.h12);
       if (h >= 1 && h <= 12) t = at(x.index, x[0].length, (h % 12) + (g.ampm!.toLowerCase() === 'p' ? 12 : 0), Number(g.m12 ?? 0));
-    } else if (g.h24 !== undefined) t = at(x.index, x[0].length, Number(g.h24), Number(g.m24));
-    else if (g.hat !== undefined || g.hoc !== undefined) t = at(x.index, x[0].length, daytime(Number(g.hat ?? g.hoc)), 0);
+    } else if (g.h24 !== undefined)
+      t = at(x.index, x[0].length, twelveHour(g.h24) ? daytime(Number(g.h24), inEvening(text, x.index)) : Number(g.h24), Number(g.m24));
+    else if (g.hat !== undefined || g.hoc !== undefined)
+      t = at(x.index, x[0].length, daytime(Number(g.hat ?? g.hoc), inEvening(text, x.index)), 0);
     else t = at(x.index, x[0].length, 12, 0);
     if (t) out.push(t);
   }
   for (const x of text.matchAll(ZH_CLOCK)) {
     const g = x.groups!;
     let t: ClockTime | null = null;
-    if (g.h24 !== undefined) t = at(x.index, x[0].length, Number(g.h24), Number(g.m24));
+    if (g.h24 !== undefined)
+      t = at(x.index, x[0].length, twelveHour(g.h24) ? daytime(Number(g.h24), inEvening(text, x.index)) : Number(g.h24), Number(g.m24));
     else {
       const h = numberOf(g.h!);
       const m = g.half ? 30 : g.quarter ? 15 : g.quarters ? 45 : g.m !== undefined ? numberOf(g.m) : 0;
@@ -78,7 +99,13 @@ export function clockTimes(text: string): ClockTime[] {
       if (h !== null && m !== null && !plain) {
         const part = g.part;
         const hour =
-          part === undefined ? daytime(h) : /下午|傍晚|晚上|夜里|晚/.test(part) && h < 12 ? h + 12 : part === '中午' && h <= 3 ? h + 12 : h;
+          part === undefined
+            ? daytime(h, inEvening(text, x.index))
+            : /下午|傍晚|晚上|夜里|晚/.test(part) && h < 12
+              ? h + 12
+              : part === '中午' && h <= 3
+                ? h + 12
+                : h;
         t = at(x.index, x[0].length, hour, m);
       }
     }

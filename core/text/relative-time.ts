@@ -296,9 +296,9 @@ function wordStarts(text: string): Set<number> {
 
 /** What a plan is called, in the words people jot one down with ("Dentist on Friday at 4", 周四下午复诊). */
 const EN_PLANS =
-  /\b(?:appointments?|meetings?|interviews?|exams?|tests?|flights?|trips?|visits?|dinner|lunch|brunch|party|class|lessons?|lectures?|seminars?|workshops?|conference|training|practice|calls?|check-?ups?|dentist|doctor|physio|therapy|vet|haircut|surgery|operation|deadline|presentation|demo|concert|gig|match|recital|wedding|funeral|graduation|ceremony|rehearsal|shift|reservation|viewing|move|moving|movers|removals|keys|new (?:flat|apartment|house|home|place|job))\b/i;
+  /\b(?:appointments?|meetings?|interviews?|exams?|tests?|flights?|trips?|visits?|dinner|lunch|brunch|party|class|lessons?|lectures?|seminars?|workshops?|conference|training|practice|calls?|check-?ups?|dentist|doctor|physio|therapy|vet|haircut|surgery|operation|deadline|presentation|demo|concert|gig|match|recital|drinks|movies?|film|cinema|picnic|barbecue|bbq|karaoke|wedding|funeral|graduation|ceremony|rehearsal|shift|reservation|viewing|move|moving|movers|removals|keys|new (?:flat|apartment|house|home|place|job))\b/i;
 const ZH_PLANS =
-  /预约|面试|开会|会议|考试|考驾照|驾考|路考|航班|约会|聚会|聚餐|吃饭|见面|复诊|体检|手术|看牙|看病|培训|讲座|婚礼|葬礼|毕业典礼|演出|出差|旅行|搬家|入住|交房|收房|看房|钥匙|入职|出发|高铁|火车|飞机/;
+  /预约|面试|开会|会议|考试|考驾照|驾考|路考|航班|约会|聚会|聚餐|吃饭|晚饭|午饭|晚餐|午餐|早餐|夜宵|电影|唱歌|野餐|烧烤|爬山|徒步|见面|复诊|体检|手术|看牙|看病|培训|讲座|婚礼|葬礼|毕业典礼|演出|出差|旅行|搬家|入住|交房|收房|看房|钥匙|入职|出发|高铁|火车|飞机/;
 /** Verbs of a timetable, whose present speaks of a day to come: "Maya flies in on Sunday". */
 const EN_TIMETABLE = 'arrives|arriving|leaves|leaving|flies|flying|lands|landing|departs|starts|starting|begins|returns';
 const EN_TIMETABLED = new RegExp(`\\b(?:${EN_TIMETABLE})\\b`, 'i');

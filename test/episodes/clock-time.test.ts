@@ -23,6 +23,18 @@ describe('clockTimes', () => {
     ['凌晨2点的航班', ['02:00@凌晨2点']],
     ['10：30开会', ['10:30@10：30']],
     ['三点开会', ['15:00@三点']],
+    // Written as a 12-hour clock without am or pm, the same; a leading zero is a 24-hour clock's.
+    ['call with Sam at 3:30', ['15:30@3:30']],
+    ['stand-up at 9:45', ['09:45@9:45']],
+    ['flight at 06:40', ['06:40@06:40']],
+    // An evening's doing in its sentence: 5–11 after noon.
+    ['Dinner with Ana tomorrow at 8', ['20:00@at 8']],
+    ['movie tonight at 9:30', ['21:30@9:30']],
+    ['drinks on Friday at 10', ['22:00@at 10']],
+    ['明天九点半的电影', ['21:30@九点半']],
+    ['明天八点吃晚饭', ['20:00@八点']],
+    // …in its own sentence only.
+    ['Dinner was lovely. Meeting tomorrow at 9.', ['09:00@at 9']],
   ])('%s', (text, expected) => {
     expect(read(text)).toEqual(expected);
   });

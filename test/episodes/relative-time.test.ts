@@ -86,6 +86,8 @@ describe('findTimeMentions: English (message sent Monday 2023-05-08)', () => {
     ['Dentist on Friday afternoon too, at 4. Ugh.', '2023-05-12'],
     ['Haircut on Thursday at 5', '2023-05-11'],
     ['Trip to Lisbon on Saturday!', '2023-05-13'],
+    ['Drinks with Sam on Friday at 10.', '2023-05-12'],
+    ['Movie with Sam on Saturday?', '2023-05-13'],
     ['See you Wednesday!', '2023-05-10'],
     ['Gym on Friday was brutal', '2023-05-05'],
     // A timetable's present.
@@ -274,6 +276,8 @@ describe('findTimeMentions: Chinese (message sent Monday 2023-05-08)', () => {
     ['礼拜天我已经去过了', '2023-05-07'],
     ['面试改到周三了。', '2023-05-10'],
     ['周四下午复诊', '2023-05-11'],
+    ['周五晚饭八点', '2023-05-12'],
+    ['周六看电影', '2023-05-13'],
     ['周三晚上见', '2023-05-10'],
     // An appointment made for the day.
     ['膝盖还是疼，约了周四下午四点理疗。', '2023-05-11'],
