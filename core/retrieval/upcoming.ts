@@ -330,7 +330,8 @@ function quoteAt(text: string, mentions: readonly TimeMention[], at: number): st
 
 /** Words that say a plan was called off, or moved: what was said of it before no longer holds. */
 const CALLED_OFF = /\b(?:cancel(?:led|ed|ling|s)?|call(?:ed|ing)? (?:it )?off|no longer|(?:is|are|['’]s) off|not happening)\b|取消|不去了/i;
-const MOVED = /\b(?:postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|moved|pushed (?:it )?back)\b|推迟|延期|改期|改到|改成|改在|延后/i;
+const MOVED =
+  /\b(?:postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|moved|delayed|(?:pushed|bumped|shifted) (?:(?:it|them|us|me|back) )?(?:back|out|to|till|until))\b|推迟|延期|改期|改到|改成|改在|延后|挪到|推到|顺延/i;
 const callsOff = (text: string) => CALLED_OFF.test(text) && !MOVED.test(text);
 /**
  * The index terms of those the keyword index finds said in other episodes, tokenised on first use.
@@ -358,7 +359,10 @@ async function withChanges(
   const recent = plans.filter((u) => u.message.sentAt.getTime() >= now.getTime() - SPOKEN_AHEAD_MS);
   if (recent.length === 0) return plans;
   const since = new Date(Math.min(...recent.map((u) => u.message.sentAt.getTime())));
-  changedTerms ??= [...new Set(tokenize('cancelled postponed rescheduled moved 取消 推迟 延期 改期 改到 延后'))];
+  // Not a character alone (到 of 挪到): it would bring every episode that says it.
+  changedTerms ??= [
+    ...new Set(tokenize('cancelled postponed rescheduled moved pushed bumped delayed 取消 推迟 延期 改期 改到 延后 挪到 推到 顺延')),
+  ].filter((t) => !/^\p{Script=Han}$/u.test(t));
   const { hits } = await ctx.store.read.bm25.search(ownerId, changedTerms, {
     limit: EPISODES,
     filters: { since, until: now },
@@ -519,5 +523,12 @@ function messageThings(): (m: StoredMessage) => Set<string> {
  */
 function commonTerms(text: string): Set<string> {
   const lowered = unshouted(text).replace(/(^\s*|[.!?]\s+)(\p{Lu})/gu, (_, before: string, c: string) => before + c.toLowerCase());
-  return contentTerms(lowered.replace(/\b\p{Lu}[\p{L}\p{N}'’-]*/gu, ' '));
+  const terms = contentTerms(lowered.replace(/\b\p{Lu}[\p{L}\p{N}'’-]*/gu, ' '));
+  if (A_CALL.test(text)) terms.add(CALL_TERM);
+  return terms;
 }
+
+/** "Call" names a plan where it is a thing ("the Figma call", "a call with Sam"), not what someone will do ("I'll call"). */
+const A_CALL =
+  /\b(?:(?:the|a|an|my|our|your|this|that|his|her|their)(?: [\p{L}-]+)?|zoom|video|phone|review|sales|client|team|work|intro|screening) calls?\b|\bcalls? with\b/iu;
+const CALL_TERM = term('call');

@@ -499,7 +499,7 @@ const EN_TENSE: Tense = {
   future: EN_FUTURE,
   ahead: (before, sentence) =>
     /\bfor\s+$/i.test(before) ||
-    (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|delayed)\b/i.test(sentence)),
+    (/\b(?:to|till|until)\s+$/i.test(before) && /\b(?:moved|postponed|rescheduled|pushed|bumped|shifted|delayed)\b/i.test(sentence)),
   behind: /\bsince\s+$/i,
   habit: /\b(?:usually|always|often|normally|generally|typically|never|days? off)\b/i,
   plans: EN_PLANS,

@@ -593,6 +593,39 @@ describe('loadContext: a plan of today at a time of day', () => {
   });
 });
 
+describe('loadContext: a plan pushed or bumped to another day', () => {
+  const ownerId = newOwner('upcoming-pushed');
+  const engine = lenaSaid(ownerId, {
+    // Monday 23 November 2026.
+    mon: [
+      ['Figma wants a portfolio review call on Thursday at 2pm!', '2026-11-23T20:00:00+01:00'],
+      ['Physio appointment on Friday at 9.', '2026-11-23T20:01:00+01:00'],
+      ['周四下午三点体检。', '2026-11-23T20:02:00+01:00'],
+    ],
+    tue: [
+      ['Ugh, the Figma call got pushed to next Monday.', '2026-11-24T09:00:00+01:00'],
+      ['The physio bumped me to Wednesday next week.', '2026-11-24T09:01:00+01:00'],
+      ['体检挪到下周二了。', '2026-11-24T09:02:00+01:00'],
+    ],
+  });
+
+  it('shows the day it was pushed from with the move, and never asks after it', async () => {
+    const thursday = await engine().call('loadContext', { ownerId, now: '2026-11-26T08:00:00+01:00', budgetTokens: 3000 });
+    expect(thursday.sections.upcoming.filter((u) => u.day < '2026-11-30').map((u) => [u.day, u.later?.text ?? null])).toEqual([
+      ['2026-11-26', 'Ugh, the Figma call got pushed to next Monday.'],
+      ['2026-11-26', '体检挪到下周二了。'],
+      ['2026-11-27', 'The physio bumped me to Wednesday next week.'],
+    ]);
+    const saturday = await engine().call('loadContext', { ownerId, now: '2026-11-28T10:00:00+01:00', budgetTokens: 3000 });
+    expect(saturday.sections.goneBy).toEqual([]);
+    expect(saturday.sections.upcoming.map((u) => [u.day, u.text])).toEqual([
+      ['2026-11-30', 'Ugh, the Figma call got pushed to next Monday.'],
+      ['2026-12-01', '体检挪到下周二了。'],
+      ['2026-12-02', 'The physio bumped me to Wednesday next week.'],
+    ]);
+  });
+});
+
 describe('loadContext: a plan moved to another time of its day', () => {
   const ownerId = newOwner('retimed');
   const engine = lenaSaid(ownerId, {
